@@ -1,0 +1,87 @@
+/**
+ * buildApp wires Fastify, the admin pipeline and every feature's routes. It never
+ * listens and never reads the environment: main.ts and the tests call it.
+ * Every endpoint is one hop from here: find its feature below, open its -routes file.
+ */
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import { sql } from 'kysely'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Config } from './config.ts'
+import type { Db } from './db/database.ts'
+import { createAuthenticator } from './http/auth.ts'
+import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
+import { registerErrorHandler } from './http/error-handler.ts'
+import { parseJsonBody } from './http/json-body.ts'
+import { ErrorResponse } from './http/common-schemas.ts'
+import { loggerOptions } from './http/logging.ts'
+import { projectRoutes } from './features/projects/project-routes.ts'
+import { createProjectService } from './features/projects/project-service.ts'
+import { flagRoutes } from './features/flags/flag-routes.ts'
+import { createFlagService } from './features/flags/flag-service.ts'
+import { segmentRoutes } from './features/segments/segment-routes.ts'
+import { createSegmentService } from './features/segments/segment-service.ts'
+import { eventRoutes } from './features/events/event-routes.ts'
+import { createEventService } from './features/events/event-service.ts'
+import { tokenRoutes } from './features/api-tokens/token-routes.ts'
+import { createTokenService } from './features/api-tokens/token-service.ts'
+
+export interface AppOptions {
+  config: Config
+  database: Db
+  /** Where log lines go (tests capture them); defaults to stdout. */
+  logStream?: NodeJS.WritableStream
+}
+
+export async function buildApp({ config, database, logStream }: AppOptions): Promise<FastifyInstance> {
+  const { db, reader } = database
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel, logStream),
+    // No per-request access log: it would double the work of the hot paths. Errors are logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    routerOptions: { maxParamLength: 1024 },
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  registerErrorHandler(app)
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
+  // Any other type is read (within the body limit) and ignored: JSON-body routes refused it already with a 415.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
+  registerAdminPipeline(app, createAuthenticator({ db, config }))
+  app.addSchema(ErrorResponse)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Pennon admin API', version: '1.0.0', description: 'Feature-flag administration, wire-compatible with the Unleash admin API.' },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+    },
+    transform: ({ schema, url, route }) => {
+      const secured = url.startsWith(ADMIN_PREFIX)
+      const transformed = { ...schema, ...(secured ? { security: [{ apiKey: [] }] } : {}) } as typeof schema
+      return { schema: transformed, url, route }
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs/openapi' })
+  app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  app.get('/health', {
+    schema: { tags: ['Service'], summary: 'Liveness and database check' },
+  }, async () => {
+    await sql`select 1`.execute(db)
+    return { health: 'GOOD' }
+  })
+
+  await app.register(async (admin) => {
+    await admin.register(projectRoutes, { projects: createProjectService({ db }) })
+    await admin.register(flagRoutes, { flags: createFlagService({ db }) })
+    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
+    await admin.register(eventRoutes, { events: createEventService({ db, reader }) })
+    await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
+  }, { prefix: ADMIN_PREFIX })
+
+  return app
+}

@@ -1,0 +1,77 @@
+/** Configuration read once from the environment, validated, frozen. Nothing else reads process.env. */
+
+export type AuthType = 'open-source' | 'none'
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  /** `postgres://…` selects PostgreSQL; absent means the embedded SQLite file. */
+  readonly databaseUrl: string | undefined
+  readonly databaseFile: string
+  readonly authType: AuthType
+  readonly initAdminApiTokens: readonly string[]
+  readonly logLevel: LogLevel
+  readonly bodyLimit: number
+  readonly segmentValuesLimit: number
+  readonly segmentsLimit: number
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+function positiveInt(env: Record<string, string | undefined>, key: string, fallback: number, max = 2 ** 31 - 1): number {
+  const raw = env[key]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigError(`${key} must be a whole number from 1 to ${max}; got ${JSON.stringify(raw)}`)
+  }
+  return Number(raw)
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const port = env.PORT === undefined || env.PORT === '' ? 4242 : Number(env.PORT)
+  if (!/^[0-9]+$/.test(env.PORT ?? '0') || port > 65535) {
+    throw new ConfigError(`PORT must be a whole number from 0 to 65535; got ${JSON.stringify(env.PORT)}`)
+  }
+
+  const databaseUrl = env.DATABASE_URL || undefined
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL')
+  }
+
+  const authType = env.AUTH_TYPE || 'open-source'
+  if (authType !== 'open-source' && authType !== 'none') {
+    throw new ConfigError(`AUTH_TYPE must be "open-source" or "none"; got ${JSON.stringify(authType)}`)
+  }
+
+  const initAdminApiTokens = (env.INIT_ADMIN_API_TOKENS ?? '')
+    .split(',')
+    .map((token) => token.trim())
+    .filter((token) => token !== '')
+  for (const [index, token] of initAdminApiTokens.entries()) {
+    // Never echo the token itself: it is a secret.
+    if (!/^\*:\*\.[\x21-\x7e]{1,200}$/.test(token)) {
+      throw new ConfigError(`INIT_ADMIN_API_TOKENS entry ${index + 1} must look like "*:*.<secret>" (printable characters, no spaces)`)
+    }
+  }
+
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(env.LOG_LEVEL)}`)
+  }
+
+  return Object.freeze({
+    port,
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    databaseFile: env.DATABASE_FILE || './data/pennon.sqlite',
+    authType,
+    initAdminApiTokens: Object.freeze(initAdminApiTokens),
+    logLevel,
+    bodyLimit: positiveInt(env, 'BODY_LIMIT', 1024 * 1024),
+    segmentValuesLimit: positiveInt(env, 'SEGMENT_VALUES_LIMIT', 1000),
+    segmentsLimit: positiveInt(env, 'SEGMENTS_LIMIT', 300),
+  })
+}

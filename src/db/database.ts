@@ -1,0 +1,72 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import Cursor from 'pg-cursor'
+import { createNodeSqliteDialect } from './sqlite-dialect.ts'
+import type { Database } from './tables.ts'
+import type { DialectName } from './dialect.ts'
+
+export interface Db {
+  /** Writes, transactions and short reads. */
+  readonly db: Kysely<Database>
+  /**
+   * Long streamed reads. On SQLite these get connections of their own, so a stream
+   * never holds the writer (WAL lets readers run beside it); on PostgreSQL it is the same pool.
+   */
+  readonly reader: Kysely<Database>
+  readonly dialect: DialectName
+  close(): Promise<void>
+}
+
+export interface DbOptions {
+  databaseUrl?: string | undefined
+  databaseFile?: string
+  /** PostgreSQL only: the schema to work in (tests give each file its own). */
+  schema?: string
+  poolSize?: number
+}
+
+const TIMESTAMPTZ_OID = 1184
+const INT8_OID = 20
+
+/** The same values come back from both databases: timestamps as ISO strings with ms and Z, counts as numbers. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === TIMESTAMPTZ_OID) {
+      const parseDate = pg.types.getTypeParser(oid, 'text') as (value: string) => Date
+      return (value: string) => parseDate(value).toISOString()
+    }
+    if (oid === INT8_OID) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format ?? 'text')
+  },
+}
+
+export function createDb(options: DbOptions): Db {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    })
+    // An idle client losing its server must not crash the process; the next query reconnects.
+    pool.on('error', () => {})
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
+    return { db, reader: db, dialect: 'postgres', close: () => db.destroy() }
+  }
+
+  const file = options.databaseFile ?? './data/pennon.sqlite'
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const db = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 1 }) })
+  const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true }) })
+  return {
+    db,
+    reader,
+    dialect: 'sqlite',
+    async close() {
+      await reader.destroy()
+      await db.destroy()
+    },
+  }
+}

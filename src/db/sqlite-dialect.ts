@@ -1,0 +1,152 @@
+/**
+ * A Kysely dialect over Node's built-in `node:sqlite`.
+ *
+ * Kysely ships a SQLite dialect for better-sqlite3 only; this one keeps the same
+ * adapter and compiler and adds what Pennon needs: a small pool of connections
+ * (one writer, or several readers beside it in WAL mode), a prepared-statement
+ * cache per connection, `BEGIN IMMEDIATE` transactions so that two processes on
+ * one file serialize their writes, and chunked streaming for cursors.
+ */
+import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite'
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely'
+
+export interface NodeSqliteOptions {
+  file: string
+  /** How many connections to open; each is used by one query or transaction at a time. */
+  connections: number
+  readOnly?: boolean
+}
+
+const STATEMENT_CACHE_SIZE = 256
+
+export function createNodeSqliteDialect(options: NodeSqliteOptions): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => createDriver(options),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createIntrospector: (db: Kysely<any>) => new SqliteIntrospector(db),
+  }
+}
+
+/** Opens one connection with the pragmas every Pennon connection needs. */
+export function openSqlite(file: string, readOnly = false): DatabaseSync {
+  const db = new DatabaseSync(file, { readOnly, enableForeignKeyConstraints: true, timeout: 10_000 })
+  if (!readOnly) db.exec('PRAGMA journal_mode = WAL')
+  db.exec('PRAGMA synchronous = NORMAL')
+  return db
+}
+
+function createDriver(options: NodeSqliteOptions): Driver {
+  const idle: SqliteConnection[] = []
+  const all: SqliteConnection[] = []
+  const waiting: Array<(connection: SqliteConnection) => void> = []
+
+  return {
+    async init() {
+      for (let i = 0; i < options.connections; i++) {
+        const connection = createConnection(openSqlite(options.file, options.readOnly))
+        all.push(connection)
+        idle.push(connection)
+      }
+    },
+    async acquireConnection() {
+      const connection = idle.pop()
+      if (connection) return connection
+      return new Promise<SqliteConnection>((resolve) => waiting.push(resolve))
+    },
+    async releaseConnection(connection) {
+      const next = waiting.shift()
+      if (next) next(connection as SqliteConnection)
+      else idle.push(connection as SqliteConnection)
+    },
+    async beginTransaction(connection) {
+      // IMMEDIATE takes the write lock up front: a rule check and the write it guards
+      // can then never interleave with another process's transaction.
+      await connection.executeQuery(CompiledQuery.raw(options.readOnly ? 'begin' : 'begin immediate'))
+    },
+    async commitTransaction(connection) {
+      await connection.executeQuery(CompiledQuery.raw('commit'))
+    },
+    async rollbackTransaction(connection) {
+      await connection.executeQuery(CompiledQuery.raw('rollback'))
+    },
+    async destroy() {
+      for (const connection of all) connection.close()
+      all.length = 0
+      idle.length = 0
+    },
+  }
+}
+
+interface SqliteConnection extends DatabaseConnection {
+  close(): void
+}
+
+/** node:sqlite binds neither booleans nor Dates: store them as 0/1 and ISO text. */
+function toSqlite(value: unknown): SQLInputValue {
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (value instanceof Date) return value.toISOString()
+  return value as SQLInputValue
+}
+
+function createConnection(db: DatabaseSync): SqliteConnection {
+  const statements = new Map<string, { statement: StatementSync; returnsRows: boolean }>()
+
+  function prepare(sql: string) {
+    let cached = statements.get(sql)
+    if (cached) {
+      // Refresh its place: the Map's insertion order is the LRU order.
+      statements.delete(sql)
+      statements.set(sql, cached)
+      return cached
+    }
+    const statement = db.prepare(sql)
+    cached = { statement, returnsRows: statement.columns().length > 0 }
+    statements.set(sql, cached)
+    if (statements.size > STATEMENT_CACHE_SIZE) {
+      statements.delete(statements.keys().next().value as string)
+    }
+    return cached
+  }
+
+  return {
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      const { statement, returnsRows } = prepare(query.sql)
+      const parameters = query.parameters.map(toSqlite)
+      if (returnsRows) return { rows: statement.all(...parameters) as R[] }
+      const { changes, lastInsertRowid } = statement.run(...parameters)
+      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
+    },
+    async *streamQuery<R>(query: CompiledQuery, chunkSize = 500): AsyncIterableIterator<QueryResult<R>> {
+      // A statement of its own: the cached one may be reused while this iterator is open.
+      const iterator = db.prepare(query.sql).iterate(...query.parameters.map(toSqlite))
+      try {
+        let rows: R[] = []
+        for (const row of iterator) {
+          rows.push(row as R)
+          if (rows.length >= chunkSize) {
+            yield { rows }
+            rows = []
+          }
+        }
+        if (rows.length > 0) yield { rows }
+      } finally {
+        iterator.return?.()
+      }
+    },
+    close() {
+      statements.clear()
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Row types of every table. Timestamps come back as ISO-8601 strings and JSON
+ * columns as text on both databases (see database.ts), so stores map rows the
+ * same way whatever the dialect. Booleans are 0/1 on SQLite, hence `boolean | number`.
+ */
+
+type Bool = boolean | number
+type Timestamp = string
+
+export interface ProjectsTable {
+  id: string
+  name: string
+  description: string | null
+  created_at: Timestamp
+}
+
+export interface FeaturesTable {
+  name: string
+  project: string
+  description: string | null
+  type: string
+  stale: Bool
+  impression_data: Bool
+  created_at: Timestamp
+  archived_at: Timestamp | null
+}
+
+/** One row per child: a child has at most one parent (the primary key says so). */
+export interface FeatureDependenciesTable {
+  child: string
+  parent: string
+  enabled: Bool
+  /** JSON text: string[] */
+  variants: string
+}
+
+export interface SegmentsTable {
+  id: number
+  name: string
+  description: string | null
+  project: string | null
+  /** JSON text: the constraints exactly as echoed by the API */
+  constraints: string
+  created_by: string
+  created_at: Timestamp
+}
+
+export interface ApiTokensTable {
+  /** SHA-256 of the secret, hex; the secret itself is never stored. */
+  secret_hash: string
+  token_name: string
+  type: string
+  environment: string
+  /** JSON text: string[] */
+  projects: string
+  expires_at: Timestamp | null
+  created_at: Timestamp
+}
+
+export interface ServiceAccountsTable {
+  id: number
+  username: string
+  name: string
+  root_role: number
+  created_at: Timestamp
+}
+
+export interface ServiceAccountTokensTable {
+  id: number
+  service_account_id: number
+  description: string
+  secret_hash: string
+  expires_at: Timestamp | null
+  created_at: Timestamp
+}
+
+export interface EventsTable {
+  id: number
+  type: string
+  created_by: string
+  created_by_user_id: number
+  created_at: Timestamp
+  feature_name: string | null
+  project: string | null
+  environment: string | null
+  group_type: string
+  group_id: string
+  /** The complete event object serialized once at write time (events never change). */
+  json: string
+}
+
+/** Gap-free sequences and maintained counts, updated in the writing transaction. */
+export interface CountersTable {
+  name: string
+  value: number
+}
+
+export interface Database {
+  projects: ProjectsTable
+  features: FeaturesTable
+  feature_dependencies: FeatureDependenciesTable
+  segments: SegmentsTable
+  api_tokens: ApiTokensTable
+  service_accounts: ServiceAccountsTable
+  service_account_tokens: ServiceAccountTokensTable
+  events: EventsTable
+  counters: CountersTable
+}
+

@@ -1,0 +1,145 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import { advanceCounter } from '../../db/counters.ts'
+import { isUniqueViolation } from '../../db/db-errors.ts'
+import { invalid, nameExists, notFound } from '../../http/errors.ts'
+import { auditContext, SYSTEM_ACTOR, type Actor } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import type { ServiceAccountData } from '../events/event-types.ts'
+import { createTokenStore, type ApiToken } from './token-store.ts'
+import { apiTokenSecret, hashSecret, serviceAccountTokenSecret } from './token-secret.ts'
+import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccountTokenBody } from './token-schemas.ts'
+
+/** The project an api-token event is filed under: `*` for all projects, the one project, or null for several. */
+const eventProject = (token: ApiToken) => (token.projects.length === 1 ? token.projects[0] : null)
+
+function checkNotPast(expiresAt: string | null | undefined, path: string): void {
+  if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw invalid(`The \`${path}\` property must be in the future. You sent "${expiresAt}".`, path)
+}
+
+export function createTokenService({ db }: { db: Kysely<Database> }) {
+  return {
+    /**
+     * At start-up: when no API token exists, store the INIT_ADMIN_API_TOKENS, or,
+     * with token auth on and none given, create one admin token and return its
+     * secret so it can be printed once.
+     */
+    bootstrap: (initTokens: readonly string[], createIfMissing: boolean): Promise<string | undefined> =>
+      db.transaction().execute(async (trx) => {
+        const store = createTokenStore(trx)
+        if (!(await store.isEmpty())) return undefined
+        const secrets = initTokens.length > 0 ? [...initTokens] : createIfMissing ? [apiTokenSecret('admin', ['*'], '*')] : []
+        const audit = auditContext(SYSTEM_ACTOR, 'system')
+        for (const secret of new Set(secrets)) {
+          const token: ApiToken = { tokenName: 'admin', type: 'admin', environment: '*', projects: ['*'], expiresAt: null, createdAt: audit.createdAt }
+          await store.insert(token, hashSecret(secret))
+          await appendEvents(trx, audit, [{ type: 'api-token-created', project: '*', environment: '*', data: token }])
+        }
+        return initTokens.length === 0 ? secrets[0] : undefined
+      }),
+
+    listApiTokens: () => createTokenStore(db).list(),
+
+    createApiToken: (input: CreateApiTokenBody, actor: Actor): Promise<ApiToken & { secret: string }> => {
+      checkNotPast(input.expiresAt, '/body/expiresAt')
+      const admin = input.type === 'admin'
+      const projects = admin ? ['*'] : input.projects ?? ['*']
+      const environment = admin ? '*' : input.environment ?? 'development'
+      return db.transaction().execute(async (trx) => {
+        const audit = auditContext(actor)
+        const token: ApiToken = {
+          tokenName: input.tokenName,
+          type: input.type,
+          environment,
+          projects,
+          expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+          createdAt: audit.createdAt,
+        }
+        const secret = apiTokenSecret(input.type, projects, environment)
+        await createTokenStore(trx).insert(token, hashSecret(secret))
+        await appendEvents(trx, audit, [{ type: 'api-token-created', project: eventProject(token), environment, data: token }])
+        return { ...token, secret }
+      })
+    },
+
+    deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const deleted = await createTokenStore(trx).deleteByName(tokenName)
+        if (deleted.length === 0) throw notFound(`No API token is named "${tokenName}".`)
+        const audit = auditContext(actor)
+        await appendEvents(trx, audit, deleted.map((token) => ({ type: 'api-token-deleted' as const, project: eventProject(token), environment: token.environment, preData: token })))
+      }),
+
+    listServiceAccounts: async (): Promise<ServiceAccountData[]> => {
+      const rows = await db.selectFrom('service_accounts').selectAll().orderBy('id').execute()
+      return rows.map((row) => ({ id: row.id, username: row.username, name: row.name, rootRole: row.root_role, createdAt: row.created_at }))
+    },
+
+    createServiceAccount: (input: CreateServiceAccountBody, actor: Actor): Promise<ServiceAccountData> =>
+      db.transaction().execute(async (trx) => {
+        const taken = await trx.selectFrom('service_accounts').select('id').where('username', '=', input.username).executeTakeFirst()
+        if (taken) throw nameExists(`A service account with username "${input.username}" already exists.`)
+        const audit = auditContext(actor)
+        const account: ServiceAccountData = {
+          id: await advanceCounter(trx, 'service_account_id'),
+          username: input.username,
+          name: input.name,
+          rootRole: input.rootRole,
+          createdAt: audit.createdAt,
+        }
+        try {
+          await trx
+            .insertInto('service_accounts')
+            .values({ id: account.id, username: account.username, name: account.name, root_role: account.rootRole, created_at: account.createdAt })
+            .execute()
+        } catch (error) {
+          if (isUniqueViolation(error)) throw nameExists(`A service account with username "${input.username}" already exists.`)
+          throw error
+        }
+        await appendEvents(trx, audit, [{ type: 'service-account-created', data: account }])
+        return account
+      }),
+
+    deleteServiceAccount: (id: number, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const account = await createTokenStore(trx).findServiceAccount(id)
+        if (!account) throw notFound(`No service account has id ${id}.`)
+        // Its tokens go with it (foreign key cascade), so they stop working at once.
+        await trx.deleteFrom('service_accounts').where('id', '=', id).execute()
+        await appendEvents(trx, auditContext(actor), [{ type: 'service-account-deleted', preData: account }])
+      }),
+
+    createServiceAccountToken: (accountId: number, input: CreateServiceAccountTokenBody, actor: Actor) => {
+      checkNotPast(input.expiresAt, '/body/expiresAt')
+      return db.transaction().execute(async (trx) => {
+        const account = await createTokenStore(trx).findServiceAccount(accountId)
+        if (!account) throw notFound(`No service account has id ${accountId}.`)
+        const audit = auditContext(actor)
+        const secret = serviceAccountTokenSecret()
+        const token = {
+          id: await advanceCounter(trx, 'service_account_token_id'),
+          description: input.description,
+          expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+          createdAt: audit.createdAt,
+        }
+        await trx
+          .insertInto('service_account_tokens')
+          .values({
+            id: token.id,
+            service_account_id: accountId,
+            description: token.description,
+            secret_hash: hashSecret(secret),
+            expires_at: token.expiresAt,
+            created_at: token.createdAt,
+          })
+          .execute()
+        await appendEvents(trx, audit, [
+          { type: 'service-account-token-created', data: { id: token.id, description: token.description, expiresAt: token.expiresAt, userId: accountId } },
+        ])
+        return { ...token, secret }
+      })
+    },
+  }
+}
+
+export type TokenService = ReturnType<typeof createTokenService>

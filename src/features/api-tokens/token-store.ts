@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely'
+import type { ApiTokensTable, Database } from '../../db/tables.ts'
+import type { ApiTokenData, ServiceAccountData } from '../events/event-types.ts'
+import { adminTokenPrincipal, rolePermissions, type Principal } from '../../http/permissions.ts'
+import { sameHash } from './token-secret.ts'
+
+export type ApiToken = ApiTokenData
+
+function toApiToken(row: ApiTokensTable): ApiToken {
+  return {
+    tokenName: row.token_name,
+    type: row.type,
+    environment: row.environment,
+    projects: JSON.parse(row.projects) as string[],
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+  }
+}
+
+export function createTokenStore(db: Kysely<Database>) {
+  return {
+    /** Resolves a presented credential (by its hash) to a principal; expired or unknown → undefined. */
+    async findPrincipal(secretHash: string, now: string): Promise<Principal | undefined> {
+      const token = await db
+        .selectFrom('api_tokens')
+        .select(['secret_hash', 'token_name', 'type', 'expires_at'])
+        .where('secret_hash', '=', secretHash)
+        .executeTakeFirst()
+      if (token) {
+        if (!sameHash(token.secret_hash, secretHash) || (token.expires_at !== null && token.expires_at <= now)) return undefined
+        if (token.type === 'admin') return adminTokenPrincipal(token.token_name)
+        const kind = token.type === 'frontend' ? 'frontend-token' : 'client-token'
+        return { kind, name: token.token_name, userId: -42, permissions: new Set() }
+      }
+      const account = await db
+        .selectFrom('service_account_tokens as t')
+        .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
+        .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
+        .where('t.secret_hash', '=', secretHash)
+        .executeTakeFirst()
+      if (!account || !sameHash(account.secret_hash, secretHash)) return undefined
+      if (account.expires_at !== null && account.expires_at <= now) return undefined
+      return { kind: 'service-account', name: account.username, userId: account.id, permissions: rolePermissions(account.root_role) }
+    },
+
+    async isEmpty(): Promise<boolean> {
+      const row = await db.selectFrom('api_tokens').select('secret_hash').limit(1).executeTakeFirst()
+      return row === undefined
+    },
+
+    async insert(token: ApiToken, secretHash: string): Promise<void> {
+      await db
+        .insertInto('api_tokens')
+        .values({
+          secret_hash: secretHash,
+          token_name: token.tokenName,
+          type: token.type,
+          environment: token.environment,
+          projects: JSON.stringify(token.projects),
+          expires_at: token.expiresAt,
+          created_at: token.createdAt,
+        })
+        .execute()
+    },
+
+    async list(): Promise<ApiToken[]> {
+      const rows = await db.selectFrom('api_tokens').selectAll().orderBy('created_at').orderBy('token_name').execute()
+      return rows.map(toApiToken)
+    },
+
+    /** Deletes every token with that name and returns what was deleted. */
+    async deleteByName(tokenName: string): Promise<ApiToken[]> {
+      const rows = await db.deleteFrom('api_tokens').where('token_name', '=', tokenName).returningAll().execute()
+      return rows.map(toApiToken)
+    },
+
+    async findServiceAccount(id: number): Promise<ServiceAccountData | undefined> {
+      const row = await db.selectFrom('service_accounts').selectAll().where('id', '=', id).executeTakeFirst()
+      return row && { id: row.id, username: row.username, name: row.name, rootRole: row.root_role, createdAt: row.created_at }
+    },
+  }
+}
+
+export type TokenStore = ReturnType<typeof createTokenStore>

@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto'
+
+/** Who did something: written on every event as createdBy / createdByUserId. */
+export interface Actor {
+  readonly name: string
+  readonly userId: number
+}
+
+export const SYSTEM_ACTOR: Actor = Object.freeze({ name: 'system', userId: -1337 })
+
+/** What the events of one change share: the actor, one group and one timestamp. */
+export interface AuditContext {
+  readonly createdBy: string
+  readonly createdByUserId: number
+  readonly createdAt: string
+  readonly groupType: 'transaction' | 'system'
+  readonly groupId: string
+}
+
+/** One per use case (one per request): its events share the groupId and the createdAt. */
+export function auditContext(actor: Actor, groupType: AuditContext['groupType'] = 'transaction'): AuditContext {
+  return {
+    createdBy: actor.name,
+    createdByUserId: actor.userId,
+    createdAt: new Date().toISOString(),
+    groupType,
+    groupId: randomUUID(),
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Every event Pennon writes, as one discriminated union on `type`. `data` and
+ * `preData` are the API objects (never rows, never secrets).
+ */
+export interface ProjectData { id: string; name: string; description: string | null; createdAt: string }
+export interface FlagData {
+  name: string
+  description: string | null
+  type: string
+  project: string
+  stale: boolean
+  createdAt: string
+  impressionData: boolean
+  archived: boolean
+  archivedAt?: string | null
+}
+export interface DependencyData { feature: string; enabled?: boolean; variants?: string[] }
+export interface SegmentData {
+  id: number
+  name: string
+  description: string | null
+  project?: string
+  constraints: object[]
+  createdBy: string
+  createdAt: string
+}
+export interface ApiTokenData {
+  tokenName: string
+  type: string
+  environment: string
+  projects: string[]
+  expiresAt: string | null
+  createdAt: string
+}
+export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
+export interface ServiceAccountTokenData { id: number; description: string; expiresAt: string | null; userId: number }
+
+interface Base {
+  featureName?: string | null
+  project?: string | null
+  environment?: string | null
+}
+
+export type NewEvent = Base &
+  (
+    | { type: 'project-created'; data: ProjectData }
+    | { type: 'project-deleted'; preData: ProjectData }
+    | { type: 'feature-created'; data: FlagData }
+    | { type: 'feature-archived' | 'feature-revived' | 'feature-dependencies-removed' }
+    | { type: 'feature-deleted'; preData: FlagData }
+    | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }
+    | { type: 'segment-created'; data: SegmentData }
+    | { type: 'segment-updated'; data: SegmentData; preData: SegmentData }
+    | { type: 'segment-deleted'; preData: SegmentData }
+    | { type: 'api-token-created'; data: ApiTokenData }
+    | { type: 'api-token-deleted'; preData: ApiTokenData }
+    | { type: 'service-account-created'; data: ServiceAccountData }
+    | { type: 'service-account-deleted'; preData: ServiceAccountData }
+    | { type: 'service-account-token-created'; data: ServiceAccountTokenData }
+  )
+
+export type EventType = NewEvent['type']

@@ -1,0 +1,20 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 1000 }) })
+export type ProjectParams = Static<typeof ProjectParams>
+
+export const CreateProjectBody = Type.Object({
+  id: Type.String({ maxLength: 1000, description: 'URL-friendly, 1–100 characters' }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])),
+})
+export type CreateProjectBody = Static<typeof CreateProjectBody>
+
+export const ProjectResponse = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+export const ProjectListResponse = Type.Object({ version: Type.Literal(1), projects: Type.Array(ProjectResponse) })

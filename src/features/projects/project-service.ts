@@ -1,0 +1,52 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
+import { invalidOperation, nameExists, notFound } from '../../http/errors.ts'
+import { isUniqueViolation } from '../../db/db-errors.ts'
+import { auditContext, type Actor } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import { createProjectStore, type Project } from './project-store.ts'
+import type { CreateProjectBody } from './project-schemas.ts'
+
+export function createProjectService({ db }: { db: Kysely<Database> }) {
+  return {
+    list: () => createProjectStore(db).list(),
+
+    create: (input: CreateProjectBody, actor: Actor): Promise<Project> => {
+      checkUrlFriendlyName(input.id, '/body/id')
+      return db.transaction().execute(async (trx) => {
+        const store = createProjectStore(trx)
+        if (await store.exists(input.id)) throw nameExists(`A project with id "${input.id}" already exists.`)
+        const audit = auditContext(actor)
+        const project: Project = { id: input.id, name: input.name, description: input.description || null, createdAt: audit.createdAt }
+        try {
+          await store.insert(project)
+        } catch (error) {
+          // Two creates raced past the check above: the primary key decides.
+          if (isUniqueViolation(error)) throw nameExists(`A project with id "${input.id}" already exists.`)
+          throw error
+        }
+        await appendEvents(trx, audit, [{ type: 'project-created', project: project.id, data: project }])
+        return project
+      })
+    },
+
+    delete: (id: string, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const store = createProjectStore(trx)
+        const project = await store.find(id)
+        if (!project) throw notFound(`Project "${id}" does not exist.`)
+        if (id === 'default') throw invalidOperation('The "default" project cannot be deleted.')
+        const contents = await store.contents(id)
+        if (contents.activeFlags) throw invalidOperation(`Project "${id}" still holds feature flags: archive and delete them first.`)
+        if (contents.archivedFlags) {
+          throw invalidOperation(`Project "${id}" still holds archived feature flags: delete them first (POST /api/admin/projects/${id}/delete).`)
+        }
+        if (contents.segments) throw invalidOperation(`Project "${id}" still has segments: delete them or move them first.`)
+        await store.delete(id)
+        await appendEvents(trx, auditContext(actor), [{ type: 'project-deleted', project: id, preData: project }])
+      }),
+  }
+}
+
+export type ProjectService = ReturnType<typeof createProjectService>

@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely'
+import type { Database, ProjectsTable } from '../../db/tables.ts'
+import type { ProjectData } from '../events/event-types.ts'
+
+export type Project = ProjectData
+
+const toProject = (row: ProjectsTable): Project => ({ id: row.id, name: row.name, description: row.description, createdAt: row.created_at })
+
+export function createProjectStore(db: Kysely<Database>) {
+  return {
+    async find(id: string): Promise<Project | undefined> {
+      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst()
+      return row && toProject(row)
+    },
+    async exists(id: string): Promise<boolean> {
+      return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+    },
+    async list(): Promise<Project[]> {
+      return (await db.selectFrom('projects').selectAll().orderBy('id').execute()).map(toProject)
+    },
+    async insert(project: Project): Promise<void> {
+      await db
+        .insertInto('projects')
+        .values({ id: project.id, name: project.name, description: project.description, created_at: project.createdAt })
+        .execute()
+    },
+    async delete(id: string): Promise<void> {
+      await db.deleteFrom('projects').where('id', '=', id).execute()
+    },
+    /** What still lives in a project, for the delete rule: counts bounded by a LIMIT, never a scan. */
+    async contents(id: string): Promise<{ activeFlags: boolean; archivedFlags: boolean; segments: boolean }> {
+      const active = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is', null).limit(1).executeTakeFirst()
+      const archived = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is not', null).limit(1).executeTakeFirst()
+      const segment = await db.selectFrom('segments').select('id').where('project', '=', id).limit(1).executeTakeFirst()
+      return { activeFlags: active !== undefined, archivedFlags: archived !== undefined, segments: segment !== undefined }
+    },
+  }
+}

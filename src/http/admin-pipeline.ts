@@ -1,0 +1,74 @@
+/**
+ * The check order every admin request goes through (spec §0): authentication →
+ * route match → permission → content type; JSON parsing and schema validation
+ * follow in Fastify's own phases, then the service's rules.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AppError, forbidden, notFound } from './errors.ts'
+import { findHostileInput } from './json-body.ts'
+import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
+import type { Authenticate } from './auth.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Every /api/admin route declares what it needs, next to its schema. */
+    permission?: RoutePermission
+  }
+  interface FastifyRequest {
+    principal: Principal
+  }
+}
+
+export const ADMIN_PREFIX = '/api/admin'
+
+function isAdminPath(url: string): boolean {
+  return url === ADMIN_PREFIX || url.startsWith(`${ADMIN_PREFIX}/`) || url.startsWith(`${ADMIN_PREFIX}?`)
+}
+
+function permissionMessage(missing: readonly string[]): string {
+  if (missing.length === 0) {
+    return 'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
+  }
+  if (missing.length === 1) return `Missing permission: this operation needs "${missing[0]}".`
+  return `Missing permission: this operation needs one of ${missing.map((p) => `"${p}"`).join(', ')}.`
+}
+
+function checkContentType(request: FastifyRequest): void {
+  const sent = request.headers['content-type']
+  const essence = sent?.split(';')[0]?.trim().toLowerCase()
+  if (essence === 'application/json') return
+  const what = sent === undefined || sent === '' ? 'No content type was sent' : `The content type ${JSON.stringify(sent)} is not accepted`
+  throw new AppError(415, 'ContentTypeerror', `${what}. Accepted content types: application/json.`)
+}
+
+export function registerAdminPipeline(app: FastifyInstance, authenticate: Authenticate): void {
+  app.decorateRequest('principal', null as unknown as Principal)
+
+  app.addHook('onRequest', async (request) => {
+    if (!isAdminPath(request.url)) return
+    request.principal = await authenticate(request)
+    if (request.is404) return
+    const needed = request.routeOptions.config.permission ?? 'ADMIN'
+    const missing = missingPermissions(request.principal, needed)
+    if (missing) throw forbidden(permissionMessage(missing), [...missing])
+    if (request.routeOptions.schema?.body) checkContentType(request)
+  })
+
+  // Path and query strings get the same NUL / surrogate check as bodies (json-body.ts).
+  app.addHook('preValidation', async (request) => {
+    const hostile = findHostileInput(request.params, '/params') ?? findHostileInput(request.query, '/query')
+    if (hostile) throw hostile
+  })
+
+  app.setNotFoundHandler(async (request) => {
+    const path = request.url.split("?")[0] ?? ""
+    throw notFound(`The path you were looking for (${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}) is not available.`)
+  })
+
+  // A route under /api/admin without a declared permission is a programming error: refuse to start.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith(ADMIN_PREFIX) && route.config?.permission === undefined) {
+      throw new Error(`Route ${route.method} ${route.url} does not declare its permission`)
+    }
+  })
+}

@@ -1,0 +1,70 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+import { invalid, quote } from './errors.ts'
+
+export const ErrorDetail = Type.Object({ path: Type.Optional(Type.String()), message: Type.String() })
+
+export const ErrorResponse = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    message: Type.String(),
+    details: Type.Array(ErrorDetail),
+    permissions: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: 'ErrorResponse', description: 'Every error, at every status, has this shape.' },
+)
+
+const errorRef = Type.Ref('ErrorResponse')
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'ValidationError: the request does not match the schema or breaks a rule',
+  401: 'AuthenticationRequired: no token, or one that is unknown or expired',
+  403: 'NoAccessError: the credential lacks the permission',
+  404: 'NotFoundError',
+  409: 'NameExistsError or InvalidOperationError',
+  413: 'PayloadTooLargeError',
+  415: 'ContentTypeerror: the body must be application/json',
+  500: 'InternalError',
+}
+
+/** The error responses of a route, for its `response` schema: `...errorResponses(400, 401, 403)`. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {}
+  for (const status of [...statuses, 500]) out[status] = { ...errorRef, description: ERROR_DESCRIPTIONS[status] }
+  return out
+}
+
+/** `response` entry for success statuses without a body (202/204, and 200 where the reference sends nothing). */
+export const NoContent = Type.Null({ description: 'No body' })
+
+/** Sends a status with no body and no content type, as the reference does for 200/202/204 without content. */
+export function sendEmpty(reply: FastifyReply, status: 200 | 202 | 204): FastifyReply {
+  return (reply as FastifyReply).code(status).send()
+}
+
+/** Integer ids in the path arrive as text; `parseIntegerId` turns them into numbers or a 400. */
+export const IntegerIdParam = Type.String({ maxLength: 1000, description: 'a positive integer (1 to 2147483647)' })
+
+export function parseIntegerId(value: string, path: string): number {
+  const id = /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : Number.NaN
+  if (!(id <= 2 ** 31 - 1)) {
+    throw invalid(`The \`${path}\` property must be an integer from 1 to 2147483647. You sent ${quote(value)}.`, path)
+  }
+  return id
+}
+
+/**
+ * Names used in URLs (project ids, flag names): 1–100 characters that
+ * `encodeURIComponent` leaves unchanged, and not `.` or `..`.
+ */
+export function checkUrlFriendlyName(value: string, path: string): void {
+  if (value.length === 0) throw invalid(`The \`${path}\` property must not be empty.`, path)
+  if (value.length > 100) throw invalid(`The \`${path}\` property must be at most 100 characters long. You sent ${quote(value)}.`, path)
+  if (encodeURIComponent(value) !== value || value === '.' || value === '..') {
+    throw invalid(
+      `The \`${path}\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent ${quote(value)}.`,
+      path,
+    )
+  }
+}

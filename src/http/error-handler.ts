@@ -1,0 +1,98 @@
+/** The only place where an error becomes an HTTP response: one body shape for every status. */
+import { randomUUID } from 'node:crypto'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, quote, validationFailed, type ErrorDetail } from './errors.ts'
+
+export interface ErrorBody {
+  id: string
+  name: string
+  message: string
+  details: ErrorDetail[]
+  permissions?: string[]
+}
+
+export function errorBody(error: AppError, id: string = randomUUID()): ErrorBody {
+  const body: ErrorBody = { id, name: error.errorName, message: error.message, details: error.details ?? [{ message: error.message }] }
+  if (error.permissions) body.permissions = error.permissions
+  return body
+}
+
+interface AjvError {
+  keyword: string
+  instancePath: string
+  message?: string
+  params: Record<string, unknown>
+  data?: unknown
+}
+
+const CONTEXT_NAMES: Record<string, string> = { body: 'body', params: 'params', querystring: 'query', headers: 'headers' }
+
+/** Turns ajv's errors into details whose messages name the property and quote what was sent. */
+function schemaErrorDetails(errors: AjvError[], context: string): ErrorDetail[] {
+  const root = `/${CONTEXT_NAMES[context] ?? context}`
+  const details: ErrorDetail[] = []
+  for (const error of errors) {
+    const path = root + error.instancePath
+    switch (error.keyword) {
+      case 'required': {
+        const missing = `${path}/${String(error.params.missingProperty)}`
+        details.push({ path: missing, message: `The \`${missing}\` property is required. It was not present on the data you sent.` })
+        break
+      }
+      case 'additionalProperties': {
+        const extra = `${path}/${String(error.params.additionalProperty)}`
+        details.push({ path: extra, message: `The \`${path}\` object does not allow the property \`${extra}\`. Remove it.` })
+        break
+      }
+      case 'enum': {
+        const allowed = (error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')
+        details.push({ path, message: `The \`${path}\` property must be one of ${allowed}. You sent ${quote(error.data)}.` })
+        break
+      }
+      // anyOf/oneOf add a summary after the branch errors, which already say what is wrong.
+      case 'anyOf':
+      case 'oneOf':
+        if (details.length === 0) details.push({ path, message: `The \`${path}\` property ${error.message}. You sent ${quote(error.data)}.` })
+        break
+      default:
+        details.push({ path, message: `The \`${path}\` property ${error.message}. You sent ${quote(error.data)}.` })
+    }
+  }
+  return details
+}
+
+/** Fastify's own errors (body parsing, limits, media types) in Pennon's words. */
+function fromFastifyError(error: FastifyError): AppError | undefined {
+  if (error.validation) return validationFailed(schemaErrorDetails(error.validation as AjvError[], error.validationContext ?? 'body'))
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError(413, 'PayloadTooLargeError', 'The request body is larger than this server accepts.')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new AppError(415, 'ContentTypeerror', 'The request content type is not accepted. Send application/json.')
+    case 'FST_ERR_BAD_URL':
+      return validationFailed([{ path: '/params', message: 'The request path contains a malformed percent-encoded sequence.' }])
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return validationFailed([{ message: `The request could not be processed: ${error.message}` }])
+  }
+  return undefined
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply.status(error.status).type('application/json; charset=utf-8').send(errorBody(error))
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = error instanceof AppError ? error : fromFastifyError(error)
+    if (known) return sendError(reply, known)
+    const id = randomUUID()
+    request.log.error({ err: error, errorId: id }, 'unexpected error')
+    return reply
+      .status(500)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(new AppError(500, 'InternalError', `An unexpected error occurred. Error id: ${id}.`), id))
+  })
+}

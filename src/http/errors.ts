@@ -1,0 +1,60 @@
+/**
+ * The one error type services and plumbing throw. `error-handler.ts` is the only
+ * place that turns it (or anything else) into an HTTP response.
+ */
+export interface ErrorDetail {
+  path?: string
+  message: string
+}
+
+export type ErrorName =
+  | 'ValidationError'
+  | 'AuthenticationRequired'
+  | 'NoAccessError'
+  | 'NotFoundError'
+  | 'NameExistsError'
+  | 'InvalidOperationError'
+  | 'ExceedsLimitError'
+  | 'PayloadTooLargeError'
+  | 'ContentTypeerror'
+  | 'TooManyRequestsError'
+  | 'RequestHeaderFieldsTooLarge'
+  | 'InternalError'
+
+export class AppError extends Error {
+  readonly status: number
+  readonly errorName: ErrorName
+  readonly details: ErrorDetail[] | undefined
+  readonly permissions: string[] | undefined
+
+  constructor(status: number, errorName: ErrorName, message: string, extra: { details?: ErrorDetail[]; permissions?: string[] } = {}) {
+    super(message)
+    this.status = status
+    this.errorName = errorName
+    this.details = extra.details
+    this.permissions = extra.permissions
+  }
+}
+
+/** JSON-encodes what a caller sent, cut at 100 characters, for messages that quote it. */
+export function quote(value: unknown): string {
+  const json = value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value)
+  return json.length > 100 ? `${json.slice(0, 100)}…` : json
+}
+
+export const invalid = (message: string, path?: string): AppError =>
+  new AppError(400, 'ValidationError', message, { details: [path === undefined ? { message } : { path, message }] })
+
+export const validationFailed = (details: ErrorDetail[]): AppError => {
+  const first = details[0]?.message ?? 'The request is invalid.'
+  const more = details.length > 1 ? ` (${details.length - 1} more problem${details.length > 2 ? 's' : ''} listed in details)` : ''
+  return new AppError(400, 'ValidationError', first + more, { details })
+}
+
+export const notFound = (message: string): AppError => new AppError(404, 'NotFoundError', message)
+export const nameExists = (message: string): AppError => new AppError(409, 'NameExistsError', message)
+export const invalidOperation = (message: string): AppError => new AppError(409, 'InvalidOperationError', message)
+export const exceedsLimit = (message: string): AppError => new AppError(400, 'ExceedsLimitError', message)
+export const unauthenticated = (message: string): AppError => new AppError(401, 'AuthenticationRequired', message)
+export const forbidden = (message: string, permissions: string[]): AppError =>
+  new AppError(403, 'NoAccessError', message, { permissions })

@@ -1,0 +1,75 @@
+import type { Actor } from '../features/events/audit.ts'
+
+export const PERMISSIONS = [
+  'ADMIN',
+  'CREATE_FEATURE',
+  'UPDATE_FEATURE',
+  'DELETE_FEATURE',
+  'UPDATE_FEATURE_DEPENDENCY',
+  'CREATE_SEGMENT',
+  'UPDATE_SEGMENT',
+  'DELETE_SEGMENT',
+  'UPDATE_PROJECT_SEGMENT',
+  'CREATE_PROJECT',
+  'UPDATE_PROJECT',
+  'DELETE_PROJECT',
+] as const
+export type Permission = (typeof PERMISSIONS)[number]
+
+/** What a route needs: one permission, any one of several, or NONE (any admin-API credential). */
+export type RoutePermission = Permission | readonly Permission[] | 'NONE'
+
+export const ROOT_ROLES = { Admin: 1, Editor: 2, Viewer: 3 } as const
+export type RootRole = (typeof ROOT_ROLES)[keyof typeof ROOT_ROLES]
+
+const EDITOR_PERMISSIONS: readonly Permission[] = [
+  'CREATE_FEATURE',
+  'UPDATE_FEATURE',
+  'DELETE_FEATURE',
+  'UPDATE_FEATURE_DEPENDENCY',
+  'CREATE_SEGMENT',
+  'UPDATE_SEGMENT',
+  'DELETE_SEGMENT',
+  'CREATE_PROJECT',
+  'UPDATE_PROJECT',
+  'DELETE_PROJECT',
+]
+
+export function rolePermissions(rootRole: number): ReadonlySet<Permission> {
+  if (rootRole === ROOT_ROLES.Admin) return new Set(['ADMIN'])
+  if (rootRole === ROOT_ROLES.Editor) return new Set(EDITOR_PERMISSIONS)
+  return new Set()
+}
+
+export type PrincipalKind = 'admin-token' | 'client-token' | 'frontend-token' | 'service-account' | 'open-access'
+
+/** The authenticated caller of an admin request. */
+export interface Principal extends Actor {
+  readonly kind: PrincipalKind
+  readonly permissions: ReadonlySet<Permission>
+}
+
+/** `AUTH_TYPE=none`: everybody is this built-in admin. */
+export const OPEN_ACCESS_PRINCIPAL: Principal = Object.freeze({
+  kind: 'open-access',
+  name: 'unknown',
+  userId: -1,
+  permissions: new Set<Permission>(['ADMIN']),
+})
+
+export function adminTokenPrincipal(tokenName: string): Principal {
+  return { kind: 'admin-token', name: tokenName, userId: -42, permissions: new Set(['ADMIN']) }
+}
+
+/** Client and frontend tokens authenticate but hold no admin permission at all. */
+export function isAdminApiCredential(principal: Principal): boolean {
+  return principal.kind !== 'client-token' && principal.kind !== 'frontend-token'
+}
+
+/** Returns the permissions a caller lacks for a route, or null when it may proceed. */
+export function missingPermissions(principal: Principal, needed: RoutePermission): readonly Permission[] | null {
+  if (!isAdminApiCredential(principal)) return needed === 'NONE' ? [] : typeof needed === 'string' ? [needed] : needed
+  if (needed === 'NONE' || principal.permissions.has('ADMIN')) return null
+  const alternatives = typeof needed === 'string' ? [needed] : needed
+  return alternatives.some((permission) => principal.permissions.has(permission)) ? null : alternatives
+}
