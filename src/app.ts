@@ -13,6 +13,7 @@ import type { Db } from './db/database.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
+import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
 import { parseJsonBody } from './http/json-body.ts'
 import { ErrorResponse } from './http/common-schemas.ts'
 import { loggerOptions } from './http/logging.ts'
@@ -36,12 +37,15 @@ export interface AppOptions {
 
 export async function buildApp({ config, database, logStream }: AppOptions): Promise<FastifyInstance> {
   const { db, reader } = database
+  const authenticate = createAuthenticator({ db, config })
   const app = Fastify({
     logger: loggerOptions(config.logLevel, logStream),
     // No per-request access log: it would double the work of the hot paths. Errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 1024 },
+    frameworkErrors: createFrameworkErrorHandler(authenticate),
+    clientErrorHandler,
     ajv: { customOptions: { coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: false } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -50,7 +54,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
   // Any other type is read (within the body limit) and ignored: JSON-body routes refused it already with a 415.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
-  registerAdminPipeline(app, createAuthenticator({ db, config }))
+  registerAdminPipeline(app, authenticate)
   app.addSchema(ErrorResponse)
 
   await app.register(swagger, {
@@ -59,6 +63,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
       info: { title: 'Pennon admin API', version: '1.0.0', description: 'Feature-flag administration, wire-compatible with the Unleash admin API.' },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
     },
+    // Shared schemas keep their own names (ErrorResponse) in components.schemas.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const secured = url.startsWith(ADMIN_PREFIX)
       const transformed = { ...schema, ...(secured ? { security: [{ apiKey: [] }] } : {}) } as typeof schema

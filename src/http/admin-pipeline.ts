@@ -21,7 +21,7 @@ declare module 'fastify' {
 
 export const ADMIN_PREFIX = '/api/admin'
 
-function isAdminPath(url: string): boolean {
+export function isAdminPath(url: string): boolean {
   return url === ADMIN_PREFIX || url.startsWith(`${ADMIN_PREFIX}/`) || url.startsWith(`${ADMIN_PREFIX}?`)
 }
 
