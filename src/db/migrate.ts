@@ -15,24 +15,39 @@ const MIGRATION_LOCK_KEY = 727_001
 
 /**
  * Brings the schema up to date, then runs `afterMigrate` (start-up work such as the
- * bootstrap token) under the same lock. On PostgreSQL an advisory lock held on its own
- * connection makes a second instance starting at the same moment wait, then find
- * everything applied.
+ * bootstrap token). Safe when two instances start at once on one database:
+ * on PostgreSQL an advisory lock held on its own connection makes the second wait,
+ * then find everything applied; on SQLite (where Kysely runs migrations outside a
+ * transaction) the whole migration runs in one `BEGIN IMMEDIATE` transaction.
  */
 export async function migrateToLatest(db: Kysely<Database>, afterMigrate?: () => Promise<void>): Promise<void> {
-  const run = async () => {
-    const { error } = await new Migrator({ db, provider }).migrateToLatest()
-    if (error) throw error
-    await afterMigrate?.()
+  if (dialectOf(db) === 'postgres') {
+    await db.connection().execute(async (lockConnection) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(lockConnection)
+      try {
+        await migrate(db)
+        await afterMigrate?.()
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(lockConnection)
+      }
+    })
+    return
   }
-  if (dialectOf(db) !== 'postgres') return run()
-
-  await db.connection().execute(async (lockConnection) => {
-    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(lockConnection)
+  await db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection)
     try {
-      await run()
-    } finally {
-      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(lockConnection)
+      await migrate(connection)
+      await sql`commit`.execute(connection)
+    } catch (error) {
+      await sql`rollback`.execute(connection)
+      throw error
     }
   })
+  // Outside the migration's transaction: SQLite has one writer connection, and this opens its own.
+  await afterMigrate?.()
+}
+
+async function migrate(db: Kysely<Database>): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateToLatest()
+  if (error) throw error
 }

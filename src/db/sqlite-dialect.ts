@@ -99,6 +99,11 @@ function toSqlite(value: unknown): SQLInputValue {
   return value as SQLInputValue
 }
 
+/** node:sqlite rows have a null prototype; PostgreSQL's are plain objects. Make them alike. */
+function plainObject(row: Record<string, unknown>): Record<string, unknown> {
+  return { ...row }
+}
+
 function createConnection(db: DatabaseSync): SqliteConnection {
   const statements = new Map<string, { statement: StatementSync; returnsRows: boolean }>()
 
@@ -123,7 +128,7 @@ function createConnection(db: DatabaseSync): SqliteConnection {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
       const { statement, returnsRows } = prepare(query.sql)
       const parameters = query.parameters.map(toSqlite)
-      if (returnsRows) return { rows: statement.all(...parameters) as R[] }
+      if (returnsRows) return { rows: statement.all(...parameters).map(plainObject) as R[] }
       const { changes, lastInsertRowid } = statement.run(...parameters)
       return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
     },
@@ -133,7 +138,7 @@ function createConnection(db: DatabaseSync): SqliteConnection {
       try {
         let rows: R[] = []
         for (const row of iterator) {
-          rows.push(row as R)
+          rows.push(plainObject(row as Record<string, unknown>) as R)
           if (rows.length >= chunkSize) {
             yield { rows }
             rows = []

@@ -1,0 +1,73 @@
+/** Storage guarantees on both databases: idempotent migrations, a change and its events in one transaction. */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { createDb } from '../src/db/database.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { isUniqueViolation, isForeignKeyViolation } from '../src/db/db-errors.ts'
+import { allEvents, call, createTestStorage, onEachDatabase, useTestApp } from './test-app.ts'
+
+onEachDatabase('storage', (database) => {
+  test('migrations applied twice (and on PostgreSQL by two instances at once) are a no-op', async () => {
+    const storage = await createTestStorage(database)
+    const first = createDb({ ...storage.options, poolSize: 3 })
+    const second = createDb({ ...storage.options, poolSize: 3 })
+    try {
+      // Two instances starting at once is a PostgreSQL deployment; SQLite is one process per file.
+      if (database.name === 'postgres') await Promise.all([migrateToLatest(first.db), migrateToLatest(second.db)])
+      else await migrateToLatest(first.db)
+      await migrateToLatest(first.db)
+      await migrateToLatest(second.db)
+      const projects = await first.db.selectFrom('projects').select('id').execute()
+      assert.deepEqual(projects, [{ id: 'default' }])
+      const counters = await first.db.selectFrom('counters').select(['name', 'value']).orderBy('name').execute()
+      assert.equal(counters.length, 5)
+      assert.ok(counters.every((c) => Number(c.value) === 0))
+    } finally {
+      await first.close()
+      await second.close()
+      await storage.drop()
+    }
+  })
+
+  test('a write whose event cannot be stored leaves nothing behind', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const before = await allEvents(pennon)
+    // Rewind the event id counter: the next event collides with an existing id and its insert fails.
+    await pennon.database.db.updateTable('counters').set({ value: 0 }).where('name', '=', 'event_id').execute()
+    const response = await call(pennon, 'POST', '/api/admin/projects', { id: 'doomed', name: 'Doomed' })
+    assert.equal(response.status, 500)
+    assert.equal(response.body.name, 'InternalError')
+    assert.equal(await pennon.database.db.selectFrom('projects').select('id').where('id', '=', 'doomed').executeTakeFirst(), undefined)
+    assert.deepEqual(await allEvents(pennon), before)
+    const counter = await pennon.database.db.selectFrom('counters').select('value').where('name', '=', 'event_id').executeTakeFirstOrThrow()
+    assert.equal(Number(counter.value), 0, 'the counter update rolled back with the rest')
+  })
+
+  test('unique and foreign-key violations are recognized from both drivers', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const { db } = pennon.database
+    const unique = await db.insertInto('projects').values({ id: 'default', name: 'x', description: null, created_at: new Date().toISOString() }).execute().catch((e) => e)
+    assert.ok(isUniqueViolation(unique) && !isForeignKeyViolation(unique))
+    const foreign = await db
+      .insertInto('features')
+      .values({ name: 'f', project: 'ghost', description: null, type: 'release', stale: false, impression_data: false, created_at: new Date().toISOString(), archived_at: null })
+      .execute()
+      .catch((e) => e)
+    assert.ok(isForeignKeyViolation(foreign) && !isUniqueViolation(foreign))
+  })
+
+  test('timestamps, booleans and JSON text come back alike on both databases', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const { db } = pennon.database
+    const createdAt = '2026-01-02T03:04:05.678Z'
+    await db
+      .insertInto('features')
+      .values({ name: 'f', project: 'default', description: null, type: 'release', stale: true, impression_data: false, created_at: createdAt, archived_at: null })
+      .execute()
+    const row = await db.selectFrom('features').selectAll().where('name', '=', 'f').executeTakeFirstOrThrow()
+    assert.equal(row.created_at, createdAt)
+    assert.equal(Boolean(row.stale), true)
+    assert.equal(Boolean(row.impression_data), false)
+    assert.equal(row.archived_at, null)
+  })
+})
