@@ -1,0 +1,106 @@
+/** Service endpoints (spec §7), configuration, and the server as a user starts it. */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { ConfigError, loadConfig } from '../src/config.ts'
+import { call, DATABASES, useTestApp } from './test-app.ts'
+
+test('the OpenAPI document is valid OpenAPI 3.1 and documents every admin route with security and errors', async (t) => {
+  const pennon = await useTestApp(t, DATABASES[0]!)
+  const response = await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })
+  assert.equal(response.status, 200)
+  const validator = new Validator()
+  const result = await validator.validate(response.body)
+  assert.deepEqual(result.errors, undefined)
+  assert.equal(result.valid, true)
+  assert.equal(response.body.openapi, '3.1.0')
+
+  const operations = Object.entries(response.body.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  )
+  const admin = operations.filter((o) => o.path.startsWith('/api/admin'))
+  assert.ok(admin.length >= 8, `admin operations documented: ${admin.length}`)
+  for (const { path, method, operation } of admin) {
+    const where = `${method.toUpperCase()} ${path}`
+    assert.deepEqual(operation.security, [{ apiKey: [] }], `${where} declares its security`)
+    assert.ok(operation.responses['401'] && operation.responses['500'], `${where} documents its errors`)
+    if (operation.requestBody) assert.ok(operation.responses['415'] && operation.responses['400'], `${where} documents 400/415`)
+  }
+})
+
+test('configuration is validated with a clear message', () => {
+  assert.equal(loadConfig({}).port, 4242)
+  assert.equal(loadConfig({}).bodyLimit, 1024 * 1024)
+  assert.equal(loadConfig({}).databaseFile, './data/pennon.sqlite')
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'eighty' }, /^PORT must be a whole number from 0 to 65535; got "eighty"$/],
+    [{ PORT: '70000' }, /^PORT must be/],
+    [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must be a postgres:\/\//],
+    [{ AUTH_TYPE: 'demo' }, /^AUTH_TYPE must be "open-source" or "none"; got "demo"$/],
+    [{ INIT_ADMIN_API_TOKENS: 'default:development.abc' }, /^INIT_ADMIN_API_TOKENS entry 1 must look like "\*:\*\.<secret>"/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
+    [{ BODY_LIMIT: '-1' }, /^BODY_LIMIT must be a whole number/],
+    [{ SEGMENTS_LIMIT: '0' }, /^SEGMENTS_LIMIT must be a whole number/],
+  ]
+  for (const [env, message] of cases) {
+    assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env))
+  }
+  // The secret of a malformed init token is never echoed back.
+  assert.throws(() => loadConfig({ INIT_ADMIN_API_TOKENS: 'supersecret' }), (error: Error) => !error.message.includes('supersecret'))
+})
+
+/** Starts `node src/main.ts` as a user would and collects its output until `until` matches. */
+function startServer(env: Record<string, string>, until: RegExp) {
+  const child = spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk
+      if (until.test(output)) {
+        clearTimeout(timer)
+        resolve(output)
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)))
+  })
+  return { child, ready, output: () => output }
+}
+
+test('first start prints one admin token that works; a second start prints none; SIGTERM exits 0', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-main-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const env = { DATABASE_FILE: join(dir, 'pennon.sqlite'), PORT: '0' }
+
+  const first = startServer(env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/)
+  const output = await first.ready
+  const token = output.match(/\*:\*\.[0-9a-f]{64}/)?.[0]
+  assert.ok(token, 'a token is printed')
+  const port = output.match(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/)![1]
+  const response = await fetch(`http://127.0.0.1:${port}/api/admin/projects`, { headers: { authorization: token } })
+  assert.equal(response.status, 200)
+  const exited = new Promise((resolve) => first.child.on('exit', (code) => resolve(code)))
+  first.child.kill('SIGTERM')
+  assert.equal(await exited, 0)
+
+  const second = startServer(env, /Server listening at/)
+  const secondOutput = await second.ready
+  second.child.kill('SIGTERM')
+  assert.ok(!/\*:\*\.[0-9a-f]{64}/.test(secondOutput), 'no new token on the second start')
+  assert.equal(secondOutput.match(/No API token existed/), null)
+})
+
+test('a bad configuration stops the server with a clear message and exit code 1', async () => {
+  const child = spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, AUTH_TYPE: 'sometimes' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  assert.equal(code, 1)
+  assert.match(stderr, /pennon: invalid configuration: AUTH_TYPE must be "open-source" or "none"; got "sometimes"/)
+})
