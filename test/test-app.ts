@@ -23,8 +23,9 @@ export interface TestDatabase {
   url?: string
 }
 
+/** SQLite always (unless TEST_SKIP_SQLITE=1, for a run that covered it already), PostgreSQL when TEST_DATABASE_URL is set. */
 export const DATABASES: TestDatabase[] = [
-  { name: 'sqlite' },
+  ...(process.env.TEST_SKIP_SQLITE === '1' && process.env.TEST_DATABASE_URL ? [] : [{ name: 'sqlite' as const }]),
   ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres' as const, url: process.env.TEST_DATABASE_URL }] : []),
 ]
 
