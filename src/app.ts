@@ -12,6 +12,7 @@ import type { Config } from './config.ts'
 import type { Db } from './db/database.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
+import { createAuthThrottle } from './http/auth-throttle.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
 import { parseJsonBody } from './http/json-body.ts'
@@ -43,6 +44,9 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     // No per-request access log: it would double the work of the hot paths. Errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
+    // Slow clients are cut: headers and the whole request must arrive in time (checked every second).
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors: createFrameworkErrorHandler(authenticate),
     clientErrorHandler,
@@ -54,7 +58,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
   // Any other type is read (within the body limit) and ignored: JSON-body routes refused it already with a 415.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
-  registerAdminPipeline(app, authenticate)
+  registerAdminPipeline(app, authenticate, createAuthThrottle(config.authFailuresPerMinute))
   app.addSchema(ErrorResponse)
 
   await app.register(swagger, {

@@ -15,17 +15,22 @@ export interface Config {
   readonly bodyLimit: number
   readonly segmentValuesLimit: number
   readonly segmentsLimit: number
+  /** Failed authentications one client address may make per minute before 429; 0 turns the limit off. */
+  readonly authFailuresPerMinute: number
+  /** A request must arrive whole (headers and body) within this many milliseconds. */
+  readonly requestTimeoutMs: number
+  readonly headersTimeoutMs: number
 }
 
 export class ConfigError extends Error {}
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
-function positiveInt(env: Record<string, string | undefined>, key: string, fallback: number, max = 2 ** 31 - 1): number {
+function wholeNumber(env: Record<string, string | undefined>, key: string, fallback: number, min = 1, max = 2 ** 31 - 1): number {
   const raw = env[key]
   if (raw === undefined || raw === '') return fallback
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-    throw new ConfigError(`${key} must be a whole number from 1 to ${max}; got ${JSON.stringify(raw)}`)
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${key} must be a whole number from ${min} to ${max}; got ${JSON.stringify(raw)}`)
   }
   return Number(raw)
 }
@@ -57,6 +62,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
   }
 
+  const requestTimeout = wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100)
+  if (wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100) > requestTimeout) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
+  }
+
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(env.LOG_LEVEL)}`)
@@ -70,8 +80,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     authType,
     initAdminApiTokens: Object.freeze(initAdminApiTokens),
     logLevel,
-    bodyLimit: positiveInt(env, 'BODY_LIMIT', 1024 * 1024),
-    segmentValuesLimit: positiveInt(env, 'SEGMENT_VALUES_LIMIT', 1000),
-    segmentsLimit: positiveInt(env, 'SEGMENTS_LIMIT', 300),
+    bodyLimit: wholeNumber(env, 'BODY_LIMIT', 1024 * 1024),
+    segmentValuesLimit: wholeNumber(env, 'SEGMENT_VALUES_LIMIT', 1000),
+    segmentsLimit: wholeNumber(env, 'SEGMENTS_LIMIT', 300),
+    authFailuresPerMinute: wholeNumber(env, 'AUTH_FAILURES_PER_MINUTE', 60, 0),
+    requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
+    headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),
   })
 }

@@ -4,7 +4,8 @@
  * follow in Fastify's own phases, then the service's rules.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AppError, forbidden, notFound } from './errors.ts'
+import { AppError, forbidden, notFound, tooManyRequests } from './errors.ts'
+import type { AuthThrottle } from './auth-throttle.ts'
 import { findHostileInput } from './json-body.ts'
 import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
 import type { Authenticate } from './auth.ts'
@@ -41,12 +42,22 @@ function checkContentType(request: FastifyRequest): void {
   throw new AppError(415, 'ContentTypeerror', `${what}. Accepted content types: application/json.`)
 }
 
-export function registerAdminPipeline(app: FastifyInstance, authenticate: Authenticate): void {
+export function registerAdminPipeline(app: FastifyInstance, authenticate: Authenticate, throttle: AuthThrottle): void {
   app.decorateRequest('principal', null as unknown as Principal)
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
+    // Sent on every response, errors included: no MIME sniffing, and admin data is never cached.
+    reply.header('x-content-type-options', 'nosniff')
     if (!isAdminPath(request.url)) return
-    request.principal = await authenticate(request)
+    reply.header('cache-control', 'no-store')
+    const retryAfter = throttle.retryAfter(request.ip)
+    if (retryAfter > 0) throw tooManyRequests(retryAfter)
+    try {
+      request.principal = await authenticate(request)
+    } catch (error) {
+      if (error instanceof AppError && error.status === 401) throttle.recordFailure(request.ip)
+      throw error
+    }
     if (request.is404) return
     const needed = request.routeOptions.config.permission ?? 'ADMIN'
     const missing = missingPermissions(request.principal, needed)

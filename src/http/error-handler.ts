@@ -81,6 +81,7 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.headers) reply.headers(error.headers)
   return reply.status(error.status).type('application/json; charset=utf-8').send(errorBody(error))
 }
 

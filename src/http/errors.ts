@@ -19,6 +19,7 @@ export type ErrorName =
   | 'ContentTypeerror'
   | 'TooManyRequestsError'
   | 'RequestHeaderFieldsTooLarge'
+  | 'RequestTimeoutError'
   | 'InternalError'
 
 export class AppError extends Error {
@@ -26,13 +27,21 @@ export class AppError extends Error {
   readonly errorName: ErrorName
   readonly details: ErrorDetail[] | undefined
   readonly permissions: string[] | undefined
+  /** Response headers that belong to the error (Retry-After on a 429). */
+  readonly headers: Record<string, string> | undefined
 
-  constructor(status: number, errorName: ErrorName, message: string, extra: { details?: ErrorDetail[]; permissions?: string[] } = {}) {
+  constructor(
+    status: number,
+    errorName: ErrorName,
+    message: string,
+    extra: { details?: ErrorDetail[]; permissions?: string[]; headers?: Record<string, string> } = {},
+  ) {
     super(message)
     this.status = status
     this.errorName = errorName
     this.details = extra.details
     this.permissions = extra.permissions
+    this.headers = extra.headers
   }
 }
 
@@ -58,3 +67,7 @@ export const exceedsLimit = (message: string): AppError => new AppError(400, 'Ex
 export const unauthenticated = (message: string): AppError => new AppError(401, 'AuthenticationRequired', message)
 export const forbidden = (message: string, permissions: string[]): AppError =>
   new AppError(403, 'NoAccessError', message, { permissions })
+export const tooManyRequests = (retryAfterSeconds: number): AppError =>
+  new AppError(429, 'TooManyRequestsError', `Too many failed authentications from this address: try again in ${retryAfterSeconds} seconds.`, {
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  })

@@ -33,7 +33,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
   const message =
     status === 408 ? 'The request took too long to arrive.' : status === 431 ? 'The request headers are too large.' : 'The request is not valid HTTP.'
-  const name: ErrorName = status === 431 ? 'RequestHeaderFieldsTooLarge' : 'ValidationError'
+  const name: ErrorName = status === 431 ? 'RequestHeaderFieldsTooLarge' : status === 408 ? 'RequestTimeoutError' : 'ValidationError'
   const body = JSON.stringify(errorBody(new AppError(status, name, message)))
   if (socket.writable) {
     socket.write(

@@ -1,0 +1,46 @@
+/**
+ * Counts failed authentications per client address in one-minute windows. Past the
+ * limit, that address gets 429 for the rest of its window, whatever it sends, so
+ * guessing tokens costs an attacker a minute per `limit` tries.
+ */
+export interface AuthThrottle {
+  /** Seconds until the address may try again, or 0 when it is not throttled. */
+  retryAfter(address: string, now?: number): number
+  recordFailure(address: string, now?: number): void
+}
+
+const WINDOW_MS = 60_000
+// Bounds the memory an address-hopping client can make us spend.
+const MAX_TRACKED_ADDRESSES = 10_000
+
+export function createAuthThrottle(limitPerMinute: number): AuthThrottle {
+  const windows = new Map<string, { start: number; failures: number }>()
+
+  function prune(now: number): void {
+    for (const [address, window] of windows) {
+      if (now - window.start >= WINDOW_MS) windows.delete(address)
+    }
+    // Still full: forget the oldest (a Map iterates in insertion order).
+    while (windows.size >= MAX_TRACKED_ADDRESSES) windows.delete(windows.keys().next().value as string)
+  }
+
+  return {
+    retryAfter(address, now = Date.now()) {
+      if (limitPerMinute === 0) return 0
+      const window = windows.get(address)
+      if (!window || now - window.start >= WINDOW_MS || window.failures < limitPerMinute) return 0
+      return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000))
+    },
+    recordFailure(address, now = Date.now()) {
+      if (limitPerMinute === 0) return
+      const window = windows.get(address)
+      if (window && now - window.start < WINDOW_MS) {
+        window.failures++
+        return
+      }
+      windows.delete(address)
+      if (windows.size >= MAX_TRACKED_ADDRESSES) prune(now)
+      windows.set(address, { start: now, failures: 1 })
+    },
+  }
+}
