@@ -1,4 +1,55 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
+import { SegmentListResponse, SegmentParams, SegmentResponse, UpsertSegmentBody } from './segment-schemas.ts'
 import type { SegmentService } from './segment-service.ts'
 
-export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService }> = async (_app, _options) => {}
+const tags = ['Segments']
+
+export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService }> = async (app, { segments }) => {
+  app.get('/segments', {
+    config: { permission: 'NONE' },
+    schema: { tags, summary: 'List segments, sorted by name', response: { 200: SegmentListResponse, ...errorResponses(401, 403) } },
+  }, async () => ({ segments: await segments.list() }))
+
+  app.get('/segments/:id', {
+    config: { permission: 'NONE' },
+    schema: { tags, summary: 'Get one segment', params: SegmentParams, response: { 200: SegmentResponse, ...errorResponses(400, 401, 403, 404) } },
+  }, async (request) => segments.get(parseIntegerId(request.params.id, '/params/id')))
+
+  app.post('/segments', {
+    config: { permission: ['CREATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
+    schema: {
+      tags,
+      summary: 'Create a segment',
+      description: 'Answers 201 with the segment and a `Location: segments/<id>` header, relative to the request URL.',
+      body: UpsertSegmentBody,
+      response: { 201: SegmentResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+    },
+  }, async (request, reply) => {
+    const segment = await segments.create(request.body, request.principal)
+    return reply.status(201).header('location', `segments/${segment.id}`).send(segment)
+  })
+
+  app.put('/segments/:id', {
+    config: { permission: ['UPDATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
+    schema: {
+      tags,
+      summary: 'Replace a segment',
+      description: 'Same rules as creation, without the count limit. Omitted `description` and `project` become null (global).',
+      params: SegmentParams,
+      body: UpsertSegmentBody,
+      response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+    },
+  }, async (request, reply) => {
+    await segments.update(parseIntegerId(request.params.id, '/params/id'), request.body, request.principal)
+    return sendEmpty(reply, 204)
+  })
+
+  app.delete('/segments/:id', {
+    config: { permission: ['DELETE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
+    schema: { tags, summary: 'Delete a segment', params: SegmentParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
+  }, async (request, reply) => {
+    await segments.delete(parseIntegerId(request.params.id, '/params/id'), request.principal)
+    return sendEmpty(reply, 204)
+  })
+}

@@ -1,8 +1,141 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
+import { advanceCounter } from '../../db/counters.ts'
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
+import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import { auditContext, type Actor } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
+import { createSegmentStore, type Segment } from './segment-store.ts'
+
+export interface SegmentInput {
+  name: string
+  description?: string | null
+  project?: string | null
+  constraints: ConstraintInput[]
+}
+
+/** What a request decides about a segment; the rest (id, createdBy, createdAt) the service assigns. */
+interface SegmentFields {
+  name: string
+  description: string | null
+  project: string | null
+  constraints: Constraint[]
+}
+
+const NAME_MAX_LENGTH = 255
+
+function checkName(sent: string, trimmed: string): ErrorDetail[] {
+  // Counted in code points, as the schema counts every other string.
+  const length = [...trimmed].length
+  if (length === 0) return [{ path: '/body/name', message: `The \`/body/name\` property must not be empty or only whitespace. You sent ${quote(sent)}.` }]
+  if (length > NAME_MAX_LENGTH) {
+    const message = `The \`/body/name\` property must be at most ${NAME_MAX_LENGTH} characters long once outer whitespace is trimmed. You sent ${quote(sent)}.`
+    return [{ path: '/body/name', message }]
+  }
+  return []
+}
+
+const unknownProject = (project: string): ErrorDetail => ({
+  path: '/body/project',
+  message: `The \`/body/project\` property must name an existing project. You sent ${quote(project)}.`,
+})
+
+const nameTaken = (name: string): AppError => nameExists(`A segment named ${quote(name)} already exists.`)
+const noSuchSegment = (id: number): AppError => notFound(`Segment ${id} does not exist.`)
+
+function assemble(id: number, fields: SegmentFields, createdBy: string, createdAt: string): Segment {
+  const { name, description, project, constraints } = fields
+  return { id, name, description, ...(project === null ? {} : { project }), constraints, createdBy, createdAt }
+}
+
+/** The insert or update that can break the name's uniqueness or lose its project to a concurrent delete. */
+async function write(fields: SegmentFields, statement: Promise<void>): Promise<void> {
+  try {
+    await statement
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(fields.name)
+    if (isForeignKeyViolation(error) && fields.project !== null) throw validationFailed([unknownProject(fields.project)])
+    throw error
+  }
+}
 
 export function createSegmentService({ db, config }: { db: Kysely<Database>; config: Config }) {
-  return { db, config }
+  /**
+   * Every rule that needs no transaction, all violations at once. The project is
+   * looked up here only to complete a report that is failing anyway; a valid
+   * request checks it inside its transaction.
+   */
+  async function validate(input: SegmentInput): Promise<SegmentFields> {
+    const fields: SegmentFields = {
+      name: input.name.trim(),
+      description: input.description ?? null,
+      project: input.project || null,
+      constraints: input.constraints.map(normalizeConstraint),
+    }
+    const nameDetails = checkName(input.name, fields.name)
+    const constraintDetails = checkConstraints(input.constraints, { valuesLimit: config.segmentValuesLimit })
+    if (nameDetails.length + constraintDetails.length > 0) {
+      const projectDetails = fields.project !== null && !(await createSegmentStore(db).projectExists(fields.project)) ? [unknownProject(fields.project)] : []
+      throw validationFailed([...nameDetails, ...projectDetails, ...constraintDetails])
+    }
+    return fields
+  }
+
+  async function checkProject(store: ReturnType<typeof createSegmentStore>, project: string | null): Promise<void> {
+    if (project !== null && !(await store.projectExists(project))) throw validationFailed([unknownProject(project)])
+  }
+
+  return {
+    list: async () => (await createSegmentStore(db).list()).map(({ createdBy, createdAt, ...segment }) => ({ ...segment, usedInFeatures: 0, usedInProjects: 0, createdBy, createdAt })),
+
+    get: async (id: number): Promise<Segment> => (await createSegmentStore(db).find(id)) ?? Promise.reject(noSuchSegment(id)),
+
+    create: async (input: SegmentInput, actor: Actor): Promise<Segment> => {
+      const fields = await validate(input)
+      return db.transaction().execute(async (trx) => {
+        const store = createSegmentStore(trx)
+        await checkProject(store, fields.project)
+        // The maintained count instead of a full count; its row lock (PostgreSQL) or the write
+        // lock (SQLite) serializes concurrent creates, so the limit holds under concurrency.
+        if ((await advanceCounter(trx, 'segment_count')) > config.segmentsLimit) {
+          throw exceedsLimit(`Failed to create the segment: this instance already holds the maximum of ${config.segmentsLimit} segments.`)
+        }
+        const audit = auditContext(actor)
+        const segment = assemble(await advanceCounter(trx, 'segment_id'), fields, actor.name, audit.createdAt)
+        await write(fields, store.insert(segment))
+        await appendEvents(trx, audit, [{ type: 'segment-created', project: fields.project, data: segment }])
+        return segment
+      })
+    },
+
+    update: async (id: number, input: SegmentInput, actor: Actor): Promise<void> => {
+      const fields = await validate(input)
+      await db.transaction().execute(async (trx) => {
+        const store = createSegmentStore(trx)
+        const before = await store.find(id, { forUpdate: true })
+        if (!before) throw noSuchSegment(id)
+        await checkProject(store, fields.project)
+        const after = assemble(id, fields, before.createdBy, before.createdAt)
+        // A PUT that changes nothing writes nothing, event included.
+        if (isDeepStrictEqual(after, before)) return
+        await write(fields, store.update(after))
+        await appendEvents(trx, auditContext(actor), [{ type: 'segment-updated', project: fields.project, data: after, preData: before }])
+      })
+    },
+
+    delete: (id: number, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        // The count first, as create does: the same lock order keeps a delete and a create of
+        // the same name from waiting on each other (a rollback on 404 restores the count).
+        await advanceCounter(trx, 'segment_count', -1)
+        const segment = await createSegmentStore(trx).delete(id)
+        if (!segment) throw noSuchSegment(id)
+        await appendEvents(trx, auditContext(actor), [{ type: 'segment-deleted', project: segment.project ?? null, preData: segment }])
+      }),
+  }
 }
+
 export type SegmentService = ReturnType<typeof createSegmentService>
