@@ -41,8 +41,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   const authenticate = createAuthenticator({ db, config })
   const app = Fastify({
     logger: loggerOptions(config.logLevel, logStream),
-    // No per-request access log: it would double the work of the hot paths. Errors are logged.
-    logController: new LogController({ disableRequestLogging: true }),
+    // Access logs only at debug/trace: at info they would double the work of the hot paths. Errors are always logged.
+    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     bodyLimit: config.bodyLimit,
     // Slow clients are cut: headers and the whole request must arrive in time (checked every second).
     requestTimeout: config.requestTimeoutMs,

@@ -39,6 +39,9 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
     const timer = setTimeout(() => process.exit(1), 10_000)
     timer.unref()
+    // Keep-alive connections that finish their request during the close go idle; close them as they do.
+    const sweeper = setInterval(() => app.server.closeIdleConnections(), 100)
+    sweeper.unref()
     await app.close()
     await database.close()
     process.exit(0)

@@ -1,6 +1,7 @@
 /** Service endpoints (spec §7), configuration, and the server as a user starts it. */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { connect } from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -103,4 +104,32 @@ test('a bad configuration stops the server with a clear message and exit code 1'
   const code = await new Promise((resolve) => child.on('exit', resolve))
   assert.equal(code, 1)
   assert.match(stderr, /pennon: invalid configuration: AUTH_TYPE must be "open-source" or "none"; got "sometimes"/)
+})
+
+test('SIGTERM lets an in-flight request finish, refuses new connections, then exits 0', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-main-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const token = `*:*.${'a'.repeat(64)}`
+  const server = startServer({ DATABASE_FILE: join(dir, 'pennon.sqlite'), PORT: '0', INIT_ADMIN_API_TOKENS: token }, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/)
+  const port = Number((await server.ready).match(/127\.0\.0\.1:(\d+)/)![1])
+  const body = JSON.stringify({ id: 'late', name: 'Arrives late' })
+  const response = new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`POST /api/admin/projects HTTP/1.1\r\nHost: x\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
+      setTimeout(() => {
+        server.child.kill('SIGTERM')
+        setTimeout(() => socket.write(body.slice(5)), 300)
+      }, 200)
+    })
+    let received = ''
+    socket.on('data', (chunk) => (received += chunk))
+    socket.on('close', () => resolve(received))
+    socket.on('error', reject)
+  })
+  const exitCode = new Promise((resolve) => server.child.on('exit', resolve))
+  await new Promise((resolve) => setTimeout(resolve, 350))
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), 'a new connection is refused while closing')
+  assert.match(await response, /^HTTP\/1\.1 201 /)
+  assert.equal(await exitCode, 0)
+  assert.match(server.output(), /shutting down/)
 })
