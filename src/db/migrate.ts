@@ -48,6 +48,17 @@ export async function migrateToLatest(db: Kysely<Database>, afterMigrate?: () =>
 }
 
 async function migrate(db: Kysely<Database>): Promise<void> {
-  const { error } = await new Migrator({ db, provider }).migrateToLatest()
+  const { error } = await new Migrator({ db, provider, ...(await migrationTableSchema(db)) }).migrateToLatest()
   if (error) throw error
+}
+
+/**
+ * Without a schema, Kysely takes its bookkeeping tables found in ANY schema of the
+ * database for its own, then fails to query them through the search path. Naming the
+ * current schema keeps two instances (or test files) in two schemas of one database apart.
+ */
+async function migrationTableSchema(db: Kysely<Database>): Promise<{ migrationTableSchema?: string }> {
+  if (dialectOf(db) !== 'postgres') return {}
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
+  return rows[0] ? { migrationTableSchema: rows[0].schema } : {}
 }
