@@ -1,4 +1,45 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses } from '../../http/common-schemas.ts'
+import { archiveRoutes } from './archive-routes.ts'
+import { dependencyRoutes } from './dependency-routes.ts'
+import { CreateFlagBody, FlagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 
-export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (_app, _options) => {}
+export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (app, { flags }) => {
+  app.post('/projects/:projectId/features', {
+    config: { permission: 'CREATE_FEATURE' },
+    schema: {
+      tags: ['Flags'],
+      summary: 'Create a flag',
+      params: ProjectFlagsParams,
+      body: CreateFlagBody,
+      response: { 201: FlagResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+    },
+  }, async (request, reply) => {
+    reply.status(201)
+    return flags.create(request.params.projectId, request.body, request.principal)
+  })
+
+  app.get('/projects/:projectId/features', {
+    config: { permission: 'NONE' },
+    schema: {
+      tags: ['Flags'],
+      summary: 'List the active flags of a project, sorted by name',
+      params: ProjectFlagsParams,
+      response: { 200: FlagListResponse, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => ({ version: 1 as const, features: await flags.list(request.params.projectId) }))
+
+  app.get('/projects/:projectId/features/:name', {
+    config: { permission: 'NONE' },
+    schema: {
+      tags: ['Flags'],
+      summary: 'A flag with its parent (dependencies) and its children',
+      params: FlagParams,
+      response: { 200: FlagDetailsResponse, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => flags.get(request.params.projectId, request.params.name))
+
+  await app.register(dependencyRoutes, { flags })
+  await app.register(archiveRoutes, { flags })
+}

@@ -1,7 +1,81 @@
 import type { Kysely } from 'kysely'
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
+import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
+import { nameExists, quote, type AppError } from '../../http/errors.ts'
+import { auditContext, type Actor } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import { createProjectStore } from '../projects/project-store.ts'
+import { createArchiveService } from './archive-service.ts'
+import { validateArchive } from './archive-validation.ts'
+import { createDependencyService } from './dependency-service.ts'
+import { createDependencyStore, type Dependency } from './dependency-store.ts'
+import { flagNotFound, projectNotFound } from './flag-errors.ts'
+import type { CreateFlagBody } from './flag-schemas.ts'
+import { createFlagStore, type Flag } from './flag-store.ts'
+
+export interface FlagDetails extends Flag {
+  dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
+  children: string[]
+}
+
+const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppError =>
+  nameExists(`${holder.archived ? 'An archived flag' : 'A flag'} named ${quote(holder.name)} already exists in project ${quote(holder.project)}.`)
+
+const toDependencyResponse = (dependency: Dependency) => ({ feature: dependency.parent, enabled: dependency.enabled, variants: dependency.variants })
 
 export function createFlagService({ db }: { db: Kysely<Database> }) {
-  return { db }
+  return {
+    /** Flag names are unique across all projects, archived flags included. */
+    create: (project: string, input: CreateFlagBody, actor: Actor): Promise<Flag> => {
+      checkUrlFriendlyName(input.name, '/body/name')
+      return db.transaction().execute(async (trx) => {
+        const flags = createFlagStore(trx)
+        const holder = await flags.find(input.name)
+        if (holder) throw nameTaken(holder)
+        if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
+        const audit = auditContext(actor)
+        const flag: Flag = {
+          name: input.name,
+          description: input.description || null,
+          type: input.type ?? 'release',
+          project,
+          stale: false,
+          createdAt: audit.createdAt,
+          impressionData: input.impressionData ?? false,
+          archived: false,
+        }
+        try {
+          await flags.insert(flag)
+        } catch (error) {
+          // Two creates raced past the check above (the key decides), or the project went meanwhile.
+          if (isUniqueViolation(error)) throw nameTaken(flag)
+          if (isForeignKeyViolation(error)) throw projectNotFound(project)
+          throw error
+        }
+        await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
+        return flag
+      })
+    },
+
+    list: async (project: string): Promise<Flag[]> => {
+      if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+      return createFlagStore(db).listActive(project)
+    },
+
+    get: async (project: string, name: string): Promise<FlagDetails> => {
+      const flag = await createFlagStore(db).find(name)
+      if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
+      const dependencies = createDependencyStore(db)
+      const parent = await dependencies.parentOf(name)
+      return { ...flag, dependencies: parent ? [toDependencyResponse(parent)] : [], children: await dependencies.childrenOf(name) }
+    },
+
+    ...createDependencyService({ db }),
+    ...createArchiveService({ db }),
+
+    validateArchive: (project: string, names: readonly string[]) => validateArchive(db, project, names),
+  }
 }
+
 export type FlagService = ReturnType<typeof createFlagService>

@@ -1,0 +1,77 @@
+/**
+ * Archive, revive and delete (spec §2). Each call is one transaction that locks the
+ * named flags first (PostgreSQL; SQLite writers already run one at a time), so a
+ * dependency added meanwhile cannot slip past the orphan check.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import { createProjectStore } from '../projects/project-store.ts'
+import { findOrphaningParents } from './archive-validation.ts'
+import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
+import { createDependencyStore } from './dependency-store.ts'
+import { flagNotFound, projectNotFound } from './flag-errors.ts'
+import { createFlagStore, type Flag } from './flag-store.ts'
+
+const distinct = (names: readonly string[]): string[] => [...new Set(names)]
+
+async function requireProject(db: Kysely<Database>, project: string): Promise<void> {
+  if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+}
+
+/** Archives the active ones among `found` (the locked, existing named flags), with their events. */
+async function archiveLocked(trx: Kysely<Database>, project: string, found: readonly Flag[], audit: AuditContext): Promise<void> {
+  checkSameProject('archive', project, found)
+  const batch = found.filter((flag) => !flag.archived).map((flag) => flag.name)
+  checkNoOrphans(await findOrphaningParents(trx, project, batch))
+  // Every child of a flag in the batch is in the batch too (checked above), so removing
+  // the batch's own parent links removes every dependency row that touches it.
+  const hadParent = await createDependencyStore(trx).removeParentsOf(batch)
+  const archived = await createFlagStore(trx).archive(batch, audit.createdAt)
+  await appendEvents(trx, audit, [
+    ...hadParent.map((name) => ({ type: 'feature-dependencies-removed' as const, featureName: name, project })),
+    ...archived.map((name) => ({ type: 'feature-archived' as const, featureName: name, project })),
+  ])
+}
+
+export function createArchiveService({ db }: { db: Kysely<Database> }) {
+  return {
+    /** `DELETE …/features/:name`: like a batch of one, except that an unknown flag is a 404. */
+    archiveOne: (project: string, name: string, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        await requireProject(trx, project)
+        const found = await createFlagStore(trx).lockMany([name])
+        if (found.length === 0) throw flagNotFound(name, project, undefined)
+        await archiveLocked(trx, project, found, auditContext(actor))
+      }),
+
+    archiveMany: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        await requireProject(trx, project)
+        await archiveLocked(trx, project, await createFlagStore(trx).lockMany(distinct(names)), auditContext(actor))
+      }),
+
+    /** Archived flags of the project become active again; their dependencies are not restored. */
+    revive: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        await requireProject(trx, project)
+        const flags = createFlagStore(trx)
+        const found = await flags.lockMany(distinct(names))
+        checkSameProject('revive', project, found)
+        const revived = await flags.revive(found.filter((flag) => flag.archived).map((flag) => flag.name))
+        await appendEvents(trx, auditContext(actor), revived.map((name) => ({ type: 'feature-revived', featureName: name, project })))
+      }),
+
+    /** Archived flags of the project are removed for good; active ones are skipped. */
+    delete: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        await requireProject(trx, project)
+        const flags = createFlagStore(trx)
+        const found = await flags.lockMany(distinct(names))
+        checkSameProject('delete', project, found)
+        const deleted = await flags.deleteArchived(found.filter((flag) => flag.archived).map((flag) => flag.name))
+        await appendEvents(trx, auditContext(actor), deleted.map((flag) => ({ type: 'feature-deleted', featureName: flag.name, project, preData: flag })))
+      }),
+  }
+}

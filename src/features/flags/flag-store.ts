@@ -1,0 +1,111 @@
+import type { Kysely } from 'kysely'
+import { dialectOf } from '../../db/dialect.ts'
+import type { Database, FeaturesTable } from '../../db/tables.ts'
+import type { FlagData } from '../events/event-types.ts'
+import { inNames } from './name-set.ts'
+
+/** A flag as the API shows it; `archivedAt` only on archived flags. */
+export interface Flag extends FlagData {
+  archivedAt?: string
+}
+
+export function toFlag(row: FeaturesTable): Flag {
+  const flag: Flag = {
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    project: row.project,
+    stale: Boolean(row.stale),
+    createdAt: row.created_at,
+    impressionData: Boolean(row.impression_data),
+    archived: row.archived_at !== null,
+  }
+  if (row.archived_at !== null) flag.archivedAt = row.archived_at
+  return flag
+}
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+export function createFlagStore(db: Kysely<Database>) {
+  return {
+    async find(name: string): Promise<Flag | undefined> {
+      const row = await db.selectFrom('features').selectAll().where('name', '=', name).executeTakeFirst()
+      return row && toFlag(row)
+    },
+
+    /**
+     * The named flags that exist (any project, any state), sorted by name. On
+     * PostgreSQL their rows stay locked until the transaction ends, taken in name
+     * order so that two requests locking overlapping sets cannot deadlock; a request
+     * that needs one of them waits, then reads what this one committed. SQLite
+     * needs nothing here: its write transactions already run one at a time.
+     */
+    async lockMany(names: readonly string[]): Promise<Flag[]> {
+      if (names.length === 0) return []
+      const rows = await db
+        .selectFrom('features')
+        .selectAll()
+        .where(inNames(db, 'name', names))
+        .orderBy('name')
+        .$if(dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .execute()
+      return rows.map(toFlag)
+    },
+
+    async listActive(project: string): Promise<Flag[]> {
+      const rows = await db.selectFrom('features').selectAll().where('project', '=', project).where('archived_at', 'is', null).orderBy('name').execute()
+      return rows.map(toFlag)
+    },
+
+    async insert(flag: Flag): Promise<void> {
+      await db
+        .insertInto('features')
+        .values({
+          name: flag.name,
+          project: flag.project,
+          description: flag.description,
+          type: flag.type,
+          stale: flag.stale,
+          impression_data: flag.impressionData,
+          created_at: flag.createdAt,
+          archived_at: null,
+        })
+        .execute()
+    },
+
+    /** Archives the active flags among `names`; returns those it archived, sorted. */
+    async archive(names: readonly string[], archivedAt: string): Promise<string[]> {
+      if (names.length === 0) return []
+      const rows = await db
+        .updateTable('features')
+        .set({ archived_at: archivedAt })
+        .where(inNames(db, 'name', names))
+        .where('archived_at', 'is', null)
+        .returning('name')
+        .execute()
+      return rows.map((row) => row.name).sort(byName)
+    },
+
+    /** Revives the archived flags among `names`; returns those it revived, sorted. */
+    async revive(names: readonly string[]): Promise<string[]> {
+      if (names.length === 0) return []
+      const rows = await db
+        .updateTable('features')
+        .set({ archived_at: null })
+        .where(inNames(db, 'name', names))
+        .where('archived_at', 'is not', null)
+        .returning('name')
+        .execute()
+      return rows.map((row) => row.name).sort(byName)
+    },
+
+    /** Deletes the archived flags among `names` for good; returns them as they were, sorted. */
+    async deleteArchived(names: readonly string[]): Promise<Flag[]> {
+      if (names.length === 0) return []
+      const rows = await db.deleteFrom('features').where(inNames(db, 'name', names)).where('archived_at', 'is not', null).returningAll().execute()
+      return rows.map(toFlag).sort((a, b) => byName(a.name, b.name))
+    },
+  }
+}
+
+export type FlagStore = ReturnType<typeof createFlagStore>
