@@ -1,0 +1,36 @@
+/**
+ * A bare node:http server: the ceiling Pennon's figures are compared with.
+ *   node bench/ceiling-server.ts cached <file>     answers the file's bytes on every GET
+ *   node bench/ceiling-server.ts stringify <file>  parses the file once, JSON.stringify per GET
+ *   node bench/ceiling-server.ts post              reads a small JSON body, parses it, answers a small JSON
+ */
+import { createServer } from 'node:http'
+import { readFileSync } from 'node:fs'
+
+const [mode, file] = process.argv.slice(2)
+const text = file ? readFileSync(file, 'utf8') : ''
+const cached = Buffer.from(text)
+const parsed = text ? JSON.parse(text) : null
+
+const server = createServer((request, response) => {
+  if (mode === 'post') {
+    let body = ''
+    request.setEncoding('utf8')
+    request.on('data', (chunk) => (body += chunk))
+    request.on('end', () => {
+      const input = JSON.parse(body) as { features?: string[]; name?: string }
+      const answer = JSON.stringify({ parentsWithChildFeatures: [], hasDeletedDependencies: Boolean(input.features ?? input.name) })
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) })
+      response.end(answer)
+    })
+    return
+  }
+  const payload = mode === 'cached' ? cached : Buffer.from(JSON.stringify(parsed))
+  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length })
+  response.end(payload)
+})
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as { port: number }
+  console.log(`ceiling listening at http://127.0.0.1:${port}`)
+})
+process.on('SIGTERM', () => server.close(() => process.exit(0)))

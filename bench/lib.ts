@@ -1,0 +1,119 @@
+/**
+ * Shared pieces of the benchmark scripts: start Pennon (or a ceiling server) as a
+ * real listening child process on 127.0.0.1, read its CPU time and peak RSS from
+ * /proc, and run autocannon against it for a bounded time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import autocannon from 'autocannon'
+
+export interface Server {
+  url: string
+  pid: number
+  child: ChildProcess
+  output(): string
+  stop(): Promise<void>
+}
+
+/** Spawns `node <script>` and waits for it to print the address it listens on. */
+export function startProcess(script: string, env: Record<string, string>, args: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${output}`)), 30_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk
+      const match = output.match(/listening at (http:\/\/127\.0\.0\.1:\d+)/i)
+      if (!match) return
+      clearTimeout(timer)
+      child.stdout!.off('data', onData)
+      child.stdout!.resume()
+      child.stderr!.resume()
+      resolve({
+        url: match[1]!,
+        pid: child.pid!,
+        child,
+        output: () => output,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done()
+            child.once('exit', () => done())
+            child.kill('SIGTERM')
+          }),
+      })
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk) => (output += chunk))
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)))
+  })
+}
+
+/** Peak resident set size of a process so far, in MB (Linux VmHWM). */
+export function peakRssMb(pid: number): number {
+  const kb = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/)?.[1] ?? Number.NaN)
+  return kb / 1024
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime) are the 12th and 13th after the command name.
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+export interface LoadOptions {
+  url: string
+  method?: 'GET' | 'POST'
+  headers?: Record<string, string>
+  body?: string
+  /** Builds each request's body anew (unique names). */
+  makeBody?: () => string
+  seconds: number
+  connections?: number
+}
+
+export interface LoadResult {
+  requestsPerSecond: number
+  p50: number
+  p99: number
+  non2xx: number
+  errors: number
+  cpuPercent: number
+  bytesPerSecond: number
+}
+
+/** Runs autocannon for a bounded time and reports throughput, latency and the server's CPU use meanwhile. */
+export async function load(options: LoadOptions, serverPid: number): Promise<LoadResult> {
+  const cpuBefore = cpuSeconds(serverPid)
+  const started = process.hrtime.bigint()
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 10,
+    duration: options.seconds,
+    requests: options.makeBody
+      ? [{ setupRequest: (request: any) => ({ ...request, body: options.makeBody!() }) }]
+      : undefined,
+  } as autocannon.Options)
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9
+  const cpu = cpuSeconds(serverPid) - cpuBefore
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    cpuPercent: (cpu / elapsed) * 100,
+    bytesPerSecond: result.throughput.average,
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}

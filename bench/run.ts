@@ -1,0 +1,170 @@
+/**
+ * `npm run bench`: Pennon as a real listening server on SQLite (and on PostgreSQL when
+ * BENCH_DATABASE_URL is set), seeded with 1,000 flags, 200 dependencies and 10,000
+ * events, under autocannon load (10 connections, 2 s warm-up discarded, 10 s measured,
+ * median of BENCH_RUNS runs, default 3), beside bare node:http ceilings.
+ * Then the 1,000,000-event project read (skip with BENCH_MILLION=0).
+ *   npm run bench
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { load, median, peakRssMb, startProcess, type LoadOptions, type LoadResult, type Server } from './lib.ts'
+import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS } from './seed.ts'
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const WARMUP = 2
+const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
+
+/** The reference server on this machine class, same data and load (requests/s). */
+const REFERENCE: Record<string, number> = { a: 1000, b: 600, c: 650, d: 850, e: 410 }
+
+interface Row extends LoadResult {
+  label: string
+  key: string
+  peakRss: number
+}
+
+async function measure(label: string, key: string, options: Omit<LoadOptions, 'seconds'>, server: Server): Promise<Row> {
+  await load({ ...options, seconds: WARMUP }, server.pid)
+  const runs: LoadResult[] = []
+  for (let i = 0; i < RUNS; i++) runs.push(await load({ ...options, seconds: SECONDS }, server.pid))
+  const pick = (f: (r: LoadResult) => number) => median(runs.map(f))
+  return {
+    label,
+    key,
+    requestsPerSecond: pick((r) => r.requestsPerSecond),
+    p50: pick((r) => r.p50),
+    p99: pick((r) => r.p99),
+    cpuPercent: pick((r) => r.cpuPercent),
+    bytesPerSecond: pick((r) => r.bytesPerSecond),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    peakRss: peakRssMb(server.pid),
+  }
+}
+
+let uniqueSegment = 0
+const json = { 'content-type': 'application/json', authorization: TOKEN }
+
+async function benchPennon(databaseName: string, env: Record<string, string>): Promise<{ rows: Row[]; lastHundredBody: string }> {
+  const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+  try {
+    await seedBenchData(server.url, TOKEN, env)
+    const lastHundredBody = await (await fetch(`${server.url}/api/admin/events`, { headers: { authorization: TOKEN } })).text()
+    const rows = [
+      await measure('(a) POST archive/validate, 10 names', 'a', {
+        url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json, body: JSON.stringify({ features: BATCH }),
+      }, server),
+      await measure('(b) GET /events (last 100)', 'b', { url: `${server.url}/api/admin/events`, headers: { authorization: TOKEN } }, server),
+      await measure('(c) GET /events?project=default (all 10,000)', 'c', {
+        url: `${server.url}/api/admin/events?project=default`, headers: { authorization: TOKEN },
+      }, server),
+      await measure(`(d) GET /events/${FLAG_WITH_100_EVENTS} (100)`, 'd', {
+        url: `${server.url}/api/admin/events/${FLAG_WITH_100_EVENTS}`, headers: { authorization: TOKEN },
+      }, server),
+      await measure('(e) POST /segments (unique names)', 'e', {
+        url: `${server.url}/api/admin/segments`, method: 'POST', headers: json,
+        makeBody: () => JSON.stringify({ name: `bench-${process.pid}-${++uniqueSegment}`, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }] }),
+      }, server),
+    ]
+    for (const row of rows) row.label = `${row.label} [${databaseName}]`
+    return { rows, lastHundredBody }
+  } finally {
+    await server.stop()
+  }
+}
+
+async function benchCeilings(lastHundredBody: string): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-ceiling-'))
+  const file = join(dir, 'events.json')
+  writeFileSync(file, lastHundredBody)
+  const rows: Row[] = []
+  try {
+    for (const [mode, label, options] of [
+      ['cached', 'ceiling: node:http, cached string of (b)', {}],
+      ['stringify', 'ceiling: node:http, JSON.stringify of (b) per request', {}],
+      ['post', 'ceiling: node:http, tiny JSON POST', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ features: BATCH }) }],
+    ] as const) {
+      const server = await startProcess('bench/ceiling-server.ts', {}, [mode, file])
+      try {
+        rows.push(await measure(label, mode, { url: server.url, ...options }, server))
+      } finally {
+        await server.stop()
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return rows
+}
+
+function printTable(rows: Row[], ceilings: Row[]): void {
+  const ceiling = (mode: string) => ceilings.find((r) => r.key === mode)!.requestsPerSecond
+  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'peak RSS MB', 'non-2xx', '× reference', 'of ceiling']
+  const lines = [...rows, ...ceilings].map((r) => {
+    const reference = REFERENCE[r.key]
+    const ceilingMode = r.key === 'b' || r.key === 'c' || r.key === 'd' ? 'cached' : r.key === 'a' || r.key === 'e' ? 'post' : undefined
+    return [
+      r.label,
+      r.requestsPerSecond.toFixed(0),
+      r.p50.toFixed(1),
+      r.p99.toFixed(1),
+      r.cpuPercent.toFixed(0),
+      r.peakRss.toFixed(0),
+      String(r.non2xx + r.errors),
+      reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',
+      ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
+        (r.key === 'b' ? `, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify` : '') : '',
+    ]
+  })
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
+  const format = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
+  console.log(format(header))
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+  for (const line of lines) console.log(format(line))
+}
+
+async function withPostgresDatabase<T>(baseUrl: string, run: (url: string) => Promise<T>): Promise<T> {
+  const name = `pennon_bench_${process.pid}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  await admin.query(`drop database if exists ${name} with (force)`)
+  await admin.query(`create database ${name}`)
+  const url = new URL(baseUrl)
+  url.pathname = `/${name}`
+  try {
+    return await run(url.toString())
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`)
+    await admin.end()
+  }
+}
+
+const rows: Row[] = []
+const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'))
+let lastHundredBody = ''
+try {
+  console.log(`Pennon benchmark: ${RUNS} run(s) of ${SECONDS} s per case after ${WARMUP} s warm-up, 10 connections, node ${process.version}`)
+  const sqlite = await benchPennon('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
+  rows.push(...sqlite.rows)
+  lastHundredBody = sqlite.lastHundredBody
+  if (process.env.BENCH_DATABASE_URL) {
+    const postgres = await withPostgresDatabase(process.env.BENCH_DATABASE_URL, (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))
+    rows.push(...postgres.rows)
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+printTable(rows, await benchCeilings(lastHundredBody))
+
+if (process.env.BENCH_MILLION !== '0') {
+  console.log('\n1,000,000 events of one project, streamed:')
+  const result = spawnSync(process.execPath, ['bench/events-project-million.ts'], { stdio: 'inherit', env: process.env })
+  if (result.status !== 0) process.exitCode = 1
+}
