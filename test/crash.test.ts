@@ -1,0 +1,167 @@
+/**
+ * Crash safety: Pennon runs as a child process under concurrent writes and is killed
+ * with SIGKILL at random moments, again and again. After every restart, every write
+ * that was acknowledged with a 2xx is there with its events, every event's change is
+ * there, and the invariants hold.
+ *   CRASH_ROUNDS=50 node --test test/crash.test.ts
+ */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import pg from 'pg'
+import { createDb } from '../src/db/database.ts'
+import { onEachDatabase, type TestDatabase } from './test-app.ts'
+import { dependencyViolations, eventViolations } from './invariants.ts'
+
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20)
+const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
+
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', INIT_ADMIN_API_TOKENS: TOKEN, AUTH_FAILURES_PER_MINUTE: '0', SEGMENTS_LIMIT: '100000', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      const match = output.match(/listening at (http:\/\/127\.0\.0\.1:\d+)/)
+      if (match) resolve(match[1]!)
+    })
+    child.stderr.on('data', (chunk) => (output += chunk))
+    child.on('exit', (code, signal) => reject(new Error(`exited ${code ?? signal} before listening: ${output}`)))
+  })
+  return { child, url }
+}
+
+interface Acknowledged {
+  flags: string[]
+  dependencies: Array<{ child: string; parent: string }>
+  archived: string[]
+  segments: string[]
+}
+
+async function send(url: string, method: string, body: unknown): Promise<boolean> {
+  try {
+    const response = await fetch(url, { method, headers: { authorization: TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    await response.arrayBuffer()
+    if (response.status >= 500) throw new Error(`${method} ${url} → ${response.status}`)
+    return response.ok
+  } catch (error) {
+    if (error instanceof Error && error.message.includes('→')) throw error
+    return false // killed mid-request: the outcome is unknown, so nothing is claimed
+  }
+}
+
+/** One writer: a parent and a child flag, their dependency, a flag to archive, a segment; repeated until killed. */
+async function writer(base: string, prefix: string, acknowledged: Acknowledged, stop: { killed: boolean }): Promise<void> {
+  for (let n = 0; !stop.killed; n++) {
+    const parent = `${prefix}-${n}-p`
+    const child = `${prefix}-${n}-c`
+    const doomed = `${prefix}-${n}-a`
+    const features = `${base}/api/admin/projects/default/features`
+    if (!(await send(features, 'POST', { name: parent }))) continue
+    acknowledged.flags.push(parent)
+    if (!(await send(features, 'POST', { name: child }))) continue
+    acknowledged.flags.push(child)
+    if (await send(`${features}/${child}/dependencies`, 'POST', { feature: parent })) acknowledged.dependencies.push({ child, parent })
+    if (await send(features, 'POST', { name: doomed })) {
+      acknowledged.flags.push(doomed)
+      if (await send(`${base}/api/admin/projects/default/archive`, 'POST', { features: [doomed] })) acknowledged.archived.push(doomed)
+    }
+    const segment = `${prefix}-${n}-s`
+    if (await send(`${base}/api/admin/segments`, 'POST', { name: segment, constraints: [{ contextName: 'userId', operator: 'IN', values: [segment] }] })) {
+      acknowledged.segments.push(segment)
+    }
+  }
+}
+
+async function postgresDatabase(database: TestDatabase): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `pennon_crash_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: database.url })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(database.url!)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: database.url })
+      await client.connect()
+      await client.query(`drop database if exists ${name} with (force)`)
+      await client.end()
+    },
+  }
+}
+
+onEachDatabase('crash safety', (database) => {
+  test(`${ROUNDS} SIGKILLs under concurrent writes lose nothing acknowledged`, { timeout: 600_000 }, async (t) => {
+    let env: Record<string, string>
+    if (database.name === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'pennon-crash-'))
+      t.after(() => rmSync(dir, { recursive: true, force: true }))
+      env = { DATABASE_FILE: join(dir, 'pennon.sqlite') }
+    } else {
+      const pgDatabase = await postgresDatabase(database)
+      t.after(() => pgDatabase.drop())
+      env = { DATABASE_URL: pgDatabase.url }
+    }
+    const acknowledged: Acknowledged = { flags: [], dependencies: [], archived: [], segments: [] }
+    let killedMidWrite = 0
+
+    for (let round = 0; round < ROUNDS; round++) {
+      const server = start(env)
+      const base = await server.url
+      const stop = { killed: false }
+      const writers = Array.from({ length: 4 }, (_, w) => writer(base, `r${round}w${w}`, acknowledged, stop))
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400))
+      const exited = new Promise((resolve) => server.child.on('exit', resolve))
+      server.child.kill('SIGKILL')
+      stop.killed = true
+      await exited
+      await Promise.all(writers)
+      killedMidWrite++
+    }
+
+    // One last clean start proves the server starts after the final crash; then check the data directly.
+    const server = start(env)
+    await server.url
+    server.child.kill('SIGTERM')
+    await new Promise((resolve) => server.child.on('exit', resolve))
+
+    const { db, close } = createDb({ databaseUrl: env.DATABASE_URL, databaseFile: env.DATABASE_FILE })
+    try {
+      const flags = new Map((await db.selectFrom('features').select(['name', 'archived_at']).execute()).map((f) => [f.name, f.archived_at]))
+      for (const name of acknowledged.flags) assert.ok(flags.has(name), `acknowledged flag ${name} is missing`)
+      for (const name of acknowledged.archived) assert.ok(flags.get(name), `acknowledged archive of ${name} is missing`)
+      const dependencies = new Set((await db.selectFrom('feature_dependencies').select(['child', 'parent']).execute()).map((d) => `${d.child}→${d.parent}`))
+      for (const d of acknowledged.dependencies) assert.ok(dependencies.has(`${d.child}→${d.parent}`), `acknowledged dependency ${d.child}→${d.parent} is missing`)
+      const segments = new Set((await db.selectFrom('segments').select('name').execute()).map((s) => s.name))
+      for (const name of acknowledged.segments) assert.ok(segments.has(name), `acknowledged segment ${name} is missing`)
+
+      // Every change has its events, and every event its change.
+      const events = (await db.selectFrom('events').select('json').execute()).map((e) => JSON.parse(e.json))
+      const has = (type: string, featureName: string) => events.some((e) => e.type === type && e.featureName === featureName)
+      for (const name of acknowledged.archived) assert.ok(has('feature-archived', name), `no feature-archived event for ${name}`)
+      for (const d of acknowledged.dependencies) assert.ok(has('feature-dependency-added', d.child), `no dependency event for ${d.child}`)
+      for (const event of events) {
+        if (event.type === 'feature-created') assert.ok(flags.has(event.featureName), `event without its flag: ${event.featureName}`)
+        if (event.type === 'segment-created') assert.ok(segments.has(event.data.name), `event without its segment: ${event.data.name}`)
+        if (event.type === 'feature-archived') assert.ok(flags.get(event.featureName), `archive event without the archive: ${event.featureName}`)
+      }
+      assert.deepEqual(await dependencyViolations(db), [])
+      assert.deepEqual(await eventViolations(db), [])
+      console.log(
+        `crash safety (${database.name}): ${killedMidWrite} SIGKILLs survived; acknowledged ${acknowledged.flags.length} flags, ` +
+          `${acknowledged.dependencies.length} dependencies, ${acknowledged.archived.length} archives, ${acknowledged.segments.length} segments; 0 lost`,
+      )
+    } finally {
+      await close()
+    }
+  })
+})
