@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { Kysely } from 'kysely'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { advanceCounter } from '../../db/counters.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
 import type { AuditContext } from './audit.ts'
@@ -63,4 +63,54 @@ function toRow(id: number, audit: AuditContext, event: NewEvent): EventsTable {
     group_id: audit.groupId,
     json,
   }
+}
+
+/** One event as stored: the API object serialized once, served verbatim. */
+export interface EventJsonRow {
+  json: string
+}
+export type EventJsonQuery = SelectQueryBuilder<Database, 'events', EventJsonRow>
+
+/**
+ * The newest events and the number of events in the instance, read by one statement
+ * (one snapshot): newest first along the primary key, the count from the event-id counter.
+ */
+export async function latestEvents(db: Kysely<Database>, limit: number): Promise<{ events: string[]; total: number }> {
+  const rows = await latestEventsQuery(db, limit).execute()
+  // No row means no event in this snapshot: the counter (updated with every append) is 0 there too.
+  return { events: rows.map((row) => row.json), total: rows.length === 0 ? 0 : Number(rows[0]?.total) }
+}
+
+export function latestEventsQuery(db: Kysely<Database>, limit: number) {
+  return db
+    .selectFrom('events')
+    .select((eb) => ['json', eb.selectFrom('counters').select('value').where('name', '=', 'event_id').as('total')])
+    .orderBy('id', 'desc')
+    .limit(limit)
+}
+
+// `x >= v AND x <= v ORDER BY x DESC, id DESC` rather than `x = v ORDER BY id DESC`: the same rows,
+// but only the (x, id) index yields this order, so PostgreSQL walks that index instead of
+// filtering the whole primary key (or sorting) for a large project or flag.
+
+/** Every event of a project, newest first: a backward range scan of events_project_id_idx. */
+export function projectEventsQuery(db: Kysely<Database>, project: string): EventJsonQuery {
+  return db
+    .selectFrom('events')
+    .select('json')
+    .where('project', '>=', project)
+    .where('project', '<=', project)
+    .orderBy('project', 'desc')
+    .orderBy('id', 'desc')
+}
+
+/** Every event of a feature flag, newest first: a backward range scan of events_feature_name_id_idx. */
+export function featureEventsQuery(db: Kysely<Database>, featureName: string): EventJsonQuery {
+  return db
+    .selectFrom('events')
+    .select('json')
+    .where('feature_name', '>=', featureName)
+    .where('feature_name', '<=', featureName)
+    .orderBy('feature_name', 'desc')
+    .orderBy('id', 'desc')
 }

@@ -1,0 +1,55 @@
+import { Readable } from 'node:stream'
+
+/** A response body made of JSON text: whole when short, a stream when long. */
+export type JsonBody = string | Readable
+
+// Pieces handed to the response: large enough to keep per-write overhead low, small enough for bounded memory.
+const PIECE_SIZE = 64 * 1024
+
+/**
+ * The text of `{…"events":[e1,e2,…],"totalEvents":N}` built from pages of stored event
+ * JSON: `head` opens the document up to `"events":[`; N is counted along the way, so it
+ * is exactly the number of events sent. The bytes equal `JSON.stringify` of the same
+ * object, because each event is stored as JSON.stringify wrote it.
+ */
+export async function* eventListPieces(head: string, pages: AsyncIterable<readonly { json: string }[]>): AsyncGenerator<string, void, undefined> {
+  let count = 0
+  let piece = head
+  for await (const page of pages) {
+    if (page.length === 0) continue
+    piece += (count === 0 ? '' : ',') + page.map((row) => row.json).join(',')
+    count += page.length
+    if (piece.length >= PIECE_SIZE) {
+      yield piece
+      piece = ''
+    }
+  }
+  yield `${piece}],"totalEvents":${count}}`
+}
+
+/**
+ * Reads the first pieces of a document before anything is sent: a failure there (no
+ * connection, a bad query) still becomes an ordinary error response. A short document
+ * comes back whole as a string; a long one as a stream that goes on where reading
+ * stopped, pulling the next piece only when the client has taken the previous ones.
+ * Destroying the stream (the client went away) ends `pieces`, so its cursor is closed.
+ */
+export async function openJsonBody(pieces: AsyncGenerator<string, void, undefined>, bufferSize = PIECE_SIZE): Promise<JsonBody> {
+  let head = ''
+  while (head.length < bufferSize) {
+    const next = await pieces.next()
+    if (next.done) return head
+    head += next.value
+  }
+  return Readable.from(continueWith(head, pieces), { objectMode: false })
+}
+
+async function* continueWith(first: string, rest: AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
+  try {
+    yield first
+    yield* rest
+  } finally {
+    // Stopped at the first yield, `yield*` never reached `rest`: end it here (a no-op once it finished).
+    await rest.return()
+  }
+}
