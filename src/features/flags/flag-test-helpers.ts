@@ -32,7 +32,7 @@ export async function depend(pennon: TestApp, child: string, parent: string, pro
 export const archive = (pennon: TestApp, features: unknown, project = 'default') => call(pennon, 'POST', `${projectPath(project)}/archive`, { features })
 export const revive = (pennon: TestApp, features: unknown, project = 'default') => call(pennon, 'POST', `${projectPath(project)}/revive`, { features })
 export const deleteFlags = (pennon: TestApp, features: unknown, project = 'default') => call(pennon, 'POST', `${projectPath(project)}/delete`, { features })
-export const validate = (pennon: TestApp, features: unknown, project = 'default', token?: string) =>
+export const validate = (pennon: TestApp, features: unknown, project = 'default', token?: string | null) =>
   call(pennon, 'POST', `${projectPath(project)}/archive/validate`, { features }, token === undefined ? {} : { token })
 
 export async function getFlag(pennon: TestApp, name: string, project = 'default'): Promise<any> {
