@@ -8,7 +8,7 @@ import type { Database } from '../../db/tables.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
-import { findOrphaningParents } from './archive-validation.ts'
+import { validateArchive } from './archive-validation.ts'
 import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
 import { createDependencyStore } from './dependency-store.ts'
 import { flagNotFound, projectNotFound } from './flag-errors.ts'
@@ -24,7 +24,7 @@ async function requireProject(db: Kysely<Database>, project: string): Promise<vo
 async function archiveLocked(trx: Kysely<Database>, project: string, found: readonly Flag[], audit: AuditContext): Promise<void> {
   checkSameProject('archive', project, found)
   const batch = found.filter((flag) => !flag.archived).map((flag) => flag.name)
-  checkNoOrphans(await findOrphaningParents(trx, project, batch))
+  checkNoOrphans((await validateArchive(trx, project, batch)).parentsWithChildFeatures)
   // Every child of a flag in the batch is in the batch too (checked above), so removing
   // the batch's own parent links removes every dependency row that touches it.
   const hadParent = await createDependencyStore(trx).removeParentsOf(batch)

@@ -1,50 +1,45 @@
 /**
- * What archiving a batch of flags would affect (spec §4), answered by at most two
- * indexed queries whatever the batch size: the batch travels as one parameter
- * (see name-set.ts) and is matched against the primary key of `features`, then
- * against the two indexes of `feature_dependencies` (child, parent).
+ * What archiving a batch of flags would affect (spec §4), answered by one indexed
+ * query whatever the batch size: the batch travels as one parameter (see
+ * name-set.ts) and is matched against the primary key of `features`, then against
+ * the two indexes of `feature_dependencies` (child, parent).
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { inNames } from './name-set.ts'
+import { namesRelation } from './name-set.ts'
 
 export interface ArchiveValidation {
   parentsWithChildFeatures: string[]
   hasDeletedDependencies: boolean
 }
 
-/** B: the distinct names of the batch that are active flags of the project. */
-function activeBatch(db: Kysely<Database>, project: string, names: readonly string[]): RawBuilder<unknown> {
-  return sql`select f.name from features f where ${inNames(db, 'f.name', names)} and f.project = ${project} and f.archived_at is null`
-}
-
-/** The flags of B with at least one child outside B, sorted, each once. */
-export async function findOrphaningParents(db: Kysely<Database>, project: string, names: readonly string[]): Promise<string[]> {
-  if (names.length === 0) return []
-  const { rows } = await sql<{ name: string }>`
-    with batch as materialized (${activeBatch(db, project, names)})
-    select distinct d.parent as name
-    from feature_dependencies d
-    where d.parent in (select name from batch)
-      and d.child not in (select name from batch)
-    order by name`.execute(db)
-  return rows.map((row) => row.name)
-}
-
-/** Whether any dependency row has its parent or its child in B. */
-async function touchesDependencies(db: Kysely<Database>, project: string, names: readonly string[]): Promise<boolean> {
-  if (names.length === 0) return false
-  const { rows } = await sql<{ found: boolean | number }>`
-    with batch as materialized (${activeBatch(db, project, names)})
-    select (exists (select 1 from feature_dependencies d where d.parent in (select name from batch))
-         or exists (select 1 from feature_dependencies d where d.child in (select name from batch))) as found`.execute(db)
-  return Boolean(rows[0]?.found)
+/**
+ * One statement: B (the named active flags of the project, looked up by primary key),
+ * then the flags of B with a child outside B, sorted, each once, and — as a `null`
+ * row — whether some dependency has its child in B. Any row at all means a dependency
+ * would go: one whose parent is in B either has its child outside B (an orphan) or in B.
+ */
+function validationQuery(db: Kysely<Database>, project: string, names: readonly string[]) {
+  return sql<{ name: string | null }>`
+    with batch as materialized (
+      select f.name from (${namesRelation(db, names)}) as b
+      join features f on f.name = b.name
+      where f.project = ${project} and f.archived_at is null
+    )
+    select name from (
+      select distinct d.parent as name from feature_dependencies d
+      where d.parent in (select name from batch) and d.child not in (select name from batch)
+    ) as orphaning
+    union all
+    select null where exists (select 1 from feature_dependencies d where d.child in (select name from batch))
+    order by name`
 }
 
 /** Read-only: no lock, no event. Unknown names, foreign flags and an unknown project contribute nothing. */
 export async function validateArchive(db: Kysely<Database>, project: string, names: readonly string[]): Promise<ArchiveValidation> {
-  const parentsWithChildFeatures = await findOrphaningParents(db, project, names)
-  // A parent of B with a child outside B already proves that a dependency would go.
-  const hasDeletedDependencies = parentsWithChildFeatures.length > 0 || (await touchesDependencies(db, project, names))
-  return { parentsWithChildFeatures, hasDeletedDependencies }
+  if (names.length === 0) return { parentsWithChildFeatures: [], hasDeletedDependencies: false }
+  const { rows } = await validationQuery(db, project, names).execute(db)
+  // The null row sorts first on SQLite and last on PostgreSQL; the names keep their order.
+  const parentsWithChildFeatures = rows.flatMap((row) => (row.name === null ? [] : [row.name]))
+  return { parentsWithChildFeatures, hasDeletedDependencies: rows.length > 0 }
 }

@@ -2,16 +2,22 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 
 /**
- * `column IN (names)` with the whole list bound as ONE parameter: a JSON array
- * read by `json_each` on SQLite, a `text[]` on PostgreSQL. A batch of any size is
- * then one statement with a fixed shape (SQLite allows at most 32,766 bound values,
- * and thousands of placeholders are slow to parse on both databases), and the
- * lookups still go through the index on `column`.
+ * A list of names as a one-column relation (`name`), bound as ONE parameter: a JSON
+ * array read by `json_each` (SQLite) or `jsonb_array_elements_text` (PostgreSQL).
+ * A batch of any size is then one statement of a fixed shape (SQLite allows at most
+ * 32,766 bound values, and thousands of placeholders are slow to parse on both
+ * databases), and the planners still look the names up through the indexes.
  *
- * @example db.selectFrom('features').selectAll().where(inNames(db, 'name', ['a', 'b']))
+ * @example sql`select f.name from (${namesRelation(db, ['a', 'b'])}) b join features f on f.name = b.name`
  */
-export function inNames(db: Kysely<any>, column: string, names: readonly string[]): RawBuilder<SqlBool> {
+export function namesRelation(db: Kysely<any>, names: readonly string[]): RawBuilder<{ name: string }> {
+  const json = JSON.stringify(names)
   return dialectOf(db) === 'postgres'
-    ? sql<SqlBool>`${sql.ref(column)} = any(cast(${[...names]} as text[]))`
-    : sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(names)}))`
+    ? sql`select value as name from jsonb_array_elements_text(cast(${json} as jsonb))`
+    : sql`select value as name from json_each(${json})`
+}
+
+/** `column IN (names)`, with the names bound as one parameter (see `namesRelation`). */
+export function inNames(db: Kysely<any>, column: string, names: readonly string[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} in (${namesRelation(db, names)})`
 }
