@@ -52,9 +52,9 @@ function assemble(id: number, fields: SegmentFields, createdBy: string, createdA
 }
 
 /** The insert or update that can break the name's uniqueness or lose its project to a concurrent delete. */
-async function write(fields: SegmentFields, statement: Promise<void>): Promise<void> {
+async function write<T>(fields: SegmentFields, statement: Promise<T>): Promise<T> {
   try {
-    await statement
+    return await statement
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken(fields.name)
     if (isForeignKeyViolation(error) && fields.project !== null) throw validationFailed([unknownProject(fields.project)])
@@ -98,14 +98,14 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
       return db.transaction().execute(async (trx) => {
         const store = createSegmentStore(trx)
         await checkProject(store, fields.project)
-        // The maintained count instead of a full count; its row lock (PostgreSQL) or the write
-        // lock (SQLite) serializes concurrent creates, so the limit holds under concurrency.
-        if ((await advanceCounter(trx, 'segment_count')) > config.segmentsLimit) {
+        const audit = auditContext(actor)
+        // The maintained count, not a full count: its row lock (PostgreSQL) or the write lock
+        // (SQLite) serializes concurrent creates, so the limit holds under concurrency.
+        const id = await write(fields, store.insertCounted(assemble(0, fields, actor.name, audit.createdAt), config.segmentsLimit))
+        if (id === undefined) {
           throw exceedsLimit(`Failed to create the segment: this instance already holds the maximum of ${config.segmentsLimit} segments.`)
         }
-        const audit = auditContext(actor)
-        const segment = assemble(await advanceCounter(trx, 'segment_id'), fields, actor.name, audit.createdAt)
-        await write(fields, store.insert(segment))
+        const segment = assemble(id, fields, actor.name, audit.createdAt)
         await appendEvents(trx, audit, [{ type: 'segment-created', project: fields.project, data: segment }])
         return segment
       })

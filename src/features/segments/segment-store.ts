@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { advanceCounter } from '../../db/counters.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
 import type { SegmentData } from '../events/event-types.ts'
@@ -47,8 +48,18 @@ export function createSegmentStore(db: Kysely<Database>) {
     async projectExists(id: string): Promise<boolean> {
       return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
     },
-    async insert(segment: Segment): Promise<void> {
-      await db.insertInto('segments').values(toRow(segment)).execute()
+    /**
+     * Counts one more segment, draws its id from the gap-free `segment_id` counter and
+     * inserts it — or returns undefined, inserting nothing, when the count would pass
+     * `limit` (the caller rolls back, so the count and the id are given back).
+     * Both counter rows stay locked until commit: concurrent creates serialize here.
+     */
+    async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<number | undefined> {
+      if (dialectOf(db) === 'postgres') return insertCountedPostgres(db, segment, limit)
+      if ((await advanceCounter(db, 'segment_count')) > limit) return undefined
+      const id = await advanceCounter(db, 'segment_id')
+      await db.insertInto('segments').values(toRow({ ...segment, id })).execute()
+      return id
     },
     async update(segment: Segment): Promise<void> {
       const { id: _id, created_by: _by, created_at: _at, ...changes } = toRow(segment)
@@ -60,4 +71,25 @@ export function createSegmentStore(db: Kysely<Database>) {
       return row && toSegment(row)
     },
   }
+}
+
+/**
+ * The same three steps in one statement, as a round trip to PostgreSQL costs more than
+ * the SQL. The `segment_id` update reads the `segment_count` result, so the count row is
+ * always locked first (as every create and delete does): no lock-order deadlock.
+ */
+async function insertCountedPostgres(db: Kysely<Database>, segment: Omit<Segment, 'id'>, limit: number): Promise<number | undefined> {
+  const row = toRow({ ...segment, id: 0 })
+  const result = await sql<{ id: number }>`
+    with counted as (
+      update counters set value = value + 1 where name = 'segment_count' returning value
+    ), drawn as (
+      update counters set value = value + 1 where name = 'segment_id' and (select value from counted) <= ${limit} returning value
+    )
+    insert into segments (id, name, description, project, constraints, created_by, created_at)
+    select value, ${row.name}::text, ${row.description}::text, ${row.project}::text, ${row.constraints}::text, ${row.created_by}::text, ${row.created_at}::timestamptz
+    from drawn
+    returning id`.execute(db)
+  const id = result.rows[0]?.id
+  return id === undefined ? undefined : Number(id)
 }
