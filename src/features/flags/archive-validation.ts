@@ -19,7 +19,7 @@ export interface ArchiveValidation {
  * row — whether some dependency has its child in B. Any row at all means a dependency
  * would go: one whose parent is in B either has its child outside B (an orphan) or in B.
  */
-function validationQuery(db: Kysely<Database>, project: string, names: readonly string[]) {
+export function validationQuery(db: Kysely<Database>, project: string, names: readonly string[]) {
   return sql<{ name: string | null }>`
     with batch as materialized (
       select f.name from (${namesRelation(db, names)}) as b

@@ -161,6 +161,30 @@ onEachDatabase('archive', (database) => {
     assert.equal((await dependencyRows(pennon)).length, 3)
   })
 
+  test('batches of 40,000 names (more than SQLite binds in one statement) archive, revive and delete', async (t) => {
+    const pennon = await useTestApp(t, database)
+    await createFlags(pennon, ['big-parent', 'big-kid', 'big-lone'])
+    await depend(pennon, 'big-kid', 'big-parent')
+    const ghosts = Array.from({ length: 40_000 }, (_, i) => `ghost-${i}`)
+    const mark = await eventMark(pennon)
+    assert.equal((await archive(pennon, [...ghosts, 'big-parent'])).status, 409)
+    assert.equal((await archive(pennon, [...ghosts, 'big-parent', 'big-kid', 'big-lone'])).status, 202)
+    assert.equal((await revive(pennon, [...ghosts, 'big-lone'])).status, 200)
+    assert.equal((await deleteFlags(pennon, [...ghosts, 'big-parent', 'big-lone'])).status, 200)
+    assert.deepEqual(
+      (await mark.since()).map((event) => [event.type, event.featureName]),
+      [
+        ['feature-dependencies-removed', 'big-kid'],
+        ['feature-archived', 'big-kid'],
+        ['feature-archived', 'big-lone'],
+        ['feature-archived', 'big-parent'],
+        ['feature-revived', 'big-lone'],
+        ['feature-deleted', 'big-parent'],
+      ],
+    )
+    assert.deepEqual(await activeNames(pennon), ['big-lone'])
+  })
+
   test('revive: archived flags of the project come back without their dependencies', async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'other')
