@@ -52,6 +52,10 @@ export function createDb(options: DbOptions): Db {
     })
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', () => {})
+    // A checked-out client losing its server (a restart, pg_terminate_backend) emits 'error' too, and the
+    // pool listens only to idle ones: without this the process would crash. The query in progress fails
+    // on its own, and the pool drops the broken client when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}))
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
     return { db, reader: db, dialect: 'postgres', close: () => db.destroy() }
   }
