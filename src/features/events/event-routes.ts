@@ -10,6 +10,10 @@ import type { JsonBody } from './event-stream.ts'
  * response schema documents the shape without re-encoding a body that is already JSON.
  */
 function sendJsonText(reply: FastifyReply, body: JsonBody): FastifyReply {
+  if (typeof body !== 'string') {
+    // Too late for an error response: the client sees a cut body. (A client leaving is no error.)
+    body.once('error', (error) => reply.log.error({ err: error }, 'event stream failed after the response began; the response was cut'))
+  }
   return reply.type('application/json; charset=utf-8').send(body)
 }
 

@@ -41,15 +41,30 @@ export async function openJsonBody(pieces: AsyncGenerator<string, void, undefine
     if (next.done) return head
     head += next.value
   }
-  return Readable.from(continueWith(head, pieces), { objectMode: false })
+  return continuedStream(head, pieces)
 }
 
-async function* continueWith(first: string, rest: AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
-  try {
-    yield first
-    yield* rest
-  } finally {
-    // Stopped at the first yield, `yield*` never reached `rest`: end it here (a no-op once it finished).
-    await rest.return()
-  }
+/**
+ * A byte stream of `first` then the rest of `pieces`, read one piece per demand. Destroying
+ * it (at any time, even before its first read) ends `pieces`, which closes their cursor.
+ */
+function continuedStream(first: string, pieces: AsyncGenerator<string, void, undefined>): Readable {
+  let pending: string | undefined = first
+  return new Readable({
+    read() {
+      if (pending !== undefined) {
+        this.push(pending)
+        pending = undefined
+        return
+      }
+      pieces.next().then(
+        (next) => this.push(next.done ? null : next.value),
+        (error: unknown) => this.destroy(error as Error),
+      )
+    },
+    destroy(error, callback) {
+      // Waits for a read in progress, then runs the generators' `finally`: the cursor is closed, the connection released.
+      pieces.return().then(() => callback(error), (cleanupError: unknown) => callback(error ?? (cleanupError as Error)))
+    },
+  })
 }
