@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict'
+import { Readable } from 'node:stream'
+import { text } from 'node:stream/consumers'
+import { describe, test } from 'node:test'
+import { eventListPieces, openJsonBody } from './event-stream.ts'
+
+const event = (id: number) => ({ id, type: 'feature-archived', data: null, note: 'ü"\\'.repeat(id % 4) })
+
+/** Pages of stored rows, as a cursor yields them; records how far it got and whether it was closed. */
+function source(pages: number[][], options: { failAfter?: number } = {}) {
+  const state = { pagesRead: 0, closed: false }
+  async function* rows() {
+    try {
+      for (const page of pages) {
+        if (options.failAfter !== undefined && state.pagesRead >= options.failAfter) throw new Error('connection lost')
+        state.pagesRead++
+        await Promise.resolve()
+        yield page.map((id) => ({ json: JSON.stringify(event(id)) }))
+      }
+    } finally {
+      state.closed = true
+    }
+  }
+  return { rows: rows(), state }
+}
+
+/** Resolves once a stream has closed, i.e. its destroy (and the source's cleanup) finished. */
+const closed = (stream: Readable) => (stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once('close', resolve)))
+
+const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i)
+
+describe('event list pieces', () => {
+  test('equal JSON.stringify of the same object, whatever the paging', async () => {
+    for (const pages of [[], [[]], [[1]], [[1, 2], [], [3]], [range(1, 1000), range(1001, 1000), [2001]]]) {
+      const { rows } = source(pages)
+      const all = (await Array.fromAsync(eventListPieces('{"version":1,"events":[', rows))).join('')
+      const events = pages.flat().map(event)
+      assert.equal(all, JSON.stringify({ version: 1, events, totalEvents: events.length }))
+    }
+  })
+})
+
+describe('open JSON body', () => {
+  test('a short document comes back whole, as a string', async () => {
+    const { rows, state } = source([[1, 2, 3]])
+    const body = await openJsonBody(eventListPieces('{"events":[', rows))
+    assert.equal(typeof body, 'string')
+    assert.equal(body, JSON.stringify({ events: [1, 2, 3].map(event), totalEvents: 3 }))
+    assert.ok(state.closed)
+  })
+
+  test('a long one is a stream that reads on demand and ends with the same text', async () => {
+    const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
+    const { rows, state } = source(pages)
+    const body = await openJsonBody(eventListPieces('{"events":[', rows))
+    assert.ok(body instanceof Readable)
+    assert.ok(state.pagesRead < 10, `only the start was read before sending (${state.pagesRead} pages)`)
+    const events = pages.flat().map(event)
+    assert.equal(await text(body), JSON.stringify({ events, totalEvents: events.length }))
+    assert.ok(state.closed)
+  })
+
+  test('a failure before the first bytes rejects, so it becomes an ordinary error response', async () => {
+    const { rows, state } = source([[1], [2]], { failAfter: 1 })
+    await assert.rejects(openJsonBody(eventListPieces('{"events":[', rows)), /connection lost/)
+    assert.ok(state.closed)
+  })
+
+  test('a failure later errors the stream and closes the source', async () => {
+    const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
+    const { rows, state } = source(pages, { failAfter: 20 })
+    const body = await openJsonBody(eventListPieces('{"events":[', rows))
+    assert.ok(body instanceof Readable)
+    await assert.rejects(text(body), /connection lost/)
+    assert.ok(state.closed)
+  })
+
+  test('destroyed before its first read, or half-way, the stream closes the source', async () => {
+    const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
+    const untouched = source(pages)
+    const unread = await openJsonBody(eventListPieces('{"events":[', untouched.rows), 1024)
+    assert.ok(unread instanceof Readable)
+    unread.destroy()
+    await closed(unread)
+    assert.ok(untouched.state.closed)
+
+    const halfway = source(pages)
+    const body = await openJsonBody(eventListPieces('{"events":[', halfway.rows), 1024)
+    assert.ok(body instanceof Readable)
+    let chunks = 0
+    for await (const _chunk of body) if (++chunks === 5) break // for-await's break destroys the stream
+    await closed(body)
+    assert.ok(halfway.state.closed)
+    assert.ok(halfway.state.pagesRead < pages.length)
+  })
+})
