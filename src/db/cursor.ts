@@ -30,6 +30,13 @@ export async function* streamPages<R>(db: Kysely<any>, query: SelectQueryBuilder
   if (page.length > 0) yield page
 }
 
+const CURSOR = 'pennon_cursor'
+
+/** The PostgreSQL statement that opens the cursor for `query` (the plan tests explain exactly this). */
+export function declareCursor(query: CompiledQuery): CompiledQuery {
+  return CompiledQuery.raw(`declare ${CURSOR} no scroll cursor for ${query.sql}`, [...query.parameters])
+}
+
 /**
  * PostgreSQL: `DECLARE … CURSOR` in a read-only transaction, then `FETCH` page by page.
  * A declared cursor is planned for a fast start (cursor_tuple_fraction), so an ordered read
@@ -40,8 +47,8 @@ export async function* streamPages<R>(db: Kysely<any>, query: SelectQueryBuilder
 async function* declaredCursorPages<R>(db: Kysely<any>, query: CompiledQuery<R>, pageSize: number): AsyncGenerator<R[], void, undefined> {
   const trx = await db.startTransaction().setAccessMode('read only').execute()
   try {
-    await trx.executeQuery(CompiledQuery.raw(`declare pennon_cursor no scroll cursor for ${query.sql}`, [...query.parameters]))
-    const fetch = CompiledQuery.raw(`fetch forward ${Math.trunc(pageSize)} from pennon_cursor`)
+    await trx.executeQuery(declareCursor(query))
+    const fetch = CompiledQuery.raw(`fetch forward ${Math.trunc(pageSize)} from ${CURSOR}`)
     for (;;) {
       const { rows } = await trx.executeQuery(fetch)
       if (rows.length === 0) return
