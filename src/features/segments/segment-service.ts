@@ -89,9 +89,17 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
   }
 
   return {
-    list: async () => (await createSegmentStore(db).list()).map(({ createdBy, createdAt, ...segment }) => ({ ...segment, usedInFeatures: 0, usedInProjects: 0, createdBy, createdAt })),
+    /** Usage counts stay 0 until strategies (which use segments) exist. */
+    list: async () => {
+      const segments = await createSegmentStore(db).list()
+      return segments.map(({ createdBy, createdAt, ...segment }) => ({ ...segment, usedInFeatures: 0, usedInProjects: 0, createdBy, createdAt }))
+    },
 
-    get: async (id: number): Promise<Segment> => (await createSegmentStore(db).find(id)) ?? Promise.reject(noSuchSegment(id)),
+    get: async (id: number): Promise<Segment> => {
+      const segment = await createSegmentStore(db).find(id)
+      if (!segment) throw noSuchSegment(id)
+      return segment
+    },
 
     create: async (input: SegmentInput, actor: Actor): Promise<Segment> => {
       const fields = await validate(input)
