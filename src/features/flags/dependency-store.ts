@@ -53,7 +53,7 @@ export function createDependencyStore(db: Kysely<Database>) {
     async removeParentsOf(children: readonly string[]): Promise<string[]> {
       if (children.length === 0) return []
       const rows = await db.deleteFrom('feature_dependencies').where(inNames(db, 'child', children)).returning('child').execute()
-      return rows.map((row) => row.child).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      return rows.map((row) => row.child).sort()
     },
 
     /** The active flags of the project that `child` could depend on: not itself, not a child already. Sorted. */

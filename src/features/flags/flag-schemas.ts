@@ -58,7 +58,7 @@ export const FlagDetailsResponse = Type.Object({
 export const CreateDependencyBody = Type.Object({
   feature: Type.String({ maxLength: 1000, description: 'the parent flag' }),
   enabled: Type.Optional(Type.Boolean({ default: true })),
-  variants: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 1000 })),
+  variants: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 1000 })),
 })
 export type CreateDependencyBody = Static<typeof CreateDependencyBody>
 

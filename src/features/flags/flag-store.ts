@@ -24,8 +24,6 @@ export function toFlag(row: FeaturesTable): Flag {
   return flag
 }
 
-const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
 export function createFlagStore(db: Kysely<Database>) {
   return {
     async find(name: string): Promise<Flag | undefined> {
@@ -83,7 +81,7 @@ export function createFlagStore(db: Kysely<Database>) {
         .where('archived_at', 'is', null)
         .returning('name')
         .execute()
-      return rows.map((row) => row.name).sort(byName)
+      return rows.map((row) => row.name).sort()
     },
 
     /** Revives the archived flags among `names`; returns those it revived, sorted. */
@@ -96,14 +94,14 @@ export function createFlagStore(db: Kysely<Database>) {
         .where('archived_at', 'is not', null)
         .returning('name')
         .execute()
-      return rows.map((row) => row.name).sort(byName)
+      return rows.map((row) => row.name).sort()
     },
 
     /** Deletes the archived flags among `names` for good; returns them as they were, sorted. */
     async deleteArchived(names: readonly string[]): Promise<Flag[]> {
       if (names.length === 0) return []
       const rows = await db.deleteFrom('features').where(inNames(db, 'name', names)).where('archived_at', 'is not', null).returningAll().execute()
-      return rows.map(toFlag).sort((a, b) => byName(a.name, b.name))
+      return rows.map(toFlag).sort((a, b) => (a.name < b.name ? -1 : 1))
     },
   }
 }

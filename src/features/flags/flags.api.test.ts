@@ -12,6 +12,8 @@ import {
   useTestApp,
   withoutId,
 } from '../../../test/test-app.ts'
+import { isUniqueViolation } from '../../db/db-errors.ts'
+import { createFlagStore } from './flag-store.ts'
 import { archive, createFlag, createFlags, createProject, depend, eventMark, flagEvent, fromOneRequest, getFlag, projectPath } from './flag-test-helpers.ts'
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
@@ -167,6 +169,14 @@ onEachDatabase('flags', (database) => {
     }
     const created = (await allEvents(first)).filter((event) => event.type === 'feature-created')
     assert.deepEqual(created.map((event) => event.featureName), ['race-0', 'race-1', 'race-2', 'race-3', 'race-4'])
+  })
+
+  test('a duplicate insert is recognized as a unique violation by this driver (the race path of create)', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const flag = await createFlag(pennon, 'twice')
+    const error = await createFlagStore(pennon.database.db).insert(flag).then(() => undefined, (e: unknown) => e)
+    assert.ok(error, 'the second insert fails')
+    assert.equal(isUniqueViolation(error), true)
   })
 
   test('list: the active flags of the project, sorted by code point', async (t) => {
