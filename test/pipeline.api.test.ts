@@ -111,6 +111,18 @@ onEachDatabase('request pipeline', (database) => {
     assert.equal(array.status, 400)
     assert.deepEqual(array.body.details, [{ path: '/body', message: 'The `/body` property must be object. You sent [].' }])
 
+    const union = await call(pennon, 'POST', '/api/admin/projects', { id: 'u', name: 'u', description: 5 })
+    assert.deepEqual(union.body.details, [{ path: '/body/description', message: 'The `/body/description` property must be string or null. You sent 5.' }])
+    const literal = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 't', type: 'root' })
+    assert.deepEqual(literal.body.details, [
+      { path: '/body/type', message: 'The `/body/type` property must be one of "admin", "client", "backend", "frontend". You sent "root".' },
+    ])
+    // A body full of wrong values gets a bounded list of details.
+    const many = await call(pennon, 'POST', '/api/admin/projects/default/archive/validate', { features: Array.from({ length: 500 }, (_, i) => i) })
+    assert.equal(many.status, 400)
+    assert.equal(many.body.details.length, 51)
+    assert.deepEqual(many.body.details[50], { message: '450 more problems not listed.' })
+
     const long = 'x'.repeat(300)
     const quoted = await call(pennon, 'POST', '/api/admin/projects', { id: 'ok', name: 5, description: long })
     assert.equal(quoted.status, 400)

@@ -20,6 +20,7 @@ export function errorBody(error: AppError, id: string = randomUUID()): ErrorBody
 interface AjvError {
   keyword: string
   instancePath: string
+  schemaPath: string
   message?: string
   params: Record<string, unknown>
   data?: unknown
@@ -27,11 +28,56 @@ interface AjvError {
 
 const CONTEXT_NAMES: Record<string, string> = { body: 'body', params: 'params', querystring: 'query', headers: 'headers' }
 
+const MAX_DETAILS = 50
+
+/**
+ * A union (`string | null`, a set of literals) fails with one error per branch plus
+ * a summary; when every branch error is a plain type/const/enum mismatch at the same
+ * place, they become one sentence: "must be string or null".
+ */
+interface MergedUnion {
+  merged: true
+  path: string
+  allowed: string[]
+  data: unknown
+}
+
+function mergeUnions(errors: AjvError[]): Array<AjvError | MergedUnion> {
+  const consumed = new Set<AjvError>()
+  const merged = new Map<AjvError, MergedUnion>()
+  for (const union of errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')) {
+    const branches = errors.filter((e) => e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`))
+    consumed.add(union)
+    if (branches.length === 0 || !branches.every((e) => e.instancePath === union.instancePath && ['type', 'const', 'enum'].includes(e.keyword))) continue
+    const allowed = branches.flatMap((e) =>
+      e.keyword === 'type'
+        ? [String(e.params.type)]
+        : e.keyword === 'const'
+          ? [JSON.stringify(e.params.allowedValue)]
+          : (e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)),
+    )
+    for (const branch of branches) consumed.add(branch)
+    merged.set(union, { merged: true, path: union.instancePath, allowed: [...new Set(allowed)], data: union.data })
+  }
+  return errors.flatMap((e): Array<AjvError | MergedUnion> => {
+    const union = merged.get(e)
+    if (union) return [union]
+    return consumed.has(e) ? [] : [e]
+  })
+}
+
 /** Turns ajv's errors into details whose messages name the property and quote what was sent. */
 function schemaErrorDetails(errors: AjvError[], context: string): ErrorDetail[] {
   const root = `/${CONTEXT_NAMES[context] ?? context}`
   const details: ErrorDetail[] = []
-  for (const error of errors) {
+  for (const error of mergeUnions(errors)) {
+    if ('merged' in error) {
+      const path = root + error.path
+      const literals = error.allowed.every((a) => a.startsWith('"'))
+      const expected = literals ? `one of ${error.allowed.join(', ')}` : error.allowed.join(' or ')
+      details.push({ path, message: `The \`${path}\` property must be ${expected}. You sent ${quote(error.data)}.` })
+      continue
+    }
     const path = root + error.instancePath
     switch (error.keyword) {
       case 'required': {
@@ -49,14 +95,14 @@ function schemaErrorDetails(errors: AjvError[], context: string): ErrorDetail[] 
         details.push({ path, message: `The \`${path}\` property must be one of ${allowed}. You sent ${quote(error.data)}.` })
         break
       }
-      // anyOf/oneOf add a summary after the branch errors, which already say what is wrong.
-      case 'anyOf':
-      case 'oneOf':
-        if (details.length === 0) details.push({ path, message: `The \`${path}\` property ${error.message}. You sent ${quote(error.data)}.` })
-        break
       default:
         details.push({ path, message: `The \`${path}\` property ${error.message}. You sent ${quote(error.data)}.` })
     }
+  }
+  // A huge body of wrong values must not become a huge error.
+  if (details.length > MAX_DETAILS) {
+    const rest = details.length - MAX_DETAILS
+    return [...details.slice(0, MAX_DETAILS), { message: `${rest} more problem${rest > 1 ? 's' : ''} not listed.` }]
   }
   return details
 }
