@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { sql } from 'kysely'
+import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/database.ts'
@@ -79,10 +80,10 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   app.get('/health', {
-    schema: { tags: ['Service'], summary: 'Liveness and database check' },
+    schema: { tags: ['Service'], summary: 'Liveness and database check', response: { 200: Type.Object({ health: Type.Literal('GOOD') }), 500: ErrorResponse } },
   }, async () => {
     await sql`select 1`.execute(db)
-    return { health: 'GOOD' }
+    return { health: 'GOOD' as const }
   })
 
   await app.register(async (admin) => {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
+import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
 import {
   ApiTokenListResponse,
   CreateApiTokenBody,
@@ -34,7 +34,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: TokenService }> = 
 
   app.delete('/api-tokens/:tokenName', {
     config: { permission: 'ADMIN' },
-    schema: { tags, summary: 'Delete every API token with that name', params: TokenNameParams, response: errorResponses(401, 403, 404) },
+    schema: { tags, summary: 'Delete every API token with that name', params: TokenNameParams, response: { 200: NoContent, ...errorResponses(401, 403, 404) } },
   }, async (request, reply) => {
     await tokens.deleteApiToken(request.params.tokenName, request.principal)
     return sendEmpty(reply, 200)
@@ -57,7 +57,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: TokenService }> = 
 
   app.delete('/service-account/:id', {
     config: { permission: 'ADMIN' },
-    schema: { tags, summary: 'Delete a service account and its tokens', params: ServiceAccountParams, response: errorResponses(400, 401, 403, 404) },
+    schema: { tags, summary: 'Delete a service account and its tokens', params: ServiceAccountParams, response: { 200: NoContent, ...errorResponses(400, 401, 403, 404) } },
   }, async (request, reply) => {
     await tokens.deleteServiceAccount(parseIntegerId(request.params.id, '/params/id'), request.principal)
     return sendEmpty(reply, 200)
