@@ -18,16 +18,9 @@ export async function* streamPages<R>(db: Kysely<any>, query: SelectQueryBuilder
     yield* declaredCursorPages(db, query.compile(), pageSize)
     return
   }
-  // SQLite: the statement's own iterator (see sqlite-dialect.ts streamQuery), one consistent snapshot.
-  let page: R[] = []
-  for await (const row of query.stream(pageSize)) {
-    page.push(row)
-    if (page.length >= pageSize) {
-      yield page
-      page = []
-    }
-  }
-  if (page.length > 0) yield page
+  // SQLite: the statement's own iterator (sqlite-dialect.ts streamQuery), one consistent snapshot, read in
+  // chunks. The executor hands over whole chunks; the builder's `.stream()` re-yields them row by row.
+  for await (const result of db.getExecutor().stream(query.compile(), pageSize)) yield result.rows as R[]
 }
 
 const CURSOR = 'pennon_cursor'

@@ -7,8 +7,9 @@ import { featureEventsQuery, latestEvents, projectEventsQuery, type EventJsonQue
 /** GET /events without a project: the last 100 (the seed's limit). */
 export const LATEST_EVENTS_LIMIT = 100
 
-// Rows per cursor fetch: about half a megabyte of event JSON.
-const PAGE_SIZE = 1000
+// Rows per cursor fetch (about 120 KB of event JSON): fewer round trips beyond this gain little,
+// and a larger page is more memory alive at every collection.
+const PAGE_SIZE = 250
 
 /**
  * Event reads. Each answer is the response body as JSON text: events are stored
