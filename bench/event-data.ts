@@ -47,8 +47,10 @@ export interface EventSeed {
   /** How many events to add (ids follow the existing ones). */
   count: number
   project: string
-  /** Event i belongs to flag `flag-(i mod flags)`. */
+  /** Event i belongs to flag `<flagPrefix>(i mod flags)`. */
   flags: number
+  /** Default `flag-`. */
+  flagPrefix?: string
 }
 
 const CREATED_AT = '2026-01-01T00:00:00.000Z'
@@ -75,7 +77,7 @@ export async function seedEvents(env: Record<string, string>, seeds: EventSeed[]
       })
       const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
       const [beforeId, afterId] = sample.split(String(ID_MARK)) as [string, string]
-      const flag = `('flag-' || (i % ${seed.flags}))`
+      const flag = `(${literal(seed.flagPrefix ?? 'flag-')} || (i % ${seed.flags}))`
       const json = [literal(beforeId), 'i', ...afterId.split(FLAG_MARK).flatMap((part, index) => (index === 0 ? [literal(part)] : [flag, literal(part)]))].join(' || ')
       const series = database.dialect === 'postgres'
         ? `generate_series(${total + 1}, ${total + seed.count}) as s(i)`

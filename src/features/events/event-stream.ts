@@ -6,6 +6,8 @@ export type JsonBody = string | Readable
 // Text handed to the response per write: large enough to keep per-write overhead low, small enough
 // that little is alive at any moment (V8 grows its young generation with what survives a collection).
 const PIECE_SIZE = 16 * 1024
+// Answers up to this size are read whole and sent with a content-length (most flags' histories).
+const WHOLE_SIZE = 64 * 1024
 
 /**
  * The text of `{…"events":[e1,e2,…],"totalEvents":N}` built from pages of stored event
@@ -35,7 +37,7 @@ export async function* eventListPieces(head: string, pages: AsyncIterable<readon
  * stopped, pulling the next piece only when the client has taken the previous ones.
  * Destroying the stream (the client went away) ends `pieces`, so its cursor is closed.
  */
-export async function openJsonBody(pieces: AsyncGenerator<string, void, undefined>, bufferSize = PIECE_SIZE): Promise<JsonBody> {
+export async function openJsonBody(pieces: AsyncGenerator<string, void, undefined>, bufferSize = WHOLE_SIZE): Promise<JsonBody> {
   let head = ''
   while (head.length < bufferSize) {
     const next = await pieces.next()
