@@ -48,7 +48,7 @@ export async function openJsonBody(pieces: AsyncGenerator<string, void, undefine
 }
 
 /**
- * A byte stream of `first` then the rest of `pieces`, read one piece per demand. Destroying
+ * A stream of the text `first` then the rest of `pieces`, read one piece per demand. Destroying
  * it (at any time, even before its first read) ends `pieces`, which closes their cursor.
  */
 function continuedStream(first: string, pieces: AsyncGenerator<string, void, undefined>): Readable {
