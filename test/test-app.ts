@@ -15,7 +15,7 @@ import pg from 'pg'
 import { buildApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { createDb, type Db } from '../src/db/database.ts'
-import { migrateToLatest } from '../src/db/migrate.ts'
+import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
 
 export interface TestDatabase {
@@ -55,8 +55,15 @@ export async function createTestStorage(database: TestDatabase): Promise<TestSto
     async drop() {
       const client = new pg.Client({ connectionString: database.url })
       await client.connect()
-      await client.query(`drop schema if exists ${schema} cascade`)
-      await client.end()
+      // Under the migration lock: a migration elsewhere lists every schema of the database,
+      // and one vanishing meanwhile would fail it.
+      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`)
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+        await client.end()
+      }
     },
   }
 }

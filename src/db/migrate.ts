@@ -11,7 +11,7 @@ const migrations: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 // Any constant works; it only has to be the same for every Pennon instance.
-const MIGRATION_LOCK_KEY = 727_001
+export const MIGRATION_LOCK_KEY = 727_001
 
 /**
  * Brings the schema up to date, then runs `afterMigrate` (start-up work such as the
