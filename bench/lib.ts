@@ -15,9 +15,16 @@ export interface Server {
   stop(): Promise<void>
 }
 
+/**
+ * Node flags Pennon runs with, as `npm start` does (package.json): a smaller young
+ * generation keeps the peak RSS of long streamed reads down (see docs/performance.md).
+ */
+export const PENNON_NODE_FLAGS = ['--max-semi-space-size=4']
+
 /** Spawns `node <script>` and waits for it to print the address it listens on. */
 export function startProcess(script: string, env: Record<string, string>, args: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [script, ...args], {
+  const flags = script === 'src/main.ts' ? PENNON_NODE_FLAGS : []
+  const child = spawn(process.execPath, [...flags, script, ...args], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
