@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely'
 import { streamPages } from '../../db/cursor.ts'
 import type { Database } from '../../db/tables.ts'
+import { readCounter } from '../../db/counters.ts'
+import { createEventBodyCache } from './event-body-cache.ts'
 import { eventListPieces, openJsonBody, type JsonBody } from './event-stream.ts'
 import { featureEventsQuery, latestEvents, projectEventsQuery, type EventJsonQuery } from './event-store.ts'
 
@@ -17,22 +19,39 @@ const PAGE_SIZE = 250
  * a flag's) are streamed from a cursor on `reader`, so they never sit in memory whole.
  */
 export function createEventService({ db, reader }: { db: Kysely<Database>; reader: Kysely<Database> }) {
-  const streamList = (head: string, query: EventJsonQuery): Promise<JsonBody> =>
-    openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)))
+  const cache = createEventBodyCache()
+
+  /**
+   * A short list is served from the cache while no event was added since it was read: the
+   * count is one indexed read, the list a cursor and a page of rows. A long list is streamed.
+   */
+  const list = async (key: string, head: string, query: EventJsonQuery): Promise<JsonBody> => {
+    const eventCount = await readCounter(db, 'event_id')
+    const cached = cache.get(key, eventCount)
+    if (cached !== undefined) return cached
+    const body = await openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)))
+    if (typeof body === 'string') cache.set(key, eventCount, body)
+    return body
+  }
 
   return {
     /** `{"version":1,"events":[…last 100, newest first],"totalEvents":<all events>}` */
     async latest(): Promise<string> {
+      const cached = cache.get('latest', await readCounter(db, 'event_id'))
+      if (cached !== undefined) return cached
       const { events, total } = await latestEvents(db, LATEST_EVENTS_LIMIT)
-      return `{"version":1,"events":[${events.join(',')}],"totalEvents":${total}}`
+      const body = `{"version":1,"events":[${events.join(',')}],"totalEvents":${total}}`
+      cache.set('latest', total, body)
+      return body
     },
 
     /** `{"version":1,"events":[…every event of the project, newest first],"totalEvents":<their count>}` */
-    byProject: (project: string): Promise<JsonBody> => streamList('{"version":1,"events":[', projectEventsQuery(reader, project)),
+    byProject: (project: string): Promise<JsonBody> =>
+      list(`project:${project}`, '{"version":1,"events":[', projectEventsQuery(reader, project)),
 
     /** `{"version":1,"toggleName":"<name>","events":[…every event of the flag, newest first],"totalEvents":<their count>}` */
     byFeature: (featureName: string): Promise<JsonBody> =>
-      streamList(`{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[`, featureEventsQuery(reader, featureName)),
+      list(`feature:${featureName}`, `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[`, featureEventsQuery(reader, featureName)),
   }
 }
 

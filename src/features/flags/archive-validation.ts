@@ -14,7 +14,8 @@ export interface ArchiveValidation {
 }
 
 /**
- * One statement: B (the named active flags of the project, looked up by primary key),
+ * One statement: B (the named active flags of the project, looked up by primary key:
+ * CROSS JOIN keeps SQLite's planner from scanning the project's flags instead),
  * then the flags of B with a child outside B, sorted, each once, and — as a `null`
  * row — whether some dependency has its child in B. Any row at all means a dependency
  * would go: one whose parent is in B either has its child outside B (an orphan) or in B.
@@ -23,8 +24,8 @@ export function validationQuery(db: Kysely<Database>, project: string, names: re
   return sql<{ name: string | null }>`
     with batch as materialized (
       select f.name from (${namesRelation(db, names)}) as b
-      join features f on f.name = b.name
-      where f.project = ${project} and f.archived_at is null
+      cross join features f
+      where f.name = b.name and f.project = ${project} and f.archived_at is null
     )
     select name from (
       select distinct d.parent as name from feature_dependencies d
