@@ -14,6 +14,7 @@ import type { Db } from './db/database.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
 import { createAuthThrottle } from './http/auth-throttle.ts'
+import { createCorsHandler } from './http/cors.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
 import { parseJsonBody } from './http/json-body.ts'
@@ -59,7 +60,11 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
   // Any other type is read (within the body limit) and ignored: JSON-body routes refused it already with a 415.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
-  registerAdminPipeline(app, authenticate, createAuthThrottle(config.authFailuresPerMinute))
+  registerAdminPipeline(app, {
+    authenticate,
+    throttle: createAuthThrottle(config.authFailuresPerMinute),
+    ...(config.corsOrigins.length > 0 ? { handleCors: createCorsHandler(config.corsOrigins) } : {}),
+  })
   app.addSchema(ErrorResponse)
 
   await app.register(swagger, {

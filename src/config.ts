@@ -20,6 +20,8 @@ export interface Config {
   /** A request must arrive whole (headers and body) within this many milliseconds. */
   readonly requestTimeoutMs: number
   readonly headersTimeoutMs: number
+  /** Browser origins allowed by CORS; empty means CORS is off. */
+  readonly corsOrigins: readonly string[]
 }
 
 export class ConfigError extends Error {}
@@ -72,6 +74,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(env.LOG_LEVEL)}`)
   }
 
+  const corsOrigins = (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '')
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(`CORS_ORIGINS entries must be origins like https://admin.example.com (scheme and host, no path); got ${JSON.stringify(origin)}`)
+    }
+  }
+
   return Object.freeze({
     port,
     host: env.HOST || '0.0.0.0',
@@ -86,5 +95,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     authFailuresPerMinute: wholeNumber(env, 'AUTH_FAILURES_PER_MINUTE', 60, 0),
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),
+    corsOrigins: Object.freeze(corsOrigins),
   })
 }

@@ -53,6 +53,32 @@ onEachDatabase('limits', (database) => {
   })
 })
 
+onEachDatabase('CORS', (database) => {
+  test('off by default; with CORS_ORIGINS, preflights are answered and listed origins allowed', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { CORS_ORIGINS: 'https://admin.example.com' } })
+    const preflight = await pennon.app.inject({
+      method: 'OPTIONS',
+      url: '/api/admin/segments',
+      headers: { origin: 'https://admin.example.com', 'access-control-request-method': 'POST' },
+    })
+    assert.equal(preflight.statusCode, 204)
+    assert.equal(preflight.headers['access-control-allow-origin'], 'https://admin.example.com')
+    assert.equal(preflight.headers['access-control-allow-headers'], 'Authorization, Content-Type')
+    assert.equal(preflight.headers['access-control-allow-methods'], 'GET, POST, PUT, DELETE')
+    const allowed = await call(pennon, 'GET', '/api/admin/projects', undefined, { headers: { origin: 'https://admin.example.com' } })
+    assert.equal(allowed.status, 200)
+    assert.equal(allowed.headers['access-control-allow-origin'], 'https://admin.example.com')
+    const other = await call(pennon, 'GET', '/api/admin/projects', undefined, { headers: { origin: 'https://evil.example.com' } })
+    assert.equal(other.headers['access-control-allow-origin'], undefined)
+    const otherPreflight = await pennon.app.inject({
+      method: 'OPTIONS',
+      url: '/api/admin/segments',
+      headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+    })
+    assert.equal(otherPreflight.statusCode, 401, 'no preflight answer for an origin not listed')
+  })
+})
+
 test('a client that sends its headers too slowly is cut off', async (t) => {
   const pennon = await useTestApp(t, DATABASES[0]!, { env: { HEADERS_TIMEOUT_MS: '300', REQUEST_TIMEOUT_MS: '600' } })
   await pennon.app.listen({ port: 0, host: '127.0.0.1' })

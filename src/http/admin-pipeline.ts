@@ -3,7 +3,7 @@
  * route match → permission → content type; JSON parsing and schema validation
  * follow in Fastify's own phases, then the service's rules.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, forbidden, notFound, tooManyRequests } from './errors.ts'
 import type { AuthThrottle } from './auth-throttle.ts'
 import { findHostileInput } from './json-body.ts'
@@ -42,12 +42,20 @@ function checkContentType(request: FastifyRequest): void {
   throw new AppError(415, 'ContentTypeerror', `${what}. Accepted content types: application/json.`)
 }
 
-export function registerAdminPipeline(app: FastifyInstance, authenticate: Authenticate, throttle: AuthThrottle): void {
+export interface AdminPipelineOptions {
+  authenticate: Authenticate
+  throttle: AuthThrottle
+  /** Answers CORS preflights and marks allowed origins; returns true when it answered. */
+  handleCors?: (request: FastifyRequest, reply: FastifyReply) => boolean
+}
+
+export function registerAdminPipeline(app: FastifyInstance, { authenticate, throttle, handleCors }: AdminPipelineOptions): void {
   app.decorateRequest('principal', null as unknown as Principal)
 
   app.addHook('onRequest', async (request, reply) => {
     // Sent on every response, errors included: no MIME sniffing, and admin data is never cached.
     reply.header('x-content-type-options', 'nosniff')
+    if (handleCors?.(request, reply)) return reply
     if (!isAdminPath(request.url)) return
     reply.header('cache-control', 'no-store')
     const retryAfter = throttle.retryAfter(request.ip)
