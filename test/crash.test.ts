@@ -8,13 +8,9 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import pg from 'pg'
 import { createDb } from '../src/db/database.ts'
-import { onEachDatabase, type TestDatabase } from './test-app.ts'
+import { createProcessDatabase, onEachDatabase } from './test-app.ts'
 import { dependencyViolations, eventViolations } from './invariants.ts'
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20)
@@ -80,37 +76,11 @@ async function writer(base: string, prefix: string, acknowledged: Acknowledged, 
   }
 }
 
-async function postgresDatabase(database: TestDatabase): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `pennon_crash_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: database.url })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(database.url!)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: database.url })
-      await client.connect()
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
-    },
-  }
-}
-
 onEachDatabase('crash safety', (database) => {
   test(`${ROUNDS} SIGKILLs under concurrent writes lose nothing acknowledged`, { timeout: 600_000 }, async (t) => {
-    let env: Record<string, string>
-    if (database.name === 'sqlite') {
-      const dir = mkdtempSync(join(tmpdir(), 'pennon-crash-'))
-      t.after(() => rmSync(dir, { recursive: true, force: true }))
-      env = { DATABASE_FILE: join(dir, 'pennon.sqlite') }
-    } else {
-      const pgDatabase = await postgresDatabase(database)
-      t.after(() => pgDatabase.drop())
-      env = { DATABASE_URL: pgDatabase.url }
-    }
+    const storage = await createProcessDatabase(database)
+    t.after(() => storage.drop())
+    const { env } = storage
     const acknowledged: Acknowledged = { flags: [], dependencies: [], archived: [], segments: [] }
     let killedMidWrite = 0
 

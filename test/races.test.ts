@@ -4,14 +4,10 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import pg from 'pg'
 import { createDb } from '../src/db/database.ts'
 import { startProcess, type Server } from '../bench/lib.ts'
-import { onEachDatabase } from './test-app.ts'
+import { createProcessDatabase, onEachDatabase } from './test-app.ts'
 import { dependencyViolations, eventViolations } from './invariants.ts'
 
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 15)
@@ -29,27 +25,9 @@ async function send(server: Server, method: string, path: string, body?: unknown
 
 onEachDatabase('two processes, one database', (database) => {
   test(`${ROUNDS} rounds of racing creates, chains and archive-vs-dependency`, { timeout: 300_000 }, async (t) => {
-    let env: Record<string, string>
-    if (database.name === 'sqlite') {
-      const dir = mkdtempSync(join(tmpdir(), 'pennon-race-'))
-      t.after(() => rmSync(dir, { recursive: true, force: true }))
-      env = { DATABASE_FILE: join(dir, 'pennon.sqlite') }
-    } else {
-      const name = `pennon_race_${randomBytes(4).toString('hex')}`
-      const admin = new pg.Client({ connectionString: database.url })
-      await admin.connect()
-      await admin.query(`create database ${name}`)
-      await admin.end()
-      const url = new URL(database.url!)
-      url.pathname = `/${name}`
-      env = { DATABASE_URL: url.toString() }
-      t.after(async () => {
-        const client = new pg.Client({ connectionString: database.url })
-        await client.connect()
-        await client.query(`drop database if exists ${name} with (force)`)
-        await client.end()
-      })
-    }
+    const storage = await createProcessDatabase(database)
+    t.after(() => storage.drop())
+    const { env } = storage
     const common = { ...env, INIT_ADMIN_API_TOKENS: TOKEN, AUTH_FAILURES_PER_MINUTE: '0', SEGMENTS_LIMIT: '100000' }
     // Started one after the other only so that the first migrates alone; from then on they race.
     const a = await startProcess('src/main.ts', common)

@@ -68,6 +68,32 @@ export async function createTestStorage(database: TestDatabase): Promise<TestSto
   }
 }
 
+/**
+ * A whole database for tests that start Pennon as a child process: a SQLite file in a
+ * fresh folder, or a fresh PostgreSQL database on the TEST_DATABASE_URL server. Returns
+ * the environment that points `node src/main.ts` at it.
+ */
+export async function createProcessDatabase(database: TestDatabase): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (database.name === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'pennon-process-'))
+    return { env: { DATABASE_FILE: join(dir, 'pennon.sqlite') }, drop: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
+  const name = `pennon_test_${randomBytes(6).toString('hex')}`
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await run(`create database ${name}`)
+  const url = new URL(database.url!)
+  url.pathname = `/${name}`
+  return { env: { DATABASE_URL: url.toString() }, drop: () => run(`drop database if exists ${name} with (force)`) }
+}
+
 export interface TestApp {
   app: FastifyInstance
   database: Db
