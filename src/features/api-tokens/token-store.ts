@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { ApiTokensTable, Database } from '../../db/tables.ts'
+import { prepared } from '../../db/prepared.ts'
 import type { ApiTokenData, ServiceAccountData } from '../events/event-types.ts'
 import { adminTokenPrincipal, rolePermissions, type Principal } from '../../http/permissions.ts'
 import { sameHash } from './token-secret.ts'
@@ -17,15 +18,16 @@ function toApiToken(row: ApiTokensTable): ApiToken {
   }
 }
 
+// Run on every authenticated request: compiled once.
+const apiTokenByHash = prepared((db: Kysely<Database>) =>
+  db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at']).where('secret_hash', '=', ''),
+)
+
 export function createTokenStore(db: Kysely<Database>) {
   return {
     /** Resolves a presented credential (by its hash) to a principal; expired or unknown → undefined. */
     async findPrincipal(secretHash: string, now: string): Promise<Principal | undefined> {
-      const token = await db
-        .selectFrom('api_tokens')
-        .select(['secret_hash', 'token_name', 'type', 'expires_at'])
-        .where('secret_hash', '=', secretHash)
-        .executeTakeFirst()
+      const token = (await db.executeQuery(apiTokenByHash(db, [secretHash]))).rows[0]
       if (token) {
         if (!sameHash(token.secret_hash, secretHash) || (token.expires_at !== null && token.expires_at <= now)) return undefined
         if (token.type === 'admin') return adminTokenPrincipal(token.token_name)

@@ -8,9 +8,9 @@ const MAX_ENTRIES = 64
 const MAX_BODY_LENGTH = 256 * 1024
 
 export function createEventBodyCache() {
-  const entries = new Map<string, { eventCount: number; body: string }>()
+  const entries = new Map<string, { eventCount: number; body: Buffer }>()
   return {
-    get(key: string, eventCount: number): string | undefined {
+    get(key: string, eventCount: number): Buffer | undefined {
       const entry = entries.get(key)
       if (entry === undefined || entry.eventCount !== eventCount) return undefined
       // Refresh its place: the Map's insertion order is the eviction order.
@@ -18,7 +18,7 @@ export function createEventBodyCache() {
       entries.set(key, entry)
       return entry.body
     },
-    set(key: string, eventCount: number, body: string): void {
+    set(key: string, eventCount: number, body: Buffer): void {
       if (body.length > MAX_BODY_LENGTH) return
       entries.delete(key)
       entries.set(key, { eventCount, body })

@@ -2,15 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { errorResponses } from '../../http/common-schemas.ts'
 import { EventsQuery, EventsResponse, FeatureEventsParams, FeatureEventsResponse } from './event-schemas.ts'
-import type { EventService } from './event-service.ts'
-import type { JsonBody } from './event-stream.ts'
+import type { EventService, ResponseBody } from './event-service.ts'
 
 /**
- * Sends JSON text as it is: a string or a stream bypasses Fastify's serializer, so the
+ * Sends JSON bytes as they are: a Buffer or a stream bypasses Fastify's serializer, so the
  * response schema documents the shape without re-encoding a body that is already JSON.
  */
-function sendJsonText(reply: FastifyReply, body: JsonBody): FastifyReply {
-  if (typeof body !== 'string') {
+function sendJsonText(reply: FastifyReply, body: ResponseBody): FastifyReply {
+  if (!Buffer.isBuffer(body)) {
     // Too late for an error response: the client sees a cut body. (A client leaving is no error.)
     body.once('error', (error) => reply.log.error({ err: error }, 'event stream failed after the response began; the response was cut'))
   }

@@ -3,7 +3,8 @@ import { streamPages } from '../../db/cursor.ts'
 import type { Database } from '../../db/tables.ts'
 import { readCounter } from '../../db/counters.ts'
 import { createEventBodyCache } from './event-body-cache.ts'
-import { eventListPieces, openJsonBody, type JsonBody } from './event-stream.ts'
+import type { Readable } from 'node:stream'
+import { eventListPieces, openJsonBody } from './event-stream.ts'
 import { featureEventsQuery, latestEvents, projectEventsQuery, type EventJsonQuery } from './event-store.ts'
 
 /** GET /events without a project: the last 100 (the seed's limit). */
@@ -18,6 +19,9 @@ const PAGE_SIZE = 250
  * serialized, so they are concatenated, never parsed. Unbounded lists (a project's,
  * a flag's) are streamed from a cursor on `reader`, so they never sit in memory whole.
  */
+/** JSON bytes: whole (and cacheable) when short, a stream when long. */
+export type ResponseBody = Buffer | Readable
+
 export function createEventService({ db, reader }: { db: Kysely<Database>; reader: Kysely<Database> }) {
   const cache = createEventBodyCache()
 
@@ -25,32 +29,35 @@ export function createEventService({ db, reader }: { db: Kysely<Database>; reade
    * A short list is served from the cache while no event was added since it was read: the
    * count is one indexed read, the list a cursor and a page of rows. A long list is streamed.
    */
-  const list = async (key: string, head: string, query: EventJsonQuery): Promise<JsonBody> => {
+  const list = async (key: string, head: string, query: EventJsonQuery): Promise<ResponseBody> => {
     const eventCount = await readCounter(db, 'event_id')
     const cached = cache.get(key, eventCount)
     if (cached !== undefined) return cached
     const body = await openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)))
-    if (typeof body === 'string') cache.set(key, eventCount, body)
-    return body
+    if (typeof body !== 'string') return body
+    // Encoded once: a cached answer is then sent without converting its text again.
+    const bytes = Buffer.from(body)
+    cache.set(key, eventCount, bytes)
+    return bytes
   }
 
   return {
     /** `{"version":1,"events":[…last 100, newest first],"totalEvents":<all events>}` */
-    async latest(): Promise<string> {
+    async latest(): Promise<Buffer> {
       const cached = cache.get('latest', await readCounter(db, 'event_id'))
       if (cached !== undefined) return cached
       const { events, total } = await latestEvents(db, LATEST_EVENTS_LIMIT)
-      const body = `{"version":1,"events":[${events.join(',')}],"totalEvents":${total}}`
+      const body = Buffer.from(`{"version":1,"events":[${events.join(',')}],"totalEvents":${total}}`)
       cache.set('latest', total, body)
       return body
     },
 
     /** `{"version":1,"events":[…every event of the project, newest first],"totalEvents":<their count>}` */
-    byProject: (project: string): Promise<JsonBody> =>
+    byProject: (project: string): Promise<ResponseBody> =>
       list(`project:${project}`, '{"version":1,"events":[', projectEventsQuery(reader, project)),
 
     /** `{"version":1,"toggleName":"<name>","events":[…every event of the flag, newest first],"totalEvents":<their count>}` */
-    byFeature: (featureName: string): Promise<JsonBody> =>
+    byFeature: (featureName: string): Promise<ResponseBody> =>
       list(`feature:${featureName}`, `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[`, featureEventsQuery(reader, featureName)),
   }
 }
