@@ -93,24 +93,13 @@ export function latestEventsQuery(db: Kysely<Database>, limit: number) {
 // but only the (x, id) index yields this order, so PostgreSQL walks that index instead of
 // filtering the whole primary key (or sorting) for a large project or flag.
 
-/** Every event of a project, newest first: a backward range scan of events_project_id_idx. */
-export function projectEventsQuery(db: Kysely<Database>, project: string): EventJsonQuery {
-  return db
-    .selectFrom('events')
-    .select('json')
-    .where('project', '>=', project)
-    .where('project', '<=', project)
-    .orderBy('project', 'desc')
-    .orderBy('id', 'desc')
+/** Every event whose `column` equals `value`, newest first: a backward range scan of the (column, id) index. */
+function eventsWhere(db: Kysely<Database>, column: 'project' | 'feature_name', value: string): EventJsonQuery {
+  return db.selectFrom('events').select('json').where(column, '>=', value).where(column, '<=', value).orderBy(column, 'desc').orderBy('id', 'desc')
 }
 
-/** Every event of a feature flag, newest first: a backward range scan of events_feature_name_id_idx. */
-export function featureEventsQuery(db: Kysely<Database>, featureName: string): EventJsonQuery {
-  return db
-    .selectFrom('events')
-    .select('json')
-    .where('feature_name', '>=', featureName)
-    .where('feature_name', '<=', featureName)
-    .orderBy('feature_name', 'desc')
-    .orderBy('id', 'desc')
-}
+/** Every event of a project, newest first (events_project_id_idx). */
+export const projectEventsQuery = (db: Kysely<Database>, project: string): EventJsonQuery => eventsWhere(db, 'project', project)
+
+/** Every event of a feature flag, newest first (events_feature_name_id_idx). */
+export const featureEventsQuery = (db: Kysely<Database>, featureName: string): EventJsonQuery => eventsWhere(db, 'feature_name', featureName)

@@ -1,0 +1,161 @@
+/**
+ * Completeness audit of the event log: every write endpoint of the OpenAPI document is
+ * driven once here and the exact events it wrote are checked — one group per request,
+ * the caller as author, the API objects as data — and a failed write writes nothing.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { allEvents, call, onEachDatabase, useTestApp, type ApiResponse, type TestApp } from './test-app.ts'
+
+interface Expected {
+  type: string
+  featureName?: string | null
+  project?: string | null
+  environment?: string | null
+  data?: unknown
+  preData?: unknown
+}
+
+/** Runs one request and returns the events it added, checked to be one group by the admin token. */
+async function eventsOf(pennon: TestApp, request: () => Promise<ApiResponse>, status: number): Promise<any[]> {
+  const before = (await allEvents(pennon)).length
+  const response = await request()
+  assert.equal(response.status, status, response.text)
+  const added = (await allEvents(pennon)).slice(before)
+  for (const event of added) {
+    assert.deepEqual(Object.keys(event), [
+      'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'groupType', 'groupId',
+    ])
+    assert.deepEqual([event.createdBy, event.createdByUserId, event.groupType, event.tags], ['admin', -42, 'transaction', []])
+    assert.equal(event.groupId, added[0].groupId, 'one groupId per request')
+    assert.equal(event.createdAt, added[0].createdAt, 'one timestamp per request')
+  }
+  return added
+}
+
+function expectEvents(actual: any[], expected: Expected[]): void {
+  assert.deepEqual(
+    actual.map((e) => ({ type: e.type, featureName: e.featureName, project: e.project, environment: e.environment, data: e.data, preData: e.preData })),
+    expected.map((e) => ({ featureName: null, project: null, environment: null, data: null, preData: null, ...e })),
+  )
+}
+
+onEachDatabase('event log completeness', (database) => {
+  test('every write endpoint records exactly its events; failed writes record none; no secret is ever recorded', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const covered = new Set<string>()
+    const run = async (method: 'POST' | 'PUT' | 'DELETE', route: string, url: string, body: unknown, status: number, expected: Expected[] | ((r: ApiResponse) => Expected[])) => {
+      covered.add(`${method} ${route}`)
+      let response!: ApiResponse
+      const events = await eventsOf(pennon, async () => (response = await call(pennon, method, url, body)), status)
+      expectEvents(events, typeof expected === 'function' ? expected(response) : expected)
+      return response
+    }
+    const P = '/api/admin/projects'
+
+    const project = await run('POST', '/api/admin/projects', P, { id: 'audit', name: 'Audit' }, 201, (r) => [{ type: 'project-created', project: 'audit', data: r.body }])
+    const features: Record<string, any> = {}
+    for (const name of ['parent', 'child', 'other']) {
+      const r = await run('POST', '/api/admin/projects/{projectId}/features', `${P}/audit/features`, { name }, 201, (r) => [
+        { type: 'feature-created', featureName: name, project: 'audit', data: r.body },
+      ])
+      features[name] = r.body
+    }
+    const deps = '/api/admin/projects/{projectId}/features/{child}/dependencies'
+    await run('POST', deps, `${P}/audit/features/child/dependencies`, { feature: 'parent', variants: ['v'] }, 200, [
+      { type: 'feature-dependency-added', featureName: 'child', project: 'audit', data: { feature: 'parent', enabled: true, variants: ['v'] } },
+    ])
+    await run('POST', deps, `${P}/audit/features/child/dependencies`, { feature: 'other', enabled: false }, 200, [
+      { type: 'feature-dependency-removed', featureName: 'child', project: 'audit', data: { feature: 'parent' } },
+      { type: 'feature-dependency-added', featureName: 'child', project: 'audit', data: { feature: 'other', enabled: false } },
+    ])
+    await run('DELETE', `${deps}/{parent}`, `${P}/audit/features/child/dependencies/other`, undefined, 200, [
+      { type: 'feature-dependency-removed', featureName: 'child', project: 'audit', data: { feature: 'other' } },
+    ])
+    await call(pennon, 'POST', `${P}/audit/features/child/dependencies`, { feature: 'parent' })
+    await run('DELETE', deps, `${P}/audit/features/child/dependencies`, undefined, 200, [
+      { type: 'feature-dependencies-removed', featureName: 'child', project: 'audit' },
+    ])
+    await call(pennon, 'POST', `${P}/audit/features/child/dependencies`, { feature: 'parent' })
+    await run('POST', '/api/admin/projects/{projectId}/archive/validate', `${P}/audit/archive/validate`, { features: ['parent'] }, 200, [])
+    await run('POST', '/api/admin/projects/{projectId}/archive', `${P}/audit/archive`, { features: ['parent', 'child'] }, 202, [
+      { type: 'feature-dependencies-removed', featureName: 'child', project: 'audit' },
+      { type: 'feature-archived', featureName: 'child', project: 'audit' },
+      { type: 'feature-archived', featureName: 'parent', project: 'audit' },
+    ])
+    await run('POST', '/api/admin/projects/{projectId}/revive', `${P}/audit/revive`, { features: ['parent'] }, 200, [
+      { type: 'feature-revived', featureName: 'parent', project: 'audit' },
+    ])
+    await run('DELETE', '/api/admin/projects/{projectId}/features/{name}', `${P}/audit/features/other`, undefined, 202, [
+      { type: 'feature-archived', featureName: 'other', project: 'audit' },
+    ])
+    const archivedFlag = async (name: string) => {
+      const { dependencies: _d, children: _c, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
+      return flag
+    }
+    const [archivedChild, archivedOther] = [await archivedFlag('child'), await archivedFlag('other')]
+    assert.equal(archivedChild.archived, true)
+    await run('POST', '/api/admin/projects/{projectId}/delete', `${P}/audit/delete`, { features: ['child', 'other'] }, 200, [
+      { type: 'feature-deleted', featureName: 'child', project: 'audit', preData: archivedChild },
+      { type: 'feature-deleted', featureName: 'other', project: 'audit', preData: archivedOther },
+    ])
+    // Empty the project so that it can be deleted at the end.
+    assert.equal((await call(pennon, 'DELETE', `${P}/audit/features/parent`)).status, 202)
+    assert.equal((await call(pennon, 'POST', `${P}/audit/delete`, { features: ['parent'] })).status, 200)
+
+    const segmentBody = { name: 'audit-segment', project: 'audit', constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }] }
+    const segment = await run('POST', '/api/admin/segments', '/api/admin/segments', segmentBody, 201, (r) => [
+      { type: 'segment-created', project: 'audit', data: r.body },
+    ])
+    const updated = { ...segment.body, description: 'now described' }
+    await run('PUT', '/api/admin/segments/{id}', `/api/admin/segments/${segment.body.id}`, { ...segmentBody, description: 'now described' }, 204, [
+      { type: 'segment-updated', project: 'audit', data: updated, preData: segment.body },
+    ])
+    await run('DELETE', '/api/admin/segments/{id}', `/api/admin/segments/${segment.body.id}`, undefined, 204, [
+      { type: 'segment-deleted', project: 'audit', preData: updated },
+    ])
+
+    const token = await run('POST', '/api/admin/api-tokens', '/api/admin/api-tokens', { tokenName: 'audit-token', type: 'client', projects: ['audit'] }, 201, (r) => {
+      const { secret: _secret, ...data } = r.body
+      return [{ type: 'api-token-created', project: 'audit', environment: 'development', data }]
+    })
+    const { secret, ...tokenData } = token.body
+    await run('DELETE', '/api/admin/api-tokens/{tokenName}', '/api/admin/api-tokens/audit-token', undefined, 200, [
+      { type: 'api-token-deleted', project: 'audit', environment: 'development', preData: tokenData },
+    ])
+    const account = await run('POST', '/api/admin/service-account', '/api/admin/service-account', { username: 'auditor', name: 'Auditor', rootRole: 3 }, 201, (r) => [
+      { type: 'service-account-created', data: r.body },
+    ])
+    const accountToken = await run('POST', '/api/admin/service-account/{id}/token', `/api/admin/service-account/${account.body.id}/token`, { description: 'ci', expiresAt: null }, 201, (r) => [
+      { type: 'service-account-token-created', data: { id: r.body.id, description: 'ci', expiresAt: null, userId: account.body.id } },
+    ])
+    await run('DELETE', '/api/admin/service-account/{id}', `/api/admin/service-account/${account.body.id}`, undefined, 200, [
+      { type: 'service-account-deleted', preData: account.body },
+    ])
+    await run('DELETE', '/api/admin/projects/{projectId}', `${P}/audit`, undefined, 200, [{ type: 'project-deleted', project: 'audit', preData: project.body }])
+
+    // Failed writes leave no event.
+    for (const [method, url, body, status] of [
+      ['POST', `${P}/default/features`, { name: 'bad name' }, 400],
+      ['POST', `${P}/ghost/features`, { name: 'ghostly' }, 404],
+      ['POST', `${P}/default/features/nope/dependencies`, { feature: 'nada' }, 404],
+      ['POST', '/api/admin/segments', { name: 'x', constraints: [{ contextName: 'c', operator: 'NUM_EQ', value: 'abc' }] }, 400],
+      ['DELETE', '/api/admin/segments/999', undefined, 404],
+      ['DELETE', `${P}/default`, undefined, 409],
+      ['POST', '/api/admin/service-account', { username: 'u', name: 'n', rootRole: 9 }, 400],
+    ] as const) {
+      assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
+    }
+
+    // Every write route of the API is covered above.
+    const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
+    const writes = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+      Object.keys(methods).filter((m) => ['post', 'put', 'delete', 'patch'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`),
+    )
+    assert.deepEqual(writes.filter((w) => !covered.has(w)), [], 'write endpoints without an audit check')
+
+    const everything = JSON.stringify(await allEvents(pennon))
+    const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
+    for (const needle of [secret, accountToken.body.secret, pennon.adminToken, ...hashes]) assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
+  })
+})
