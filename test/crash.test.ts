@@ -6,33 +6,17 @@
  *   CRASH_ROUNDS=50 node --test test/crash.test.ts
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { createDb } from '../src/db/database.ts'
+import { startProcess } from '../bench/lib.ts'
 import { createProcessDatabase, onEachDatabase } from './test-app.ts'
 import { dependencyViolations, eventViolations } from './invariants.ts'
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20)
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', INIT_ADMIN_API_TOKENS: TOKEN, AUTH_FAILURES_PER_MINUTE: '0', SEGMENTS_LIMIT: '100000', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-      const match = output.match(/listening at (http:\/\/127\.0\.0\.1:\d+)/)
-      if (match) resolve(match[1]!)
-    })
-    child.stderr.on('data', (chunk) => (output += chunk))
-    child.on('exit', (code, signal) => reject(new Error(`exited ${code ?? signal} before listening: ${output}`)))
-  })
-  return { child, url }
-}
+const SERVER_ENV = { INIT_ADMIN_API_TOKENS: TOKEN, AUTH_FAILURES_PER_MINUTE: '0', SEGMENTS_LIMIT: '100000' }
 
 interface Acknowledged {
   flags: string[]
@@ -85,8 +69,8 @@ onEachDatabase('crash safety', (database) => {
     let killedMidWrite = 0
 
     for (let round = 0; round < ROUNDS; round++) {
-      const server = start(env)
-      const base = await server.url
+      const server = await startProcess('src/main.ts', { ...SERVER_ENV, ...env })
+      const base = server.url
       const stop = { killed: false }
       const writers = Array.from({ length: 4 }, (_, w) => writer(base, `r${round}w${w}`, acknowledged, stop))
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400))
@@ -99,10 +83,7 @@ onEachDatabase('crash safety', (database) => {
     }
 
     // One last clean start proves the server starts after the final crash; then check the data directly.
-    const server = start(env)
-    await server.url
-    server.child.kill('SIGTERM')
-    await new Promise((resolve) => server.child.on('exit', resolve))
+    await (await startProcess('src/main.ts', { ...SERVER_ENV, ...env })).stop()
 
     const { db, close } = createDb({ databaseUrl: env.DATABASE_URL, databaseFile: env.DATABASE_FILE })
     try {
