@@ -31,14 +31,15 @@ export function startProcess(script: string, env: Record<string, string>, args: 
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start: ${output}`)), 30_000)
+    let started = false
     const onData = (chunk: Buffer) => {
+      // Output keeps being collected after start-up: tests read what the server said while running.
       output += chunk
+      if (started) return
       const match = output.match(/listening at (http:\/\/127\.0\.0\.1:\d+)/i)
       if (!match) return
+      started = true
       clearTimeout(timer)
-      child.stdout!.off('data', onData)
-      child.stdout!.resume()
-      child.stderr!.resume()
       resolve({
         url: match[1]!,
         pid: child.pid!,

@@ -9,6 +9,7 @@ import { test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { call, DATABASES, useTestApp } from './test-app.ts'
+import { startProcess } from '../bench/lib.ts'
 
 test('the OpenAPI document is valid OpenAPI 3.1 and documents every admin route with security and errors', async (t) => {
   const pennon = await useTestApp(t, DATABASES[0]!)
@@ -54,45 +55,24 @@ test('configuration is validated with a clear message', () => {
   assert.throws(() => loadConfig({ INIT_ADMIN_API_TOKENS: 'supersecret' }), (error: Error) => !error.message.includes('supersecret'))
 })
 
-/** Starts `node src/main.ts` as a user would and collects its output until `until` matches. */
-function startServer(env: Record<string, string>, until: RegExp) {
-  const child = spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk
-      if (until.test(output)) {
-        clearTimeout(timer)
-        resolve(output)
-      }
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)))
-  })
-  return { child, ready, output: () => output }
-}
-
 test('first start prints one admin token that works; a second start prints none; SIGTERM exits 0', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-main-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const env = { DATABASE_FILE: join(dir, 'pennon.sqlite'), PORT: '0' }
 
-  const first = startServer(env, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/)
-  const output = await first.ready
+  const first = await startProcess('src/main.ts', env)
+  const output = first.output()
   const token = output.match(/\*:\*\.[0-9a-f]{64}/)?.[0]
   assert.ok(token, 'a token is printed')
-  const port = output.match(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/)![1]
-  const response = await fetch(`http://127.0.0.1:${port}/api/admin/projects`, { headers: { authorization: token } })
+  const response = await fetch(`${first.url}/api/admin/projects`, { headers: { authorization: token } })
   assert.equal(response.status, 200)
   const exited = new Promise((resolve) => first.child.on('exit', (code) => resolve(code)))
   first.child.kill('SIGTERM')
   assert.equal(await exited, 0)
 
-  const second = startServer(env, /Server listening at/)
-  const secondOutput = await second.ready
-  second.child.kill('SIGTERM')
+  const second = await startProcess('src/main.ts', env)
+  const secondOutput = second.output()
+  await second.stop()
   assert.ok(!/\*:\*\.[0-9a-f]{64}/.test(secondOutput), 'no new token on the second start')
   assert.equal(secondOutput.match(/No API token existed/), null)
 })
@@ -110,8 +90,8 @@ test('SIGTERM lets an in-flight request finish, refuses new connections, then ex
   const dir = mkdtempSync(join(tmpdir(), 'pennon-main-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const token = `*:*.${'a'.repeat(64)}`
-  const server = startServer({ DATABASE_FILE: join(dir, 'pennon.sqlite'), PORT: '0', INIT_ADMIN_API_TOKENS: token }, /Server listening at http:\/\/127\.0\.0\.1:(\d+)/)
-  const port = Number((await server.ready).match(/127\.0\.0\.1:(\d+)/)![1])
+  const server = await startProcess('src/main.ts', { DATABASE_FILE: join(dir, 'pennon.sqlite'), INIT_ADMIN_API_TOKENS: token })
+  const port = Number(new URL(server.url).port)
   const body = JSON.stringify({ id: 'late', name: 'Arrives late' })
   const response = new Promise<string>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
