@@ -1,6 +1,7 @@
 /** Storage guarantees on both databases: idempotent migrations, a change and its events in one transaction. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { sql } from 'kysely'
 import { createDb } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { isUniqueViolation, isForeignKeyViolation } from '../src/db/db-errors.ts'
@@ -70,4 +71,12 @@ onEachDatabase('storage', (database) => {
     assert.equal(Boolean(row.impression_data), false)
     assert.equal(row.archived_at, null)
   })
+
+  if (database.name === 'postgres') {
+    test('PostgreSQL sessions run without JIT (it delayed the first rows of long reads)', async (t) => {
+      const pennon = await useTestApp(t, database)
+      const { rows } = await sql<{ jit: string }>`show jit`.execute(pennon.database.db)
+      assert.deepEqual(rows, [{ jit: 'off' }])
+    })
+  }
 })
