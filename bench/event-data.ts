@@ -87,7 +87,9 @@ export async function seedEvents(env: Record<string, string>, seeds: EventSeed[]
       total += seed.count
     }
     await db.updateTable('counters').set({ value: total }).where('name', '=', 'event_id').execute()
-    if (database.dialect === 'postgres') await sql`analyze`.execute(db)
+    // As autovacuum would leave the table: statistics, hint bits and the visibility map set, so
+    // the measured read does not pay for the bulk insert (nor compete with autovacuum doing it).
+    if (database.dialect === 'postgres') await sql`vacuum analyze`.execute(db)
     return total
   } finally {
     await database.close()
