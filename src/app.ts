@@ -40,7 +40,8 @@ export interface AppOptions {
 
 export async function buildApp({ config, database, logStream }: AppOptions): Promise<FastifyInstance> {
   const { db, reader } = database
-  const authenticate = createAuthenticator({ db, config })
+  const tokenChanges = database.watchTokenChanges()
+  const authenticate = createAuthenticator({ db, config, tokenChanges })
   const app = Fastify({
     logger: loggerOptions(config.logLevel, logStream),
     // Access logs only at debug/trace: at info they would double the work of the hot paths. Errors are always logged.
@@ -96,7 +97,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(flagRoutes, { flags: createFlagService({ db }) })
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader }) })
-    await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
+    await admin.register(tokenRoutes, { tokens: createTokenService({ db, tokenChanges }) })
   }, { prefix: ADMIN_PREFIX })
 
   return app

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { createNodeSqliteDialect } from './sqlite-dialect.ts'
+import { watchPgNotifications, watchSqliteCommits, type ChangeWatch } from './change-watch.ts'
 import type { Database } from './tables.ts'
 import type { DialectName } from './dialect.ts'
 
@@ -16,6 +17,8 @@ export interface Db {
    */
   readonly reader: Kysely<Database>
   readonly dialect: DialectName
+  /** Follows changes to API tokens and service accounts, by any process (for the principal cache); closed with the rest. */
+  watchTokenChanges(): ChangeWatch
   close(): Promise<void>
 }
 
@@ -42,8 +45,21 @@ const pgTypes = {
   },
 }
 
+/** The channel migration 0002's triggers notify. */
+const TOKEN_CHANGES_CHANNEL = 'pennon_token_changes'
+
+const UNKNOWABLE: ChangeWatch = { version: () => undefined, changed: () => {}, close: async () => {} }
+
 export function createDb(options: DbOptions): Db {
+  const watches: ChangeWatch[] = []
+  const watched = (watch: ChangeWatch) => {
+    watches.push(watch)
+    return watch
+  }
+  const closeWatches = () => Promise.all(watches.splice(0).map((watch) => watch.close()))
+
   if (options.databaseUrl) {
+    const databaseUrl = options.databaseUrl
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
@@ -60,7 +76,16 @@ export function createDb(options: DbOptions): Db {
     // on its own, and the pool drops the broken client when it is released.
     pool.on('connect', (client) => client.on('error', () => {}))
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
-    return { db, reader: db, dialect: 'postgres', close: () => db.destroy() }
+    return {
+      db,
+      reader: db,
+      dialect: 'postgres',
+      watchTokenChanges: () => watched(watchPgNotifications(databaseUrl, TOKEN_CHANGES_CHANNEL)),
+      async close() {
+        await closeWatches()
+        await db.destroy()
+      },
+    }
   }
 
   const file = options.databaseFile ?? './data/pennon.sqlite'
@@ -71,7 +96,10 @@ export function createDb(options: DbOptions): Db {
     db,
     reader,
     dialect: 'sqlite',
+    // An in-memory database is private to one connection: nothing else can change it, but nothing can watch it either.
+    watchTokenChanges: () => (file === ':memory:' ? UNKNOWABLE : watched(watchSqliteCommits(file))),
     async close() {
+      await closeWatches()
       await reader.destroy()
       await db.destroy()
     },

@@ -4,6 +4,8 @@ import type { Config } from '../config.ts'
 import type { Database } from '../db/tables.ts'
 import { createTokenStore } from '../features/api-tokens/token-store.ts'
 import { hashSecret } from '../features/api-tokens/token-secret.ts'
+import { createPrincipalCache } from '../features/api-tokens/principal-cache.ts'
+import type { ChangeWatch } from '../db/change-watch.ts'
 import { unauthenticated } from './errors.ts'
 import { OPEN_ACCESS_PRINCIPAL, type Principal } from './permissions.ts'
 
@@ -11,15 +13,24 @@ import { OPEN_ACCESS_PRINCIPAL, type Principal } from './permissions.ts'
 const MAX_CREDENTIAL_LENGTH = 1024
 
 /** Reads the Authorization header (raw token, or `Bearer <token>` in any case) and resolves the caller. */
-export function createAuthenticator({ db, config }: { db: Kysely<Database>; config: Config }) {
+export function createAuthenticator({ db, config, tokenChanges }: { db: Kysely<Database>; config: Config; tokenChanges: ChangeWatch }) {
   const tokens = createTokenStore(db)
+  const cache = createPrincipalCache(tokenChanges)
 
   return async function authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization ?? ''
     const credential = header.replace(/^bearer\s+/i, '').trim()
     if (credential !== '' && credential.length <= MAX_CREDENTIAL_LENGTH) {
-      const principal = await tokens.findPrincipal(hashSecret(credential), new Date().toISOString())
-      if (principal) return principal
+      const secretHash = hashSecret(credential)
+      const now = new Date().toISOString()
+      const version = cache.version()
+      const cached = cache.get(secretHash, version, now)
+      if (cached) return cached
+      const resolved = await tokens.findPrincipal(secretHash, now)
+      if (resolved) {
+        cache.set(secretHash, version, resolved)
+        return resolved.principal
+      }
     }
     // With AUTH_TYPE=none every caller is the built-in admin, unless a client or frontend token said otherwise above.
     if (config.authType === 'none') return OPEN_ACCESS_PRINCIPAL

@@ -7,6 +7,12 @@ import { sameHash } from './token-secret.ts'
 
 export type ApiToken = ApiTokenData
 
+/** Who a token is, and until when (ISO time; null: no expiry). */
+export interface ResolvedToken {
+  principal: Principal
+  expiresAt: string | null
+}
+
 function toApiToken(row: ApiTokensTable): ApiToken {
   return {
     tokenName: row.token_name,
@@ -25,14 +31,17 @@ const apiTokenByHash = prepared((db: Kysely<Database>) =>
 
 export function createTokenStore(db: Kysely<Database>) {
   return {
-    /** Resolves a presented credential (by its hash) to a principal; expired or unknown → undefined. */
-    async findPrincipal(secretHash: string, now: string): Promise<Principal | undefined> {
+    /**
+     * Resolves a presented credential (by its hash) to a principal and the time it stops
+     * working; expired or unknown → undefined.
+     */
+    async findPrincipal(secretHash: string, now: string): Promise<ResolvedToken | undefined> {
       const token = (await db.executeQuery(apiTokenByHash(db, [secretHash]))).rows[0]
       if (token) {
         if (!sameHash(token.secret_hash, secretHash) || (token.expires_at !== null && token.expires_at <= now)) return undefined
-        if (token.type === 'admin') return adminTokenPrincipal(token.token_name)
+        if (token.type === 'admin') return { principal: adminTokenPrincipal(token.token_name), expiresAt: token.expires_at }
         const kind = token.type === 'frontend' ? 'frontend-token' : 'client-token'
-        return { kind, name: token.token_name, userId: -42, permissions: new Set() }
+        return { principal: { kind, name: token.token_name, userId: -42, permissions: new Set() }, expiresAt: token.expires_at }
       }
       const account = await db
         .selectFrom('service_account_tokens as t')
@@ -42,7 +51,10 @@ export function createTokenStore(db: Kysely<Database>) {
         .executeTakeFirst()
       if (!account || !sameHash(account.secret_hash, secretHash)) return undefined
       if (account.expires_at !== null && account.expires_at <= now) return undefined
-      return { kind: 'service-account', name: account.username, userId: account.id, permissions: rolePermissions(account.root_role) }
+      return {
+        principal: { kind: 'service-account', name: account.username, userId: account.id, permissions: rolePermissions(account.root_role) },
+        expiresAt: account.expires_at,
+      }
     },
 
     async isEmpty(): Promise<boolean> {

@@ -1,0 +1,78 @@
+/**
+ * Authenticated requests are answered from remembered principals (no token query), and that
+ * never outlives the token: expiry, deletion through this instance, through another instance
+ * on the same database, and a change made by hand in the database all end it.
+ * SQLite sees other connections' commits synchronously, so there everything is immediate;
+ * PostgreSQL hears of another session's change by notification, a moment after its commit.
+ */
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { test } from 'node:test'
+import { call, createTestApp, createTestStorage, onEachDatabase, serviceAccountToken, useTestApp, type TestApp } from '../../../test/test-app.ts'
+
+const projects = (pennon: TestApp, token: string) => call(pennon, 'GET', '/api/admin/projects', undefined, { token })
+
+/** The status a token gets once the change is seen: at once on SQLite, within `ms` on PostgreSQL. */
+async function statusAfterChange(pennon: TestApp, token: string, immediate: boolean, ms = 3_000): Promise<number> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const { status } = await projects(pennon, token)
+    if (status !== 200 || immediate || Date.now() > deadline) return status
+    await sleep(25)
+  }
+}
+
+onEachDatabase('remembered principals', (database) => {
+  const immediate = database.name === 'sqlite'
+
+  test('a token that expires while remembered is refused from that moment', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const expiresAt = new Date(Date.now() + 1_500).toISOString()
+    const created = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'brief', type: 'admin', expiresAt })
+    assert.equal(created.status, 201)
+    assert.equal((await projects(pennon, created.body.secret)).status, 200)
+    assert.equal((await projects(pennon, created.body.secret)).status, 200)
+    await sleep(Date.parse(expiresAt) - Date.now() + 20)
+    const refused = await projects(pennon, created.body.secret)
+    assert.equal(refused.status, 401)
+    assert.equal(refused.body.message, 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.')
+  })
+
+  test('deleted through this instance: refused by the very next request', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const created = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'gone', type: 'admin' })
+    assert.equal((await projects(pennon, created.body.secret)).status, 200)
+    assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/gone')).status, 200)
+    assert.equal((await projects(pennon, created.body.secret)).status, 401)
+    assert.equal((await projects(pennon, created.body.secret)).status, 401, 'and stays refused')
+  })
+
+  test('deleted through another instance, or by hand in the database: refused there too', async (t) => {
+    const storage = await createTestStorage(database)
+    const first = await createTestApp(database, { storage })
+    const second = await createTestApp(database, { storage })
+    t.after(async () => {
+      await first.close()
+      await second.close()
+      await storage.drop()
+    })
+    const admin = first.adminToken
+    const created = await call(first, 'POST', '/api/admin/api-tokens', { tokenName: 'shared', type: 'admin' })
+    const viewer = await serviceAccountToken(first, 3, 'viewer')
+    // The second instance remembers both.
+    for (const token of [created.body.secret, viewer]) {
+      assert.equal((await projects(second, token)).status, 200)
+      assert.equal((await projects(second, token)).status, 200)
+    }
+
+    assert.equal((await call(first, 'DELETE', '/api/admin/api-tokens/shared', undefined, { token: admin })).status, 200)
+    assert.equal(await statusAfterChange(second, created.body.secret, immediate), 401)
+    assert.equal((await projects(second, created.body.secret)).status, 401, 'and stays refused')
+
+    // An operator revokes the service account's tokens with SQL, bypassing Pennon.
+    await first.database.db.deleteFrom('service_account_tokens').execute()
+    assert.equal(await statusAfterChange(second, viewer, immediate), 401)
+    assert.equal((await projects(second, viewer)).status, 401, 'and stays refused')
+    assert.equal((await projects(second, admin)).status, 200, 'other tokens go on working')
+  })
+})
