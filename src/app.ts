@@ -40,8 +40,9 @@ export interface AppOptions {
 
 export async function buildApp({ config, database, logStream }: AppOptions): Promise<FastifyInstance> {
   const { db, reader } = database
-  const tokenChanges = database.watchTokenChanges()
-  const authenticate = createAuthenticator({ db, config, tokenChanges })
+  // What was read from the database is remembered while this says nothing changed (tokens, events).
+  const changes = database.watchChanges()
+  const authenticate = createAuthenticator({ db, config, changes })
   const app = Fastify({
     logger: loggerOptions(config.logLevel, logStream),
     // Access logs only at debug/trace: at info they would double the work of the hot paths. Errors are always logged.
@@ -96,8 +97,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
     await admin.register(flagRoutes, { flags: createFlagService({ db }) })
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
-    await admin.register(eventRoutes, { events: createEventService({ db, reader }) })
-    await admin.register(tokenRoutes, { tokens: createTokenService({ db, tokenChanges }) })
+    await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
+    await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
   }, { prefix: ADMIN_PREFIX })
 
   return app

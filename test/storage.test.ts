@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { isUniqueViolation, isForeignKeyViolation } from '../src/db/db-errors.ts'
@@ -70,6 +71,38 @@ onEachDatabase('storage', (database) => {
     assert.equal(Boolean(row.stale), true)
     assert.equal(Boolean(row.impression_data), false)
     assert.equal(row.archived_at, null)
+  })
+
+  test('the change watch: reads leave its version alone; a write moves it the moment it is visible', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const { db } = pennon.database
+    const watch = pennon.database.watchChanges()
+    const deadline = Date.now() + 5_000
+    while (watch.version() === undefined && Date.now() < deadline) await sleep(10)
+    const initial = watch.version()
+    assert.equal(typeof initial, 'number', 'the watch is ready')
+
+    await db.selectFrom('events').selectAll().execute()
+    await db.transaction().execute((trx) => trx.selectFrom('projects').selectAll().execute())
+    await sleep(100) // room for a (wrong) notification to arrive
+    assert.equal(watch.version(), initial)
+
+    // Projects are not a watched table (no notification on PostgreSQL): only the write itself can tell.
+    const project = (id: string) => ({ id, name: id, description: null, created_at: new Date().toISOString() })
+    await db.transaction().execute((trx) => trx.insertInto('projects').values(project('in-a-transaction')).execute())
+    const afterCommit = watch.version()
+    assert.notEqual(afterCommit, initial, 'moved by the commit, at once')
+    await db.insertInto('projects').values(project('autocommit')).execute()
+    assert.notEqual(watch.version(), afterCommit, 'moved by an autocommit write, at once')
+
+    if (database.name === 'postgres') {
+      // Another deployment in another schema of the same database writes events: not our change.
+      const other = await useTestApp(t, database)
+      const settled = watch.version()
+      await call(other, 'POST', '/api/admin/projects', { id: 'elsewhere', name: 'Elsewhere' })
+      await sleep(200)
+      assert.equal(watch.version(), settled)
+    }
   })
 
   if (database.name === 'postgres') {

@@ -1,18 +1,21 @@
 import { DatabaseSync } from 'node:sqlite'
+import type { CompiledQuery, DatabaseConnection, Driver } from 'kysely'
 import pg from 'pg'
 
 /**
  * Tells a cache of database data whether what it holds may be out of date: `version()`
  * changes whenever the watched data may have changed — written by this process, another
  * instance, or an operator by hand — and is `undefined` while that cannot be known
- * (the cache must then not be used).
+ * (the cache must then not be used). A cache stores what it read only if the version
+ * is the same after the read as before it.
  */
 export interface ChangeWatch {
   version(): number | undefined
-  /** This process has just committed a change to the watched data: a new version at once. */
-  changed(): void
   close(): Promise<void>
 }
+
+/** A watch that never knows: caches built on it are never used. */
+export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async () => {} }
 
 /**
  * SQLite: the file's `data_version`, read on a connection of its own, changes with every commit
@@ -25,25 +28,30 @@ export function watchSqliteCommits(file: string): ChangeWatch {
   let open = true
   return {
     version: () => (open ? Number((dataVersion.get() as { data_version: number }).data_version) : undefined),
-    // This process's commit came through its writer, another connection: data_version has moved already.
-    changed: () => {},
     async close() {
+      if (!open) return
       open = false
       connection.close()
     },
   }
 }
 
+export interface PgChangeWatch extends ChangeWatch {
+  /** This process's write just became visible (see announceWrites): a new version at once. */
+  wrote(): void
+}
+
 const RECONNECT_DELAY_MS = 1_000
 
 /**
- * PostgreSQL: a session of its own LISTENs on `channel` (notified by triggers when a watched
- * table's change commits: migration 0002); every notification is a new version. Until the
- * LISTEN is in place, and whenever the session is lost, the version is `undefined`; it
- * reconnects in the background. A notification arrives a moment after the commit, so
- * another instance may still use what it remembered for that moment (milliseconds).
+ * PostgreSQL: a session of its own LISTENs on `channel` (notified by triggers when a change to a
+ * watched table commits: migration 0002, with the table's schema as payload); every notification
+ * about this instance's schema is a new version, and so is every write of this process (`wrote`),
+ * the moment it is visible. Until the LISTEN is in place, and
+ * whenever that session is lost, the version is `undefined`; it reconnects in the background.
+ * Another instance's change arrives a moment after its commit (milliseconds).
  */
-export function watchPgNotifications(connectionString: string, channel: string): ChangeWatch {
+export function watchPgNotifications(connection: pg.ClientConfig, channel: string): PgChangeWatch {
   let version = 0
   let listening = false
   let closed = false
@@ -59,14 +67,22 @@ export function watchPgNotifications(connectionString: string, channel: string):
   }
 
   function connect(): void {
-    const session = new pg.Client({ connectionString })
+    const session = new pg.Client(connection)
     client = session
+    let schema: string | undefined
     session.on('error', () => lost(session))
     session.on('end', () => lost(session))
-    session.on('notification', () => version++)
+    // Other deployments (or test files) may use other schemas of the same database: not our change.
+    session.on('notification', (message) => {
+      if (message.payload === schema) version++
+    })
     session
       .connect()
-      .then(() => session.query(`listen ${channel}`))
+      .then(() => session.query<{ schema: string }>('select current_schema() as schema'))
+      .then((result) => {
+        schema = result.rows[0]?.schema
+        return session.query(`listen ${channel}`)
+      })
       .then(() => {
         if (client !== session) return
         // Changes made before the LISTEN were not heard: start from a version no cache has seen.
@@ -79,8 +95,7 @@ export function watchPgNotifications(connectionString: string, channel: string):
 
   return {
     version: () => (listening ? version : undefined),
-    // Its own notification is on its way too; this makes the change count here before the response leaves.
-    changed: () => void version++,
+    wrote: () => void version++,
     async close() {
       closed = true
       listening = false
@@ -90,4 +105,72 @@ export function watchPgNotifications(connectionString: string, channel: string):
       await session?.end().catch(() => {})
     },
   }
+}
+
+// Statements that never write. Anything else counts as a write (a spurious one only costs a cache miss).
+const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|show|explain|savepoint|release)\b/i
+
+/**
+ * Makes a driver call `onWrite` whenever a write of this process becomes visible to others:
+ * after the commit of a transaction that ran a statement that may write, or after such a
+ * statement in autocommit. So this instance's own caches never serve what it has just changed,
+ * with no wait for a notification; reads, and transactions that only read, leave them alone.
+ */
+export function announceWrites(driver: Driver, onWrite: () => void): Driver {
+  const inTransaction = new WeakSet<DatabaseConnection>()
+  const wroteInTransaction = new WeakSet<DatabaseConnection>()
+  const watched = new WeakSet<DatabaseConnection>()
+  const acquire = driver.acquireConnection.bind(driver)
+  const begin = driver.beginTransaction.bind(driver)
+  const commit = driver.commitTransaction.bind(driver)
+  const rollback = driver.rollbackTransaction.bind(driver)
+  const endTransaction = (connection: DatabaseConnection) => {
+    inTransaction.delete(connection)
+    wroteInTransaction.delete(connection)
+  }
+
+  driver.acquireConnection = async () => {
+    const connection = await acquire()
+    if (!watched.has(connection)) {
+      watched.add(connection)
+      const execute = connection.executeQuery.bind(connection)
+      connection.executeQuery = async <R>(query: CompiledQuery) => {
+        const writes = !READ_ONLY.test(query.sql)
+        if (writes && inTransaction.has(connection)) wroteInTransaction.add(connection)
+        try {
+          return await execute<R>(query)
+        } finally {
+          // Even when it failed: whether a failed statement wrote is unknown (a lost connection).
+          if (writes && !inTransaction.has(connection)) onWrite()
+        }
+      }
+    }
+    return connection
+  }
+  driver.beginTransaction = async (connection, settings) => {
+    inTransaction.add(connection)
+    try {
+      await begin(connection, settings)
+    } catch (error) {
+      endTransaction(connection)
+      throw error
+    }
+  }
+  driver.commitTransaction = async (connection) => {
+    const wrote = wroteInTransaction.has(connection)
+    try {
+      await commit(connection)
+    } finally {
+      endTransaction(connection)
+      if (wrote) onWrite()
+    }
+  }
+  driver.rollbackTransaction = async (connection) => {
+    try {
+      await rollback(connection)
+    } finally {
+      endTransaction(connection)
+    }
+  }
+  return driver
 }

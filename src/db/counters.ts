@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from './tables.ts'
-import { prepared } from './prepared.ts'
 
 export type CounterName = 'event_id' | 'segment_id' | 'segment_count' | 'service_account_id' | 'service_account_token_id'
 
@@ -17,13 +16,4 @@ export async function advanceCounter(db: Kysely<Database>, name: CounterName, by
     .returning('value')
     .executeTakeFirstOrThrow()
   return Number(row.value)
-}
-
-// Read on every event request: compiled once.
-const counterValue = prepared((db: Kysely<Database>) => db.selectFrom('counters').select('value').where('name', '=', ''))
-
-export async function readCounter(db: Kysely<Database>, name: CounterName): Promise<number> {
-  const { rows } = await db.executeQuery(counterValue(db, [name]))
-  if (rows.length === 0) throw new Error(`counter ${name} is missing`)
-  return Number(rows[0]!.value)
 }

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, type Dialect } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { createNodeSqliteDialect } from './sqlite-dialect.ts'
-import { watchPgNotifications, watchSqliteCommits, type ChangeWatch } from './change-watch.ts'
+import { announceWrites, UNKNOWABLE, watchPgNotifications, watchSqliteCommits, type ChangeWatch, type PgChangeWatch } from './change-watch.ts'
 import type { Database } from './tables.ts'
 import type { DialectName } from './dialect.ts'
 
@@ -17,8 +17,11 @@ export interface Db {
    */
   readonly reader: Kysely<Database>
   readonly dialect: DialectName
-  /** Follows changes to API tokens and service accounts, by any process (for the principal cache); closed with the rest. */
-  watchTokenChanges(): ChangeWatch
+  /**
+   * Follows changes to the cached tables (tokens, service accounts, events) by any process:
+   * one watch per Db, opened on first use, closed with the rest.
+   */
+  watchChanges(): ChangeWatch
   close(): Promise<void>
 }
 
@@ -46,43 +49,41 @@ const pgTypes = {
 }
 
 /** The channel migration 0002's triggers notify. */
-const TOKEN_CHANGES_CHANNEL = 'pennon_token_changes'
-
-const UNKNOWABLE: ChangeWatch = { version: () => undefined, changed: () => {}, close: async () => {} }
+const CHANGES_CHANNEL = 'pennon_changes'
 
 export function createDb(options: DbOptions): Db {
-  const watches: ChangeWatch[] = []
-  const watched = (watch: ChangeWatch) => {
-    watches.push(watch)
-    return watch
-  }
-  const closeWatches = () => Promise.all(watches.splice(0).map((watch) => watch.close()))
-
   if (options.databaseUrl) {
-    const databaseUrl = options.databaseUrl
-    const pool = new pg.Pool({
+    const session: pg.ClientConfig = {
       connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      types: pgTypes,
       // No JIT: every Pennon statement is an index lookup or range scan, and a long read's plan
       // costs enough to trigger it: compiling (and, in a new session, loading LLVM) delayed the
       // first byte of a 1,000,000-event read by up to 200 ms.
       options: ['-c jit=off', ...(options.schema ? [`-c search_path=${options.schema}`] : [])].join(' '),
-    })
+    }
+    const pool = new pg.Pool({ ...session, max: options.poolSize ?? 10, types: pgTypes })
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', () => {})
     // A checked-out client losing its server (a restart, pg_terminate_backend) emits 'error' too, and the
     // pool listens only to idle ones: without this the process would crash. The query in progress fails
     // on its own, and the pool drops the broken client when it is released.
     pool.on('connect', (client) => client.on('error', () => {}))
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
+    let watch: PgChangeWatch | undefined
+    const postgres = new PostgresDialect({ pool, cursor: Cursor })
+    const dialect: Dialect = {
+      createAdapter: () => postgres.createAdapter(),
+      // This process's writes count for its caches the moment they are visible, before any notification.
+      createDriver: () => announceWrites(postgres.createDriver(), () => watch?.wrote()),
+      createQueryCompiler: () => postgres.createQueryCompiler(),
+      createIntrospector: (db) => postgres.createIntrospector(db),
+    }
+    const db = new Kysely<Database>({ dialect })
     return {
       db,
       reader: db,
       dialect: 'postgres',
-      watchTokenChanges: () => watched(watchPgNotifications(databaseUrl, TOKEN_CHANGES_CHANNEL)),
+      watchChanges: () => (watch ??= watchPgNotifications(session, CHANGES_CHANNEL)),
       async close() {
-        await closeWatches()
+        await watch?.close()
         await db.destroy()
       },
     }
@@ -92,14 +93,15 @@ export function createDb(options: DbOptions): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   const db = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 1 }) })
   const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true }) })
+  let watch: ChangeWatch | undefined
   return {
     db,
     reader,
     dialect: 'sqlite',
-    // An in-memory database is private to one connection: nothing else can change it, but nothing can watch it either.
-    watchTokenChanges: () => (file === ':memory:' ? UNKNOWABLE : watched(watchSqliteCommits(file))),
+    // An in-memory database is private to one connection: nothing can watch it.
+    watchChanges: () => (watch ??= file === ':memory:' ? UNKNOWABLE : watchSqliteCommits(file)),
     async close() {
-      await closeWatches()
+      await watch?.close()
       await reader.destroy()
       await db.destroy()
     },

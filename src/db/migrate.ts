@@ -1,13 +1,13 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import * as initialSchema from './migrations/0001-initial-schema.ts'
-import * as tokenChangeNotify from './migrations/0002-token-change-notify.ts'
+import * as changeNotify from './migrations/0002-change-notify.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
 /** Static list: migrations are part of the code, not discovered from the file system. */
 const migrations: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
-  '0002-token-change-notify': tokenChangeNotify,
+  '0002-change-notify': changeNotify,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -13,9 +13,9 @@ import { OPEN_ACCESS_PRINCIPAL, type Principal } from './permissions.ts'
 const MAX_CREDENTIAL_LENGTH = 1024
 
 /** Reads the Authorization header (raw token, or `Bearer <token>` in any case) and resolves the caller. */
-export function createAuthenticator({ db, config, tokenChanges }: { db: Kysely<Database>; config: Config; tokenChanges: ChangeWatch }) {
+export function createAuthenticator({ db, config, changes }: { db: Kysely<Database>; config: Config; changes: ChangeWatch }) {
   const tokens = createTokenStore(db)
-  const cache = createPrincipalCache(tokenChanges)
+  const cache = createPrincipalCache(changes)
 
   return async function authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization ?? ''

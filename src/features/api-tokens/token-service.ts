@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import type { ChangeWatch } from '../../db/change-watch.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import { invalid, nameExists, notFound } from '../../http/errors.ts'
@@ -18,12 +17,7 @@ function checkNotPast(expiresAt: string | null | undefined, path: string): void 
   if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw invalid(`The \`${path}\` property must be in the future. You sent "${expiresAt}".`, path)
 }
 
-/**
- * `tokenChanges` (the principal cache's watch) hears of every deletion as soon as it commits,
- * so a deleted token or service account stops working at once on this instance.
- */
-export function createTokenService({ db, tokenChanges }: { db: Kysely<Database>; tokenChanges?: ChangeWatch }) {
-  const changed = () => tokenChanges?.changed()
+export function createTokenService({ db }: { db: Kysely<Database> }) {
   return {
     /**
      * At start-up: when no API token exists, store the INIT_ADMIN_API_TOKENS, or,
@@ -74,7 +68,7 @@ export function createTokenService({ db, tokenChanges }: { db: Kysely<Database>;
         if (deleted.length === 0) throw notFound(`No API token is named "${tokenName}".`)
         const audit = auditContext(actor)
         await appendEvents(trx, audit, deleted.map((token) => ({ type: 'api-token-deleted' as const, project: eventProject(token), environment: token.environment, preData: token })))
-      }).finally(changed),
+      }),
 
     listServiceAccounts: async (): Promise<ServiceAccountData[]> => {
       const rows = await db.selectFrom('service_accounts').selectAll().orderBy('id').execute()
@@ -113,7 +107,7 @@ export function createTokenService({ db, tokenChanges }: { db: Kysely<Database>;
         // Its tokens go with it (foreign key cascade), so they stop working at once.
         await trx.deleteFrom('service_accounts').where('id', '=', id).execute()
         await appendEvents(trx, auditContext(actor), [{ type: 'service-account-deleted', preData: account }])
-      }).finally(changed),
+      }),
 
     createServiceAccountToken: (accountId: number, input: CreateServiceAccountTokenBody, actor: Actor) => {
       checkNotPast(input.expiresAt, '/body/expiresAt')

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { call, onEachDatabase, useTestApp } from '../../../test/test-app.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { call, createTestApp, createTestStorage, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
 import { appendEvents } from './event-store.ts'
 import { auditContext, SYSTEM_ACTOR } from './audit.ts'
 
@@ -25,5 +26,38 @@ onEachDatabase('event read cache', (database) => {
       assert.equal(response.body.events.length, first[index]!.body.events.length + 1, reads[index])
       assert.equal(response.body.events[0].featureName, 'cached-flag')
     }
+  })
+
+  test('an event written by another instance, or by hand, shows in this instance\'s reads too', async (t) => {
+    const storage = await createTestStorage(database)
+    const first = await createTestApp(database, { storage })
+    const second = await createTestApp(database, { storage })
+    t.after(async () => {
+      await first.close()
+      await second.close()
+      await storage.drop()
+    })
+    // SQLite sees other connections' commits synchronously; PostgreSQL hears of them by notification, a moment later.
+    const totalSeen = async (pennon: TestApp, url: string, expected: number): Promise<number> => {
+      const deadline = Date.now() + 3_000
+      for (;;) {
+        const total = (await call(pennon, 'GET', url, undefined, { token: first.adminToken })).body.totalEvents as number
+        if (total === expected || database.name === 'sqlite' || Date.now() > deadline) return total
+        await sleep(25)
+      }
+    }
+    const reads = ['/api/admin/events', '/api/admin/events?project=default', '/api/admin/events/shared-flag']
+    const before = await Promise.all(reads.map((url) => call(second, 'GET', url, undefined, { token: first.adminToken })))
+
+    const created = await call(first, 'POST', '/api/admin/projects/default/features', { name: 'shared-flag' })
+    assert.equal(created.status, 201)
+    for (const [index, url] of reads.entries()) assert.equal(await totalSeen(second, url, before[index]!.body.totalEvents + 1), before[index]!.body.totalEvents + 1, url)
+
+    // An operator's own statement, outside Pennon.
+    const byHand = await createTestApp(database, { storage })
+    t.after(() => byHand.close())
+    await byHand.database.db.transaction().execute((trx) =>
+      appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'shared-flag', project: 'default' }]))
+    for (const [index, url] of reads.entries()) assert.equal(await totalSeen(second, url, before[index]!.body.totalEvents + 2), before[index]!.body.totalEvents + 2, url)
   })
 })

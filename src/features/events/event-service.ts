@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { streamPages } from '../../db/cursor.ts'
 import type { Database } from '../../db/tables.ts'
-import { readCounter } from '../../db/counters.ts'
+import type { ChangeWatch } from '../../db/change-watch.ts'
 import { createEventBodyCache } from './event-body-cache.ts'
 import type { Readable } from 'node:stream'
 import { eventListPieces, openJsonBody } from './event-stream.ts'
@@ -22,33 +22,33 @@ const PAGE_SIZE = 250
 /** JSON bytes: whole (and cacheable) when short, a stream when long. */
 export type ResponseBody = Buffer | Readable
 
-export function createEventService({ db, reader }: { db: Kysely<Database>; reader: Kysely<Database> }) {
-  const cache = createEventBodyCache()
+export function createEventService({ db, reader, changes }: { db: Kysely<Database>; reader: Kysely<Database>; changes: ChangeWatch }) {
+  // Answers are remembered while `changes` reports no write to the database (events are never
+  // changed, only added): a repeated read then costs no query at all.
+  const cache = createEventBodyCache(changes)
 
-  /**
-   * A short list is served from the cache while no event was added since it was read: the
-   * count is one indexed read, the list a cursor and a page of rows. A long list is streamed.
-   */
+  /** A short list is read whole and remembered; a long one is streamed from a cursor. */
   const list = async (key: string, head: string, query: EventJsonQuery): Promise<ResponseBody> => {
-    const eventCount = await readCounter(db, 'event_id')
-    const cached = cache.get(key, eventCount)
+    const version = changes.version()
+    const cached = cache.get(key, version)
     if (cached !== undefined) return cached
     const body = await openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)))
     if (typeof body !== 'string') return body
-    // Encoded once: a cached answer is then sent without converting its text again.
+    // Encoded once: a remembered answer is then sent without converting its text again.
     const bytes = Buffer.from(body)
-    cache.set(key, eventCount, bytes)
+    cache.set(key, version, bytes)
     return bytes
   }
 
   return {
     /** `{"version":1,"events":[…last 100, newest first],"totalEvents":<all events>}` */
     async latest(): Promise<Buffer> {
-      const cached = cache.get('latest', await readCounter(db, 'event_id'))
+      const version = changes.version()
+      const cached = cache.get('latest', version)
       if (cached !== undefined) return cached
       const { events, total } = await latestEvents(db, LATEST_EVENTS_LIMIT)
       const body = Buffer.from(`{"version":1,"events":[${events.join(',')}],"totalEvents":${total}}`)
-      cache.set('latest', total, body)
+      cache.set('latest', version, body)
       return body
     },
 
