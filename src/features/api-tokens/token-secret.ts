@@ -1,13 +1,13 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /** 64 hex characters of randomness: the part of a token nobody can guess. */
 export function generateSecretPart(): string {
   return randomBytes(32).toString('hex')
 }
 
-/** Only this hash is stored; looking a token up means hashing what was presented. */
+/** Only this hash is stored; looking a token up means hashing what was presented (one-shot: half the cost of a Hash object). */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex')
+  return hash('sha256', secret, 'hex')
 }
 
 /** Constant-time comparison of two hex hashes of equal length. */
