@@ -3,6 +3,8 @@
  *   node bench/ceiling-server.ts cached <file>     answers the file's bytes on every GET
  *   node bench/ceiling-server.ts stringify <file>  parses the file once, JSON.stringify per GET
  *   node bench/ceiling-server.ts post              reads a small JSON body, parses it, answers a small JSON
+ *   node bench/ceiling-server.ts fastify <file>    a bare Fastify app (no hooks, no logger) answering the file's bytes:
+ *                                                  what the framework Pennon is built on costs by itself
  */
 import { createServer } from 'node:http'
 import { readFileSync } from 'node:fs'
@@ -12,7 +14,16 @@ const text = file ? readFileSync(file, 'utf8') : ''
 const cached = Buffer.from(text)
 const parsed = text ? JSON.parse(text) : null
 
-const server = createServer((request, response) => {
+if (mode === 'fastify') {
+  const { default: Fastify } = await import('fastify')
+  const app = Fastify({ logger: false })
+  app.get('/*', async (_request, reply) => reply.type('application/json; charset=utf-8').send(cached))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  console.log(`ceiling listening at http://127.0.0.1:${(app.server.address() as { port: number }).port}`)
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)))
+}
+
+const server = mode === 'fastify' ? undefined : createServer((request, response) => {
   if (mode === 'post') {
     let body = ''
     request.setEncoding('utf8')
@@ -29,8 +40,8 @@ const server = createServer((request, response) => {
   response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length })
   response.end(payload)
 })
-server.listen(0, '127.0.0.1', () => {
+server?.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as { port: number }
   console.log(`ceiling listening at http://127.0.0.1:${port}`)
 })
-process.on('SIGTERM', () => server.close(() => process.exit(0)))
+if (server) process.on('SIGTERM', () => server.close(() => process.exit(0)))

@@ -89,6 +89,7 @@ async function benchCeilings(lastHundredBody: string): Promise<Row[]> {
     for (const [mode, label, options] of [
       ['cached', 'ceiling: node:http, cached string of (b)', {}],
       ['stringify', 'ceiling: node:http, JSON.stringify of (b) per request', {}],
+      ['fastify', 'ceiling: bare Fastify, cached bytes of (b)', {}],
       ['post', 'ceiling: node:http, tiny JSON POST', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ features: BATCH }) }],
     ] as const) {
       const server = await startProcess('bench/ceiling-server.ts', {}, [mode, file])
@@ -120,7 +121,9 @@ function printTable(rows: Row[], ceilings: Row[]): void {
       String(r.non2xx + r.errors),
       reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',
       ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
-        (r.key === 'b' ? `, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify` : '') : '',
+        (r.key === 'b' || r.key === 'd'
+          ? `, ${((r.requestsPerSecond / ceiling('fastify')) * 100).toFixed(0)}% of fastify, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify`
+          : '') : '',
     ]
   })
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
