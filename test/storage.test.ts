@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { isUniqueViolation, isForeignKeyViolation } from '../src/db/db-errors.ts'
+import pg from 'pg'
 import { allEvents, call, createTestStorage, onEachDatabase, useTestApp } from './test-app.ts'
 
 onEachDatabase('storage', (database) => {
@@ -106,6 +107,40 @@ onEachDatabase('storage', (database) => {
   })
 
   if (database.name === 'postgres') {
+    test('a lost listening session turns the caches off until it is back, and nothing stale is served meanwhile', async (t) => {
+      const storage = await createTestStorage(database)
+      const pennon = await useTestApp(t, database, { storage })
+      t.after(() => storage.drop()) // after the app's close, registered first
+      const watch = pennon.database.watchChanges()
+      const until = async (what: string, check: () => boolean) => {
+        const deadline = Date.now() + 5_000
+        while (!check()) {
+          if (Date.now() > deadline) throw new Error(`${what}: not after 5 s`)
+          await sleep(10)
+        }
+      }
+      await until('listening', () => watch.version() !== undefined)
+      assert.equal((await call(pennon, 'GET', '/api/admin/events')).status, 200) // remembered from here
+
+      const admin = new pg.Client({ connectionString: database.url })
+      await admin.connect()
+      try {
+        const { rows } = await admin.query('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = $1', [
+          `pennon change watch ${storage.options.schema}`,
+        ])
+        assert.deepEqual(rows, [{ done: true }])
+        await until('the loss is noticed', () => watch.version() === undefined)
+        // A change nobody hears of: with the caches off it shows at once.
+        await admin.query(`insert into ${storage.options.schema}.events (id, type, created_by, created_by_user_id, created_at, group_type, group_id, json)
+          values (1000, 'feature-archived', 'x', 1, now(), 'x', 'x', '{"id":1000}')`)
+      } finally {
+        await admin.end()
+      }
+      const events = await call(pennon, 'GET', '/api/admin/events')
+      assert.equal(events.body.events[0].id, 1000)
+      await until('listening again', () => watch.version() !== undefined)
+    })
+
     test('PostgreSQL sessions run without JIT (it delayed the first rows of long reads)', async (t) => {
       const pennon = await useTestApp(t, database)
       const { rows } = await sql<{ jit: string }>`show jit`.execute(pennon.database.db)

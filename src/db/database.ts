@@ -81,7 +81,8 @@ export function createDb(options: DbOptions): Db {
       db,
       reader: db,
       dialect: 'postgres',
-      watchChanges: () => (watch ??= watchPgNotifications(session, CHANGES_CHANNEL)),
+      // Named, so that operators (and tests) can tell the listening session in pg_stat_activity.
+      watchChanges: () => (watch ??= watchPgNotifications({ ...session, application_name: `pennon change watch${options.schema ? ` ${options.schema}` : ''}` }, CHANGES_CHANNEL)),
       async close() {
         await watch?.close()
         await db.destroy()
