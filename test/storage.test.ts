@@ -141,6 +141,15 @@ onEachDatabase('storage', (database) => {
       await until('listening again', () => watch.version() !== undefined)
     })
 
+    test('statements with parameters are prepared once per session, not parsed on every call', async (t) => {
+      const pennon = await useTestApp(t, database)
+      await pennon.database.db.connection().execute(async (session) => {
+        for (const id of ['a', 'b', 'c']) await session.selectFrom('projects').select('id').where('id', '=', id).execute()
+        const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like ${'%from "projects"%'}`.execute(session)
+        assert.deepEqual(rows, [{ statement: 'select "id" from "projects" where "id" = $1' }])
+      })
+    })
+
     test('PostgreSQL sessions run without JIT (it delayed the first rows of long reads)', async (t) => {
       const pennon = await useTestApp(t, database)
       const { rows } = await sql<{ jit: string }>`show jit`.execute(pennon.database.db)

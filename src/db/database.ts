@@ -48,6 +48,30 @@ const pgTypes = {
   },
 }
 
+// Distinct statements a session keeps prepared; Pennon issues far fewer, so each is parsed once per session.
+const PREPARED_PER_SESSION = 500
+
+/**
+ * Sends each statement with parameters as a named prepared statement: PostgreSQL parses it once
+ * per session instead of on every call, and may reuse its plan. The names are per session (pg
+ * tracks what it prepared on each), and bounded: past the limit, statements go unnamed as before.
+ */
+function prepareStatements(client: pg.PoolClient): void {
+  const names = new Map<string, string>()
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      let name = names.get(text)
+      if (name === undefined && names.size < PREPARED_PER_SESSION) {
+        name = `pennon_${names.size + 1}`
+        names.set(text, name)
+      }
+      if (name !== undefined) return query({ name, text, values }, callback)
+    }
+    return query(text, values, callback)
+  }) as typeof client.query
+}
+
 /** The channel migration 0002's triggers notify. */
 const CHANGES_CHANNEL = 'pennon_changes'
 
@@ -66,7 +90,10 @@ export function createDb(options: DbOptions): Db {
     // A checked-out client losing its server (a restart, pg_terminate_backend) emits 'error' too, and the
     // pool listens only to idle ones: without this the process would crash. The query in progress fails
     // on its own, and the pool drops the broken client when it is released.
-    pool.on('connect', (client) => client.on('error', () => {}))
+    pool.on('connect', (client) => {
+      client.on('error', () => {})
+      prepareStatements(client)
+    })
     let watch: PgChangeWatch | undefined
     const postgres = new PostgresDialect({ pool, cursor: Cursor })
     const dialect: Dialect = {
