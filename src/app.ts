@@ -64,6 +64,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
   registerAdminPipeline(app, {
     authenticate,
+    changes,
     throttle: createAuthThrottle(config.authFailuresPerMinute),
     ...(config.corsOrigins.length > 0 ? { handleCors: createCorsHandler(config.corsOrigins) } : {}),
   })

@@ -9,6 +9,7 @@ import type { AuthThrottle } from './auth-throttle.ts'
 import { findHostileInput } from './json-body.ts'
 import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
 import type { Authenticate } from './auth.ts'
+import type { ChangeWatch } from '../db/change-watch.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,6 +18,11 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal
+    /**
+     * The database's change version when the request began (change-watch.ts), read once per
+     * request: its caches (tokens, event answers) serve only what is at least that recent.
+     */
+    dataVersion: number | undefined
   }
 }
 
@@ -44,13 +50,15 @@ function checkContentType(request: FastifyRequest): void {
 
 export interface AdminPipelineOptions {
   authenticate: Authenticate
+  changes: ChangeWatch
   throttle: AuthThrottle
   /** Answers CORS preflights and marks allowed origins; returns true when it answered. */
   handleCors?: (request: FastifyRequest, reply: FastifyReply) => boolean
 }
 
-export function registerAdminPipeline(app: FastifyInstance, { authenticate, throttle, handleCors }: AdminPipelineOptions): void {
+export function registerAdminPipeline(app: FastifyInstance, { authenticate, changes, throttle, handleCors }: AdminPipelineOptions): void {
   app.decorateRequest('principal', null as unknown as Principal)
+  app.decorateRequest('dataVersion', undefined)
 
   app.addHook('onRequest', async (request, reply) => {
     // Sent on every response, errors included: no MIME sniffing, and admin data is never cached.
@@ -60,6 +68,7 @@ export function registerAdminPipeline(app: FastifyInstance, { authenticate, thro
     reply.header('cache-control', 'no-store')
     const retryAfter = throttle.retryAfter(request.ip)
     if (retryAfter > 0) throw tooManyRequests(retryAfter)
+    request.dataVersion = changes.version()
     try {
       request.principal = await authenticate(request)
     } catch (error) {

@@ -17,9 +17,7 @@ export function createPrincipalCache(watch: ChangeWatch) {
   let entriesVersion: number | undefined
 
   return {
-    /** The version to hand back to `set` for a lookup that starts now. */
-    version: (): number | undefined => watch.version(),
-
+    /** `version`: what the watch said when the request began (undefined: nothing is known, nothing is used). */
     get(secretHash: string, version: number | undefined, now: string): Principal | undefined {
       if (version === undefined) return undefined
       if (version !== entriesVersion) {

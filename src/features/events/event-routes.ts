@@ -28,7 +28,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ events: EventService }> = 
   }, async (request, reply) => {
     const { project } = request.query
     // An empty `project=` is the same as none.
-    const body = project ? await events.byProject(project) : await events.latest()
+    const body = project ? await events.byProject(project, request.dataVersion) : await events.latest(request.dataVersion)
     return sendJsonText(reply as FastifyReply, body)
   })
 
@@ -43,6 +43,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ events: EventService }> = 
   }, async (request, reply) => {
     // `/events/` names no flag: an unknown path, as everywhere else a trailing slash is.
     if (request.params.featureName === '') return reply.callNotFound()
-    return sendJsonText(reply as FastifyReply, await events.byFeature(request.params.featureName))
+    return sendJsonText(reply as FastifyReply, await events.byFeature(request.params.featureName, request.dataVersion))
   })
 }

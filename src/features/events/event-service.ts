@@ -24,12 +24,12 @@ export type ResponseBody = Buffer | Readable
 
 export function createEventService({ db, reader, changes }: { db: Kysely<Database>; reader: Kysely<Database>; changes: ChangeWatch }) {
   // Answers are remembered while `changes` reports no write to the database (events are never
-  // changed, only added): a repeated read then costs no query at all.
+  // changed, only added): a repeated read then costs no query at all. Each read takes the version
+  // its request began at (admin-pipeline.ts), or reads it now.
   const cache = createEventBodyCache(changes)
 
   /** A short list is read whole and remembered; a long one is streamed from a cursor. */
-  const list = async (key: string, head: string, query: EventJsonQuery): Promise<ResponseBody> => {
-    const version = changes.version()
+  const list = async (key: string, head: string, query: EventJsonQuery, version: number | undefined): Promise<ResponseBody> => {
     const cached = cache.get(key, version)
     if (cached !== undefined) return cached
     const body = await openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)))
@@ -42,8 +42,7 @@ export function createEventService({ db, reader, changes }: { db: Kysely<Databas
 
   return {
     /** `{"version":1,"events":[…last 100, newest first],"totalEvents":<all events>}` */
-    async latest(): Promise<Buffer> {
-      const version = changes.version()
+    async latest(version = changes.version()): Promise<Buffer> {
       const cached = cache.get('latest', version)
       if (cached !== undefined) return cached
       const { events, total } = await latestEvents(db, LATEST_EVENTS_LIMIT)
@@ -53,12 +52,12 @@ export function createEventService({ db, reader, changes }: { db: Kysely<Databas
     },
 
     /** `{"version":1,"events":[…every event of the project, newest first],"totalEvents":<their count>}` */
-    byProject: (project: string): Promise<ResponseBody> =>
-      list(`project:${project}`, '{"version":1,"events":[', projectEventsQuery(reader, project)),
+    byProject: (project: string, version = changes.version()): Promise<ResponseBody> =>
+      list(`project:${project}`, '{"version":1,"events":[', projectEventsQuery(reader, project), version),
 
     /** `{"version":1,"toggleName":"<name>","events":[…every event of the flag, newest first],"totalEvents":<their count>}` */
-    byFeature: (featureName: string): Promise<ResponseBody> =>
-      list(`feature:${featureName}`, `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[`, featureEventsQuery(reader, featureName)),
+    byFeature: (featureName: string, version = changes.version()): Promise<ResponseBody> =>
+      list(`feature:${featureName}`, `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[`, featureEventsQuery(reader, featureName), version),
   }
 }
 
