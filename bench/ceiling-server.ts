@@ -5,6 +5,8 @@
  *   node bench/ceiling-server.ts post              reads a small JSON body, parses it, answers a small JSON
  *   node bench/ceiling-server.ts fastify <file>    a bare Fastify app (no hooks, no logger) answering the file's bytes:
  *                                                  what the framework Pennon is built on costs by itself
+ *   node bench/ceiling-server.ts fastify-post      a bare Fastify app validating a `{features: string[]}` body
+ *                                                  against a schema and answering a small JSON: the same for (a)
  */
 import { createServer } from 'node:http'
 import { readFileSync } from 'node:fs'
@@ -14,16 +16,22 @@ const text = file ? readFileSync(file, 'utf8') : ''
 const cached = Buffer.from(text)
 const parsed = text ? JSON.parse(text) : null
 
-if (mode === 'fastify') {
+if (mode === 'fastify' || mode === 'fastify-post') {
   const { default: Fastify } = await import('fastify')
   const app = Fastify({ logger: false })
   app.get('/*', async (_request, reply) => reply.type('application/json; charset=utf-8').send(cached))
+  app.post('/*', {
+    schema: {
+      body: { type: 'object', required: ['features'], additionalProperties: false, properties: { features: { type: 'array', items: { type: 'string' } } } },
+      response: { 200: { type: 'object', properties: { parentsWithChildFeatures: { type: 'array', items: { type: 'string' } }, hasDeletedDependencies: { type: 'boolean' } } } },
+    },
+  }, async (request) => ({ parentsWithChildFeatures: [], hasDeletedDependencies: (request.body as { features: string[] }).features.length > 0 }))
   await app.listen({ port: 0, host: '127.0.0.1' })
   console.log(`ceiling listening at http://127.0.0.1:${(app.server.address() as { port: number }).port}`)
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)))
 }
 
-const server = mode === 'fastify' ? undefined : createServer((request, response) => {
+const server = mode === 'fastify' || mode === 'fastify-post' ? undefined : createServer((request, response) => {
   if (mode === 'post') {
     let body = ''
     request.setEncoding('utf8')

@@ -91,6 +91,7 @@ async function benchCeilings(lastHundredBody: string): Promise<Row[]> {
       ['stringify', 'ceiling: node:http, JSON.stringify of (b) per request', {}],
       ['fastify', 'ceiling: bare Fastify, cached bytes of (b)', {}],
       ['post', 'ceiling: node:http, tiny JSON POST', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ features: BATCH }) }],
+      ['fastify-post', 'ceiling: bare Fastify, validated JSON POST of (a)', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ features: BATCH }) }],
     ] as const) {
       const server = await startProcess('bench/ceiling-server.ts', {}, [mode, file])
       try {
@@ -121,6 +122,7 @@ function printTable(rows: Row[], ceilings: Row[]): void {
       String(r.non2xx + r.errors),
       reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',
       ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
+        (r.key === 'a' || r.key === 'e' ? `, ${((r.requestsPerSecond / ceiling('fastify-post')) * 100).toFixed(0)}% of fastify-post` : '') +
         (r.key === 'b' || r.key === 'd'
           ? `, ${((r.requestsPerSecond / ceiling('fastify')) * 100).toFixed(0)}% of fastify, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify`
           : '') : '',

@@ -84,6 +84,7 @@ onEachDatabase('storage', (database) => {
     assert.equal(typeof initial, 'number', 'the watch is ready')
 
     await db.selectFrom('events').selectAll().execute()
+    await sql`with named as (select id from projects) select id from named`.execute(db)
     await db.transaction().execute((trx) => trx.selectFrom('projects').selectAll().execute())
     await sleep(100) // room for a (wrong) notification to arrive
     assert.equal(watch.version(), initial)

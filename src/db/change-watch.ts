@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite'
-import type { CompiledQuery, DatabaseConnection, Driver } from 'kysely'
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely'
 import pg from 'pg'
 
 /**
@@ -17,28 +17,48 @@ export interface ChangeWatch {
 /** A watch that never knows: caches built on it are never used. */
 export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async () => {} }
 
+/** A watch told directly of this process's own writes (see announceWrites). */
+export interface LocalChangeWatch extends ChangeWatch {
+  /** This process's write just became visible: a new version at once. */
+  wrote(): void
+}
+
+// How long a read of SQLite's data_version is trusted for other processes' commits.
+const SQLITE_REREAD_MS = 2
+
 /**
  * SQLite: the file's `data_version`, read on a connection of its own, changes with every commit
- * by any other connection (this process's writer included). Exact and synchronous (a few µs):
- * a cache checked against it is never stale, even with several processes on one file.
+ * by any other connection. Reading it costs file-lock system calls (tens of µs here, a tenth of a
+ * request), so it is re-read at most every SQLITE_REREAD_MS, and at once after each of this
+ * process's own writes (`wrote`): this process never serves what it cached before its own write;
+ * another process's commit counts within 2 ms.
  */
-export function watchSqliteCommits(file: string): ChangeWatch {
+export function watchSqliteCommits(file: string): LocalChangeWatch {
   const connection = new DatabaseSync(file, { readOnly: true })
   const dataVersion = connection.prepare('pragma data_version')
   let open = true
+  let current: number | undefined
+  let readAt = 0
   return {
-    version: () => (open ? Number((dataVersion.get() as { data_version: number }).data_version) : undefined),
+    version() {
+      if (!open) return undefined
+      const now = performance.now()
+      if (current === undefined || now - readAt >= SQLITE_REREAD_MS) {
+        current = Number((dataVersion.get() as { data_version: number }).data_version)
+        readAt = now
+      }
+      return current
+    },
+    // The commit went through the writer, another connection: data_version has moved; read it again.
+    wrote: () => {
+      current = undefined
+    },
     async close() {
       if (!open) return
       open = false
       connection.close()
     },
   }
-}
-
-export interface PgChangeWatch extends ChangeWatch {
-  /** This process's write just became visible (see announceWrites): a new version at once. */
-  wrote(): void
 }
 
 const RECONNECT_DELAY_MS = 1_000
@@ -51,7 +71,7 @@ const RECONNECT_DELAY_MS = 1_000
  * whenever that session is lost, the version is `undefined`; it reconnects in the background.
  * Another instance's change arrives a moment after its commit (milliseconds).
  */
-export function watchPgNotifications(connection: pg.ClientConfig, channel: string): PgChangeWatch {
+export function watchPgNotifications(connection: pg.ClientConfig, channel: string): LocalChangeWatch {
   let version = 0
   let listening = false
   let closed = false
@@ -107,8 +127,20 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   }
 }
 
-// Statements that never write. Anything else counts as a write (a spurious one only costs a cache miss).
+// Statements that never write: these, and a WITH that names no writing statement. Anything else
+// counts as a write (a spurious one only costs a cache miss; a missed one would serve stale data).
 const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|show|explain|savepoint|release)\b/i
+const isReadOnly = (sql: string) => READ_ONLY.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge|truncate)\b/i.test(sql))
+
+/** `dialect` with its driver wrapped by announceWrites. */
+export function announcingWrites(dialect: Dialect, onWrite: () => void): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => announceWrites(dialect.createDriver(), onWrite),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  }
+}
 
 /**
  * Makes a driver call `onWrite` whenever a write of this process becomes visible to others:
@@ -135,7 +167,7 @@ export function announceWrites(driver: Driver, onWrite: () => void): Driver {
       watched.add(connection)
       const execute = connection.executeQuery.bind(connection)
       connection.executeQuery = async <R>(query: CompiledQuery) => {
-        const writes = !READ_ONLY.test(query.sql)
+        const writes = !isReadOnly(query.sql)
         if (writes && inTransaction.has(connection)) wroteInTransaction.add(connection)
         try {
           return await execute<R>(query)

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Kysely, PostgresDialect, type Dialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { createNodeSqliteDialect } from './sqlite-dialect.ts'
-import { announceWrites, UNKNOWABLE, watchPgNotifications, watchSqliteCommits, type ChangeWatch, type PgChangeWatch } from './change-watch.ts'
+import { announcingWrites, UNKNOWABLE, watchPgNotifications, watchSqliteCommits, type ChangeWatch, type LocalChangeWatch } from './change-watch.ts'
 import type { Database } from './tables.ts'
 import type { DialectName } from './dialect.ts'
 
@@ -94,15 +94,9 @@ export function createDb(options: DbOptions): Db {
       client.on('error', () => {})
       prepareStatements(client)
     })
-    let watch: PgChangeWatch | undefined
-    const postgres = new PostgresDialect({ pool, cursor: Cursor })
-    const dialect: Dialect = {
-      createAdapter: () => postgres.createAdapter(),
-      // This process's writes count for its caches the moment they are visible, before any notification.
-      createDriver: () => announceWrites(postgres.createDriver(), () => watch?.wrote()),
-      createQueryCompiler: () => postgres.createQueryCompiler(),
-      createIntrospector: (db) => postgres.createIntrospector(db),
-    }
+    let watch: LocalChangeWatch | undefined
+    // This process's writes count for its caches the moment they are visible, before any notification.
+    const dialect = announcingWrites(new PostgresDialect({ pool, cursor: Cursor }), () => watch?.wrote())
     const db = new Kysely<Database>({ dialect })
     return {
       db,
@@ -119,15 +113,16 @@ export function createDb(options: DbOptions): Db {
 
   const file = options.databaseFile ?? './data/pennon.sqlite'
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
-  const db = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 1 }) })
+  let watch: LocalChangeWatch | undefined
+  // The writer announces this process's commits to the watch at once (it re-reads data_version once per turn).
+  const db = new Kysely<Database>({ dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1 }), () => watch?.wrote()) })
   const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true }) })
-  let watch: ChangeWatch | undefined
   return {
     db,
     reader,
     dialect: 'sqlite',
     // An in-memory database is private to one connection: nothing can watch it.
-    watchChanges: () => (watch ??= file === ':memory:' ? UNKNOWABLE : watchSqliteCommits(file)),
+    watchChanges: () => (file === ':memory:' ? UNKNOWABLE : (watch ??= watchSqliteCommits(file))),
     async close() {
       await watch?.close()
       await reader.destroy()
