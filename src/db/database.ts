@@ -114,7 +114,7 @@ export function createDb(options: DbOptions): Db {
   const file = options.databaseFile ?? './data/pennon.sqlite'
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   let watch: LocalChangeWatch | undefined
-  // The writer announces this process's commits to the watch at once (it re-reads data_version once per turn).
+  // The writer announces this process's commits to the watch at once (it re-reads data_version at most every 2 ms).
   const db = new Kysely<Database>({ dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1 }), () => watch?.wrote()) })
   const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true }) })
   return {

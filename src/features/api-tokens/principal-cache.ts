@@ -7,10 +7,10 @@ const MAX_ENTRIES = 10_000
 
 /**
  * Principals of recently presented tokens, by secret hash, so that a request costs no token
- * query. Valid only while `watch` reports the version they were read at: any change to tokens
- * or service accounts (anywhere: another instance, by hand) empties it, and it is not used at
- * all while the watch cannot tell. An entry also ends when its token expires. Unknown tokens
- * are never remembered.
+ * query. Valid only while `watch` reports the version they were read at: a change that may
+ * concern tokens (anywhere: another instance, by hand; see change-watch.ts) empties it, and it
+ * is not used at all while the watch cannot tell. An entry also ends when its token expires.
+ * Unknown tokens are never remembered.
  */
 export function createPrincipalCache(watch: ChangeWatch) {
   const entries = new Map<string, ResolvedToken>()
