@@ -7,7 +7,7 @@ import { createDb } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { isUniqueViolation, isForeignKeyViolation } from '../src/db/db-errors.ts'
 import pg from 'pg'
-import { allEvents, call, createTestStorage, onEachDatabase, useTestApp } from './test-app.ts'
+import { allEvents, call, createTestStorage, eventually, onEachDatabase, useTestApp } from './test-app.ts'
 
 onEachDatabase('storage', (database) => {
   test('migrations applied twice (and on PostgreSQL by two instances at once) are a no-op', async () => {
@@ -78,10 +78,8 @@ onEachDatabase('storage', (database) => {
     const pennon = await useTestApp(t, database)
     const { db } = pennon.database
     const watch = pennon.database.watchChanges()
-    const deadline = Date.now() + 5_000
-    while (watch.version() === undefined && Date.now() < deadline) await sleep(10)
+    await eventually(() => watch.version() !== undefined, 'the watch is ready')
     const initial = watch.version()
-    assert.equal(typeof initial, 'number', 'the watch is ready')
 
     await db.selectFrom('events').selectAll().execute()
     await sql`with named as (select id from projects) select id from named`.execute(db)
@@ -113,14 +111,7 @@ onEachDatabase('storage', (database) => {
       const pennon = await useTestApp(t, database, { storage })
       t.after(() => storage.drop()) // after the app's close, registered first
       const watch = pennon.database.watchChanges()
-      const until = async (what: string, check: () => boolean) => {
-        const deadline = Date.now() + 5_000
-        while (!check()) {
-          if (Date.now() > deadline) throw new Error(`${what}: not after 5 s`)
-          await sleep(10)
-        }
-      }
-      await until('listening', () => watch.version() !== undefined)
+      await eventually(() => watch.version() !== undefined, 'listening')
       assert.equal((await call(pennon, 'GET', '/api/admin/events')).status, 200) // remembered from here
 
       const admin = new pg.Client({ connectionString: database.url })
@@ -130,7 +121,7 @@ onEachDatabase('storage', (database) => {
           `pennon change watch ${storage.options.schema}`,
         ])
         assert.deepEqual(rows, [{ done: true }])
-        await until('the loss is noticed', () => watch.version() === undefined)
+        await eventually(() => watch.version() === undefined, 'the loss is noticed')
         // A change nobody hears of: with the caches off it shows at once.
         await admin.query(`insert into ${storage.options.schema}.events (id, type, created_by, created_by_user_id, created_at, group_type, group_id, json)
           values (1000, 'feature-archived', 'x', 1, now(), 'x', 'x', '{"id":1000}')`)
@@ -139,7 +130,7 @@ onEachDatabase('storage', (database) => {
       }
       const events = await call(pennon, 'GET', '/api/admin/events')
       assert.equal(events.body.events[0].id, 1000)
-      await until('listening again', () => watch.version() !== undefined)
+      await eventually(() => watch.version() !== undefined, 'listening again')
     })
 
     test('statements with parameters are prepared once per session, not parsed on every call', async (t) => {

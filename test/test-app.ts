@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
@@ -230,3 +231,12 @@ export async function allEvents(testApp: TestApp): Promise<any[]> {
 }
 
 export { sql }
+
+/** Waits until `check` holds, polling every 10 ms; fails, naming `what`, after `ms`. */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: still not true after ${ms} ms`)
+    await sleep(10)
+  }
+}

@@ -8,7 +8,7 @@ import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import pg from 'pg'
-import { call, onEachDatabase, sql, useTestApp, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
+import { call, eventually, onEachDatabase, sql, useTestApp, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
 import { auditContext, SYSTEM_ACTOR } from './audit.ts'
 import { appendEvents } from './event-store.ts'
 import type { NewEvent } from './event-types.ts'
@@ -72,14 +72,6 @@ function readRest(stream: OpenStream): Promise<{ text: string; complete: boolean
 function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
   const timeout = sleep(ms, undefined, { ref: false }).then(() => Promise.reject(new Error(`${what} took more than ${ms} ms`)))
   return Promise.race([promise, timeout])
-}
-
-async function eventually(check: () => Promise<boolean>, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: still not true after ${ms} ms`)
-    await sleep(50)
-  }
 }
 
 /**
