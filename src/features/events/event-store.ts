@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { advanceCounter } from '../../db/counters.ts'
-import { prepared } from '../../db/prepared.ts'
+import { preparedInsert } from '../../db/prepared.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
 import type { AuditContext } from './audit.ts'
 import type { NewEvent } from './event-types.ts'
@@ -27,7 +27,7 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   const firstId = lastId - kept.length + 1
   const rows = kept.map((event, index) => toRow(firstId + index, audit, event))
   if (rows.length === 1) {
-    await trx.executeQuery(insertOne(trx, EVENT_COLUMNS.map((column) => rows[0]![column])))
+    await trx.executeQuery(insertOne(trx, rows[0]!))
     return
   }
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
@@ -35,11 +35,8 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   }
 }
 
-const EVENT_COLUMNS = ['id', 'type', 'created_by', 'created_by_user_id', 'created_at', 'feature_name', 'project', 'environment', 'group_type', 'group_id', 'json'] as const
-// Most writes record one event: that insert is compiled once (parameters in EVENT_COLUMNS order).
-const insertOne = prepared((db: Kysely<Database>) =>
-  db.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, ''])) as unknown as EventsTable),
-)
+// Most writes record one event: that insert is compiled once.
+const insertOne = preparedInsert<EventsTable>('events', ['id', 'type', 'created_by', 'created_by_user_id', 'created_at', 'feature_name', 'project', 'environment', 'group_type', 'group_id', 'json'])
 
 function toRow(id: number, audit: AuditContext, event: NewEvent): EventsTable {
   const featureName = event.featureName ?? null

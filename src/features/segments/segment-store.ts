@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { advanceCounter } from '../../db/counters.ts'
-import { prepared } from '../../db/prepared.ts'
+import { preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
 import type { SegmentData } from '../events/event-types.ts'
@@ -31,11 +31,8 @@ const toRow = (segment: Segment): SegmentsTable => ({
   created_at: segment.createdAt,
 })
 
-const SEGMENT_COLUMNS = ['id', 'name', 'description', 'project', 'constraints', 'created_by', 'created_at'] as const
-// Compiled once (parameters in SEGMENT_COLUMNS order): creation is the hot write.
-const insertSegment = prepared((db: Kysely<Database>) =>
-  db.insertInto('segments').values(Object.fromEntries(SEGMENT_COLUMNS.map((column) => [column, ''])) as unknown as SegmentsTable),
-)
+// Compiled once: creation is the hot write.
+const insertSegment = preparedInsert<SegmentsTable>('segments', ['id', 'name', 'description', 'project', 'constraints', 'created_by', 'created_at'])
 
 export function createSegmentStore(db: Kysely<Database>) {
   return {
@@ -65,8 +62,7 @@ export function createSegmentStore(db: Kysely<Database>) {
       if (dialectOf(db) === 'postgres') return insertCountedPostgres(db, segment, limit)
       if ((await advanceCounter(db, 'segment_count')) > limit) return undefined
       const id = await advanceCounter(db, 'segment_id')
-      const row = toRow({ ...segment, id })
-      await db.executeQuery(insertSegment(db, SEGMENT_COLUMNS.map((column) => row[column])))
+      await db.executeQuery(insertSegment(db, toRow({ ...segment, id })))
       return id
     },
     async update(segment: Segment): Promise<void> {
