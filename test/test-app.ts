@@ -153,6 +153,22 @@ export async function useTestApp(t: { after(fn: () => Promise<void>): void }, da
   return testApp
 }
 
+/**
+ * Two instances of one deployment: two apps on one fresh database, closed (and the database
+ * dropped) when the test ends. Only the first stored its admin token, so both are called with it.
+ */
+export async function useTwoInstances(t: { after(fn: () => Promise<void>): void }, database: TestDatabase): Promise<{ first: TestApp; second: TestApp; storage: TestStorage }> {
+  const storage = await createTestStorage(database)
+  const first = await createTestApp(database, { storage })
+  const second = await createTestApp(database, { storage })
+  t.after(async () => {
+    await first.close()
+    await second.close()
+    await storage.drop()
+  })
+  return { first, second: { ...second, adminToken: first.adminToken }, storage }
+}
+
 export interface ApiResponse {
   status: number
   headers: LightMyRequestResponse['headers']

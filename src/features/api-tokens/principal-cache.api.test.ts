@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
-import { call, createTestApp, createTestStorage, eventually, onEachDatabase, serviceAccountToken, useTestApp, type TestApp } from '../../../test/test-app.ts'
+import { call, eventually, onEachDatabase, serviceAccountToken, useTestApp, useTwoInstances, type TestApp } from '../../../test/test-app.ts'
 
 const projects = (pennon: TestApp, token: string) => call(pennon, 'GET', '/api/admin/projects', undefined, { token })
 
@@ -40,14 +40,7 @@ onEachDatabase('remembered principals', (database) => {
   })
 
   test('deleted through another instance, or by hand in the database: refused there too', async (t) => {
-    const storage = await createTestStorage(database)
-    const first = await createTestApp(database, { storage })
-    const second = await createTestApp(database, { storage })
-    t.after(async () => {
-      await first.close()
-      await second.close()
-      await storage.drop()
-    })
+    const { first, second } = await useTwoInstances(t, database)
     const admin = first.adminToken
     const created = await call(first, 'POST', '/api/admin/api-tokens', { tokenName: 'shared', type: 'admin' })
     const viewer = await serviceAccountToken(first, 3, 'viewer')

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { call, createTestApp, createTestStorage, eventually, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
+import { call, createTestApp, eventually, onEachDatabase, useTestApp, useTwoInstances, type TestApp } from '../../../test/test-app.ts'
 import { appendEvents } from './event-store.ts'
 import { auditContext, SYSTEM_ACTOR } from './audit.ts'
 
@@ -28,19 +28,12 @@ onEachDatabase('event read cache', (database) => {
   })
 
   test('an event written by another instance, or by hand, shows in this instance\'s reads too', async (t) => {
-    const storage = await createTestStorage(database)
-    const first = await createTestApp(database, { storage })
-    const second = await createTestApp(database, { storage })
-    t.after(async () => {
-      await first.close()
-      await second.close()
-      await storage.drop()
-    })
+    const { first, second, storage } = await useTwoInstances(t, database)
     // Another instance's commit counts a moment later: within 2 ms on SQLite, with the notification on PostgreSQL.
     const totalSeen = (pennon: TestApp, url: string, expected: number) =>
-      eventually(async () => (await call(pennon, 'GET', url, undefined, { token: first.adminToken })).body.totalEvents === expected, `${url} counts ${expected}`, 3_000)
+      eventually(async () => (await call(pennon, 'GET', url)).body.totalEvents === expected, `${url} counts ${expected}`, 3_000)
     const reads = ['/api/admin/events', '/api/admin/events?project=default', '/api/admin/events/shared-flag']
-    const before = await Promise.all(reads.map((url) => call(second, 'GET', url, undefined, { token: first.adminToken })))
+    const before = await Promise.all(reads.map((url) => call(second, 'GET', url)))
 
     const created = await call(first, 'POST', '/api/admin/projects/default/features', { name: 'shared-flag' })
     assert.equal(created.status, 201)
@@ -48,9 +41,9 @@ onEachDatabase('event read cache', (database) => {
 
     // An operator's own statement, outside Pennon.
     const byHand = await createTestApp(database, { storage })
-    t.after(() => byHand.close())
     await byHand.database.db.transaction().execute((trx) =>
       appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'shared-flag', project: 'default' }]))
+    await byHand.close()
     for (const [index, url] of reads.entries()) await totalSeen(second, url, before[index]!.body.totalEvents + 2)
   })
 })

@@ -5,22 +5,14 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { call, createTestApp, createTestStorage, onEachDatabase, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
+import { call, onEachDatabase, useTwoInstances, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
 import { addDependency, archive, assertInvariant, createFlags, dependencyRows, depend, projectPath } from './flag-test-helpers.ts'
 
 const ROUNDS = 25
 
 async function twoInstances(t: { after(fn: () => Promise<void>): void }, database: TestDatabase): Promise<[TestApp, TestApp]> {
-  const storage = await createTestStorage(database)
-  const first = await createTestApp(database, { storage })
-  const second = await createTestApp(database, { storage })
-  t.after(async () => {
-    await first.close()
-    await second.close()
-    await storage.drop()
-  })
-  // The admin token was stored by the first instance: use it on both.
-  return [first, { ...second, adminToken: first.adminToken }]
+  const { first, second } = await useTwoInstances(t, database)
+  return [first, second]
 }
 
 onEachDatabase('dependency races', (database) => {

@@ -4,12 +4,11 @@ import {
   allEvents,
   apiToken,
   call,
-  createTestApp,
-  createTestStorage,
   errorOf,
   onEachDatabase,
   serviceAccountToken,
   useTestApp,
+  useTwoInstances,
   withoutId,
 } from '../../../test/test-app.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
@@ -149,16 +148,7 @@ onEachDatabase('flags', (database) => {
   })
 
   test('concurrent creates of one name on two instances: one 201, the others 409', async (t) => {
-    const storage = await createTestStorage(database)
-    const first = await createTestApp(database, { storage })
-    const secondApp = await createTestApp(database, { storage })
-    // The admin token was stored by the first instance: the second is called with it too.
-    const second = { app: secondApp.app, adminToken: first.adminToken, close: () => secondApp.close() }
-    t.after(async () => {
-      await first.close()
-      await second.close()
-      await storage.drop()
-    })
+    const { first, second } = await useTwoInstances(t, database)
     for (let round = 0; round < 5; round++) {
       const name = `race-${round}`
       const responses = await Promise.all([first, second, first, second].map((pennon) => call(pennon, 'POST', `${projectPath()}/features`, { name })))
