@@ -40,7 +40,7 @@ export interface AppOptions {
 
 export async function buildApp({ config, database, logStream }: AppOptions): Promise<FastifyInstance> {
   const { db, reader } = database
-  // What was read from the database is remembered while this says nothing changed (tokens, events).
+  // What was read from the database is remembered while this says nothing changed (tokens, events, archive validations).
   const changes = database.watchChanges()
   const authenticate = createAuthenticator({ db, config, changes })
   const app = Fastify({
@@ -96,7 +96,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
 
   await app.register(async (admin) => {
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
-    await admin.register(flagRoutes, { flags: createFlagService({ db }) })
+    await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })

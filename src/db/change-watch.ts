@@ -65,7 +65,7 @@ const RECONNECT_DELAY_MS = 1_000
 
 /**
  * PostgreSQL: a session of its own LISTENs on `channel` (notified by triggers when a change to a
- * watched table commits: migration 0002, with the table's schema as payload); every notification
+ * watched table commits: migrations 0002 and 0003, with the table's schema as payload); every notification
  * about this instance's schema is a new version, and so is every write of this process (`wrote`),
  * the moment it is visible. Until the LISTEN is in place, and
  * whenever that session is lost, the version is `undefined`; it reconnects in the background.

@@ -72,7 +72,7 @@ function prepareStatements(client: pg.PoolClient): void {
   }) as typeof client.query
 }
 
-/** The channel migration 0002's triggers notify. */
+/** The channel migrations 0002 and 0003's triggers notify. */
 const CHANGES_CHANNEL = 'pennon_changes'
 
 export function createDb(options: DbOptions): Db {

@@ -1,6 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import * as initialSchema from './migrations/0001-initial-schema.ts'
 import * as changeNotify from './migrations/0002-change-notify.ts'
+import * as flagChangeNotify from './migrations/0003-flag-change-notify.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -8,6 +9,7 @@ import type { Database } from './tables.ts'
 const migrations: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-change-notify': changeNotify,
+  '0003-flag-change-notify': flagChangeNotify,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

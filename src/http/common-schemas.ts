@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
+import type { Readable } from 'node:stream'
 import { invalid, quote } from './errors.ts'
 
 export const ErrorDetail = Type.Object({ path: Type.Optional(Type.String()), message: Type.String() })
@@ -41,6 +42,18 @@ export const NoContent = Type.Null({ description: 'No body' })
 /** Sends a status with no body and no content type, as the reference does for 200/202/204 without content. */
 export function sendEmpty(reply: FastifyReply, status: 200 | 202 | 204): FastifyReply {
   return (reply as FastifyReply).code(status).send()
+}
+
+/**
+ * Sends JSON bytes as they are: a Buffer or a stream bypasses Fastify's serializer, so the
+ * response schema documents the shape without re-encoding a body that is already JSON.
+ */
+export function sendJsonText(reply: FastifyReply, body: Buffer | Readable): FastifyReply {
+  if (!Buffer.isBuffer(body)) {
+    // Too late for an error response: the client sees a cut body. (A client leaving is no error.)
+    body.once('error', (error) => reply.log.error({ err: error }, 'stream failed after the response began; the response was cut'))
+  }
+  return reply.type('application/json; charset=utf-8').send(body)
 }
 
 /** Integer ids in the path arrive as text; `parseIntegerId` turns them into numbers or a 400. */

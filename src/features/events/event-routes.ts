@@ -1,20 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
-import { errorResponses } from '../../http/common-schemas.ts'
+import { errorResponses, sendJsonText } from '../../http/common-schemas.ts'
 import { EventsQuery, EventsResponse, FeatureEventsParams, FeatureEventsResponse } from './event-schemas.ts'
-import type { EventService, ResponseBody } from './event-service.ts'
-
-/**
- * Sends JSON bytes as they are: a Buffer or a stream bypasses Fastify's serializer, so the
- * response schema documents the shape without re-encoding a body that is already JSON.
- */
-function sendJsonText(reply: FastifyReply, body: ResponseBody): FastifyReply {
-  if (!Buffer.isBuffer(body)) {
-    // Too late for an error response: the client sees a cut body. (A client leaving is no error.)
-    body.once('error', (error) => reply.log.error({ err: error }, 'event stream failed after the response began; the response was cut'))
-  }
-  return reply.type('application/json; charset=utf-8').send(body)
-}
+import type { EventService } from './event-service.ts'
 
 export const eventRoutes: FastifyPluginAsyncTypebox<{ events: EventService }> = async (app, { events }) => {
   app.get('/events', {

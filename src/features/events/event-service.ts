@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { streamPages } from '../../db/cursor.ts'
 import type { Database } from '../../db/tables.ts'
 import type { ChangeWatch } from '../../db/change-watch.ts'
-import { createEventBodyCache } from './event-body-cache.ts'
+import { createAnswerCache } from '../../db/answer-cache.ts'
 import type { Readable } from 'node:stream'
 import { eventListPieces, openJsonBody } from './event-stream.ts'
 import { featureEventsQuery, latestEvents, projectEventsQuery, type EventJsonQuery } from './event-store.ts'
@@ -26,7 +26,8 @@ export function createEventService({ db, reader, changes }: { db: Kysely<Databas
   // Answers are remembered while `changes` reports no write to the database (events are never
   // changed, only added): a repeated read then costs no query at all. Each read takes the version
   // its request began at (admin-pipeline.ts), or reads it now.
-  const cache = createEventBodyCache(changes)
+  // A few dozen short bodies; feature names are short, project ids too.
+  const cache = createAnswerCache(changes, { maxEntries: 64, maxBodyLength: 256 * 1024, maxKeyLength: 1024 })
 
   /** A short list is read whole and remembered; a long one is streamed from a cursor. */
   const list = async (key: string, head: string, query: EventJsonQuery, version: number | undefined): Promise<ResponseBody> => {

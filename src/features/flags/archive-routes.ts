@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
+import type { FastifyReply } from 'fastify'
+import { errorResponses, NoContent, sendEmpty, sendJsonText } from '../../http/common-schemas.ts'
 import { BatchFeaturesBody, FlagParams, ProjectFlagsParams, ValidateArchiveResponse } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 
@@ -40,7 +41,8 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = 
       body: BatchFeaturesBody,
       response: { 200: ValidateArchiveResponse, ...errorResponses(400, 401, 403, 413, 415) },
     },
-  }, async (request) => flags.validateArchive(request.params.projectId, request.body.features))
+  }, async (request, reply) =>
+    sendJsonText(reply as FastifyReply, await flags.validateArchive(request.params.projectId, request.body.features, request.dataVersion)))
 
   app.post('/projects/:projectId/revive', {
     config: { permission: 'UPDATE_FEATURE' },

@@ -5,6 +5,8 @@
  * the two indexes of `feature_dependencies` (child, parent).
  */
 import { sql, type Kysely } from 'kysely'
+import { createAnswerCache } from '../../db/answer-cache.ts'
+import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { namesRelation } from './name-set.ts'
 
@@ -43,4 +45,23 @@ export async function validateArchive(db: Kysely<Database>, project: string, nam
   // The null row sorts first on SQLite and last on PostgreSQL; the names keep their order.
   const parentsWithChildFeatures = rows.flatMap((row) => (row.name === null ? [] : [row.name]))
   return { parentsWithChildFeatures, hasDeletedDependencies: rows.length > 0 }
+}
+
+/**
+ * Validation answers as JSON bytes, remembered per project and batch while the database is
+ * unchanged (answer-cache.ts): an archive dialog asks again for the same selection, and every
+ * flag or dependency change moves the version (each writes an event; on PostgreSQL the flag
+ * tables notify too, migration 0003). A batch not seen at this version costs the one query.
+ */
+export function createArchiveValidator({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
+  // A few hundred batches of a few dozen names; a larger batch is answered, not remembered.
+  const answers = createAnswerCache(changes, { maxEntries: 256, maxBodyLength: 16 * 1024, maxKeyLength: 4 * 1024 })
+  return async (project: string, names: readonly string[], version = changes.version()): Promise<Buffer> => {
+    const key = JSON.stringify([project, names])
+    const cached = answers.get(key, version)
+    if (cached !== undefined) return cached
+    const body = Buffer.from(JSON.stringify(await validateArchive(db, project, names)))
+    answers.set(key, version, body)
+    return body
+  }
 }

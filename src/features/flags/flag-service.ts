@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { ChangeWatch } from '../../db/change-watch.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
@@ -7,7 +8,7 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { createArchiveService } from './archive-service.ts'
-import { validateArchive } from './archive-validation.ts'
+import { createArchiveValidator } from './archive-validation.ts'
 import { createDependencyService } from './dependency-service.ts'
 import { createDependencyStore, type Dependency } from './dependency-store.ts'
 import { flagNotFound, projectNotFound } from './flag-errors.ts'
@@ -24,7 +25,7 @@ const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppErro
 
 const toDependencyResponse = (dependency: Dependency) => ({ feature: dependency.parent, enabled: dependency.enabled, variants: dependency.variants })
 
-export function createFlagService({ db }: { db: Kysely<Database> }) {
+export function createFlagService({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
   return {
     /** Flag names are unique across all projects, archived flags included. */
     create: (project: string, input: CreateFlagBody, actor: Actor): Promise<Flag> => {
@@ -74,7 +75,8 @@ export function createFlagService({ db }: { db: Kysely<Database> }) {
     ...createDependencyService({ db }),
     ...createArchiveService({ db }),
 
-    validateArchive: (project: string, names: readonly string[]) => validateArchive(db, project, names),
+    /** The answer as JSON bytes (see createArchiveValidator). */
+    validateArchive: createArchiveValidator({ db, changes }),
   }
 }
 

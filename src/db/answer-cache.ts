@@ -1,0 +1,40 @@
+import type { ChangeWatch } from './change-watch.ts'
+
+/**
+ * Response bodies remembered with the version of the database they were computed at
+ * (change-watch.ts): while the version is the same, nothing was written anywhere, so the
+ * answer is the same. Bounded in entries, key length and body length; least recently used
+ * out first. Bodies are JSON bytes, sent as they are.
+ */
+export interface AnswerCacheLimits {
+  maxEntries: number
+  maxBodyLength: number
+  /** Longer keys (a huge batch, say) are not remembered: they would cost more memory than they save. */
+  maxKeyLength: number
+}
+
+export function createAnswerCache(changes: ChangeWatch, limits: AnswerCacheLimits) {
+  const entries = new Map<string, { version: number; body: Buffer }>()
+  return {
+    /** `version`: what the watch said before the lookup (undefined: nothing is known, nothing is used). */
+    get(key: string, version: number | undefined): Buffer | undefined {
+      if (version === undefined) return undefined
+      const entry = entries.get(key)
+      if (entry === undefined || entry.version !== version) return undefined
+      // Refresh its place: the Map's insertion order is the eviction order.
+      entries.delete(key)
+      entries.set(key, entry)
+      return entry.body
+    },
+    /** Remembers a body computed at `version`, unless something was written meanwhile. */
+    set(key: string, version: number | undefined, body: Buffer): void {
+      if (version === undefined || body.length > limits.maxBodyLength || key.length > limits.maxKeyLength) return
+      if (changes.version() !== version) return
+      entries.delete(key)
+      entries.set(key, { version, body })
+      if (entries.size > limits.maxEntries) entries.delete(entries.keys().next().value as string)
+    },
+  }
+}
+
+export type AnswerCache = ReturnType<typeof createAnswerCache>
