@@ -73,6 +73,26 @@ function toRow(id: number, audit: AuditContext, event: NewEvent): EventsTable {
   }
 }
 
+/**
+ * One event whose id, and the `id` its `data` begins with, are drawn by the statement that
+ * writes it (segment-store.ts, PostgreSQL): its row without the id, and its JSON as the three
+ * pieces of text around the two ids.
+ */
+export interface EventAroundIds {
+  row: Omit<EventsTable, 'id' | 'json'>
+  jsonAround: [string, string, string]
+}
+
+export function eventAroundIds(audit: AuditContext, event: NewEvent & { data: { id: number } }): EventAroundIds {
+  const { id: _id, json, ...row } = toRow(0, audit, { ...event, data: { ...event.data, id: 0 } } as NewEvent)
+  // `{"id":0,…,"data":{"id":0,…`: the keys before `data` hold scalars, and this text cannot
+  // occur inside a string value (its quotes would be escaped there), so the first match is it.
+  const dataId = json.indexOf('"data":{"id":0')
+  if (!json.startsWith('{"id":0,') || dataId < 0) throw new Error('event JSON does not begin with its id, or its data with theirs')
+  const beforeDataId = dataId + '"data":{"id":'.length
+  return { row, jsonAround: [json.slice(0, 6), json.slice(7, beforeDataId), json.slice(beforeDataId + 1)] }
+}
+
 /** One event as stored: the API object serialized once, served verbatim. */
 export interface EventJsonRow {
   json: string

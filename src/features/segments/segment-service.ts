@@ -2,13 +2,14 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import { advanceCounter } from '../../db/counters.ts'
+import { dialectOf } from '../../db/dialect.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
-import { appendEvents } from '../events/event-store.ts'
+import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
-import { createSegmentStore, type Segment } from './segment-store.ts'
+import { createSegmentStore, insertCountedWithEvent, type Segment } from './segment-store.ts'
 
 export interface SegmentInput {
   name: string
@@ -103,19 +104,28 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
 
     create: async (input: SegmentInput, actor: Actor): Promise<Segment> => {
       const fields = await validate(input)
+      const audit = auditContext(actor)
+      const segment = (id: number) => assemble(id, fields, actor.name, audit.createdAt)
+      const limitReached = () =>
+        exceedsLimit(`Failed to create the segment: this instance already holds the maximum of ${config.segmentsLimit} segments.`)
+      if (dialectOf(db) === 'postgres') {
+        // The project is checked first so that an unknown one is reported before a full count; the
+        // foreign key still catches a project deleted meanwhile.
+        await checkProject(createSegmentStore(db), fields.project)
+        const event = eventAroundIds(audit, { type: 'segment-created', project: fields.project, data: segment(0) })
+        const id = await write(fields, insertCountedWithEvent(db, segment(0), config.segmentsLimit, event))
+        if (id === undefined) throw limitReached()
+        return segment(id)
+      }
       return db.transaction().execute(async (trx) => {
         const store = createSegmentStore(trx)
         await checkProject(store, fields.project)
-        const audit = auditContext(actor)
-        // The maintained count, not a full count: its row lock (PostgreSQL) or the write lock
-        // (SQLite) serializes concurrent creates, so the limit holds under concurrency.
-        const id = await write(fields, store.insertCounted(assemble(0, fields, actor.name, audit.createdAt), config.segmentsLimit))
-        if (id === undefined) {
-          throw exceedsLimit(`Failed to create the segment: this instance already holds the maximum of ${config.segmentsLimit} segments.`)
-        }
-        const segment = assemble(id, fields, actor.name, audit.createdAt)
-        await appendEvents(trx, audit, [{ type: 'segment-created', project: fields.project, data: segment }])
-        return segment
+        // The maintained count, not a full count: the write lock serializes concurrent creates,
+        // so the limit holds under concurrency.
+        const id = await write(fields, store.insertCounted(segment(0), config.segmentsLimit))
+        if (id === undefined) throw limitReached()
+        await appendEvents(trx, audit, [{ type: 'segment-created', project: fields.project, data: segment(id) }])
+        return segment(id)
       })
     },
 

@@ -4,6 +4,7 @@ import { preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
 import type { SegmentData } from '../events/event-types.ts'
+import type { EventAroundIds } from '../events/event-store.ts'
 import type { Constraint } from './constraints.ts'
 
 /** A segment as the API shows it (and as its events carry it): `project` only when set. */
@@ -59,7 +60,6 @@ export function createSegmentStore(db: Kysely<Database>) {
      * Both counter rows stay locked until commit: concurrent creates serialize here.
      */
     async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<number | undefined> {
-      if (dialectOf(db) === 'postgres') return insertCountedPostgres(db, segment, limit)
       if ((await advanceCounter(db, 'segment_count')) > limit) return undefined
       const id = await advanceCounter(db, 'segment_id')
       await db.executeQuery(insertSegment(db, toRow({ ...segment, id })))
@@ -78,22 +78,38 @@ export function createSegmentStore(db: Kysely<Database>) {
 }
 
 /**
- * The same three steps in one statement, as a round trip to PostgreSQL costs more than
- * the SQL. The `segment_id` update reads the `segment_count` result, so the count row is
- * always locked first (as every create and delete does): no lock-order deadlock.
+ * PostgreSQL: the whole create — count, id, segment, event id, event — as one statement in its
+ * own transaction. The counter rows are then locked only while it runs and commits, never
+ * across a round trip to Pennon: concurrent creates (and every other event writer) serialize
+ * on those rows, so the time they are held bounds how many writes a second the database takes.
+ * Each update reads the one before it, so the rows are always locked in the same order as
+ * every other writer's (segment count, segment id, event id): no lock-order deadlock.
+ * Returns undefined, having changed nothing, when the count is at `limit`.
  */
-async function insertCountedPostgres(db: Kysely<Database>, segment: Omit<Segment, 'id'>, limit: number): Promise<number | undefined> {
+export async function insertCountedWithEvent(db: Kysely<Database>, segment: Omit<Segment, 'id'>, limit: number, event: EventAroundIds): Promise<number | undefined> {
   const row = toRow({ ...segment, id: 0 })
+  const logged = event.row
+  const [head, middle, tail] = event.jsonAround
   const result = await sql<{ id: number }>`
     with counted as (
-      update counters set value = value + 1 where name = 'segment_count' returning value
+      update counters set value = value + 1 where name = 'segment_count' and value < ${limit} returning value
     ), drawn as (
-      update counters set value = value + 1 where name = 'segment_id' and (select value from counted) <= ${limit} returning value
+      update counters set value = value + 1 where name = 'segment_id' and exists (select from counted) returning value
+    ), inserted as (
+      insert into segments (id, name, description, project, constraints, created_by, created_at)
+      select value, ${row.name}::text, ${row.description}::text, ${row.project}::text, ${row.constraints}::text, ${row.created_by}::text, ${row.created_at}::timestamptz
+      from drawn
+      returning id
+    ), event_id as (
+      update counters set value = value + 1 where name = 'event_id' and exists (select from inserted) returning value
+    ), appended as (
+      insert into events (id, type, created_by, created_by_user_id, created_at, feature_name, project, environment, group_type, group_id, json)
+      select event_id.value, ${logged.type}::text, ${logged.created_by}::text, ${logged.created_by_user_id}::integer, ${logged.created_at}::timestamptz,
+        ${logged.feature_name}::text, ${logged.project}::text, ${logged.environment}::text, ${logged.group_type}::text, ${logged.group_id}::text,
+        ${head}::text || event_id.value || ${middle}::text || inserted.id || ${tail}::text
+      from event_id cross join inserted
     )
-    insert into segments (id, name, description, project, constraints, created_by, created_at)
-    select value, ${row.name}::text, ${row.description}::text, ${row.project}::text, ${row.constraints}::text, ${row.created_by}::text, ${row.created_at}::timestamptz
-    from drawn
-    returning id`.execute(db)
+    select id from inserted`.execute(db)
   const id = result.rows[0]?.id
   return id === undefined ? undefined : Number(id)
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { allEvents, apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import { allEvents, apiToken, call, errorOf, onEachDatabase, serviceAccountToken, sql, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -58,6 +58,36 @@ onEachDatabase('segments', (database) => {
       groupType: 'transaction',
       groupId: event.groupId,
     })
+  })
+
+  test('the event is stored byte for byte as the API shows it, whatever text its creator and segment hold', async (t) => {
+    const pennon = await useTestApp(t, database)
+    // Text that looks like the event's own JSON: ids are spliced into it on PostgreSQL.
+    const lookalike = '"data":{"id":0,"id":0}'
+    const token = await serviceAccountToken(pennon, 1, `sa ${lookalike}`)
+    await post(pennon, { name: 'first', constraints: [] })
+    const created = await post(pennon, { name: lookalike, description: lookalike, constraints: [] }, token)
+    assert.equal(created.status, 201, created.text)
+    assert.equal(created.body.id, 2)
+    const { rows } = await sql<{ id: number; json: string }>`select id, json from events where type = 'segment-created' order by id`.execute(pennon.database.db)
+    const last = rows.at(-1)!
+    const event = JSON.parse(last.json)
+    assert.equal(last.json, JSON.stringify({
+      id: Number(last.id),
+      type: 'segment-created',
+      createdBy: `sa ${lookalike}`,
+      createdAt: created.body.createdAt,
+      createdByUserId: event.createdByUserId,
+      data: { id: 2, name: lookalike, description: lookalike, constraints: [], createdBy: `sa ${lookalike}`, createdAt: created.body.createdAt },
+      preData: null,
+      tags: [],
+      featureName: null,
+      project: null,
+      environment: null,
+      groupType: 'transaction',
+      groupId: event.groupId,
+    }))
+    assert.deepEqual(event.data, created.body)
   })
 
   test('echo: description null unless given, project only when set ("" and null are global)', async (t) => {
