@@ -1,8 +1,8 @@
 /**
  * Profiles one benchmark case: Pennon under `node --cpu-prof` on a fresh SQLite file (or the
  * PostgreSQL database at PROFILE_DATABASE_URL, which must be empty), seeded as `npm run bench`
- * seeds, loaded for PROFILE_SECONDS (default 8) after a 2 s warm-up. Prints the throughput, then
- * the functions with the most CPU samples of their own and the share of each source file and
+ * seeds (by a server that is not profiled), loaded for PROFILE_SECONDS (default 8) after a 2 s
+ * warm-up. Prints the throughput, then the functions with the most CPU samples of their own and the share of each source file and
  * package (inclusive). The .cpuprofile stays in the printed folder (open it in Chrome DevTools).
  *   node bench/profile.ts b          # a | b | c | d | e, as in npm run bench
  */
@@ -17,10 +17,12 @@ const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'b'
 const dir = mkdtempSync(join(tmpdir(), 'pennon-profile-'))
 const env: Record<string, string> = process.env.PROFILE_DATABASE_URL ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL } : { DATABASE_FILE: join(dir, 'pennon.sqlite') }
-const server = await startProcess('src/main.ts', {
-  ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0', NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}`,
-})
-await seedBenchData(server.url, TOKEN, env)
+const serverEnv = { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' }
+// Seeded by a server of its own, so the profile holds only the start-up and the load.
+const seeder = await startProcess('src/main.ts', serverEnv)
+await seedBenchData(seeder.url, TOKEN, env)
+await seeder.stop()
+const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` })
 const json = { 'content-type': 'application/json', authorization: TOKEN }
 let unique = 0
 const cases: Record<string, Omit<LoadOptions, 'seconds'>> = {
