@@ -29,29 +29,33 @@ const SQLITE_REREAD_MS = 2
 /**
  * SQLite: the file's `data_version`, read on a connection of its own, changes with every commit
  * by any other connection. Reading it costs file-lock system calls (tens of µs here, a tenth of a
- * request), so it is re-read at most every SQLITE_REREAD_MS, and at once after each of this
- * process's own writes (`wrote`): this process never serves what it cached before its own write;
- * another process's commit counts within 2 ms.
+ * request), so it is re-read at most every SQLITE_REREAD_MS. The version handed out is a counter
+ * of its own, moved by a changed `data_version` and at once by each of this process's own writes
+ * (`wrote`), without reading the file: this process never serves what it cached before its own
+ * write; another process's commit counts within 2 ms. (An own write is seen again at the next
+ * re-read, as a `data_version` change: one more miss, never a stale hit.)
  */
 export function watchSqliteCommits(file: string): LocalChangeWatch {
   const connection = new DatabaseSync(file, { readOnly: true })
   const dataVersion = connection.prepare('pragma data_version')
   let open = true
-  let current: number | undefined
-  let readAt = 0
+  let version = 0
+  let lastDataVersion: number | undefined
+  let readAt = Number.NEGATIVE_INFINITY
   return {
     version() {
       if (!open) return undefined
       const now = performance.now()
-      if (current === undefined || now - readAt >= SQLITE_REREAD_MS) {
-        current = Number((dataVersion.get() as { data_version: number }).data_version)
+      if (now - readAt >= SQLITE_REREAD_MS) {
+        const read = Number((dataVersion.get() as { data_version: number }).data_version)
+        if (read !== lastDataVersion) version++
+        lastDataVersion = read
         readAt = now
       }
-      return current
+      return version
     },
-    // The commit went through the writer, another connection: data_version has moved; read it again.
     wrote: () => {
-      current = undefined
+      version++
     },
     async close() {
       if (!open) return
