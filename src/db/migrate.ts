@@ -2,6 +2,7 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import * as initialSchema from './migrations/0001-initial-schema.ts'
 import * as changeNotify from './migrations/0002-change-notify.ts'
 import * as flagChangeNotify from './migrations/0003-flag-change-notify.ts'
+import * as partialIndexes from './migrations/0004-partial-indexes.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-change-notify': changeNotify,
   '0003-flag-change-notify': flagChangeNotify,
+  '0004-partial-indexes': partialIndexes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
