@@ -4,14 +4,14 @@
  * seeds (by a server that is not profiled), loaded for PROFILE_SECONDS (default 8) after a 2 s
  * warm-up. Prints the throughput, then the functions with the most CPU samples of their own and the share of each source file and
  * package (inclusive). The .cpuprofile stays in the printed folder (open it in Chrome DevTools).
- *   node bench/profile.ts b          # a | b | c | d | e, as in npm run bench
+ *   node bench/profile.ts b          # a | a-new | b | c | d | e, as in npm run bench
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { load, startProcess, type LoadOptions } from './lib.ts'
-import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS } from './seed.ts'
+import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'b'
@@ -27,6 +27,10 @@ const json = { 'content-type': 'application/json', authorization: TOKEN }
 let unique = 0
 const cases: Record<string, Omit<LoadOptions, 'seconds'>> = {
   a: { url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json, body: JSON.stringify({ features: BATCH }) },
+  'a-new': {
+    url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json,
+    makeBody: () => JSON.stringify({ features: batchNotAskedBefore(++unique) }),
+  },
   b: { url: `${server.url}/api/admin/events`, headers: { authorization: TOKEN } },
   c: { url: `${server.url}/api/admin/events?project=default`, headers: { authorization: TOKEN } },
   d: { url: `${server.url}/api/admin/events/${FLAG_WITH_100_EVENTS}`, headers: { authorization: TOKEN } },
@@ -36,7 +40,7 @@ const cases: Record<string, Omit<LoadOptions, 'seconds'>> = {
   },
 }
 const options = cases[which]
-if (!options) throw new Error(`unknown case ${which}: a, b, c, d or e`)
+if (!options) throw new Error(`unknown case ${which}: a, a-new, b, c, d or e`)
 await load({ ...options, seconds: 2 }, server.pid)
 const result = await load({ ...options, seconds: Number(process.env.PROFILE_SECONDS ?? 8) }, server.pid)
 await server.stop() // the profile is written at exit

@@ -11,6 +11,11 @@ import type { NewEvent } from '../src/features/events/event-types.ts'
 export const flagName = (i: number) => `flag-${String(i).padStart(4, '0')}`
 /** 3 parents, 3 of their children, 4 unrelated flags. */
 export const BATCH = [flagName(0), flagName(1), flagName(2), flagName(100), flagName(101), flagName(102), flagName(900), flagName(901), flagName(902), flagName(903)]
+/**
+ * The same question about other unrelated flags each time (4 of flags 300–899, 600 different
+ * batches in turn): more than the validation answers remembered, so every one is a query.
+ */
+export const batchNotAskedBefore = (n: number) => [...BATCH.slice(0, 6), ...[0, 1, 2, 3].map((k) => flagName(300 + ((n + k) % 600)))]
 export const FLAG_WITH_100_EVENTS = flagName(500)
 const TOTAL_EVENTS = 10_000
 
