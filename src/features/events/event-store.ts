@@ -73,16 +73,16 @@ function toRow(id: number, audit: AuditContext, event: NewEvent): EventsTable {
   }
 }
 
-/**
- * One event whose id, and the `id` its `data` begins with, are drawn by the statement that
- * writes it (segment-store.ts, PostgreSQL): its row without the id, and its JSON as the three
- * pieces of text around the two ids.
- */
+/** An event's row without its id, and its JSON as the three pieces of text around its two ids. */
 export interface EventAroundIds {
   row: Omit<EventsTable, 'id' | 'json'>
   jsonAround: [string, string, string]
 }
 
+/**
+ * One event whose id, and the `id` its `data` begins with, are drawn by the statement that
+ * writes it (segment-store.ts, PostgreSQL), so neither is known when its JSON is built.
+ */
 export function eventAroundIds(audit: AuditContext, event: NewEvent & { data: { id: number } }): EventAroundIds {
   const { id: _id, json, ...row } = toRow(0, audit, { ...event, data: { ...event.data, id: 0 } } as NewEvent)
   // `{"id":0,…,"data":{"id":0,…`: the keys before `data` hold scalars, and this text cannot

@@ -57,7 +57,8 @@ export function createSegmentStore(db: Kysely<Database>) {
      * Counts one more segment, draws its id from the gap-free `segment_id` counter and
      * inserts it — or returns undefined, inserting nothing, when the count would pass
      * `limit` (the caller rolls back, so the count and the id are given back).
-     * Both counter rows stay locked until commit: concurrent creates serialize here.
+     * SQLite, inside the caller's transaction, whose write lock serializes concurrent creates
+     * (PostgreSQL: insertCountedWithEvent).
      */
     async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<number | undefined> {
       if ((await advanceCounter(db, 'segment_count')) > limit) return undefined
