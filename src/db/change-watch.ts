@@ -69,10 +69,10 @@ const RECONNECT_DELAY_MS = 1_000
 
 /**
  * PostgreSQL: a session of its own LISTENs on `channel` (notified by triggers when a change to a
- * watched table commits: migrations 0002 and 0003, with the table's schema as payload); every notification
- * about this instance's schema is a new version, and so is every write of this process (`wrote`),
- * the moment it is visible. Until the LISTEN is in place, and
- * whenever that session is lost, the version is `undefined`; it reconnects in the background.
+ * watched table commits: migrations 0002 and 0003, with the table's schema as payload); every
+ * notification about this instance's schema is a new version, and so is every write of this
+ * process (`wrote`), the moment it is visible. Until the LISTEN is in place, and whenever that
+ * session is lost, the version is `undefined`; it reconnects in the background.
  * Another instance's change arrives a moment after its commit (milliseconds).
  */
 export function watchPgNotifications(connection: pg.ClientConfig, channel: string): LocalChangeWatch {
