@@ -7,6 +7,23 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const post = (pennon: TestApp, body: unknown, token?: string) => call(pennon, 'POST', '/api/admin/segments', body, { token })
 const segmentEvents = async (pennon: TestApp) => (await allEvents(pennon)).filter((event) => event.type.startsWith('segment-'))
 
+/** A global segment's creation event, keys in the order the API shows them. */
+const segmentCreated = ({ id, createdBy, createdByUserId, data, groupId }: { id: number; createdBy: string; createdByUserId: number; data: { createdAt: string }; groupId: string }) => ({
+  id,
+  type: 'segment-created',
+  createdBy,
+  createdAt: data.createdAt,
+  createdByUserId,
+  data,
+  preData: null,
+  tags: [],
+  featureName: null,
+  project: null,
+  environment: null,
+  groupType: 'transaction',
+  groupId,
+})
+
 onEachDatabase('segments', (database) => {
   test('create: 201, a Location that resolves to the segment, the exact echo, and its event', async (t) => {
     const pennon = await useTestApp(t, database)
@@ -43,21 +60,7 @@ onEachDatabase('segments', (database) => {
 
     const [event, ...others] = await segmentEvents(pennon)
     assert.deepEqual(others, [])
-    assert.deepEqual(event, {
-      id: event.id,
-      type: 'segment-created',
-      createdBy: 'admin',
-      createdAt: created.body.createdAt,
-      createdByUserId: -42,
-      data: created.body,
-      preData: null,
-      tags: [],
-      featureName: null,
-      project: null,
-      environment: null,
-      groupType: 'transaction',
-      groupId: event.groupId,
-    })
+    assert.deepEqual(event, segmentCreated({ id: event.id, createdBy: 'admin', createdByUserId: -42, data: created.body, groupId: event.groupId }))
   })
 
   test('the event is stored byte for byte as the API shows it, whatever text its creator and segment hold', async (t) => {
@@ -72,21 +75,9 @@ onEachDatabase('segments', (database) => {
     const { rows } = await sql<{ id: number; json: string }>`select id, json from events where type = 'segment-created' order by id`.execute(pennon.database.db)
     const last = rows.at(-1)!
     const event = JSON.parse(last.json)
-    assert.equal(last.json, JSON.stringify({
-      id: Number(last.id),
-      type: 'segment-created',
-      createdBy: `sa ${lookalike}`,
-      createdAt: created.body.createdAt,
-      createdByUserId: event.createdByUserId,
-      data: { id: 2, name: lookalike, description: lookalike, constraints: [], createdBy: `sa ${lookalike}`, createdAt: created.body.createdAt },
-      preData: null,
-      tags: [],
-      featureName: null,
-      project: null,
-      environment: null,
-      groupType: 'transaction',
-      groupId: event.groupId,
-    }))
+    const data = { id: 2, name: lookalike, description: lookalike, constraints: [], createdBy: `sa ${lookalike}`, createdAt: created.body.createdAt }
+    const expected = segmentCreated({ id: Number(last.id), createdBy: `sa ${lookalike}`, createdByUserId: event.createdByUserId, data, groupId: event.groupId })
+    assert.equal(last.json, JSON.stringify(expected))
     assert.deepEqual(event.data, created.body)
   })
 
