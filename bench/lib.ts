@@ -16,11 +16,19 @@ export interface Server {
 }
 
 /**
- * Node flags Pennon runs with, as `npm start` does (package.json): a smaller young
- * generation, and an old generation that grows by 30% rather than up to 4× between full
- * collections, keep the peak RSS of long streamed reads down (see docs/performance.md).
+ * Node flags Pennon runs with: those of `npm start` (package.json), read from there so the two
+ * never differ. The compile cache (src/compile-cache.mjs: a start after the first loads no type
+ * stripper); a smaller young generation, and an old generation that grows by 30% rather than up
+ * to 4× between full collections, keep the peak RSS of long streamed reads down
+ * (docs/performance.md). Relative paths in them are relative to the repository's root, where
+ * tests and benchmarks run.
  */
-export const PENNON_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=30']
+export const PENNON_NODE_FLAGS: readonly string[] = (() => {
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+  const words = scripts.start.split(' ')
+  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error(`unexpected start script: ${scripts.start}`)
+  return words.slice(1, -1)
+})()
 
 /** Spawns `node <script>` and waits for it to print the address it listens on. */
 export function startProcess(script: string, env: Record<string, string>, args: string[] = []): Promise<Server> {

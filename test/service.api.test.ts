@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -58,7 +58,8 @@ test('configuration is validated with a clear message', () => {
 test('first start prints one admin token that works; a second start prints none; SIGTERM exits 0', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-main-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const env = { DATABASE_FILE: join(dir, 'pennon.sqlite'), PORT: '0' }
+  // The compile cache goes under the temporary directory (os.tmpdir(), from TMPDIR) unless NODE_COMPILE_CACHE says otherwise.
+  const env = { DATABASE_FILE: join(dir, 'pennon.sqlite'), PORT: '0', TMPDIR: dir, NODE_COMPILE_CACHE: '' }
 
   const first = await startProcess('src/main.ts', env)
   const output = first.output()
@@ -75,6 +76,9 @@ test('first start prints one admin token that works; a second start prints none;
   await second.stop()
   assert.ok(!/\*:\*\.[0-9a-f]{64}/.test(secondOutput), 'no new token on the second start')
   assert.equal(secondOutput.match(/No API token existed/), null)
+  // Started as `npm start` does (src/compile-cache.mjs): the modules, stripped and compiled, are kept for later starts.
+  const cached = readdirSync(join(dir, 'node-compile-cache'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+  assert.ok(cached.length >= 30, `compiled modules kept: ${cached.length}`)
 })
 
 test('a bad configuration stops the server with a clear message and exit code 1', async () => {
