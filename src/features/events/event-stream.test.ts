@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import { text } from 'node:stream/consumers'
+import { setImmediate } from 'node:timers/promises'
 import { describe, test } from 'node:test'
 import { eventListPieces, openJsonBody } from './event-stream.ts'
 
@@ -53,11 +54,60 @@ describe('open JSON body', () => {
     const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
     const { rows, state } = source(pages)
     const body = await openJsonBody(eventListPieces('{"events":[', rows))
-    assert.ok(body instanceof Readable)
+    assert.ok(typeof body !== 'string')
     assert.ok(state.pagesRead < 10, `only the start was read before sending (${state.pagesRead} pages)`)
+    await setImmediate()
+    assert.ok(state.pagesRead < 10, `nothing read ahead of the client (${state.pagesRead} pages)`)
     const events = pages.flat().map(event)
-    assert.equal(await text(body), JSON.stringify({ events, totalEvents: events.length }))
+    assert.equal(await text(body.stream), JSON.stringify({ events, totalEvents: events.length }))
+    assert.equal(await body.whole, undefined)
     assert.ok(state.closed)
+  })
+
+  test('read ahead: the whole document completes while the client reads nothing, and is sent alike', async () => {
+    const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
+    const { rows, state } = source(pages)
+    const body = await openJsonBody(eventListPieces('{"events":[', rows), { readAhead: 8 * 1024 * 1024 })
+    assert.ok(typeof body !== 'string')
+    const events = pages.flat().map(event)
+    const expected = JSON.stringify({ events, totalEvents: events.length })
+    const whole = await body.whole
+    assert.ok(whole instanceof Buffer)
+    assert.equal(whole.toString('utf8'), expected)
+    assert.ok(state.closed, 'the source is done before the client read anything')
+    assert.equal(await text(body.stream), expected)
+  })
+
+  test('past the read-ahead limit there is no whole document, and the rest is read on demand', async () => {
+    const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
+    const { rows, state } = source(pages)
+    const body = await openJsonBody(eventListPieces('{"events":[', rows), { readAhead: 200 * 1024 })
+    assert.ok(typeof body !== 'string')
+    assert.equal(await body.whole, undefined)
+    await setImmediate()
+    assert.ok(state.pagesRead < 10, `read ahead only to the limit (${state.pagesRead} pages)`)
+    const events = pages.flat().map(event)
+    assert.equal(await text(body.stream), JSON.stringify({ events, totalEvents: events.length }))
+    assert.ok(state.closed)
+  })
+
+  test('a failure while reading ahead errors the stream; a client leaving stops the read ahead', async () => {
+    const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
+    const failing = source(pages, { failAfter: 20 })
+    const failed = await openJsonBody(eventListPieces('{"events":[', failing.rows), { readAhead: 8 * 1024 * 1024 })
+    assert.ok(typeof failed !== 'string')
+    assert.equal(await failed.whole, undefined)
+    await assert.rejects(text(failed.stream), /connection lost/)
+    assert.ok(failing.state.closed)
+
+    const left = source(pages)
+    const body = await openJsonBody(eventListPieces('{"events":[', left.rows), { wholeSize: 1024, readAhead: 8 * 1024 * 1024 })
+    assert.ok(typeof body !== 'string')
+    body.stream.destroy()
+    assert.equal(await body.whole, undefined)
+    await closed(body.stream)
+    assert.ok(left.state.closed)
+    assert.ok(left.state.pagesRead < pages.length, `stopped early (${left.state.pagesRead} pages)`)
   })
 
   test('a failure before the first bytes rejects, so it becomes an ordinary error response', async () => {
@@ -70,23 +120,25 @@ describe('open JSON body', () => {
     const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
     const { rows, state } = source(pages, { failAfter: 20 })
     const body = await openJsonBody(eventListPieces('{"events":[', rows))
-    assert.ok(body instanceof Readable)
-    await assert.rejects(text(body), /connection lost/)
+    assert.ok(typeof body !== 'string')
+    await assert.rejects(text(body.stream), /connection lost/)
     assert.ok(state.closed)
   })
 
   test('destroyed before its first read, or half-way, the stream closes the source', async () => {
     const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
     const untouched = source(pages)
-    const unread = await openJsonBody(eventListPieces('{"events":[', untouched.rows), 1024)
-    assert.ok(unread instanceof Readable)
+    const unopened = await openJsonBody(eventListPieces('{"events":[', untouched.rows), { wholeSize: 1024 })
+    assert.ok(typeof unopened !== 'string')
+    const unread = unopened.stream
     unread.destroy()
     await closed(unread)
     assert.ok(untouched.state.closed)
 
     const halfway = source(pages)
-    const body = await openJsonBody(eventListPieces('{"events":[', halfway.rows), 1024)
-    assert.ok(body instanceof Readable)
+    const opened = await openJsonBody(eventListPieces('{"events":[', halfway.rows), { wholeSize: 1024 })
+    assert.ok(typeof opened !== 'string')
+    const body = opened.stream
     let chunks = 0
     for await (const _chunk of body) if (++chunks === 5) break // for-await's break destroys the stream
     await closed(body)

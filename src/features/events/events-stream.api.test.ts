@@ -184,6 +184,45 @@ onEachDatabase('events streaming', (database) => {
     }
   })
 
+  test('a long answer that fits in memory is read once for clients asking together, then sent from memory until a write', TIMEOUT, async (t) => {
+    const pennon = await useTestApp(t, database)
+    // The watch the app follows (one per Db). A write of this process moves its version at commit, and
+    // once more a moment later when the watch sees the commit as it sees anyone's (SQLite's
+    // data_version, PostgreSQL's notification). Waiting for that makes the reads below share one
+    // version, as reads long after a write do.
+    const changes = pennon.database.watchChanges()
+    const settledWrite = async (write: () => Promise<unknown>) => {
+      await eventually(async () => changes.version() !== undefined, 'the change watch is ready')
+      const before = changes.version()!
+      await write()
+      await eventually(async () => changes.version() === before + 2, 'the write is seen')
+    }
+    // About 1.2 MB: streamed rather than read before sending, and short enough to be remembered.
+    await settledWrite(() => seedProject(pennon, 'long', 2_000))
+    const url = '/api/admin/events?project=long'
+    const streamed = (responses: { headers: Record<string, unknown> }[]) => responses.filter((r) => r.headers['content-length'] === undefined).length
+
+    const together = await Promise.all(Array.from({ length: 10 }, () => call(pennon, 'GET', url)))
+    const expected = await expectedBody(pennon, 'long')
+    for (const response of together) {
+      assert.equal(response.status, 200)
+      assert.equal(response.text, expected)
+    }
+    assert.equal(streamed(together), 1, 'one read streamed from the database; the nine others were sent its bytes')
+
+    const again = await call(pennon, 'GET', url)
+    assert.equal(again.headers['content-length'], String(Buffer.byteLength(expected)))
+    assert.equal(again.text, expected)
+
+    await settledWrite(() => pennon.database.db.transaction().execute((trx) =>
+      appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'late', project: 'long' }])))
+    const after = await Promise.all(Array.from({ length: 3 }, () => call(pennon, 'GET', url)))
+    const expectedAfter = await expectedBody(pennon, 'long')
+    for (const response of after) assert.equal(response.text, expectedAfter)
+    assert.equal(JSON.parse(expectedAfter).totalEvents, 2_001)
+    assert.equal(streamed(after), 1, 'read again once after the write')
+  })
+
   if (database.name === 'postgres') {
     test('a database failure mid-stream cuts that response and nothing else', TIMEOUT, async (t) => {
       const { pennon, url, schema } = await start(t, database)
