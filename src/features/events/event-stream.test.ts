@@ -69,6 +69,8 @@ describe('open JSON body', () => {
     const { rows, state } = source(pages)
     const body = await openJsonBody(eventListPieces('{"events":[', rows), { readAhead: 8 * 1024 * 1024 })
     assert.ok(typeof body !== 'string')
+    await setImmediate()
+    assert.ok(state.pagesRead < pages.length, 'reading ahead lets the event loop turn (a synchronous cursor would hold it)')
     const events = pages.flat().map(event)
     const expected = JSON.stringify({ events, totalEvents: events.length })
     const whole = await body.whole

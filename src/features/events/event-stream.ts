@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream'
+import { setImmediate } from 'node:timers/promises'
 
 // Text handed to the response per write: large enough to keep per-write overhead low, small enough
 // that little is alive at any moment (V8 grows its young generation with what survives a collection).
@@ -135,6 +136,9 @@ function continuedStream(first: string, pieces: AsyncGenerator<string, void, und
         ahead.push(piece)
         aheadLength += piece.length
         feed()
+        // SQLite's cursor reads synchronously: without this turn of the event loop, reading ahead
+        // would hold every other request (and this response's first bytes) until it is done.
+        await setImmediate()
       }
     } catch (error) {
       stream.destroy(error as Error)
