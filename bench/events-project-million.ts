@@ -11,7 +11,7 @@
 import http from 'node:http'
 import { readFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
-import { cpuSeconds, peakRssMb, startProcess } from './lib.ts'
+import { cpuSeconds, peakRssMb, startProcess, warmCompileCache } from './lib.ts'
 import { onBenchDatabases, seedEvents } from './event-data.ts'
 
 const COUNT = Number(process.env.BENCH_EVENTS ?? 1_000_000)
@@ -54,6 +54,7 @@ function readOnce(url: string): Promise<Read> {
 }
 
 console.log(`GET /api/admin/events?project=million with ${COUNT.toLocaleString('en')} events in the project, node ${process.version}`)
+await warmCompileCache()
 await onBenchDatabases(async ({ label, env }) => {
   const seeding = performance.now()
   await seedEvents(env, [{ count: COUNT, project: 'million', flags: 1000 }])

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { load, median, peakRssMb, startProcess, type LoadOptions, type LoadResult, type Server } from './lib.ts'
+import { load, median, peakRssMb, startProcess, warmCompileCache, type LoadOptions, type LoadResult, type Server } from './lib.ts'
 import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
@@ -161,6 +161,7 @@ const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'))
 let lastHundredBody = ''
 try {
   console.log(`Pennon benchmark: ${RUNS} run(s) of ${SECONDS} s per case after ${WARMUP} s warm-up, 10 connections, node ${process.version}`)
+  await warmCompileCache()
   const sqlite = await benchPennon('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
   rows.push(...sqlite.rows)
   lastHundredBody = sqlite.lastHundredBody
