@@ -7,9 +7,10 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
-import { appendEvents, eventAroundIds } from '../events/event-store.ts'
+import { appendEvents, eventAroundIds, type EventAroundIds } from '../events/event-store.ts'
 import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
-import { createSegmentStore, insertCountedWithEvent, type Segment } from './segment-store.ts'
+import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
+import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment } from './segment-store.ts'
 
 export interface SegmentInput {
   name: string
@@ -63,7 +64,23 @@ async function write<T>(fields: SegmentFields, statement: Promise<T>): Promise<T
   }
 }
 
+// Most creates in one PostgreSQL statement (group commit).
+const CREATES_PER_COMMIT = 64
+
 export function createSegmentService({ db, config }: { db: Kysely<Database>; config: Config }) {
+  type PendingCreate = { segment: Omit<Segment, 'id'>; event: EventAroundIds }
+  /** PostgreSQL: creates that arrive while one is written go together in the next statement (group-commit.ts). */
+  const createOnPostgres = createGroupCommit<PendingCreate, CountedInsert>({
+    alone: async (create) => (await insertCountedWithEvents(db, [create], config.segmentsLimit))[0]!,
+    together: (creates) =>
+      insertCountedWithEvents(db, creates, config.segmentsLimit).catch((error: unknown) => {
+        // A name or project changed by another transaction meanwhile: the statement wrote nothing;
+        // alone, each create reports its own outcome (409, 400) and the others go through.
+        throw isUniqueViolation(error) || isForeignKeyViolation(error) ? new RetryAlone(error) : error
+      }),
+    maxItems: CREATES_PER_COMMIT,
+  })
+
   /**
    * Every rule that needs no transaction, all violations at once. The project is
    * looked up here only to complete a report that is failing anyway; a valid
@@ -113,9 +130,9 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
         // foreign key still catches a project deleted meanwhile.
         await checkProject(createSegmentStore(db), fields.project)
         const event = eventAroundIds(audit, { type: 'segment-created', project: fields.project, data: segment(0) })
-        const id = await write(fields, insertCountedWithEvent(db, segment(0), config.segmentsLimit, event))
-        if (id === undefined) throw limitReached()
-        return segment(id)
+        const outcome = await write(fields, createOnPostgres({ segment: segment(0), event }))
+        if ('id' in outcome) return segment(outcome.id)
+        throw outcome.refused === 'limit' ? limitReached() : nameTaken(fields.name)
       }
       return db.transaction().execute(async (trx) => {
         const store = createSegmentStore(trx)

@@ -58,7 +58,7 @@ export function createSegmentStore(db: Kysely<Database>) {
      * inserts it — or returns undefined, inserting nothing, when the count would pass
      * `limit` (the caller rolls back, so the count and the id are given back).
      * SQLite, inside the caller's transaction, whose write lock serializes concurrent creates
-     * (PostgreSQL: insertCountedWithEvent).
+     * (PostgreSQL: insertCountedWithEvents).
      */
     async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<number | undefined> {
       if ((await advanceCounter(db, 'segment_count')) > limit) return undefined
@@ -78,39 +78,76 @@ export function createSegmentStore(db: Kysely<Database>) {
   }
 }
 
+/** What a counted insert did: the new segment's id, or why it inserted nothing. */
+export type CountedInsert = { id: number } | { refused: 'limit' | 'name taken' }
+
 /**
- * PostgreSQL: the whole create — count, id, segment, event id, event — as one statement in its
+ * PostgreSQL: whole creates — count, ids, segments, event ids, events — for one or several
+ * segments (segment-service.ts batches those that arrive together) as one statement, in its
  * own transaction. The counter rows are then locked only while it runs and commits, never
  * across a round trip to Pennon: concurrent creates (and every other event writer) serialize
- * on those rows, so the time they are held bounds how many writes a second the database takes.
- * Each update reads the one before it, so the rows are always locked in the same order as
- * every other writer's (segment count, segment id, event id): no lock-order deadlock.
- * Returns undefined, having changed nothing, when the count is at `limit`.
+ * on those rows, so the time they are held bounds how many writes a second the database takes,
+ * and a batch shares one hold and one flush of the log. The counters are read and updated in
+ * the same order as every other writer's (segment count, segment id, event id): no lock-order
+ * deadlock.
+ *
+ * Creates are taken in order, as if one by one: a name already stored, or taken by an earlier
+ * create of the batch, is refused; so is every create past the count limit, which is reported
+ * first, as on SQLite. Refusals change nothing and raise nothing. A name taken by another
+ * transaction that commits meanwhile still raises a unique violation, for the whole statement.
  */
-export async function insertCountedWithEvent(db: Kysely<Database>, segment: Omit<Segment, 'id'>, limit: number, event: EventAroundIds): Promise<number | undefined> {
-  const row = toRow({ ...segment, id: 0 })
-  const logged = event.row
-  const [head, middle, tail] = event.jsonAround
-  const result = await sql<{ id: number }>`
-    with counted as (
-      update counters set value = value + 1 where name = 'segment_count' and value < ${limit} returning value
+export async function insertCountedWithEvents(db: Kysely<Database>, creates: readonly { segment: Omit<Segment, 'id'>; event: EventAroundIds }[], limit: number): Promise<CountedInsert[]> {
+  const items = creates.map(({ segment, event }) => {
+    const row = toRow({ ...segment, id: 0 })
+    const [head, middle, tail] = event.jsonAround
+    return { ...row, id: undefined, event: { ...event.row, head, middle, tail } }
+  })
+  const result = await sql<{ id: number | null; at_limit: boolean }>`
+    with item as (
+      select t.*, sent.ord
+      from json_array_elements(${JSON.stringify(items)}::json) with ordinality as sent(value, ord)
+        cross join json_to_record(sent.value) as t(name text, description text, project text, constraints text, created_by text, created_at timestamptz, event json)
+    ), candidate as (
+      -- The first create of each name not stored yet, numbered in order.
+      select item.*, row_number() over (order by ord) as place
+      from item
+      where not exists (select from segments where segments.name = item.name)
+        and ord = (select min(same.ord) from item same where same.name = item.name)
+    ), segment_count as (
+      select value as before from counters where name = 'segment_count' for update
+    ), accepted as (
+      select candidate.* from candidate, segment_count where place <= ${limit} - segment_count.before
+    ), taken as (
+      select count(*) as n from accepted
+    ), counted as (
+      update counters set value = value + (select n from taken) where name = 'segment_count' and (select n from taken) > 0 returning value
     ), drawn as (
-      update counters set value = value + 1 where name = 'segment_id' and exists (select from counted) returning value
+      update counters set value = value + (select n from taken) where name = 'segment_id' and exists (select from counted)
+      returning value - (select n from taken) as before
     ), inserted as (
       insert into segments (id, name, description, project, constraints, created_by, created_at)
-      select value, ${row.name}::text, ${row.description}::text, ${row.project}::text, ${row.constraints}::text, ${row.created_by}::text, ${row.created_at}::timestamptz
-      from drawn
+      select drawn.before + place, name, description, project, constraints, created_by, created_at
+      from accepted cross join drawn
       returning id
-    ), event_id as (
-      update counters set value = value + 1 where name = 'event_id' and exists (select from inserted) returning value
+    ), event_ids as (
+      update counters set value = value + (select n from taken) where name = 'event_id' and exists (select from inserted)
+      returning value - (select n from taken) as before
     ), appended as (
       insert into events (id, type, created_by, created_by_user_id, created_at, feature_name, project, environment, group_type, group_id, json)
-      select event_id.value, ${logged.type}::text, ${logged.created_by}::text, ${logged.created_by_user_id}::integer, ${logged.created_at}::timestamptz,
-        ${logged.feature_name}::text, ${logged.project}::text, ${logged.environment}::text, ${logged.group_type}::text, ${logged.group_id}::text,
-        ${head}::text || event_id.value || ${middle}::text || inserted.id || ${tail}::text
-      from event_id cross join inserted
+      select event_ids.before + place, e.type, e.created_by, e.created_by_user_id, e.created_at, e.feature_name, e.project, e.environment, e.group_type, e.group_id,
+        e.head || (event_ids.before + place) || e.middle || (drawn.before + place) || e.tail
+      from accepted
+        cross join drawn
+        cross join event_ids
+        cross join json_to_record(accepted.event) as e(type text, created_by text, created_by_user_id integer, created_at timestamptz, feature_name text,
+          project text, environment text, group_type text, group_id text, head text, middle text, tail text)
+      order by place
     )
-    select id from inserted`.execute(db)
-  const id = result.rows[0]?.id
-  return id === undefined ? undefined : Number(id)
+    select (select before from drawn) + accepted.place as id,
+      segment_count.before + (select count(*) from accepted earlier where earlier.ord < item.ord) >= ${limit} as at_limit
+    from item
+      cross join segment_count
+      left join accepted on accepted.ord = item.ord
+    order by item.ord`.execute(db)
+  return result.rows.map(({ id, at_limit: atLimit }) => (id !== null ? { id: Number(id) } : { refused: atLimit ? 'limit' : 'name taken' }))
 }

@@ -227,6 +227,52 @@ onEachDatabase('segment validation', (database) => {
     assert.equal((await call(pennon, 'PUT', '/api/admin/segments/2', { name: 'two, renamed', constraints: [] })).status, 204, 'updates are not limited')
   })
 
+  test('many creates at once (written together on PostgreSQL): each outcome as if one by one; ids and events gap-free', async (t) => {
+    const pennon = await useTestApp(t, database)
+    assert.equal((await post(pennon, { name: 'stored', constraints: [] })).status, 201)
+    const names = [...Array.from({ length: 30 }, (_, i) => `seg-${i}`), 'stored', 'seg-3', 'seg-3', 'seg-3']
+    const responses = await Promise.all(names.map((name) => post(pennon, { name, constraints: [{ contextName: 'userId', operator: 'IN', values: [name] }] })))
+
+    for (const [index, response] of responses.entries()) {
+      const name = names[index]!
+      if (name === 'stored' || name === 'seg-3') continue
+      assert.equal(response.status, 201, name)
+      assert.equal(response.body.name, name)
+    }
+    const outcomes = (name: string) => responses.filter((_, index) => names[index] === name)
+    assert.deepEqual(outcomes('stored').map((r) => [r.status, withoutId(r.body)]), [[409, errorOf('NameExistsError', 'A segment named "stored" already exists.')]])
+    assert.deepEqual(outcomes('seg-3').map((r) => r.status).sort(), [201, 409, 409, 409])
+    for (const refused of outcomes('seg-3').filter((r) => r.status === 409)) {
+      assert.deepEqual(withoutId(refused.body), errorOf('NameExistsError', 'A segment named "seg-3" already exists.'))
+    }
+
+    const created = responses.filter((r) => r.status === 201).map((r) => r.body)
+    assert.deepEqual(created.map((s) => s.id).sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i + 2), 'segment ids gap-free')
+    const events = await allEvents(pennon)
+    assert.deepEqual(events.map((e) => e.id), Array.from({ length: events.length }, (_, i) => i + 1), 'event ids gap-free')
+    const creations = events.filter((e) => e.type === 'segment-created')
+    assert.deepEqual(creations.map((e) => e.data.id), Array.from({ length: 31 }, (_, i) => i + 1), 'one event per segment, in id order')
+    for (const segment of created) assert.deepEqual(creations[segment.id - 1].data, segment)
+    const listed = await call(pennon, 'GET', '/api/admin/segments')
+    assert.equal(listed.body.segments.length, 31)
+  })
+
+  test('many creates at once past the count limit: exactly the places left are taken', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { SEGMENTS_LIMIT: '10' } })
+    assert.equal((await post(pennon, { name: 'stored', constraints: [] })).status, 201)
+    const responses = await Promise.all(Array.from({ length: 15 }, (_, i) => post(pennon, { name: `seg-${i}`, constraints: [] })))
+    assert.equal(responses.filter((r) => r.status === 201).length, 9)
+    const refused = responses.filter((r) => r.status !== 201)
+    assert.equal(refused.length, 6)
+    for (const response of refused) {
+      assert.equal(response.status, 400)
+      assert.deepEqual(withoutId(response.body), errorOf('ExceedsLimitError', 'Failed to create the segment: this instance already holds the maximum of 10 segments.'))
+    }
+    const ids = responses.filter((r) => r.status === 201).map((r) => r.body.id).sort((a, b) => a - b)
+    assert.deepEqual(ids, [2, 3, 4, 5, 6, 7, 8, 9, 10])
+    assert.equal((await allEvents(pennon)).filter((e) => e.type === 'segment-created').length, 10)
+  })
+
   test('concurrency: two instances on one database, the same name at once → one 201, one 409; the limit holds', async (t) => {
     const storage = await createTestStorage(database)
     const first = await createTestApp(database, { storage, env: { SEGMENTS_LIMIT: '7' } })
