@@ -8,8 +8,8 @@
  * `together` writes a batch in one transaction and returns each item's result in order. When
  * it throws `RetryAlone` (a statement failed, so the transaction rolled back and wrote nothing:
  * a race lost to another instance, say), each item is written again with `alone`, which reports
- * its own outcome. Any other error (the commit itself failed, so whether it took effect is
- * unknown) is every item's error: retrying could write twice.
+ * its own outcome. Any other error (a lost connection, a failed commit: whether it took effect
+ * is unknown) is every item's error: retrying could write twice.
  */
 export class RetryAlone extends Error {
   constructor(cause: unknown) {

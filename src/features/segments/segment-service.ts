@@ -4,12 +4,12 @@ import type { Config } from '../../config.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
+import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds, type EventAroundIds } from '../events/event-store.ts'
 import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
-import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment } from './segment-store.ts'
 
 export interface SegmentInput {
