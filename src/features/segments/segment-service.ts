@@ -8,9 +8,9 @@ import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
-import { appendEvents, eventAroundIds, type EventAroundIds } from '../events/event-store.ts'
+import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
-import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment } from './segment-store.ts'
+import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
 export interface SegmentInput {
   name: string
@@ -68,9 +68,8 @@ async function write<T>(fields: SegmentFields, statement: Promise<T>): Promise<T
 const CREATES_PER_COMMIT = 64
 
 export function createSegmentService({ db, config }: { db: Kysely<Database>; config: Config }) {
-  type PendingCreate = { segment: Omit<Segment, 'id'>; event: EventAroundIds }
   /** PostgreSQL: creates that arrive while one is written go together in the next statement (group-commit.ts). */
-  const createOnPostgres = createGroupCommit<PendingCreate, CountedInsert>({
+  const createOnPostgres = createGroupCommit<SegmentCreate, CountedInsert>({
     alone: async (create) => (await insertCountedWithEvents(db, [create], config.segmentsLimit))[0]!,
     together: (creates) =>
       insertCountedWithEvents(db, creates, config.segmentsLimit).catch((error: unknown) => {

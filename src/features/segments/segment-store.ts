@@ -78,6 +78,12 @@ export function createSegmentStore(db: Kysely<Database>) {
   }
 }
 
+/** One segment to create and its event, both still without their ids. */
+export interface SegmentCreate {
+  segment: Omit<Segment, 'id'>
+  event: EventAroundIds
+}
+
 /** What a counted insert did: the new segment's id, or why it inserted nothing. */
 export type CountedInsert = { id: number } | { refused: 'limit' | 'name taken' }
 
@@ -96,11 +102,12 @@ export type CountedInsert = { id: number } | { refused: 'limit' | 'name taken' }
  * first, as on SQLite. Refusals change nothing and raise nothing. A name taken by another
  * transaction that commits meanwhile still raises a unique violation, for the whole statement.
  */
-export async function insertCountedWithEvents(db: Kysely<Database>, creates: readonly { segment: Omit<Segment, 'id'>; event: EventAroundIds }[], limit: number): Promise<CountedInsert[]> {
+export async function insertCountedWithEvents(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
   const items = creates.map(({ segment, event }) => {
-    const row = toRow({ ...segment, id: 0 })
+    // The id is drawn by the statement.
+    const { id: _id, ...row } = toRow({ ...segment, id: 0 })
     const [head, middle, tail] = event.jsonAround
-    return { ...row, id: undefined, event: { ...event.row, head, middle, tail } }
+    return { ...row, event: { ...event.row, head, middle, tail } }
   })
   const result = await sql<{ id: number | null; at_limit: boolean }>`
     with item as (
