@@ -35,6 +35,14 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   }
 }
 
+/**
+ * Inserts one event whose id the caller drew from the `event_id` counter itself, in the same
+ * transaction (a write that advances several counters in one statement).
+ */
+export async function insertEvent(trx: Kysely<Database>, id: number, audit: AuditContext, event: NewEvent): Promise<void> {
+  await trx.executeQuery(insertOne(trx, toRow(id, audit, event)))
+}
+
 // Most writes record one event: that insert is compiled once.
 const insertOne = preparedInsert<EventsTable>('events', ['id', 'type', 'created_by', 'created_by_user_id', 'created_at', 'feature_name', 'project', 'environment', 'group_type', 'group_id', 'json'])
 

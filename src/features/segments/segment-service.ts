@@ -8,7 +8,7 @@ import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
-import { appendEvents, eventAroundIds } from '../events/event-store.ts'
+import { appendEvents, eventAroundIds, insertEvent } from '../events/event-store.ts'
 import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
@@ -138,10 +138,11 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
         await checkProject(store, fields.project)
         // The maintained count, not a full count: the write lock serializes concurrent creates,
         // so the limit holds under concurrency.
-        const id = await write(fields, store.insertCounted(segment(0), config.segmentsLimit))
-        if (id === undefined) throw limitReached()
-        await appendEvents(trx, audit, [{ type: 'segment-created', project: fields.project, data: segment(id) }])
-        return segment(id)
+        const ids = await write(fields, store.insertCounted(segment(0), config.segmentsLimit))
+        if (ids === undefined) throw limitReached()
+        const created = segment(ids.id)
+        await insertEvent(trx, ids.eventId, audit, { type: 'segment-created', project: fields.project, data: created })
+        return created
       })
     },
 

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { advanceCounter } from '../../db/counters.ts'
-import { preparedInsert } from '../../db/prepared.ts'
+import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
 import type { SegmentData } from '../events/event-types.ts'
@@ -35,6 +34,12 @@ const toRow = (segment: Segment): SegmentsTable => ({
 // Compiled once: creation is the hot write.
 const insertSegment = preparedInsert<SegmentsTable>('segments', ['id', 'name', 'description', 'project', 'constraints', 'created_by', 'created_at'])
 
+// What a SQLite create advances, in one statement (three would cost two more statements per create).
+const CREATE_COUNTERS = ['segment_count', 'segment_id', 'event_id'] as const
+const advanceCreateCounters = prepared((db: Kysely<Database>) =>
+  db.updateTable('counters').set({ value: sql`value + 1` }).where('name', 'in', [...CREATE_COUNTERS]).returning(['name', 'value']),
+)
+
 export function createSegmentStore(db: Kysely<Database>) {
   return {
     /** `forUpdate` locks the row on PostgreSQL (SQLite transactions hold the write lock already). */
@@ -54,17 +59,19 @@ export function createSegmentStore(db: Kysely<Database>) {
       return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
     },
     /**
-     * Counts one more segment, draws its id from the gap-free `segment_id` counter and
-     * inserts it — or returns undefined, inserting nothing, when the count would pass
-     * `limit` (the caller rolls back, so the count and the id are given back).
+     * Counts one more segment and draws its id and its creation event's id from the gap-free
+     * counters, then inserts the segment; or returns undefined, inserting nothing, when the count
+     * would pass `limit` (the caller rolls back, so the count and both ids are given back).
      * SQLite, inside the caller's transaction, whose write lock serializes concurrent creates
      * (PostgreSQL: insertCountedWithEvents).
      */
-    async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<number | undefined> {
-      if ((await advanceCounter(db, 'segment_count')) > limit) return undefined
-      const id = await advanceCounter(db, 'segment_id')
+    async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<{ id: number; eventId: number } | undefined> {
+      const advanced = new Map((await db.executeQuery(advanceCreateCounters(db, CREATE_COUNTERS))).rows.map((row) => [row.name, Number(row.value)]))
+      const [count, id, eventId] = CREATE_COUNTERS.map((name) => advanced.get(name))
+      if (count === undefined || id === undefined || eventId === undefined) throw new Error('a segment counter is missing')
+      if (count > limit) return undefined
       await db.executeQuery(insertSegment(db, toRow({ ...segment, id })))
-      return id
+      return { id, eventId }
     },
     async update(segment: Segment): Promise<void> {
       const { id: _id, created_by: _by, created_at: _at, ...changes } = toRow(segment)
