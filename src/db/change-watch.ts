@@ -10,17 +10,50 @@ import pg from 'pg'
  * is the same after the read as before it.
  */
 export interface ChangeWatch {
-  version(): number | undefined
+  /** `'tokens'`: a version that changes only when principals may have (TOKEN_TABLES), or when that cannot be told. */
+  version(watched?: Watched): number | undefined
   close(): Promise<void>
 }
+
+/** What a cache depends on: any watched data (the default), or only the tables principals are read from. */
+export type Watched = 'any' | 'tokens'
+
+/**
+ * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
+ * of another table cascades into them; a statement that writes them names them.
+ */
+const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens)\b/i
+
+// A plain insert, update or delete (or a WITH around them) writes only the tables it names;
+// anything else (a schema change, a pragma) may touch any of them.
+const NAMES_WHAT_IT_WRITES = /^\s*(insert|update|delete|with)\b/i
+
+/** Whether a writing statement may change what a principal is read from. */
+export const mayWriteTokens = (sql: string): boolean => TOKEN_TABLES.test(sql) || !NAMES_WHAT_IT_WRITES.test(sql)
 
 /** A watch that never knows: caches built on it are never used. */
 export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async () => {} }
 
 /** A watch told directly of this process's own writes (see announceWrites). */
 export interface LocalChangeWatch extends ChangeWatch {
-  /** This process's write just became visible: a new version at once. */
-  wrote(): void
+  /** This process's write just became visible: a new version at once (of `'tokens'` too when `tokens`). */
+  wrote(tokens: boolean): void
+}
+
+/**
+ * The two versions a watch hands out: every change moves `any`; only a change that may concern
+ * principals moves `tokens` as well.
+ */
+function versions() {
+  let any = 0
+  let tokens = 0
+  return {
+    get: (watched: Watched = 'any') => (watched === 'tokens' ? tokens : any),
+    changed(mayConcernTokens = true) {
+      any++
+      if (mayConcernTokens) tokens++
+    },
+  }
 }
 
 // How long a read of SQLite's data_version is trusted for other processes' commits.
@@ -39,24 +72,23 @@ export function watchSqliteCommits(file: string): LocalChangeWatch {
   const connection = new DatabaseSync(file, { readOnly: true })
   const dataVersion = connection.prepare('pragma data_version')
   let open = true
-  let version = 0
+  const version = versions()
   let lastDataVersion: number | undefined
   let readAt = Number.NEGATIVE_INFINITY
   return {
-    version() {
+    version(watched) {
       if (!open) return undefined
       const now = performance.now()
       if (now - readAt >= SQLITE_REREAD_MS) {
         const read = Number((dataVersion.get() as { data_version: number }).data_version)
-        if (read !== lastDataVersion) version++
+        // Which tables changed is not known: every version moves.
+        if (read !== lastDataVersion) version.changed()
         lastDataVersion = read
         readAt = now
       }
-      return version
+      return version.get(watched)
     },
-    wrote: () => {
-      version++
-    },
+    wrote: (tokens) => version.changed(tokens),
     async close() {
       if (!open) return
       open = false
@@ -76,7 +108,7 @@ const RECONNECT_DELAY_MS = 1_000
  * Another instance's change arrives a moment after its commit (milliseconds).
  */
 export function watchPgNotifications(connection: pg.ClientConfig, channel: string): LocalChangeWatch {
-  let version = 0
+  const version = versions()
   let listening = false
   let closed = false
   let client: pg.Client | undefined
@@ -98,7 +130,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
     session.on('end', () => lost(session))
     // Other deployments (or test files) may use other schemas of the same database: not our change.
     session.on('notification', (message) => {
-      if (message.payload === schema) version++
+      if (message.payload === schema) version.changed()
     })
     session
       .connect()
@@ -110,7 +142,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
       .then(() => {
         if (client !== session) return
         // Changes made before the LISTEN were not heard: start from a version no cache has seen.
-        version++
+        version.changed()
         listening = true
       })
       .catch(() => lost(session))
@@ -118,8 +150,8 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   connect()
 
   return {
-    version: () => (listening ? version : undefined),
-    wrote: () => void version++,
+    version: (watched) => (listening ? version.get(watched) : undefined),
+    wrote: (tokens) => version.changed(tokens),
     async close() {
       closed = true
       listening = false
@@ -137,7 +169,7 @@ const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|s
 const isReadOnly = (sql: string) => READ_ONLY.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge|truncate)\b/i.test(sql))
 
 /** `dialect` with its driver wrapped by announceWrites. */
-export function announcingWrites(dialect: Dialect, onWrite: () => void): Dialect {
+export function announcingWrites(dialect: Dialect, onWrite: (tokens: boolean) => void): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createDriver: () => announceWrites(dialect.createDriver(), onWrite),
@@ -149,12 +181,14 @@ export function announcingWrites(dialect: Dialect, onWrite: () => void): Dialect
 /**
  * Makes a driver call `onWrite` whenever a write of this process becomes visible to others:
  * after the commit of a transaction that ran a statement that may write, or after such a
- * statement in autocommit. So this instance's own caches never serve what it has just changed,
- * with no wait for a notification; reads, and transactions that only read, leave them alone.
+ * statement in autocommit, with whether any of those statements may have written a token table
+ * (mayWriteTokens). So this instance's own caches never serve what it has just changed, with no
+ * wait for a notification; reads, and transactions that only read, leave them alone.
  */
-export function announceWrites(driver: Driver, onWrite: () => void): Driver {
+export function announceWrites(driver: Driver, onWrite: (tokens: boolean) => void): Driver {
   const inTransaction = new WeakSet<DatabaseConnection>()
-  const wroteInTransaction = new WeakSet<DatabaseConnection>()
+  // Per open transaction that wrote: whether a write may have concerned principals.
+  const wroteInTransaction = new WeakMap<DatabaseConnection, boolean>()
   const watched = new WeakSet<DatabaseConnection>()
   const acquire = driver.acquireConnection.bind(driver)
   const begin = driver.beginTransaction.bind(driver)
@@ -172,12 +206,13 @@ export function announceWrites(driver: Driver, onWrite: () => void): Driver {
       const execute = connection.executeQuery.bind(connection)
       connection.executeQuery = async <R>(query: CompiledQuery) => {
         const writes = !isReadOnly(query.sql)
-        if (writes && inTransaction.has(connection)) wroteInTransaction.add(connection)
+        const tokens = writes && mayWriteTokens(query.sql)
+        if (writes && inTransaction.has(connection)) wroteInTransaction.set(connection, tokens || wroteInTransaction.get(connection) === true)
         try {
           return await execute<R>(query)
         } finally {
           // Even when it failed: whether a failed statement wrote is unknown (a lost connection).
-          if (writes && !inTransaction.has(connection)) onWrite()
+          if (writes && !inTransaction.has(connection)) onWrite(tokens)
         }
       }
     }
@@ -193,12 +228,12 @@ export function announceWrites(driver: Driver, onWrite: () => void): Driver {
     }
   }
   driver.commitTransaction = async (connection) => {
-    const wrote = wroteInTransaction.has(connection)
+    const wrote = wroteInTransaction.get(connection)
     try {
       await commit(connection)
     } finally {
       endTransaction(connection)
-      if (wrote) onWrite()
+      if (wrote !== undefined) onWrite(wrote)
     }
   }
   driver.rollbackTransaction = async (connection) => {

@@ -20,7 +20,7 @@ declare module 'fastify' {
     principal: Principal
     /**
      * The database's change version when the request began (change-watch.ts), read once per
-     * request: its caches (tokens, event answers) serve only what is at least that recent.
+     * request: its caches (event answers, archive validations) serve only what is at least that recent.
      */
     dataVersion: number | undefined
   }

@@ -23,8 +23,8 @@ export function createAuthenticator({ db, config, changes }: { db: Kysely<Databa
     if (credential !== '' && credential.length <= MAX_CREDENTIAL_LENGTH) {
       const secretHash = hashSecret(credential)
       const now = new Date().toISOString()
-      // Read by the admin pipeline; unset (no cache) for requests Fastify refused before it.
-      const version = request.dataVersion
+      // Only a change to the token tables (or one that cannot be told apart) ends what is remembered.
+      const version = changes.version('tokens')
       const cached = cache.get(secretHash, version, now)
       if (cached) return cached
       const resolved = await tokens.findPrincipal(secretHash, now)

@@ -7,8 +7,8 @@ const MAX_ENTRIES = 10_000
 
 /**
  * Principals of recently presented tokens, by secret hash, so that a request costs no token
- * query. Valid only while `watch` reports the version they were read at: a change that may
- * concern tokens (anywhere: another instance, by hand; see change-watch.ts) empties it, and it
+ * query. Valid only while `watch` reports the `'tokens'` version they were read at: a change that
+ * may concern tokens (anywhere: another instance, by hand; see change-watch.ts) empties it, and it
  * is not used at all while the watch cannot tell. An entry also ends when its token expires.
  * Unknown tokens are never remembered.
  */
@@ -17,7 +17,7 @@ export function createPrincipalCache(watch: ChangeWatch) {
   let entriesVersion: number | undefined
 
   return {
-    /** `version`: what the watch said when the request began (undefined: nothing is known, nothing is used). */
+    /** `version`: the watch's `'tokens'` version before the lookup (undefined: nothing is known, nothing is used). */
     get(secretHash: string, version: number | undefined, now: string): Principal | undefined {
       if (version === undefined) return undefined
       if (version !== entriesVersion) {
@@ -36,7 +36,7 @@ export function createPrincipalCache(watch: ChangeWatch) {
 
     /** Remembers a lookup made at `version`, unless something changed while it ran. */
     set(secretHash: string, version: number | undefined, resolved: ResolvedToken): void {
-      if (version === undefined || version !== entriesVersion || watch.version() !== version) return
+      if (version === undefined || version !== entriesVersion || watch.version('tokens') !== version) return
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string)
       entries.set(secretHash, resolved)
     },

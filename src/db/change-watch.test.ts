@@ -1,0 +1,112 @@
+/**
+ * Which writes end remembered principals: only those that may touch a token table. Every other
+ * write still moves the version that event answers and archive validations are kept at.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { createTestStorage, eventually, onEachDatabase, type TestDatabase, type TestStorage } from '../../test/test-app.ts'
+import { mayWriteTokens, type LocalChangeWatch } from './change-watch.ts'
+import { createDb, type Db } from './database.ts'
+import { migrateToLatest } from './migrate.ts'
+
+test('a statement may write a token table when it names one, or when it is not a plain insert, update or delete', () => {
+  const cases: Array<[string, boolean]> = [
+    ['insert into "segments" ("id", "name") values (?, ?)', false],
+    ['update "counters" set "value" = value + 1 where "name" in (?, ?, ?) returning "name", "value"', false],
+    ['delete from "feature_dependencies" where "child" = ?', false],
+    ['with item as (select 1) insert into segments (id) select 1 from item', false],
+    ['delete from "api_tokens" where "token_name" = ?', true],
+    ['insert into "service_accounts" ("id") values (?)', true],
+    ['update service_account_tokens set expires_at = $1', true],
+    ['with gone as (delete from "api_tokens" returning 1) select count(*) from gone', true],
+    ['drop table "segments"', true],
+    ['pragma foreign_keys = off', true],
+  ]
+  assert.deepEqual(
+    cases.map(([sql]) => [sql, mayWriteTokens(sql)]),
+    cases,
+  )
+})
+
+/** A migrated database and its watch, once the watch can tell (PostgreSQL: once its LISTEN is in place). */
+async function openWatched(t: { after(fn: () => Promise<void>): void }, storage: TestStorage) {
+  const database: Db = createDb(storage.options)
+  t.after(() => database.close())
+  await migrateToLatest(database.db)
+  // A file or a schema, never :memory:: the watch is the one writes are announced to.
+  const watch = database.watchChanges() as LocalChangeWatch
+  await eventually(() => watch.version() !== undefined, 'the watch can tell')
+  const versions = () => ({ any: watch.version(), tokens: watch.version('tokens') })
+  return { db: database.db, watch, versions }
+}
+
+async function useStorage(t: { after(fn: () => Promise<void>): void }, database: TestDatabase): Promise<TestStorage> {
+  const storage = await createTestStorage(database)
+  t.after(() => storage.drop())
+  return storage
+}
+
+const project = (id: string) => ({ id, name: id, description: null, created_at: new Date().toISOString() })
+const token = (name: string) => ({
+  secret_hash: name,
+  token_name: name,
+  type: 'admin',
+  environment: '*',
+  projects: '["*"]',
+  expires_at: null,
+  created_at: new Date().toISOString(),
+})
+
+onEachDatabase('change watch', (database) => {
+  test('this instance announces each write once it is visible, and whether it may have touched a token table', async (t) => {
+    const { db, watch } = await openWatched(t, await useStorage(t, database))
+    const announced: boolean[] = []
+    const wrote = watch.wrote
+    watch.wrote = (tokens) => {
+      announced.push(tokens)
+      wrote(tokens)
+    }
+
+    await db.insertInto('projects').values(project('p1')).execute()
+    await db.selectFrom('api_tokens').selectAll().execute()
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('projects').values(project('p2')).execute()
+      await trx.insertInto('api_tokens').values(token('t1')).execute()
+      assert.deepEqual(announced, [false], 'nothing while the transaction is open')
+    })
+    await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('projects').selectAll().execute()
+    })
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('api_tokens').values(token('t2')).execute()
+        throw new Error('rolled back')
+      })
+      .catch(() => {})
+    await db.deleteFrom('api_tokens').where('token_name', '=', 't1').execute()
+    assert.deepEqual(announced, [false, true, true])
+  })
+
+  test('a write that may touch a token table moves both versions; any other, only the first', async (t) => {
+    const { watch, versions } = await openWatched(t, await useStorage(t, database))
+    const before = versions()
+    watch.wrote(false)
+    const afterOther = versions()
+    assert.notEqual(afterOther.any, before.any)
+    assert.equal(afterOther.tokens, before.tokens)
+    watch.wrote(true)
+    const afterTokens = versions()
+    assert.notEqual(afterTokens.any, afterOther.any)
+    assert.notEqual(afterTokens.tokens, afterOther.tokens)
+  })
+
+  test("another instance's change to a token table moves the tokens version", async (t) => {
+    const storage = await useStorage(t, database)
+    const { versions } = await openWatched(t, storage)
+    const other = await openWatched(t, storage)
+    const before = versions()
+    await other.db.insertInto('api_tokens').values(token('t3')).execute()
+    await eventually(() => versions().tokens !== before.tokens, 'the tokens version moved')
+  })
+})
