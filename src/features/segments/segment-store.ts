@@ -66,7 +66,8 @@ export function createSegmentStore(db: Kysely<Database>) {
      * (PostgreSQL: insertCountedWithEvents).
      */
     async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<{ id: number; eventId: number } | undefined> {
-      const advanced = new Map((await db.executeQuery(advanceCreateCounters(db, CREATE_COUNTERS))).rows.map((row) => [row.name, Number(row.value)]))
+      const { rows } = await db.executeQuery(advanceCreateCounters(db, CREATE_COUNTERS))
+      const advanced = new Map(rows.map((row) => [row.name, Number(row.value)]))
       const [count, id, eventId] = CREATE_COUNTERS.map((name) => advanced.get(name))
       if (count === undefined || id === undefined || eventId === undefined) throw new Error('a segment counter is missing')
       if (count > limit) return undefined
