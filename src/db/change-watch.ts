@@ -10,7 +10,7 @@ import pg from 'pg'
  * is the same after the read as before it.
  */
 export interface ChangeWatch {
-  /** `'tokens'`: a version that changes only when principals may have (TOKEN_TABLES), or when that cannot be told. */
+  /** `'tokens'`: a version that moves only when a principal may have changed (a write naming a token table), or when which tables changed is unknown. */
   version(watched?: Watched): number | undefined
   close(): Promise<void>
 }
