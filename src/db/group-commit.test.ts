@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { createGroupCommit, RetryAlone } from './group-commit.ts'
 
 /** A writer that records each call, finishing when the test says so. */
-function recorder(options: { failTogether?: (items: number[]) => unknown } = {}) {
+function recorder(options: { failTogether?: (items: number[]) => unknown; schedule?: (start: () => void) => void } = {}) {
   const calls: { kind: 'alone' | 'together'; items: number[]; finish(): void }[] = []
   const call = (kind: 'alone' | 'together', items: number[]) =>
     new Promise<void>((finish) => calls.push({ kind, items, finish }))
@@ -20,6 +20,7 @@ function recorder(options: { failTogether?: (items: number[]) => unknown } = {})
       return items.map((item) => `together ${item}`)
     },
     maxItems: 3,
+    schedule: options.schedule,
   })
   /** Lets every call made so far finish, and the writer go on. */
   const finishAll = async () => {
@@ -71,4 +72,23 @@ test('any other failure of a batch is every item\'s error, and nothing is writte
   const after = write(7)
   await finishAll()
   assert.equal(await after, 'alone 7')
+})
+
+test('with a schedule, a write that finds nothing under way waits for it: the writes that arrive meanwhile go with it', async () => {
+  const starts: (() => void)[] = []
+  const { calls, write, finishAll } = recorder({ schedule: (start) => starts.push(start) })
+  const written = [1, 2, 3, 4].map((item) => write(item))
+  assert.equal(starts.length, 1, 'one start is scheduled, however many writes arrive')
+  assert.equal(calls.length, 0, 'nothing is written before it')
+  starts[0]!()
+  await finishAll()
+  assert.deepEqual(await Promise.all(written), ['together 1', 'together 2', 'together 3', 'alone 4'])
+  assert.deepEqual(calls.map((c) => [c.kind, c.items]), [['together', [1, 2, 3]], ['alone', [4]]])
+
+  // Idle again: the next write is scheduled anew.
+  const next = write(5)
+  assert.equal(starts.length, 2)
+  starts[1]!()
+  await finishAll()
+  assert.equal(await next, 'alone 5')
 })

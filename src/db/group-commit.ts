@@ -3,7 +3,9 @@
  * one transaction. On PostgreSQL every event writer holds the event counter's row until its
  * commit is flushed to disk, so writes one by one are bounded by one flush each; together,
  * one flush serves them all. A write that finds nothing under way goes at once, alone: no
- * added wait when the load is light.
+ * added wait when the load is light. Where a write never leaves the event loop (SQLite), nothing
+ * can arrive while one is written; `schedule` then delays the start to the end of the loop's
+ * current turn, so the writes that arrived in that turn go together.
  *
  * `together` writes a batch in one transaction and returns each item's result in order. When
  * it throws `RetryAlone` (a statement failed, so the transaction rolled back and wrote nothing:
@@ -22,14 +24,16 @@ export interface GroupCommitOptions<Item, Result> {
   alone(item: Item): Promise<Result>
   /** Most items in one transaction: bounds how long the counter rows are held at once. */
   maxItems: number
+  /** When a write that finds nothing under way starts: at once unless given. */
+  schedule?: (start: () => void) => void
 }
 
-export function createGroupCommit<Item, Result>({ together, alone, maxItems }: GroupCommitOptions<Item, Result>): (item: Item) => Promise<Result> {
+export function createGroupCommit<Item, Result>({ together, alone, maxItems, schedule = (start) => start() }: GroupCommitOptions<Item, Result>): (item: Item) => Promise<Result> {
   let waiting: { item: Item; resolve(result: Result): void; reject(error: unknown): void }[] = []
+  // A write is under way, or scheduled to start.
   let writing = false
 
   const writeBatches = async () => {
-    writing = true
     while (waiting.length > 0) {
       const batch = waiting.slice(0, maxItems)
       waiting = waiting.slice(batch.length)
@@ -52,6 +56,8 @@ export function createGroupCommit<Item, Result>({ together, alone, maxItems }: G
   return (item) =>
     new Promise<Result>((resolve, reject) => {
       waiting.push({ item, resolve, reject })
-      if (!writing) void writeBatches()
+      if (writing) return
+      writing = true
+      schedule(() => void writeBatches())
     })
 }

@@ -35,12 +35,10 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   }
 }
 
-/**
- * Inserts one event whose id the caller drew from the `event_id` counter itself, in the same
- * transaction (a write that advances several counters in one statement).
- */
-export async function insertEvent(trx: Kysely<Database>, id: number, audit: AuditContext, event: NewEvent): Promise<void> {
-  await trx.executeQuery(insertOne(trx, toRow(id, audit, event)))
+/** Inserts an event built by eventAroundIds, once its id and the id its `data` begins with are drawn. */
+export async function insertEventAroundIds(trx: Kysely<Database>, event: EventAroundIds, id: number, dataId: number): Promise<void> {
+  const [head, middle, tail] = event.jsonAround
+  await trx.executeQuery(insertOne(trx, { ...event.row, id, json: `${head}${id}${middle}${dataId}${tail}` }))
 }
 
 // Most writes record one event: that insert is compiled once.
@@ -88,8 +86,8 @@ export interface EventAroundIds {
 }
 
 /**
- * One event whose id, and the `id` its `data` begins with, are drawn by the statement that
- * writes it (segment-store.ts, PostgreSQL), so neither is known when its JSON is built.
+ * One event whose id, and the `id` its `data` begins with, are drawn only when it is written
+ * (segment-store.ts: with a batch of creates), so neither is known when its JSON is built.
  */
 export function eventAroundIds(audit: AuditContext, event: NewEvent & { data: { id: number } }): EventAroundIds {
   const { id: _id, json, ...row } = toRow(0, audit, { ...event, data: { ...event.data, id: 0 } } as NewEvent)

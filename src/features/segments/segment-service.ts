@@ -8,7 +8,7 @@ import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
-import { appendEvents, eventAroundIds, insertEvent } from '../events/event-store.ts'
+import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
@@ -64,20 +64,26 @@ async function write<T>(fields: SegmentFields, statement: Promise<T>): Promise<T
   }
 }
 
-// Most creates in one PostgreSQL statement (group commit).
+// Most creates in one transaction (group commit).
 const CREATES_PER_COMMIT = 64
 
 export function createSegmentService({ db, config }: { db: Kysely<Database>; config: Config }) {
-  /** PostgreSQL: creates that arrive while one is written go together in the next statement (group-commit.ts). */
-  const createOnPostgres = createGroupCommit<SegmentCreate, CountedInsert>({
+  /**
+   * Creates that arrive while one is written go together in the next transaction (group-commit.ts):
+   * on PostgreSQL one statement, one lock hold on the counters and one flush for the batch; on
+   * SQLite, which writes without leaving the event loop, those that arrived in the same turn of it
+   * share one transaction and one commit.
+   */
+  const createTogether = createGroupCommit<SegmentCreate, CountedInsert>({
     alone: async (create) => (await insertCountedWithEvents(db, [create], config.segmentsLimit))[0]!,
     together: (creates) =>
       insertCountedWithEvents(db, creates, config.segmentsLimit).catch((error: unknown) => {
-        // A name or project changed by another transaction meanwhile: the statement wrote nothing;
+        // A name or project changed by another transaction meanwhile: the batch wrote nothing;
         // alone, each create reports its own outcome (409, 400) and the others go through.
         throw isUniqueViolation(error) || isForeignKeyViolation(error) ? new RetryAlone(error) : error
       }),
     maxItems: CREATES_PER_COMMIT,
+    schedule: dialectOf(db) === 'postgres' ? undefined : (start) => void setImmediate(start),
   })
 
   /**
@@ -124,26 +130,14 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
       const segment = (id: number) => assemble(id, fields, actor.name, audit.createdAt)
       const limitReached = () =>
         exceedsLimit(`Failed to create the segment: this instance already holds the maximum of ${config.segmentsLimit} segments.`)
-      if (dialectOf(db) === 'postgres') {
-        // The project is checked first so that an unknown one is reported before a full count; the
-        // foreign key still catches a project deleted meanwhile.
-        await checkProject(createSegmentStore(db), fields.project)
-        const event = eventAroundIds(audit, { type: 'segment-created', project: fields.project, data: segment(0) })
-        const outcome = await write(fields, createOnPostgres({ segment: segment(0), event }))
-        if ('id' in outcome) return segment(outcome.id)
-        throw outcome.refused === 'limit' ? limitReached() : nameTaken(fields.name)
-      }
-      return db.transaction().execute(async (trx) => {
-        const store = createSegmentStore(trx)
-        await checkProject(store, fields.project)
-        // The maintained count, not a full count: the write lock serializes concurrent creates,
-        // so the limit holds under concurrency.
-        const ids = await write(fields, store.insertCounted(segment(0), config.segmentsLimit))
-        if (ids === undefined) throw limitReached()
-        const created = segment(ids.id)
-        await insertEvent(trx, ids.eventId, audit, { type: 'segment-created', project: fields.project, data: created })
-        return created
-      })
+      // The project is checked first so that an unknown one is reported before a full count; the
+      // foreign key still catches a project deleted meanwhile. The limit is checked against the
+      // maintained count, inside the write's transaction, so it holds under concurrency.
+      await checkProject(createSegmentStore(db), fields.project)
+      const event = eventAroundIds(audit, { type: 'segment-created', project: fields.project, data: segment(0) })
+      const outcome = await write(fields, createTogether({ segment: segment(0), event }))
+      if ('id' in outcome) return segment(outcome.id)
+      throw outcome.refused === 'limit' ? limitReached() : nameTaken(fields.name)
     },
 
     update: async (id: number, input: SegmentInput, actor: Actor): Promise<void> => {

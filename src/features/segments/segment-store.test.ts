@@ -6,8 +6,7 @@ import { eventAroundIds } from '../events/event-store.ts'
 import { insertCountedWithEvents } from './segment-store.ts'
 
 onEachDatabase('segment store', (database) => {
-  if (database.name !== 'postgres') return
-  test('PostgreSQL: one statement creates a batch as if one by one — names once, the limit first, ids and events gap-free', async (t) => {
+  test('a batch of creates is written as if one by one — names once, the limit first, ids and events gap-free', async (t) => {
     const pennon = await useTestApp(t, database)
     const { db } = pennon.database
     const audit = auditContext(SYSTEM_ACTOR)

@@ -3,7 +3,7 @@ import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
 import type { SegmentData } from '../events/event-types.ts'
-import type { EventAroundIds } from '../events/event-store.ts'
+import { insertEventAroundIds, type EventAroundIds } from '../events/event-store.ts'
 import type { Constraint } from './constraints.ts'
 
 /** A segment as the API shows it (and as its events carry it): `project` only when set. */
@@ -34,10 +34,14 @@ const toRow = (segment: Segment): SegmentsTable => ({
 // Compiled once: creation is the hot write.
 const insertSegment = preparedInsert<SegmentsTable>('segments', ['id', 'name', 'description', 'project', 'constraints', 'created_by', 'created_at'])
 
-// What a SQLite create advances, in one statement (three would cost two more statements per create).
+// SQLite's batch statements, compiled once. The three counters a create advances go in one statement.
 const CREATE_COUNTERS = ['segment_count', 'segment_id', 'event_id'] as const
 const advanceCreateCounters = prepared((db: Kysely<Database>) =>
-  db.updateTable('counters').set({ value: sql`value + 1` }).where('name', 'in', [...CREATE_COUNTERS]).returning(['name', 'value']),
+  db.updateTable('counters').set({ value: sql`value + ${0}` }).where('name', 'in', [...CREATE_COUNTERS]).returning(['name', 'value']),
+)
+const counterValue = prepared((db: Kysely<Database>) => db.selectFrom('counters').select('value').where('name', '=', ''))
+const storedNames = prepared((db: Kysely<Database>) =>
+  db.selectFrom('segments').select('name').where('name', 'in', sql<string>`(select value from json_each(${'[]'}))`),
 )
 
 export function createSegmentStore(db: Kysely<Database>) {
@@ -57,22 +61,6 @@ export function createSegmentStore(db: Kysely<Database>) {
     },
     async projectExists(id: string): Promise<boolean> {
       return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
-    },
-    /**
-     * Counts one more segment and draws its id and its creation event's id from the gap-free
-     * counters, then inserts the segment; or returns undefined, inserting nothing, when the count
-     * would pass `limit` (the caller rolls back, so the count and both ids are given back).
-     * SQLite, inside the caller's transaction, whose write lock serializes concurrent creates
-     * (PostgreSQL: insertCountedWithEvents).
-     */
-    async insertCounted(segment: Omit<Segment, 'id'>, limit: number): Promise<{ id: number; eventId: number } | undefined> {
-      const { rows } = await db.executeQuery(advanceCreateCounters(db, CREATE_COUNTERS))
-      const advanced = new Map(rows.map((row) => [row.name, Number(row.value)]))
-      const [count, id, eventId] = CREATE_COUNTERS.map((name) => advanced.get(name))
-      if (count === undefined || id === undefined || eventId === undefined) throw new Error('a segment counter is missing')
-      if (count > limit) return undefined
-      await db.executeQuery(insertSegment(db, toRow({ ...segment, id })))
-      return { id, eventId }
     },
     async update(segment: Segment): Promise<void> {
       const { id: _id, created_by: _by, created_at: _at, ...changes } = toRow(segment)
@@ -96,21 +84,69 @@ export interface SegmentCreate {
 export type CountedInsert = { id: number } | { refused: 'limit' | 'name taken' }
 
 /**
- * PostgreSQL: whole creates — count, ids, segments, event ids, events — for one or several
- * segments (segment-service.ts batches those that arrive together) as one statement, in its
- * own transaction. The counter rows are then locked only while it runs and commits, never
+ * Whole creates — count, ids, segments, event ids, events — for one or several segments
+ * (segment-service.ts batches those that arrive together), in one transaction of their own.
+ *
+ * Creates are taken in order, as if one by one: a name already stored, or taken by an earlier
+ * create of the batch, is refused; so is every create past the count limit, which is reported
+ * first. Refusals change nothing and raise nothing. Ids and events are gap-free, in order.
+ */
+export function insertCountedWithEvents(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
+  return dialectOf(db) === 'postgres' ? insertOnPostgres(db, creates, limit) : db.transaction().execute((trx) => insertOnSqlite(trx, creates, limit))
+}
+
+/**
+ * SQLite, inside a transaction whose write lock (BEGIN IMMEDIATE) keeps every other writer out,
+ * so what it reads stays true until it commits: the stored names among the batch's and the
+ * count, one read each; then one statement advances the three counters by the number accepted,
+ * and each accepted create inserts its segment and its event. A batch shares the transaction,
+ * its commit (the log writes) and the counter statement.
+ */
+async function insertOnSqlite(trx: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
+  const names = JSON.stringify(creates.map(({ segment }) => segment.name))
+  const taken = new Set((await trx.executeQuery(storedNames(trx, [names]))).rows.map((row) => row.name))
+  const countRow = (await trx.executeQuery(counterValue(trx, ['segment_count']))).rows[0]
+  if (countRow === undefined) throw new Error('counter segment_count is missing')
+  const countBefore = Number(countRow.value)
+  let accepted = 0
+  // Each create's place among those accepted, or why it is refused.
+  const places = creates.map(({ segment }): number | 'limit' | 'name taken' => {
+    if (countBefore + accepted >= limit) return 'limit'
+    if (taken.has(segment.name)) return 'name taken'
+    taken.add(segment.name)
+    return accepted++
+  })
+  if (accepted === 0) return places.map((place) => ({ refused: place as 'limit' | 'name taken' }))
+
+  const { rows } = await trx.executeQuery(advanceCreateCounters(trx, [accepted, ...CREATE_COUNTERS]))
+  const after = new Map(rows.map((row) => [row.name, Number(row.value)]))
+  const [lastSegmentId, lastEventId] = [after.get('segment_id'), after.get('event_id')]
+  if (lastSegmentId === undefined || lastEventId === undefined) throw new Error('a segment counter is missing')
+  const results: CountedInsert[] = []
+  for (const [index, place] of places.entries()) {
+    if (typeof place !== 'number') {
+      results.push({ refused: place })
+      continue
+    }
+    const { segment, event } = creates[index]!
+    const id = lastSegmentId - accepted + 1 + place
+    await trx.executeQuery(insertSegment(trx, toRow({ ...segment, id })))
+    await insertEventAroundIds(trx, event, lastEventId - accepted + 1 + place, id)
+    results.push({ id })
+  }
+  return results
+}
+
+/**
+ * PostgreSQL: the whole batch as one statement, in its own transaction. The counter rows are then locked only while it runs and commits, never
  * across a round trip to Pennon: concurrent creates (and every other event writer) serialize
  * on those rows, so the time they are held bounds how many writes a second the database takes,
  * and a batch shares one hold and one flush of the log. The counters are read and updated in
  * the same order as every other writer's (segment count, segment id, event id): no lock-order
- * deadlock.
- *
- * Creates are taken in order, as if one by one: a name already stored, or taken by an earlier
- * create of the batch, is refused; so is every create past the count limit, which is reported
- * first, as on SQLite. Refusals change nothing and raise nothing. A name taken by another
- * transaction that commits meanwhile still raises a unique violation, for the whole statement.
+ * deadlock. A name taken by another transaction that commits meanwhile raises a unique
+ * violation, for the whole statement.
  */
-export async function insertCountedWithEvents(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
+async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
   const items = creates.map(({ segment, event }) => {
     // The id is drawn by the statement.
     const { id: _id, ...row } = toRow({ ...segment, id: 0 })

@@ -227,7 +227,7 @@ onEachDatabase('segment validation', (database) => {
     assert.equal((await call(pennon, 'PUT', '/api/admin/segments/2', { name: 'two, renamed', constraints: [] })).status, 204, 'updates are not limited')
   })
 
-  test('many creates at once (written together on PostgreSQL): each outcome as if one by one; ids and events gap-free', async (t) => {
+  test('many creates at once (written together): each outcome as if one by one; ids and events gap-free', async (t) => {
     const pennon = await useTestApp(t, database)
     assert.equal((await post(pennon, { name: 'stored', constraints: [] })).status, 201)
     const names = [...Array.from({ length: 30 }, (_, i) => `seg-${i}`), 'stored', 'seg-3', 'seg-3', 'seg-3']
