@@ -138,13 +138,13 @@ async function insertOnSqlite(trx: Kysely<Database>, creates: readonly SegmentCr
 }
 
 /**
- * PostgreSQL: the whole batch as one statement, in its own transaction. The counter rows are then locked only while it runs and commits, never
- * across a round trip to Pennon: concurrent creates (and every other event writer) serialize
- * on those rows, so the time they are held bounds how many writes a second the database takes,
- * and a batch shares one hold and one flush of the log. The counters are read and updated in
- * the same order as every other writer's (segment count, segment id, event id): no lock-order
- * deadlock. A name taken by another transaction that commits meanwhile raises a unique
- * violation, for the whole statement.
+ * PostgreSQL: the whole batch as one statement, in its own transaction. The counter rows are
+ * then locked only while it runs and commits, never across a round trip to Pennon: concurrent
+ * creates (and every other event writer) serialize on those rows, so the time they are held
+ * bounds how many writes a second the database takes, and a batch shares one hold and one flush
+ * of the log. The counters are read and updated in the same order as every other writer's
+ * (segment count, segment id, event id): no lock-order deadlock. A name taken by another
+ * transaction that commits meanwhile raises a unique violation, for the whole statement.
  */
 async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
   const items = creates.map(({ segment, event }) => {
