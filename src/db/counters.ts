@@ -19,3 +19,12 @@ export async function advanceCounter(db: Kysely<Database>, name: CounterName, by
   if (row === undefined) throw new Error(`counter ${name} is missing`)
   return Number(row.value)
 }
+
+const read = prepared((db: Kysely<Database>) => db.selectFrom('counters').select('value').where('name', '=', ''))
+
+/** A counter's value; read inside the writing transaction, it holds until the commit (SQLite's write lock). */
+export async function readCounter(db: Kysely<Database>, name: CounterName): Promise<number> {
+  const row = (await db.executeQuery(read(db, [name]))).rows[0]
+  if (row === undefined) throw new Error(`counter ${name} is missing`)
+  return Number(row.value)
+}

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { readCounter } from '../../db/counters.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
@@ -39,7 +40,6 @@ const CREATE_COUNTERS = ['segment_count', 'segment_id', 'event_id'] as const
 const advanceCreateCounters = prepared((db: Kysely<Database>) =>
   db.updateTable('counters').set({ value: sql`value + ${0}` }).where('name', 'in', [...CREATE_COUNTERS]).returning(['name', 'value']),
 )
-const counterValue = prepared((db: Kysely<Database>) => db.selectFrom('counters').select('value').where('name', '=', ''))
 const storedNames = prepared((db: Kysely<Database>) =>
   db.selectFrom('segments').select('name').where('name', 'in', sql<string>`(select value from json_each(${'[]'}))`),
 )
@@ -105,9 +105,7 @@ export function insertCountedWithEvents(db: Kysely<Database>, creates: readonly 
 async function insertOnSqlite(trx: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
   const names = JSON.stringify(creates.map(({ segment }) => segment.name))
   const taken = new Set((await trx.executeQuery(storedNames(trx, [names]))).rows.map((row) => row.name))
-  const countRow = (await trx.executeQuery(counterValue(trx, ['segment_count']))).rows[0]
-  if (countRow === undefined) throw new Error('counter segment_count is missing')
-  const countBefore = Number(countRow.value)
+  const countBefore = await readCounter(trx, 'segment_count')
   let accepted = 0
   // Each create's place among those accepted, or why it is refused.
   const places = creates.map(({ segment }): number | 'limit' | 'name taken' => {
