@@ -116,7 +116,8 @@ function printTable(rows: Row[], ceilings: Row[]): void {
   const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'peak RSS MB', 'non-2xx', '× reference', 'of ceiling']
   const lines = [...rows, ...ceilings].map((r) => {
     const reference = REFERENCE[r.key]
-    const ceilingMode = r.key === 'b' || r.key === 'c' || r.key === 'd' ? 'cached' : r.key === 'a' || r.key === 'a-new' || r.key === 'e' ? 'post' : undefined
+    const isPost = r.key === 'a' || r.key === 'a-new' || r.key === 'e'
+    const ceilingMode = r.key === 'b' || r.key === 'c' || r.key === 'd' ? 'cached' : isPost ? 'post' : undefined
     return [
       r.label,
       r.requestsPerSecond.toFixed(0),
@@ -127,7 +128,7 @@ function printTable(rows: Row[], ceilings: Row[]): void {
       String(r.non2xx + r.errors),
       reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',
       ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
-        (r.key === 'a' || r.key === 'a-new' || r.key === 'e' ? `, ${((r.requestsPerSecond / ceiling('fastify-post')) * 100).toFixed(0)}% of fastify-post` : '') +
+        (isPost ? `, ${((r.requestsPerSecond / ceiling('fastify-post')) * 100).toFixed(0)}% of fastify-post` : '') +
         (r.key === 'b' || r.key === 'd'
           ? `, ${((r.requestsPerSecond / ceiling('fastify')) * 100).toFixed(0)}% of fastify, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify`
           : '') : '',
