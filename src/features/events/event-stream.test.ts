@@ -93,6 +93,25 @@ describe('open JSON body', () => {
     assert.ok(state.closed)
   })
 
+  test('read ahead: a document of exactly `readAhead` bytes comes back whole, one byte longer does not', async () => {
+    const pages = Array.from({ length: 30 }, (_, i) => range(i * 500 + 1, 500))
+    const events = pages.flat().map(event)
+    const expected = JSON.stringify({ events, totalEvents: events.length })
+    const bytes = Buffer.byteLength(expected)
+    assert.ok(bytes > expected.length, 'the text is not all ASCII: bytes, not characters, are counted')
+
+    const fits = await openJsonBody(eventListPieces('{"events":[', source(pages).rows), { readAhead: bytes })
+    assert.ok(typeof fits !== 'string')
+    assert.equal((await fits.whole)?.toString('utf8'), expected)
+    assert.equal(await text(fits.stream), expected)
+
+    // The last piece does not fit: it is sent after what was read ahead, as text.
+    const over = await openJsonBody(eventListPieces('{"events":[', source(pages).rows), { readAhead: bytes - 1 })
+    assert.ok(typeof over !== 'string')
+    assert.equal(await over.whole, undefined)
+    assert.equal(await text(over.stream), expected)
+  })
+
   test('a failure while reading ahead errors the stream; a client leaving stops the read ahead', async () => {
     const pages = Array.from({ length: 50 }, (_, i) => range(i * 500 + 1, 500))
     const failing = source(pages, { failAfter: 20 })
