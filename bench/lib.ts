@@ -20,11 +20,11 @@ export interface Server {
 /**
  * Node flags Pennon runs with: those of `npm start` (package.json), read from there so the two
  * never differ. No Maglev (V8's middle compiler): its compilations on V8's worker threads left
- * ~15 MB in their malloc arenas, and the code TurboFan makes is as fast. The compile cache
- * (src/compile-cache.mjs: a start after the first loads no type stripper); a smaller young
+ * ~15 MB in their malloc arenas, and the cases measured are no slower without it. The compile
+ * cache (src/compile-cache.mjs: a start after the first loads no type stripper); a smaller young
  * generation, and an old generation that grows by 30% rather than up to 4× between full
- * collections, keep the peak RSS of long streamed reads down (docs/performance.md). Relative paths in them are relative to the repository's root, where
- * tests and benchmarks run.
+ * collections, keep the peak RSS of long streamed reads down (docs/performance.md). Relative
+ * paths in them are relative to the repository's root, where tests and benchmarks run.
  */
 export const PENNON_NODE_FLAGS: readonly string[] = (() => {
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
