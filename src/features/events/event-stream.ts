@@ -100,10 +100,13 @@ function continuedStream(first: string, pieces: AsyncGenerator<string, void, und
     },
   })
 
-  /** Adds `text` to `document`, growing it; false when it does not fit (or nothing is read ahead). */
+  /** Adds `text` to `document`, growing it; when it does not fit (or nothing is read ahead), it is the `overflow`, and false. */
   const append = (text: string): boolean => {
     const size = Buffer.byteLength(text)
-    if (document === undefined || length + size > document.maxByteLength) return false
+    if (document === undefined || length + size > document.maxByteLength) {
+      overflow = text
+      return false
+    }
     // Grown by at least GROWTH at a time: a resize is a system call, and pages not yet written take no memory.
     if (length + size > document.byteLength) document.resize(Math.min(document.maxByteLength, Math.max(length + size, document.byteLength + GROWTH)))
     Buffer.from(document, length, size).write(text)
@@ -142,10 +145,7 @@ function continuedStream(first: string, pieces: AsyncGenerator<string, void, und
 
   const readingAhead = (async () => {
     try {
-      if (!append(first)) {
-        overflow = first
-        return
-      }
+      if (!append(first)) return
       while (!stream.destroyed) {
         const next = await pieces.next()
         if (next.done) {
@@ -153,10 +153,7 @@ function continuedStream(first: string, pieces: AsyncGenerator<string, void, und
           settle(Buffer.from(document!, 0, length))
           return
         }
-        if (!append(next.value)) {
-          overflow = next.value
-          return
-        }
+        if (!append(next.value)) return
         feed()
         // SQLite's cursor reads synchronously: without this turn of the event loop, reading ahead
         // would hold every other request (and this response's first bytes) until it is done.
