@@ -44,3 +44,63 @@ export function createPrincipalCache(watch: ChangeWatch) {
 }
 
 export type PrincipalCache = ReturnType<typeof createPrincipalCache>
+
+/**
+ * Every working token's principal, by secret hash, read by one query (`readAll`) instead of one
+ * per credential: what a throttled address's credentials are checked against (auth.ts), so that
+ * wrong ones cost no query. Read only when asked, and kept while the watch's `'tokens'` version
+ * is the one the read began at (a read still running at that version serves as well). Otherwise
+ * (or when the watch cannot tell) the answer comes from a read that begins after the question —
+ * as current as a lookup made then — shared by every question waiting for it: at most one read
+ * runs at a time, and at most one more waits for it.
+ */
+export function createPrincipalSnapshot(watch: ChangeWatch, readAll: (now: string) => Promise<Map<string, ResolvedToken>>) {
+  type Principals = Map<string, ResolvedToken>
+  let kept: { version: number; principals: Principals } | undefined
+  let running: { version: number | undefined; read: Promise<Principals> } | undefined
+  let queued: Promise<Principals> | undefined
+
+  function startRead(): Promise<Principals> {
+    const version = watch.version('tokens')
+    const read = readAll(new Date().toISOString())
+      .then((principals) => {
+        if (version !== undefined && watch.version('tokens') === version) kept = { version, principals }
+        return principals
+      })
+      .finally(() => {
+        if (running?.read === read) running = undefined
+      })
+    running = { version, read }
+    return read
+  }
+
+  /** A read that begins no earlier than this call. */
+  function freshRead(): Promise<Principals> {
+    if (queued) return queued
+    if (!running) return startRead()
+    const next = running.read.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      queued = undefined
+      return startRead()
+    })
+    queued = next
+    return next
+  }
+
+  return {
+    /** Who `secretHash` is at `now` (undefined: no working token has it). */
+    async find(secretHash: string, now: string): Promise<ResolvedToken | undefined> {
+      const version = watch.version('tokens')
+      let principals: Principals
+      if (version !== undefined && kept?.version === version) principals = kept.principals
+      else if (version !== undefined && running?.version === version) principals = await running.read
+      else principals = await freshRead()
+      const entry = principals.get(secretHash)
+      return entry && (entry.expiresAt === null || entry.expiresAt > now) ? entry : undefined
+    },
+  }
+}
+
+export type PrincipalSnapshot = ReturnType<typeof createPrincipalSnapshot>

@@ -29,6 +29,21 @@ const apiTokenByHash = prepared((db: Kysely<Database>) =>
   db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at']).where('secret_hash', '=', ''),
 )
 
+const isExpired = (expiresAt: string | null, now: string): boolean => expiresAt !== null && expiresAt <= now
+
+function apiTokenPrincipal(token: Pick<ApiTokensTable, 'token_name' | 'type' | 'expires_at'>): ResolvedToken {
+  if (token.type === 'admin') return { principal: adminTokenPrincipal(token.token_name), expiresAt: token.expires_at }
+  const kind = token.type === 'frontend' ? 'frontend-token' : 'client-token'
+  return { principal: { kind, name: token.token_name, userId: -42, permissions: new Set() }, expiresAt: token.expires_at }
+}
+
+function serviceAccountPrincipal(account: { expires_at: string | null; id: number; username: string; root_role: number }): ResolvedToken {
+  return {
+    principal: { kind: 'service-account', name: account.username, userId: account.id, permissions: rolePermissions(account.root_role) },
+    expiresAt: account.expires_at,
+  }
+}
+
 export function createTokenStore(db: Kysely<Database>) {
   return {
     /**
@@ -37,24 +52,32 @@ export function createTokenStore(db: Kysely<Database>) {
      */
     async findPrincipal(secretHash: string, now: string): Promise<ResolvedToken | undefined> {
       const token = (await db.executeQuery(apiTokenByHash(db, [secretHash]))).rows[0]
-      if (token) {
-        if (!sameHash(token.secret_hash, secretHash) || (token.expires_at !== null && token.expires_at <= now)) return undefined
-        if (token.type === 'admin') return { principal: adminTokenPrincipal(token.token_name), expiresAt: token.expires_at }
-        const kind = token.type === 'frontend' ? 'frontend-token' : 'client-token'
-        return { principal: { kind, name: token.token_name, userId: -42, permissions: new Set() }, expiresAt: token.expires_at }
-      }
+      if (token) return sameHash(token.secret_hash, secretHash) && !isExpired(token.expires_at, now) ? apiTokenPrincipal(token) : undefined
       const account = await db
         .selectFrom('service_account_tokens as t')
         .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
         .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
         .where('t.secret_hash', '=', secretHash)
         .executeTakeFirst()
-      if (!account || !sameHash(account.secret_hash, secretHash)) return undefined
-      if (account.expires_at !== null && account.expires_at <= now) return undefined
-      return {
-        principal: { kind: 'service-account', name: account.username, userId: account.id, permissions: rolePermissions(account.root_role) },
-        expiresAt: account.expires_at,
-      }
+      if (!account || !sameHash(account.secret_hash, secretHash) || isExpired(account.expires_at, now)) return undefined
+      return serviceAccountPrincipal(account)
+    },
+
+    /**
+     * Every token that works at `now`, by secret hash, as findPrincipal resolves it: one read of
+     * each table, for a caller that must not query per credential (a throttled address, auth.ts).
+     */
+    async allPrincipals(now: string): Promise<Map<string, ResolvedToken>> {
+      const apiTokens = await db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at']).execute()
+      const accountTokens = await db
+        .selectFrom('service_account_tokens as t')
+        .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
+        .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
+        .execute()
+      const principals = new Map<string, ResolvedToken>()
+      for (const account of accountTokens) if (!isExpired(account.expires_at, now)) principals.set(account.secret_hash, serviceAccountPrincipal(account))
+      for (const token of apiTokens) if (!isExpired(token.expires_at, now)) principals.set(token.secret_hash, apiTokenPrincipal(token))
+      return principals
     },
 
     async isEmpty(): Promise<boolean> {
