@@ -13,7 +13,6 @@ import type { Config } from './config.ts'
 import type { Db } from './db/database.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
-import { createAuthThrottle } from './http/auth-throttle.ts'
 import { createCorsHandler } from './http/cors.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
@@ -65,7 +64,6 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   registerAdminPipeline(app, {
     authenticate,
     changes,
-    throttle: createAuthThrottle(config.authFailuresPerMinute),
     ...(config.corsOrigins.length > 0 ? { handleCors: createCorsHandler(config.corsOrigins) } : {}),
   })
   app.addSchema(ErrorResponse)

@@ -2,8 +2,21 @@
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyRequest } from 'fastify'
 import { createAuthThrottle } from '../src/http/auth-throttle.ts'
-import { call, DATABASES, errorOf, onEachDatabase, useTestApp, withoutId } from './test-app.ts'
+import { createAuthenticator } from '../src/http/auth.ts'
+import { createTokenStore } from '../src/features/api-tokens/token-store.ts'
+import { apiToken, call, DATABASES, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from './test-app.ts'
+
+/** A request from `address` (optionally with an `X-Forwarded-For` header). */
+const from = (pennon: TestApp, address: string, token: string | null, forwardedFor?: string) =>
+  pennon.app.inject({
+    method: 'GET',
+    url: '/api/admin/projects',
+    remoteAddress: address,
+    headers: { ...(token === null ? {} : { authorization: token }), ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) },
+  })
 
 test('the throttle counts failures per address in one-minute windows', () => {
   const throttle = createAuthThrottle(3)
@@ -18,22 +31,91 @@ test('the throttle counts failures per address in one-minute windows', () => {
 })
 
 onEachDatabase('limits', (database) => {
-  test('429 with Retry-After after too many failed authentications from one address', async (t) => {
+  test('429 with Retry-After after too many failed authentications from one address, for failures only', async (t) => {
     const pennon = await useTestApp(t, database, { env: { AUTH_FAILURES_PER_MINUTE: '3' } })
     for (let i = 0; i < 3; i++) assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: 'wrong' })).status, 401)
     const throttled = await call(pennon, 'GET', '/api/admin/projects', undefined, { token: 'wrong' })
     assert.equal(throttled.status, 429)
     const seconds = Number(throttled.headers['retry-after'])
     assert.ok(seconds >= 1 && seconds <= 60)
+    assert.equal(throttled.headers['content-type'], 'application/json; charset=utf-8')
     assert.deepEqual(
       withoutId(throttled.body),
       errorOf('TooManyRequestsError', `Too many failed authentications from this address: try again in ${seconds} seconds.`),
     )
-    // The whole address waits, valid token or not.
-    assert.equal((await call(pennon, 'GET', '/api/admin/projects')).status, 429)
+    // No credential, and a wrong one on a path the router refuses, wait too.
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: null })).status, 429)
+    assert.equal((await call(pennon, 'DELETE', '/api/admin/projects/%zz', undefined, { token: 'wrong' })).status, 429)
+    // A valid token from the same address is answered as usual.
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects')).status, 200)
+    assert.equal((await call(pennon, 'DELETE', '/api/admin/projects/%zz')).status, 400)
     // Another address is not affected.
-    const other = await pennon.app.inject({ method: 'GET', url: '/api/admin/projects', remoteAddress: '10.9.9.9', headers: { authorization: pennon.adminToken } })
-    assert.equal(other.statusCode, 200)
+    assert.equal((await from(pennon, '10.9.9.9', 'wrong')).statusCode, 401)
+  })
+
+  test('a valid credential is never refused: 200 failures, then the right tokens answer while wrong ones get 429', async (t) => {
+    // The default limit (60 a minute), as deployed.
+    const pennon = await useTestApp(t, database)
+    const editor = await serviceAccountToken(pennon, 2)
+    const client = await apiToken(pennon, 'client')
+    const gone = await apiToken(pennon, 'admin', 'gone')
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: gone })).status, 200)
+    const statuses: number[] = []
+    for (let i = 0; i < 200; i++) statuses.push((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: i % 10 === 0 ? null : `*:*.guess-${i}` })).status)
+    assert.deepEqual(statuses, [...Array(60).fill(401), ...Array(140).fill(429)])
+
+    for (const token of [pennon.adminToken, `Bearer ${pennon.adminToken}`, editor]) {
+      assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token })).status, 200, token)
+    }
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'written', name: 'Written' }, { token: editor })).status, 201)
+    const forbidden = await call(pennon, 'GET', '/api/admin/projects', undefined, { token: client })
+    assert.equal(forbidden.status, 403, 'a client token is valid: refused for its permissions, not throttled')
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: 'wrong' })).status, 429)
+
+    // Tokens created, deleted and expiring while the address is throttled count at once.
+    const created = await apiToken(pennon, 'admin', 'created')
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: created })).status, 200)
+    assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/gone')).status, 200)
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: gone })).status, 429)
+    const expiresAt = new Date(Date.now() + 1_000).toISOString()
+    const brief = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'brief', type: 'admin', expiresAt })
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: brief.body.secret })).status, 200)
+    await sleep(Date.parse(expiresAt) - Date.now() + 20)
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: brief.body.secret })).status, 429)
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects')).status, 200)
+  })
+
+  test('past the limit, wrong credentials cost no token query; one read of all tokens serves them', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { AUTH_FAILURES_PER_MINUTE: '5' } })
+    const store = createTokenStore(pennon.database.db)
+    const queries = { lookups: 0, reads: 0 }
+    const counted = {
+      ...store,
+      findPrincipal: (...args: Parameters<typeof store.findPrincipal>) => (queries.lookups++, store.findPrincipal(...args)),
+      allPrincipals: (...args: Parameters<typeof store.allPrincipals>) => (queries.reads++, store.allPrincipals(...args)),
+    }
+    const authenticate = createAuthenticator({ db: pennon.database.db, config: pennon.config, changes: pennon.database.watchChanges(), tokens: counted })
+    const request = (authorization: string | undefined, ip = '192.0.2.1') =>
+      authenticate({ ip, headers: authorization === undefined ? {} : { authorization } } as FastifyRequest).then(
+        (principal) => principal.name,
+        (error: { status: number }) => error.status,
+      )
+
+    for (let i = 0; i < 5; i++) assert.equal(await request(`wrong-${i}`), 401)
+    assert.deepEqual(queries, { lookups: 5, reads: 0 })
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => request(i % 2 ? `wrong-${i}` : undefined)))
+    assert.deepEqual(answers, Array(100).fill(429))
+    assert.equal(queries.lookups, 5, 'no lookup for a throttled address')
+    // On PostgreSQL a notification of the setup's writes may still arrive: a second read at most.
+    assert.ok(queries.reads >= 1 && queries.reads <= 2, `reads: ${queries.reads}`)
+    const reads = queries.reads
+    for (let i = 0; i < 100; i++) assert.equal(await request(`more-${i}`), 429)
+    assert.ok(queries.reads <= reads + 1, `reads: ${queries.reads}`)
+
+    assert.equal(await request(pennon.adminToken), 'admin', 'the valid token, from the same snapshot')
+    assert.equal(queries.lookups, 5)
+    assert.equal(await request(pennon.adminToken, '192.0.2.2'), 'admin', 'another address looks up as ever')
+    assert.equal(queries.lookups, 6)
   })
 
   test('security headers on every response, errors included; no X-Powered-By', async (t) => {

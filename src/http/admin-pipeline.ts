@@ -4,8 +4,7 @@
  * follow in Fastify's own phases, then the service's rules.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, forbidden, notFound, tooManyRequests } from './errors.ts'
-import type { AuthThrottle } from './auth-throttle.ts'
+import { AppError, forbidden, notFound } from './errors.ts'
 import { findHostileInput } from './json-body.ts'
 import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
 import type { Authenticate } from './auth.ts'
@@ -49,14 +48,14 @@ function checkContentType(request: FastifyRequest): void {
 }
 
 export interface AdminPipelineOptions {
+  /** Also throttles failed authentications per client address (auth.ts). */
   authenticate: Authenticate
   changes: ChangeWatch
-  throttle: AuthThrottle
   /** Answers CORS preflights and marks allowed origins; returns true when it answered. */
   handleCors?: (request: FastifyRequest, reply: FastifyReply) => boolean
 }
 
-export function registerAdminPipeline(app: FastifyInstance, { authenticate, changes, throttle, handleCors }: AdminPipelineOptions): void {
+export function registerAdminPipeline(app: FastifyInstance, { authenticate, changes, handleCors }: AdminPipelineOptions): void {
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorateRequest('dataVersion', undefined)
 
@@ -66,15 +65,8 @@ export function registerAdminPipeline(app: FastifyInstance, { authenticate, chan
     if (handleCors?.(request, reply)) return reply
     if (!isAdminPath(request.url)) return
     reply.header('cache-control', 'no-store')
-    const retryAfter = throttle.retryAfter(request.ip)
-    if (retryAfter > 0) throw tooManyRequests(retryAfter)
     request.dataVersion = changes.version()
-    try {
-      request.principal = await authenticate(request)
-    } catch (error) {
-      if (error instanceof AppError && error.status === 401) throttle.recordFailure(request.ip)
-      throw error
-    }
+    request.principal = await authenticate(request)
     if (request.is404) return
     const needed = request.routeOptions.config.permission ?? 'ADMIN'
     const missing = missingPermissions(request.principal, needed)

@@ -1,7 +1,9 @@
 /**
- * Counts failed authentications per client address in one-minute windows. Past the
- * limit, that address gets 429 for the rest of its window, whatever it sends, so
- * guessing tokens costs an attacker a minute per `limit` tries.
+ * Counts failed authentications per client address in one-minute windows, each starting at
+ * the address's first failure. Past the limit the address is throttled for the rest of its
+ * window: its credentials that do not authenticate get 429 and cost no token query, while
+ * valid ones are answered as usual (auth.ts), so a shared address (an office, a load
+ * balancer) is never locked out by someone else's wrong token.
  */
 export interface AuthThrottle {
   /** Seconds until the address may try again, or 0 when it is not throttled. */

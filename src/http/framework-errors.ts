@@ -10,7 +10,7 @@ import { errorBody } from './error-handler.ts'
 import { isAdminPath } from './admin-pipeline.ts'
 import type { Authenticate } from './auth.ts'
 
-/** Fastify's `frameworkErrors`: a malformed %-escape in the path is a 400, after authentication as always. */
+/** Fastify's `frameworkErrors`: a malformed %-escape in the path is a 400, after authentication (and its throttle) as always. */
 export function createFrameworkErrorHandler(authenticate: Authenticate) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     let appError: AppError = validationFailed([{ path: '/params', message: 'The request path contains a malformed percent-encoded sequence.' }])
