@@ -17,6 +17,7 @@ import { createCorsHandler } from './http/cors.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
 import { parseJsonBody } from './http/json-body.ts'
+import { trustProxyOption } from './http/trust-proxy.ts'
 import { ErrorResponse } from './http/common-schemas.ts'
 import { loggerOptions } from './http/logging.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
@@ -51,6 +52,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     requestTimeout: config.requestTimeoutMs,
     http: { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
     routerOptions: { maxParamLength: 1024 },
+    // request.ip is the client behind the proxies TRUST_PROXY names (the failure throttle counts by it).
+    trustProxy: trustProxyOption(config.trustProxy),
     frameworkErrors: createFrameworkErrorHandler(authenticate),
     clientErrorHandler,
     ajv: { customOptions: { coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: false } },

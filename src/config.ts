@@ -1,4 +1,5 @@
 /** Configuration read once from the environment, validated, frozen. Nothing else reads process.env. */
+import { isIP } from 'node:net'
 
 export type AuthType = 'open-source' | 'none'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -22,7 +23,15 @@ export interface Config {
   readonly headersTimeoutMs: number
   /** Browser origins allowed by CORS; empty means CORS is off. */
   readonly corsOrigins: readonly string[]
+  /**
+   * Whose X-Forwarded-For names the client (its address is what the failure throttle counts by):
+   * nobody (false), everybody (true), the last `n` proxies (a hop count), or the proxies at these
+   * addresses and CIDR ranges.
+   */
+  readonly trustProxy: TrustProxy
 }
+
+export type TrustProxy = boolean | number | readonly string[]
 
 export class ConfigError extends Error {}
 
@@ -35,6 +44,30 @@ function wholeNumber(env: Record<string, string | undefined>, key: string, fallb
     throw new ConfigError(`${key} must be a whole number from ${min} to ${max}; got ${JSON.stringify(raw)}`)
   }
   return Number(raw)
+}
+
+const TRUST_PROXY_FORMS = 'true, false, a number of proxy hops, or comma-separated proxy addresses and CIDR ranges (10.0.0.1, 10.0.0.0/8, fd00::/8)'
+
+/** A whole address, or a CIDR range whose prefix fits its family. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+}
+
+function trustProxy(raw: string | undefined): TrustProxy {
+  const value = (raw ?? '').trim()
+  if (value === '' || value === 'false') return false
+  if (value === 'true') return true
+  if (/^[0-9]+$/.test(value)) {
+    if (Number(value) > 100) throw new ConfigError(`TRUST_PROXY as a number of proxy hops must be from 0 to 100; got ${JSON.stringify(raw)}`)
+    return Number(value) === 0 ? false : Number(value)
+  }
+  const entries = value.split(',').map((entry) => entry.trim())
+  const bad = entries.find((entry) => !isAddressOrRange(entry))
+  if (bad !== undefined) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; ${JSON.stringify(bad)} is none of these`)
+  return Object.freeze(entries)
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -96,5 +129,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),
     corsOrigins: Object.freeze(corsOrigins),
+    trustProxy: trustProxy(env.TRUST_PROXY),
   })
 }

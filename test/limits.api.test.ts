@@ -1,15 +1,18 @@
-/** Hostile clients: failed-authentication throttling, slow clients, security headers. */
+/** Hostile clients: failed-authentication throttling, client addresses behind proxies, slow clients, security headers. */
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyRequest } from 'fastify'
+import { ConfigError, loadConfig } from '../src/config.ts'
 import { createAuthThrottle } from '../src/http/auth-throttle.ts'
 import { createAuthenticator } from '../src/http/auth.ts'
 import { createTokenStore } from '../src/features/api-tokens/token-store.ts'
 import { apiToken, call, DATABASES, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from './test-app.ts'
 
-/** A request from `address` (optionally with an `X-Forwarded-For` header). */
+const UNKNOWN = 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'
+
+/** A request from `address` (optionally through a proxy that says it forwards `forwardedFor`). */
 const from = (pennon: TestApp, address: string, token: string | null, forwardedFor?: string) =>
   pennon.app.inject({
     method: 'GET',
@@ -28,6 +31,17 @@ test('the throttle counts failures per address in one-minute windows', () => {
   const off = createAuthThrottle(0)
   for (let i = 0; i < 100; i++) off.recordFailure('a')
   assert.equal(off.retryAfter('a'), 0)
+})
+
+test('TRUST_PROXY: off by default; true, a hop count, or proxy addresses and CIDR ranges; anything else stops the start', () => {
+  assert.equal(loadConfig({}).trustProxy, false)
+  for (const [value, expected] of [['', false], ['false', false], ['0', false], ['true', true], ['2', 2]] as const) {
+    assert.equal(loadConfig({ TRUST_PROXY: value }).trustProxy, expected, value)
+  }
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.0/8,fd00::/8, ::1' }).trustProxy, ['10.0.0.1', '10.0.0.0/8', 'fd00::/8', '::1'])
+  for (const value of ['yes', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/', '10.0.0.0/8/8', 'proxy.example.com', '10.0.0.1,', '101', '-1', '1.5']) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: Error) => error instanceof ConfigError && /^TRUST_PROXY /.test(error.message), value)
+  }
 })
 
 onEachDatabase('limits', (database) => {
@@ -116,6 +130,30 @@ onEachDatabase('limits', (database) => {
     assert.equal(queries.lookups, 5)
     assert.equal(await request(pennon.adminToken, '192.0.2.2'), 'admin', 'another address looks up as ever')
     assert.equal(queries.lookups, 6)
+  })
+
+  test('TRUST_PROXY: clients behind a proxy are throttled apart; without it, X-Forwarded-For is ignored', async (t) => {
+    const proxied = await useTestApp(t, database, { env: { AUTH_FAILURES_PER_MINUTE: '3', TRUST_PROXY: '1' } })
+    for (let i = 0; i < 3; i++) assert.equal((await from(proxied, '10.0.0.2', 'wrong', '203.0.113.1')).statusCode, 401)
+    assert.equal((await from(proxied, '10.0.0.2', 'wrong', '203.0.113.1')).statusCode, 429)
+    const other = await from(proxied, '10.0.0.2', 'wrong', '203.0.113.2')
+    assert.equal(other.statusCode, 401)
+    assert.deepEqual(withoutId(other.json()), errorOf('AuthenticationRequired', UNKNOWN))
+    // One hop: the address the proxy appended counts, not what the client wrote before it.
+    assert.equal((await from(proxied, '10.0.0.2', 'wrong', '198.51.100.7, 203.0.113.1')).statusCode, 429)
+
+    const direct = await useTestApp(t, database, { env: { AUTH_FAILURES_PER_MINUTE: '3' } })
+    for (let i = 0; i < 3; i++) assert.equal((await from(direct, '10.0.0.2', 'wrong', '203.0.113.1')).statusCode, 401)
+    assert.equal((await from(direct, '10.0.0.2', 'wrong', '203.0.113.2')).statusCode, 429)
+    assert.equal((await from(direct, '10.0.0.2', direct.adminToken, '203.0.113.2')).statusCode, 200)
+
+    // By address: only the named proxies are believed.
+    const listed = await useTestApp(t, database, { env: { AUTH_FAILURES_PER_MINUTE: '3', TRUST_PROXY: '10.0.0.0/8, 192.0.2.10' } })
+    for (let i = 0; i < 3; i++) assert.equal((await from(listed, '10.1.2.3', 'wrong', '203.0.113.1')).statusCode, 401)
+    assert.equal((await from(listed, '192.0.2.10', 'wrong', '203.0.113.1')).statusCode, 429)
+    assert.equal((await from(listed, '10.1.2.3', 'wrong', '203.0.113.2')).statusCode, 401)
+    for (let i = 0; i < 3; i++) assert.equal((await from(listed, '198.51.100.1', 'wrong', `203.0.113.${10 + i}`)).statusCode, 401)
+    assert.equal((await from(listed, '198.51.100.1', 'wrong', '203.0.113.99')).statusCode, 429, 'an untrusted peer is its own address')
   })
 
   test('security headers on every response, errors included; no X-Powered-By', async (t) => {

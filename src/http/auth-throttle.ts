@@ -3,7 +3,7 @@
  * the address's first failure. Past the limit the address is throttled for the rest of its
  * window: its credentials that do not authenticate get 429 and cost no token query, while
  * valid ones are answered as usual (auth.ts), so a shared address (an office, a load
- * balancer) is never locked out by someone else's wrong token.
+ * balancer without TRUST_PROXY) is never locked out by someone else's wrong token.
  */
 export interface AuthThrottle {
   /** Seconds until the address may try again, or 0 when it is not throttled. */
@@ -12,8 +12,10 @@ export interface AuthThrottle {
 }
 
 const WINDOW_MS = 60_000
-// Bounds the memory an address-hopping client can make us spend.
+// Bounds the memory an address-hopping client can make us spend: so many addresses, each so long
+// (an IPv6 address with a zone fits; with TRUST_PROXY=true a client may name itself anything).
 const MAX_TRACKED_ADDRESSES = 10_000
+const MAX_ADDRESS_LENGTH = 64
 
 export function createAuthThrottle(limitPerMinute: number): AuthThrottle {
   const windows = new Map<string, { start: number; failures: number }>()
@@ -29,12 +31,13 @@ export function createAuthThrottle(limitPerMinute: number): AuthThrottle {
   return {
     retryAfter(address, now = Date.now()) {
       if (limitPerMinute === 0) return 0
-      const window = windows.get(address)
+      const window = windows.get(address.slice(0, MAX_ADDRESS_LENGTH))
       if (!window || now - window.start >= WINDOW_MS || window.failures < limitPerMinute) return 0
       return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000))
     },
-    recordFailure(address, now = Date.now()) {
+    recordFailure(fullAddress, now = Date.now()) {
       if (limitPerMinute === 0) return
+      const address = fullAddress.slice(0, MAX_ADDRESS_LENGTH)
       const window = windows.get(address)
       if (window && now - window.start < WINDOW_MS) {
         window.failures++
