@@ -4,7 +4,7 @@
  * follow in Fastify's own phases, then the service's rules.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, forbidden, notFound } from './errors.ts'
+import { AppError, cut, forbidden, LONG_ECHO_LIMIT, notFound, quote } from './errors.ts'
 import { findHostileInput } from './json-body.ts'
 import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
 import type { Authenticate } from './auth.ts'
@@ -43,7 +43,7 @@ function checkContentType(request: FastifyRequest): void {
   const sent = request.headers['content-type']
   const essence = sent?.split(';')[0]?.trim().toLowerCase()
   if (essence === 'application/json') return
-  const what = sent === undefined || sent === '' ? 'No content type was sent' : `The content type ${JSON.stringify(sent)} is not accepted`
+  const what = sent === undefined || sent === '' ? 'No content type was sent' : `The content type ${quote(sent)} is not accepted`
   throw new AppError(415, 'ContentTypeerror', `${what}. Accepted content types: application/json.`)
 }
 
@@ -81,8 +81,8 @@ export function registerAdminPipeline(app: FastifyInstance, { authenticate, chan
   })
 
   app.setNotFoundHandler(async (request) => {
-    const path = request.url.split("?")[0] ?? ""
-    throw notFound(`The path you were looking for (${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}) is not available.`)
+    const path = request.url.split('?')[0] ?? ''
+    throw notFound(`The path you were looking for (${request.method} ${cut(path, LONG_ECHO_LIMIT)}) is not available.`)
   })
 
   // A route under /api/admin without a declared permission is a programming error: refuse to start.

@@ -1,7 +1,7 @@
 /** The only place where an error becomes an HTTP response: one body shape for every status. */
 import { randomUUID } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, quote, validationFailed, type ErrorDetail } from './errors.ts'
+import { AppError, cut, ECHO_LIMIT, LONG_ECHO_LIMIT, quote, validationFailed, type ErrorDetail } from './errors.ts'
 
 export interface ErrorBody {
   id: string
@@ -11,8 +11,16 @@ export interface ErrorBody {
   permissions?: string[]
 }
 
+// The last guard against an error that echoes what was sent whole: every message quotes at most
+// ECHO_LIMIT characters of each thing it names, so no message Pennon writes comes near this.
+const MESSAGE_LIMIT = 1000
+
+const boundedDetail = ({ path, message }: ErrorDetail): ErrorDetail =>
+  path === undefined ? { message: cut(message, MESSAGE_LIMIT) } : { path: cut(path, ECHO_LIMIT), message: cut(message, MESSAGE_LIMIT) }
+
 export function errorBody(error: AppError, id: string = randomUUID()): ErrorBody {
-  const body: ErrorBody = { id, name: error.errorName, message: error.message, details: error.details ?? [{ message: error.message }] }
+  const message = cut(error.message, MESSAGE_LIMIT)
+  const body: ErrorBody = { id, name: error.errorName, message, details: error.details?.map(boundedDetail) ?? [{ message }] }
   if (error.permissions) body.permissions = error.permissions
   return body
 }
@@ -66,27 +74,30 @@ function mergeUnions(errors: AjvError[]): Array<AjvError | MergedUnion> {
   })
 }
 
-/** Turns ajv's errors into details whose messages name the property and quote what was sent. */
+/**
+ * Turns ajv's errors into details whose messages name the property and quote what was sent.
+ * Property paths hold the caller's keys: each is cut like a quoted value.
+ */
 function schemaErrorDetails(errors: AjvError[], context: string): ErrorDetail[] {
   const root = `/${CONTEXT_NAMES[context] ?? context}`
   const details: ErrorDetail[] = []
   for (const error of mergeUnions(errors)) {
     if ('merged' in error) {
-      const path = root + error.path
+      const path = cut(root + error.path)
       const literals = error.allowed.every((a) => a.startsWith('"'))
       const expected = literals ? `one of ${error.allowed.join(', ')}` : error.allowed.join(' or ')
       details.push({ path, message: `The \`${path}\` property must be ${expected}. You sent ${quote(error.data)}.` })
       continue
     }
-    const path = root + error.instancePath
+    const path = cut(root + error.instancePath)
     switch (error.keyword) {
       case 'required': {
-        const missing = `${path}/${String(error.params.missingProperty)}`
+        const missing = cut(`${root}${error.instancePath}/${String(error.params.missingProperty)}`)
         details.push({ path: missing, message: `The \`${missing}\` property is required. It was not present on the data you sent.` })
         break
       }
       case 'additionalProperties': {
-        const extra = `${path}/${String(error.params.additionalProperty)}`
+        const extra = cut(`${root}${error.instancePath}/${String(error.params.additionalProperty)}`)
         details.push({ path: extra, message: `The \`${path}\` object does not allow the property \`${extra}\`. Remove it.` })
         break
       }
@@ -121,7 +132,7 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
       return validationFailed([{ path: '/params', message: 'The request path contains a malformed percent-encoded sequence.' }])
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return validationFailed([{ message: `The request could not be processed: ${error.message}` }])
+    return validationFailed([{ message: `The request could not be processed: ${cut(error.message, LONG_ECHO_LIMIT)}` }])
   }
   return undefined
 }

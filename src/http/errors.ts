@@ -45,10 +45,25 @@ export class AppError extends Error {
   }
 }
 
+/** How many characters of what a caller sent (a value, a name, a property path, a header) a message shows. */
+export const ECHO_LIMIT = 100
+/** The same for a sentence that carries the caller's input inside words of its own: a request path, a parser's message. */
+export const LONG_ECHO_LIMIT = 200
+
+/**
+ * `text` cut to at most `max` characters, with a visible `…` when something was cut, and never
+ * between the two halves of a surrogate pair. So an error stays small whatever was sent.
+ */
+export function cut(text: string, max: number = ECHO_LIMIT): string {
+  if (text.length <= max) return text
+  const last = text.charCodeAt(max - 1)
+  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max
+  return `${text.slice(0, end)}…`
+}
+
 /** JSON-encodes what a caller sent, cut at 100 characters, for messages that quote it. */
 export function quote(value: unknown): string {
-  const json = value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value)
-  return json.length > 100 ? `${json.slice(0, 100)}…` : json
+  return cut(value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value))
 }
 
 export const invalid = (message: string, path?: string): AppError =>

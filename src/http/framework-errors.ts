@@ -5,7 +5,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, validationFailed, type ErrorName } from './errors.ts'
+import { AppError, cut, LONG_ECHO_LIMIT, validationFailed, type ErrorName } from './errors.ts'
 import { errorBody } from './error-handler.ts'
 import { isAdminPath } from './admin-pipeline.ts'
 import type { Authenticate } from './auth.ts'
@@ -14,7 +14,7 @@ import type { Authenticate } from './auth.ts'
 export function createFrameworkErrorHandler(authenticate: Authenticate) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     let appError: AppError = validationFailed([{ path: '/params', message: 'The request path contains a malformed percent-encoded sequence.' }])
-    if (error.code !== 'FST_ERR_BAD_URL') appError = validationFailed([{ message: `The request could not be routed: ${error.message}` }])
+    if (error.code !== 'FST_ERR_BAD_URL') appError = validationFailed([{ message: `The request could not be routed: ${cut(error.message, LONG_ECHO_LIMIT)}` }])
     if (isAdminPath(request.raw.url ?? '')) {
       try {
         await authenticate(request)

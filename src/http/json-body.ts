@@ -1,15 +1,17 @@
 import type { FastifyRequest } from 'fastify'
-import { invalid, quote } from './errors.ts'
+import { cut, invalid, LONG_ECHO_LIMIT, quote } from './errors.ts'
 
 /**
  * Finds the first string (value or key) that neither database can store alike:
  * a NUL character or an unpaired surrogate. Also refuses `__proto__` keys, which
- * only ever arrive to poison an object. Returns a 400 to throw, or undefined.
+ * only ever arrive to poison an object. Returns a 400 to throw, or undefined. The path is
+ * made of the caller's keys: the error shows it cut, like the value.
  */
 export function findHostileInput(value: unknown, path: string): Error | undefined {
   if (typeof value === 'string') {
     if (value.includes('\u0000') || !value.isWellFormed()) {
-      return invalid(`The \`${path}\` property contains a NUL character or an unpaired surrogate, which cannot be stored. You sent ${quote(value)}.`, path)
+      const shown = cut(path)
+      return invalid(`The \`${shown}\` property contains a NUL character or an unpaired surrogate, which cannot be stored. You sent ${quote(value)}.`, shown)
     }
     return undefined
   }
@@ -23,7 +25,7 @@ export function findHostileInput(value: unknown, path: string): Error | undefine
   }
   for (const key of Object.keys(value)) {
     const keyPath = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`
-    if (key === '__proto__') return invalid(`The \`${keyPath}\` property is not allowed.`, keyPath)
+    if (key === '__proto__') return invalid(`The \`${cut(keyPath)}\` property is not allowed.`, cut(keyPath))
     const found = findHostileInput(key, keyPath) ?? findHostileInput((value as Record<string, unknown>)[key], keyPath)
     if (found) return found
   }
@@ -39,7 +41,7 @@ export function parseJsonBody(request: FastifyRequest, body: string, done: (erro
   try {
     parsed = JSON.parse(body)
   } catch (error) {
-    return done(invalid(`The request body is not valid JSON: ${(error as Error).message}.`, '/body'))
+    return done(invalid(`The request body is not valid JSON: ${cut((error as Error).message, LONG_ECHO_LIMIT)}.`, '/body'))
   }
   done(findHostileInput(parsed, '/body') ?? null, parsed)
 }

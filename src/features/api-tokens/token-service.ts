@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
-import { invalid, nameExists, notFound } from '../../http/errors.ts'
+import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
 import { auditContext, SYSTEM_ACTOR, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ServiceAccountData } from '../events/event-types.ts'
@@ -14,7 +14,7 @@ import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccount
 const eventProject = (token: ApiToken) => (token.projects.length === 1 ? token.projects[0] : null)
 
 function checkNotPast(expiresAt: string | null | undefined, path: string): void {
-  if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw invalid(`The \`${path}\` property must be in the future. You sent "${expiresAt}".`, path)
+  if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw invalid(`The \`${path}\` property must be in the future. You sent ${quote(expiresAt)}.`, path)
 }
 
 export function createTokenService({ db }: { db: Kysely<Database> }) {
@@ -65,7 +65,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
     deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
         const deleted = await createTokenStore(trx).deleteByName(tokenName)
-        if (deleted.length === 0) throw notFound(`No API token is named "${tokenName}".`)
+        if (deleted.length === 0) throw notFound(`No API token is named ${quote(tokenName)}.`)
         const audit = auditContext(actor)
         await appendEvents(trx, audit, deleted.map((token) => ({ type: 'api-token-deleted' as const, project: eventProject(token), environment: token.environment, preData: token })))
       }),
@@ -78,7 +78,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
     createServiceAccount: (input: CreateServiceAccountBody, actor: Actor): Promise<ServiceAccountData> =>
       db.transaction().execute(async (trx) => {
         const taken = await trx.selectFrom('service_accounts').select('id').where('username', '=', input.username).executeTakeFirst()
-        if (taken) throw nameExists(`A service account with username "${input.username}" already exists.`)
+        if (taken) throw nameExists(`A service account with username ${quote(input.username)} already exists.`)
         const audit = auditContext(actor)
         const account: ServiceAccountData = {
           id: await advanceCounter(trx, 'service_account_id'),
@@ -93,7 +93,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
             .values({ id: account.id, username: account.username, name: account.name, root_role: account.rootRole, created_at: account.createdAt })
             .execute()
         } catch (error) {
-          if (isUniqueViolation(error)) throw nameExists(`A service account with username "${input.username}" already exists.`)
+          if (isUniqueViolation(error)) throw nameExists(`A service account with username ${quote(input.username)} already exists.`)
           throw error
         }
         await appendEvents(trx, audit, [{ type: 'service-account-created', data: account }])

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
-import { invalidOperation, nameExists, notFound } from '../../http/errors.ts'
+import { invalidOperation, nameExists, notFound, quote } from '../../http/errors.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
@@ -35,7 +35,7 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
       db.transaction().execute(async (trx) => {
         const store = createProjectStore(trx)
         const project = await store.find(id)
-        if (!project) throw notFound(`Project "${id}" does not exist.`)
+        if (!project) throw notFound(`Project ${quote(id)} does not exist.`)
         if (id === 'default') throw invalidOperation('The "default" project cannot be deleted.')
         const contents = await store.contents(id)
         if (contents.activeFlags) throw invalidOperation(`Project "${id}" still holds feature flags: archive and delete them first.`)
