@@ -3,12 +3,13 @@
  * types at every depth, huge strings, deep nesting, NUL and lone surrogates,
  * prototype keys, random headers and content types, bad tokens, hostile path
  * parameters. Every answer must be below 500 and, for errors, in the one error shape;
- * afterwards the server still answers and the data invariants hold.
+ * afterwards the server still answers and the data invariants hold. A second pass keeps the
+ * failed-authentication throttle at its default: a valid credential is never refused.
  *   FUZZ_SEED=123 FUZZ_REQUESTS=20000 node --test test/fuzz.api.test.ts
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { call, onEachDatabase, serviceAccountToken, apiToken, useTestApp } from './test-app.ts'
+import { call, onEachDatabase, serviceAccountToken, apiToken, useTestApp, type TestApp } from './test-app.ts'
 import { dependencyViolations, eventViolations } from './invariants.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? (process.env.CI ? 20261121 : Math.floor(Math.random() * 2 ** 31)))
@@ -120,6 +121,76 @@ function fillPath(r: Random, template: string): string {
 
 interface Route { method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'; path: string }
 
+/** Credentials that work (`valid`) and ones that do not: missing, empty, unknown, too long, almost right. */
+interface Credentials { valid: string[]; invalid: Array<string | null> }
+
+/** Some ground to stand on (a parent with two children and a free flag), and the routes of the OpenAPI document. */
+async function prepare(pennon: TestApp): Promise<Route[]> {
+  for (const name of ['p1', 'c1', 'c2', 'lone']) await call(pennon, 'POST', '/api/admin/projects/default/features', { name })
+  for (const child of ['c1', 'c2']) await call(pennon, 'POST', `/api/admin/projects/default/features/${child}/dependencies`, { feature: 'p1' })
+  const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
+  const routes: Route[] = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+    Object.keys(methods).filter((m) => m !== 'head').map((method) => ({ method: method.toUpperCase() as Route['method'], path })),
+  )
+  assert.ok(routes.length >= 20, `routes found: ${routes.length}`)
+  return routes
+}
+
+/**
+ * Sends `requests` generated requests; each answer must be below 500 and, for errors, in the one
+ * error shape; `check` sees every answer with the credential it was sent with. Returns the count per status.
+ */
+async function fuzz(
+  pennon: TestApp,
+  routes: Route[],
+  credentials: Credentials,
+  requests: number,
+  check: (token: string | null, status: number, where: string) => void = () => {},
+): Promise<Map<number, number>> {
+  const r = random(SEED)
+  const statuses = new Map<number, number>()
+  for (let i = 0; i < requests; i++) {
+    const route = r.chance(0.05) ? { method: r.pick(['GET', 'POST', 'PATCH'] as const), path: `/api/admin/${fillPath(r, '{x}')}` } : r.pick(routes)
+    let url = fillPath(r, route.path)
+    if (r.chance(0.2)) url += r.pick(['?project=default', '?project=a&project=b', '?project=', '?project=%00', `?x=${'y'.repeat(5000)}`, '?project=%zz'])
+    const token = r.chance(0.75) ? r.pick(credentials.valid) : r.pick(credentials.invalid)
+    const headers: Record<string, string> = {}
+    if (token !== null) headers.authorization = token
+    const body = route.method === 'GET' && r.chance(0.9) ? undefined : fuzzBody(r, route.path)
+    if (body !== undefined || r.chance(0.1)) {
+      headers['content-type'] = r.chance(0.85)
+        ? r.pick(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'])
+        : r.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/jsonx', '*/*'])
+    }
+    if (r.chance(0.05)) headers[r.pick(['x-forwarded-for', 'accept', 'accept-encoding', 'x-unknown'])] = fuzzString(r).replace(/[^\x20-\x7e]/g, '?')
+    const response = await pennon.app.inject({ method: route.method, url, headers, ...(body === undefined ? {} : { payload: body }) })
+    statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1)
+    const where = `#${i} ${route.method} ${url.slice(0, 200)} body ${String(body).slice(0, 200)}`
+    assert.ok(response.statusCode < 500, `${where} → ${response.statusCode} ${response.body.slice(0, 500)}`)
+    if (response.statusCode >= 400) {
+      const error = JSON.parse(response.body)
+      assert.equal(typeof error.id, 'string', where)
+      assert.equal(typeof error.name, 'string', where)
+      assert.equal(typeof error.message, 'string', where)
+      assert.ok(Array.isArray(error.details) && error.details.length > 0, where)
+      assert.equal(response.headers['content-type'], 'application/json; charset=utf-8', where)
+    }
+    check(token, response.statusCode, where)
+  }
+  return statuses
+}
+
+const invalidCredentials = (pennon: TestApp): Array<string | null> => [null, '', 'garbage', '*:*.0', 'x'.repeat(5000), `${pennon.adminToken}\u0000`]
+
+async function assertStillSound(pennon: TestApp): Promise<void> {
+  assert.equal((await call(pennon, 'GET', '/health', undefined, { token: null })).status, 200)
+  assert.deepEqual(await dependencyViolations(pennon.database.db), [])
+  assert.deepEqual(await eventViolations(pennon.database.db), [])
+}
+
+// The pass with the failure throttle at its default: fewer requests, most of them from a throttled address.
+const THROTTLED_REQUESTS = Math.min(REQUESTS, 2000)
+
 onEachDatabase('fuzzing', (database) => {
   test(`${REQUESTS} generated requests, seed ${SEED}: never a 5xx, always the one error shape`, { timeout: 300_000 }, async (t) => {
     console.log(`fuzz seed ${SEED} (${database.name}); reproduce with FUZZ_SEED=${SEED}`)
@@ -127,51 +198,30 @@ onEachDatabase('fuzzing', (database) => {
     const viewer = await serviceAccountToken(pennon, 3)
     const editor = await serviceAccountToken(pennon, 2)
     const client = await apiToken(pennon, 'client')
-    // Some ground to stand on: a parent with two children and a free flag.
-    for (const name of ['p1', 'c1', 'c2', 'lone']) await call(pennon, 'POST', '/api/admin/projects/default/features', { name })
-    for (const child of ['c1', 'c2']) await call(pennon, 'POST', `/api/admin/projects/default/features/${child}/dependencies`, { feature: 'p1' })
-
-    const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
-    const routes: Route[] = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
-      Object.keys(methods).filter((m) => m !== 'head').map((method) => ({ method: method.toUpperCase() as Route['method'], path })),
-    )
-    assert.ok(routes.length >= 20, `routes found: ${routes.length}`)
-
-    const r = random(SEED)
-    const statuses = new Map<number, number>()
-    for (let i = 0; i < REQUESTS; i++) {
-      const route = r.chance(0.05) ? { method: r.pick(['GET', 'POST', 'PATCH'] as const), path: `/api/admin/${fillPath(r, '{x}')}` } : r.pick(routes)
-      let url = fillPath(r, route.path)
-      if (r.chance(0.2)) url += r.pick(['?project=default', '?project=a&project=b', '?project=', '?project=%00', `?x=${'y'.repeat(5000)}`, '?project=%zz'])
-      const token = r.chance(0.75)
-        ? r.pick([pennon.adminToken, pennon.adminToken, `Bearer ${pennon.adminToken}`, editor, viewer, client])
-        : r.pick([null, '', 'garbage', '*:*.0', 'x'.repeat(5000), `${pennon.adminToken}\u0000`])
-      const headers: Record<string, string> = {}
-      if (token !== null) headers.authorization = token
-      const body = route.method === 'GET' && r.chance(0.9) ? undefined : fuzzBody(r, route.path)
-      if (body !== undefined || r.chance(0.1)) {
-        headers['content-type'] = r.chance(0.85)
-          ? r.pick(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'])
-          : r.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/jsonx', '*/*'])
-      }
-      if (r.chance(0.05)) headers[r.pick(['x-forwarded-for', 'accept', 'accept-encoding', 'x-unknown'])] = fuzzString(r).replace(/[^\x20-\x7e]/g, '?')
-      const response = await pennon.app.inject({ method: route.method, url, headers, ...(body === undefined ? {} : { payload: body }) })
-      statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1)
-      const where = `#${i} ${route.method} ${url.slice(0, 200)} body ${String(body).slice(0, 200)}`
-      assert.ok(response.statusCode < 500, `${where} → ${response.statusCode} ${response.body.slice(0, 500)}`)
-      if (response.statusCode >= 400) {
-        const error = JSON.parse(response.body)
-        assert.equal(typeof error.id, 'string', where)
-        assert.equal(typeof error.name, 'string', where)
-        assert.equal(typeof error.message, 'string', where)
-        assert.ok(Array.isArray(error.details) && error.details.length > 0, where)
-        assert.equal(response.headers['content-type'], 'application/json; charset=utf-8', where)
-      }
-    }
+    const routes = await prepare(pennon)
+    const valid = [pennon.adminToken, pennon.adminToken, `Bearer ${pennon.adminToken}`, editor, viewer, client]
+    const statuses = await fuzz(pennon, routes, { valid, invalid: invalidCredentials(pennon) }, REQUESTS)
     console.log(`fuzz statuses (${database.name}): ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`)
+    await assertStillSound(pennon)
+  })
 
-    assert.equal((await call(pennon, 'GET', '/health', undefined, { token: null })).status, 200)
-    assert.deepEqual(await dependencyViolations(pennon.database.db), [])
-    assert.deepEqual(await eventViolations(pennon.database.db), [])
+  test(`${THROTTLED_REQUESTS} generated requests, seed ${SEED}, failure throttle at its default: a valid credential is never refused`, { timeout: 300_000 }, async (t) => {
+    const pennon = await useTestApp(t, database, { env: { LOG_LEVEL: 'silent' } })
+    assert.equal(pennon.config.authFailuresPerMinute, 60)
+    // Accounts the generated requests may delete (ids 1 and 2), so that the ones whose tokens are used stay.
+    for (const decoy of ['decoy-1', 'decoy-2']) await call(pennon, 'POST', '/api/admin/service-account', { username: decoy, name: decoy, rootRole: 3 })
+    const viewer = await serviceAccountToken(pennon, 3)
+    const editor = await serviceAccountToken(pennon, 2)
+    const client = await apiToken(pennon, 'client')
+    const routes = await prepare(pennon)
+    const valid = [pennon.adminToken, pennon.adminToken, `Bearer ${pennon.adminToken}`, editor, viewer, client]
+    let refusedFailures = 0
+    const statuses = await fuzz(pennon, routes, { valid, invalid: invalidCredentials(pennon) }, THROTTLED_REQUESTS, (token, status, where) => {
+      if (token !== null && valid.includes(token)) assert.notEqual(status, 429, `${where}: a valid credential refused`)
+      else if (status === 429) refusedFailures++
+    })
+    console.log(`fuzz statuses, throttled (${database.name}): ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`)
+    assert.ok(refusedFailures > 0, 'past the limit, failures get 429')
+    await assertStillSound(pennon)
   })
 })
