@@ -29,6 +29,12 @@ import { createSegmentService } from './features/segments/segment-service.ts'
 import { eventRoutes } from './features/events/event-routes.ts'
 import { createEventService } from './features/events/event-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
+import { environmentRoutes } from './features/environments/environment-routes.ts'
+import { createEnvironmentService } from './features/environments/environment-service.ts'
+import { featureEnvironmentRoutes } from './features/feature-environments/feature-environment-routes.ts'
+import { createFeatureEnvironmentService } from './features/feature-environments/feature-environment-service.ts'
+import { strategyRoutes } from './features/strategies/strategy-routes.ts'
+import { createStrategyService } from './features/strategies/strategy-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 
 export interface AppOptions {
@@ -101,6 +107,10 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
+    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
+    const strategies = createStrategyService({ db, config })
+    await admin.register(strategyRoutes, { strategies })
+    await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
   }, { prefix: ADMIN_PREFIX })
 
   return app

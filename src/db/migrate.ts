@@ -3,6 +3,7 @@ import * as initialSchema from './migrations/0001-initial-schema.ts'
 import * as changeNotify from './migrations/0002-change-notify.ts'
 import * as flagChangeNotify from './migrations/0003-flag-change-notify.ts'
 import * as partialIndexes from './migrations/0004-partial-indexes.ts'
+import * as environmentsStrategies from './migrations/0005-environments-strategies.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0002-change-notify': changeNotify,
   '0003-flag-change-notify': flagChangeNotify,
   '0004-partial-indexes': partialIndexes,
+  '0005-environments-strategies': environmentsStrategies,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

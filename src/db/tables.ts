@@ -89,6 +89,53 @@ export interface EventsTable {
   json: string
 }
 
+export interface EnvironmentsTable {
+  name: string
+  type: string
+  sort_order: number
+  enabled: Bool
+  protected: Bool
+  created_at: Timestamp
+}
+
+export interface ProjectEnvironmentsTable {
+  project: string
+  environment: string
+}
+
+/** A flag's state in one environment of its project: a row per environment of the project. */
+export interface FeatureEnvironmentsTable {
+  feature: string
+  environment: string
+  enabled: Bool
+  /** JSON text: the environment's variants */
+  variants: string
+}
+
+export interface FeatureStrategiesTable {
+  /** A ULID */
+  id: string
+  feature_name: string
+  project: string
+  environment: string
+  strategy_name: string
+  title: string | null
+  disabled: Bool
+  /** JSON text: Record<string, string> */
+  parameters: string
+  /** JSON text: the constraints as echoed */
+  constraints: string
+  /** JSON text: the strategy's variants */
+  variants: string
+  sort_order: number
+  created_at: Timestamp
+}
+
+export interface FeatureStrategySegmentsTable {
+  strategy_id: string
+  segment_id: number
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -105,5 +152,10 @@ export interface Database {
   service_account_tokens: ServiceAccountTokensTable
   events: EventsTable
   counters: CountersTable
+  environments: EnvironmentsTable
+  project_environments: ProjectEnvironmentsTable
+  feature_environments: FeatureEnvironmentsTable
+  feature_strategies: FeatureStrategiesTable
+  feature_strategy_segments: FeatureStrategySegmentsTable
 }
 

@@ -78,7 +78,7 @@ function mergeUnions(errors: AjvError[]): Array<AjvError | MergedUnion> {
  * Turns ajv's errors into details whose messages name the property and quote what was sent.
  * Property paths hold the caller's keys: each is cut like a quoted value.
  */
-function schemaErrorDetails(errors: AjvError[], context: string): ErrorDetail[] {
+export function schemaErrorDetails(errors: AjvError[], context: string): ErrorDetail[] {
   const root = `/${CONTEXT_NAMES[context] ?? context}`
   const details: ErrorDetail[] = []
   for (const error of mergeUnions(errors)) {

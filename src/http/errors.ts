@@ -14,6 +14,7 @@ export type ErrorName =
   | 'NotFoundError'
   | 'NameExistsError'
   | 'InvalidOperationError'
+  | 'ArchivedFeatureError'
   | 'ExceedsLimitError'
   | 'PayloadTooLargeError'
   | 'ContentTypeerror'

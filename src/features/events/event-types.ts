@@ -32,6 +32,21 @@ export interface ApiTokenData {
   expiresAt: string | null
   createdAt: string
 }
+export interface EnvironmentData { name: string; type: string; enabled: boolean; protected: boolean; sortOrder: number }
+/** Keys in the reference's order. */
+export interface StrategyData {
+  id: string
+  name: string
+  constraints: object[]
+  parameters: Record<string, string>
+  variants: object[]
+  segments: number[]
+  title: string | null
+  disabled: boolean
+  sortOrder: number
+}
+export interface VariantsData { variants: object[] }
+export interface StrategyOrderData { strategyIds: string[]; sortOrders: number[] }
 export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
 export interface ServiceAccountTokenData { id: number; description: string; expiresAt: string | null; userId: number }
 
@@ -49,6 +64,14 @@ export type NewEvent = Base &
     | { type: 'feature-archived' | 'feature-revived' | 'feature-dependencies-removed' }
     | { type: 'feature-deleted'; preData: FlagData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }
+    | { type: 'environment-created'; data: EnvironmentData }
+    | { type: 'project-environment-added' | 'project-environment-removed' }
+    | { type: 'feature-environment-enabled' | 'feature-environment-disabled' }
+    | { type: 'feature-strategy-add'; data: StrategyData }
+    | { type: 'feature-strategy-update'; data: StrategyData; preData: StrategyData }
+    | { type: 'feature-strategy-remove'; preData: StrategyData }
+    | { type: 'strategy-order-changed'; data: StrategyOrderData; preData: StrategyOrderData }
+    | { type: 'feature-environment-variants-updated'; data: VariantsData; preData: VariantsData }
     | { type: 'segment-created'; data: SegmentData }
     | { type: 'segment-updated'; data: SegmentData; preData: SegmentData }
     | { type: 'segment-deleted'; preData: SegmentData }

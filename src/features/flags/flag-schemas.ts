@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { FeatureEnvironmentResponse } from '../feature-environments/feature-environment-schemas.ts'
 
 export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
 export type FlagType = (typeof FLAG_TYPES)[number]
@@ -51,6 +52,7 @@ export const DependencyResponse = Type.Object({
 export const FlagDetailsResponse = Type.Object({
   ...flagProperties,
   archivedAt: Type.Optional(Type.String({ format: 'date-time', description: 'present on archived flags only' })),
+  environments: Type.Array(FeatureEnvironmentResponse, { description: "the flag's state, strategies and variants in each of its project's environments, by sort order" }),
   dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),
   children: Type.Array(Type.String(), { description: 'the flags that depend on this one, sorted by name' }),
 })

@@ -6,6 +6,8 @@ import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
 import { nameExists, quote, type AppError } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
+import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
+import { environmentsOfFlag } from '../feature-environments/feature-environment-service.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { createArchiveService } from './archive-service.ts'
 import { createArchiveValidator } from './archive-validation.ts'
@@ -16,6 +18,7 @@ import type { CreateFlagBody } from './flag-schemas.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 
 export interface FlagDetails extends Flag {
+  environments: Awaited<ReturnType<typeof environmentsOfFlag>>
   dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
   children: string[]
 }
@@ -54,6 +57,7 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
           if (isForeignKeyViolation(error)) throw projectNotFound(project)
           throw error
         }
+        await createFeatureEnvironmentStore(trx).addNewFlag(flag.name, project)
         await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
         return flag
       })
@@ -68,8 +72,8 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
       const flag = await createFlagStore(db).find(name)
       if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
       const dependencies = createDependencyStore(db)
-      const parent = await dependencies.parentOf(name)
-      return { ...flag, dependencies: parent ? [toDependencyResponse(parent)] : [], children: await dependencies.childrenOf(name) }
+      const [environments, parent, children] = await Promise.all([environmentsOfFlag(db, name), dependencies.parentOf(name), dependencies.childrenOf(name)])
+      return { ...flag, environments, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
     },
 
     ...createDependencyService({ db }),

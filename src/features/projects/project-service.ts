@@ -5,6 +5,7 @@ import { invalidOperation, nameExists, notFound, quote } from '../../http/errors
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
+import { createEnvironmentStore } from '../environments/environment-store.ts'
 import { createProjectStore, type Project } from './project-store.ts'
 import type { CreateProjectBody } from './project-schemas.ts'
 
@@ -26,6 +27,7 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
           if (isUniqueViolation(error)) throw nameExists(`A project with id "${input.id}" already exists.`)
           throw error
         }
+        await createEnvironmentStore(trx).connectNewProject(project.id)
         await appendEvents(trx, audit, [{ type: 'project-created', project: project.id, data: project }])
         return project
       })

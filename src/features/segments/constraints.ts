@@ -164,14 +164,14 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
  */
 export function checkConstraints(
   constraints: readonly ConstraintInput[],
-  { valuesLimit, path = '/body/constraints' }: { valuesLimit: number; path?: string },
+  { valuesLimit, path = '/body/constraints', holder = 'segment' }: { valuesLimit: number; path?: string; holder?: 'segment' | 'strategy' },
 ): ErrorDetail[] {
   const details = constraints.flatMap((constraint, index) => checkConstraint(constraint, `${path}/${index}`))
   const total = constraints.reduce((sum, constraint) => sum + (constraint.values?.length ?? 0), 0)
   if (total > valuesLimit) {
     details.push({
       path,
-      message: `The \`${path}\` property holds ${total} values in all; a segment may hold at most ${valuesLimit}. You sent ${total} values across ${constraints.length} constraint${constraints.length === 1 ? '' : 's'}.`,
+      message: `The \`${path}\` property holds ${total} values in all; a ${holder} may hold at most ${valuesLimit}. You sent ${total} values across ${constraints.length} constraint${constraints.length === 1 ? '' : 's'}.`,
     })
   }
   return details

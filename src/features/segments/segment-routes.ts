@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
-import { SegmentListResponse, SegmentParams, SegmentResponse, UpsertSegmentBody } from './segment-schemas.ts'
+import { SegmentListResponse, SegmentParams, SegmentResponse, SegmentStrategiesResponse, UpsertSegmentBody } from './segment-schemas.ts'
 import type { SegmentService } from './segment-service.ts'
 
 const tags = ['Segments']
@@ -15,6 +15,11 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService
     config: { permission: 'NONE' },
     schema: { tags, summary: 'Get one segment', params: SegmentParams, response: { 200: SegmentResponse, ...errorResponses(400, 401, 403, 404) } },
   }, async (request) => segments.get(parseIntegerId(request.params.id, '/params/id')))
+
+  app.get('/segments/:id/strategies', {
+    config: { permission: 'NONE' },
+    schema: { tags, summary: 'The strategies that use a segment', params: SegmentParams, response: { 200: SegmentStrategiesResponse, ...errorResponses(400, 401, 403, 404) } },
+  }, async (request) => segments.strategies(parseIntegerId(request.params.id, '/params/id')))
 
   app.post('/segments', {
     config: { permission: ['CREATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
@@ -35,7 +40,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService
     schema: {
       tags,
       summary: 'Replace a segment',
-      description: 'Same rules as creation, without the count limit. Omitted `description` and `project` become null (global).',
+      description: 'Same rules as creation, without the count limit. Omitted `description` and `project` become null (global). Moving it to a project while flags of other projects use it is a 409.',
       params: SegmentParams,
       body: UpsertSegmentBody,
       response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
@@ -47,7 +52,13 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService
 
   app.delete('/segments/:id', {
     config: { permission: ['DELETE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
-    schema: { tags, summary: 'Delete a segment', params: SegmentParams, response: { 204: NoContent, ...errorResponses(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Delete a segment',
+      description: 'A segment that a strategy uses cannot be deleted: 409 naming the flags.',
+      params: SegmentParams,
+      response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+    },
   }, async (request, reply) => {
     await segments.delete(parseIntegerId(request.params.id, '/params/id'), request.principal)
     return sendEmpty(reply, 204)

@@ -68,9 +68,16 @@ export const SegmentListResponse = Type.Object({
   segments: Type.Array(
     Type.Object({
       ...segmentProperties,
-      usedInFeatures: Type.Integer({ description: 'Always 0 until strategies exist' }),
-      usedInProjects: Type.Integer({ description: 'Always 0 until strategies exist' }),
+      usedInFeatures: Type.Integer({ minimum: 0, description: 'Active flags whose strategies use it' }),
+      usedInProjects: Type.Integer({ minimum: 0, description: 'Projects of those flags' }),
       ...auditProperties,
     }),
   ),
+})
+
+export const SegmentStrategiesResponse = Type.Object({
+  strategies: Type.Array(
+    Type.Object({ id: Type.String(), featureName: Type.String(), projectId: Type.String(), environment: Type.String(), strategyName: Type.String() }),
+  ),
+  changeRequestStrategies: Type.Array(Type.Object({}), { description: 'Always empty: Pennon has no change requests' }),
 })

@@ -6,7 +6,7 @@ import { dialectOf } from '../../db/dialect.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import type { Database } from '../../db/tables.ts'
-import { exceedsLimit, invalid, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import { exceedsLimit, invalid, invalidOperation, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
@@ -47,6 +47,12 @@ const unknownProject = (project: string): ErrorDetail => ({
 
 const nameTaken = (name: string): AppError => nameExists(`A segment named ${quote(name)} already exists.`)
 const noSuchSegment = (id: number): AppError => notFound(`Segment ${id} does not exist.`)
+const segmentInUse = (id: number, flags: readonly string[]): AppError =>
+  invalidOperation(
+    flags.length === 0
+      ? `Segment ${id} is in use by a strategy: remove it from the strategies that use it first.`
+      : `Segment ${id} is in use by the strategies of flag${flags.length > 1 ? 's' : ''} ${flags.map((f) => quote(f)).join(', ')}: remove it from them first.`,
+  )
 
 function assemble(id: number, fields: SegmentFields, createdBy: string, createdAt: string): Segment {
   const { name, description, project, constraints } = fields
@@ -112,10 +118,24 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
   }
 
   return {
-    /** Usage counts stay 0 until strategies (which use segments) exist. */
+    /** With how many active flags, and projects, use each segment through their strategies. */
     list: async () => {
-      const segments = await createSegmentStore(db).list()
-      return segments.map(({ createdBy, createdAt, ...segment }) => ({ ...segment, usedInFeatures: 0, usedInProjects: 0, createdBy, createdAt }))
+      const store = createSegmentStore(db)
+      const [segments, usage] = await Promise.all([store.list(), store.usage()])
+      return segments.map(({ createdBy, createdAt, ...segment }) => ({
+        ...segment,
+        usedInFeatures: usage.get(segment.id)?.usedInFeatures ?? 0,
+        usedInProjects: usage.get(segment.id)?.usedInProjects ?? 0,
+        createdBy,
+        createdAt,
+      }))
+    },
+
+    /** The strategies that use a segment. */
+    strategies: async (id: number) => {
+      const store = createSegmentStore(db)
+      if (!(await store.find(id))) throw noSuchSegment(id)
+      return { strategies: await store.strategiesUsing(id), changeRequestStrategies: [] }
     },
 
     get: async (id: number): Promise<Segment> => {
@@ -147,6 +167,14 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
         const before = await store.find(id, { forUpdate: true })
         if (!before) throw noSuchSegment(id)
         await checkProject(store, fields.project)
+        if (fields.project !== null && fields.project !== (before.project ?? null)) {
+          const elsewhere = [...new Set((await store.strategiesUsing(id)).filter((s) => s.projectId !== fields.project).map((s) => s.projectId))]
+          if (elsewhere.length > 0) {
+            throw invalidOperation(
+              `Segment ${id} cannot move to project ${quote(fields.project)}: strategies of project${elsewhere.length > 1 ? 's' : ''} ${elsewhere.map((p) => quote(p)).join(', ')} use it.`,
+            )
+          }
+        }
         const after = assemble(id, fields, before.createdBy, before.createdAt)
         // A PUT that changes nothing writes nothing, event included.
         if (isDeepStrictEqual(after, before)) return
@@ -160,7 +188,13 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
         // The count first, as create does: the same lock order keeps a delete and a create of
         // the same name from waiting on each other (a rollback on 404 restores the count).
         await advanceCounter(trx, 'segment_count', -1)
-        const segment = await createSegmentStore(trx).delete(id)
+        const store = createSegmentStore(trx)
+        const users = [...new Set((await store.strategiesUsing(id)).map((strategy) => strategy.featureName))]
+        if (users.length > 0) throw segmentInUse(id, users)
+        const segment = await store.delete(id).catch((error: unknown) => {
+          // A strategy took it up meanwhile (PostgreSQL: its insert committed between the check and the delete).
+          throw isForeignKeyViolation(error) ? segmentInUse(id, []) : error
+        })
         if (!segment) throw noSuchSegment(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'segment-deleted', project: segment.project ?? null, preData: segment }])
       }),

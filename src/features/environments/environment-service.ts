@@ -1,0 +1,98 @@
+import type { Kysely } from 'kysely'
+import { isUniqueViolation } from '../../db/db-errors.ts'
+import type { Database } from '../../db/tables.ts'
+import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
+import { invalidOperation, nameExists, notFound, quote, type AppError } from '../../http/errors.ts'
+import { createTokenStore } from '../api-tokens/token-store.ts'
+import { auditContext, type Actor } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import { projectNotFound } from '../flags/flag-errors.ts'
+import { createProjectStore } from '../projects/project-store.ts'
+import type { CreateEnvironmentBody } from './environment-schemas.ts'
+import { createEnvironmentStore, type Environment, type EnvironmentWithCounts } from './environment-store.ts'
+
+export const environmentNotFound = (name: string): AppError => notFound(`Environment ${quote(name)} does not exist.`)
+
+/** An environment named in a flag's path must be one of the flag's project's environments. */
+export const environmentNotInProject = (environment: string, project: string): AppError =>
+  notFound(`Environment ${quote(environment)} is not one of project ${quote(project)}'s environments.`)
+
+const withoutApprovals = (environment: EnvironmentWithCounts) => ({ ...environment, requiredApprovals: null })
+
+export function createEnvironmentService({ db }: { db: Kysely<Database> }) {
+  return {
+    list: async () => (await createEnvironmentStore(db).listWithCounts()).map(withoutApprovals),
+
+    get: async (name: string) => {
+      const [environment] = await createEnvironmentStore(db).listWithCounts(name)
+      if (!environment) throw environmentNotFound(name)
+      return withoutApprovals(environment)
+    },
+
+    create: (input: CreateEnvironmentBody, actor: Actor): Promise<Environment> => {
+      checkUrlFriendlyName(input.name, '/body/name')
+      checkUrlFriendlyName(input.type, '/body/type')
+      const taken = () => nameExists(`An environment named ${quote(input.name)} already exists.`)
+      return db.transaction().execute(async (trx) => {
+        const store = createEnvironmentStore(trx)
+        if (await store.find(input.name)) throw taken()
+        const audit = auditContext(actor)
+        const environment: Environment = {
+          name: input.name,
+          type: input.type,
+          enabled: input.enabled ?? true,
+          protected: false,
+          sortOrder: input.sortOrder ?? (await store.nextSortOrder()),
+        }
+        try {
+          await store.insert(environment, audit.createdAt)
+        } catch (error) {
+          // Two creates raced past the check above: the primary key decides.
+          if (isUniqueViolation(error)) throw taken()
+          throw error
+        }
+        await appendEvents(trx, audit, [{ type: 'environment-created', environment: environment.name, data: environment }])
+        return environment
+      })
+    },
+
+    listForProject: async (project: string) => {
+      if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+      const store = createEnvironmentStore(db)
+      const [environments, enabled, tokens] = await Promise.all([store.forProject(project), store.enabledFlagCounts(project), createTokenStore(db).list()])
+      // Client and frontend tokens that can read this project, per environment (admin tokens read everything anyway).
+      const readers = tokens.filter((token) => token.type !== 'admin' && (token.projects.includes('*') || token.projects.includes(project)))
+      return environments.map(({ visible, ...environment }) => ({
+        ...environment,
+        visible,
+        projectApiTokenCount: readers.filter((token) => token.environment === environment.name || token.environment === '*').length,
+        projectEnabledToggleCount: enabled.get(environment.name) ?? 0,
+      }))
+    },
+
+    addToProject: (project: string, environment: string, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
+        const store = createEnvironmentStore(trx)
+        if (!(await store.find(environment))) throw environmentNotFound(environment)
+        if (!(await store.addToProject(project, environment))) {
+          throw nameExists(`Environment ${quote(environment)} is already one of project ${quote(project)}'s environments.`)
+        }
+        await appendEvents(trx, auditContext(actor), [{ type: 'project-environment-added', project, environment }])
+      }),
+
+    /** The project's flags lose their state and strategies there; a project keeps at least one environment. */
+    removeFromProject: (project: string, environment: string, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
+        const store = createEnvironmentStore(trx)
+        const current = await store.lockProjectEnvironments(project)
+        if (!current.includes(environment)) throw environmentNotInProject(environment, project)
+        if (current.length === 1) throw invalidOperation(`Environment ${quote(environment)} is project ${quote(project)}'s last environment: a project keeps at least one.`)
+        await store.removeFromProject(project, environment)
+        await appendEvents(trx, auditContext(actor), [{ type: 'project-environment-removed', project, environment }])
+      }),
+  }
+}
+
+export type EnvironmentService = ReturnType<typeof createEnvironmentService>

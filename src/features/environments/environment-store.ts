@@ -1,0 +1,170 @@
+import { sql, type Kysely } from 'kysely'
+import { dialectOf } from '../../db/dialect.ts'
+import type { Database, EnvironmentsTable } from '../../db/tables.ts'
+import type { EnvironmentData } from '../events/event-types.ts'
+
+export type Environment = EnvironmentData
+
+/** An environment with what uses it, as `GET /api/admin/environments` shows it. */
+export interface EnvironmentWithCounts extends Environment {
+  projectCount: number
+  apiTokenCount: number
+  enabledToggleCount: number
+}
+
+const toEnvironment = (row: EnvironmentsTable): Environment => ({
+  name: row.name,
+  type: row.type,
+  enabled: Boolean(row.enabled),
+  protected: Boolean(row.protected),
+  sortOrder: Number(row.sort_order),
+})
+
+export function createEnvironmentStore(db: Kysely<Database>) {
+  return {
+    async find(name: string): Promise<Environment | undefined> {
+      const row = await db.selectFrom('environments').selectAll().where('name', '=', name).executeTakeFirst()
+      return row && toEnvironment(row)
+    },
+
+    /** Every environment with its counts, by sort order then name; `name` narrows it to one. */
+    async listWithCounts(name?: string): Promise<EnvironmentWithCounts[]> {
+      const rows = await db
+        .selectFrom('environments')
+        .selectAll('environments')
+        .select((eb) => [
+          eb.selectFrom('project_environments').select(eb.fn.countAll<number>().as('n')).whereRef('project_environments.environment', '=', 'environments.name').as('project_count'),
+          eb.selectFrom('api_tokens').select(eb.fn.countAll<number>().as('n')).whereRef('api_tokens.environment', '=', 'environments.name').as('api_token_count'),
+          eb
+            .selectFrom('feature_environments')
+            .innerJoin('features', 'features.name', 'feature_environments.feature')
+            .select(eb.fn.countAll<number>().as('n'))
+            .whereRef('feature_environments.environment', '=', 'environments.name')
+            .where('feature_environments.enabled', '=', true)
+            .where('features.archived_at', 'is', null)
+            .as('enabled_toggle_count'),
+        ])
+        .$if(name !== undefined, (query) => query.where('environments.name', '=', name!))
+        .orderBy('sort_order')
+        .orderBy('name')
+        .execute()
+      return rows.map((row) => ({
+        ...toEnvironment(row),
+        projectCount: Number(row.project_count),
+        apiTokenCount: Number(row.api_token_count),
+        enabledToggleCount: Number(row.enabled_toggle_count),
+      }))
+    },
+
+    async nextSortOrder(): Promise<number> {
+      const row = await db.selectFrom('environments').select((eb) => eb.fn.max('sort_order').as('max')).executeTakeFirst()
+      return Number(row?.max ?? 0) + 1
+    },
+
+    async insert(environment: Environment, createdAt: string): Promise<void> {
+      await db
+        .insertInto('environments')
+        .values({
+          name: environment.name,
+          type: environment.type,
+          sort_order: environment.sortOrder,
+          enabled: environment.enabled,
+          protected: environment.protected,
+          created_at: createdAt,
+        })
+        .execute()
+    },
+
+    /** Every environment, by sort order then name, and whether the project has it. */
+    async forProject(project: string): Promise<Array<Environment & { visible: boolean }>> {
+      const rows = await db
+        .selectFrom('environments')
+        .leftJoin('project_environments', (join) =>
+          join.onRef('project_environments.environment', '=', 'environments.name').on('project_environments.project', '=', project),
+        )
+        .selectAll('environments')
+        .select('project_environments.project')
+        .orderBy('sort_order')
+        .orderBy('name')
+        .execute()
+      return rows.map((row) => ({ ...toEnvironment(row), visible: row.project !== null }))
+    },
+
+    /**
+     * The names of a project's environments, their rows locked until the transaction ends on
+     * PostgreSQL (SQLite writers already run one at a time): two removals cannot both see two left.
+     */
+    async lockProjectEnvironments(project: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('project_environments')
+        .select('environment')
+        .where('project', '=', project)
+        .orderBy('environment')
+        .$if(dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .execute()
+      return rows.map((row) => row.environment)
+    },
+
+    async inProject(project: string, environment: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('project_environments')
+        .select('environment')
+        .where('project', '=', project)
+        .where('environment', '=', environment)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
+    /** Per environment of the project: its enabled active flags. */
+    async enabledFlagCounts(project: string): Promise<Map<string, number>> {
+      const rows = await db
+        .selectFrom('feature_environments')
+        .innerJoin('features', 'features.name', 'feature_environments.feature')
+        .select(['feature_environments.environment', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('features.project', '=', project)
+        .where('features.archived_at', 'is', null)
+        .where('feature_environments.enabled', '=', true)
+        .groupBy('feature_environments.environment')
+        .execute()
+      return new Map(rows.map((row) => [row.environment, Number(row.n)]))
+    },
+
+    /**
+     * Adds an environment to a project, and a disabled row in it to each of the project's flags
+     * (archived ones too: a revived flag finds its environments). False when it was there already.
+     */
+    async addToProject(project: string, environment: string): Promise<boolean> {
+      const added = await db.insertInto('project_environments').values({ project, environment }).onConflict((oc) => oc.doNothing()).executeTakeFirst()
+      if (Number(added.numInsertedOrUpdatedRows ?? 0n) === 0) return false
+      await db
+        .insertInto('feature_environments')
+        .columns(['feature', 'environment', 'enabled', 'variants'])
+        .expression((eb) => eb.selectFrom('features').select(['name', eb.val(environment).as('environment'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]).where('project', '=', project))
+        .onConflict((oc) => oc.doNothing())
+        .execute()
+      return true
+    },
+
+    /** Removes it, with the project's flags' state and strategies there. False when it was not there. */
+    async removeFromProject(project: string, environment: string): Promise<boolean> {
+      await db
+        .deleteFrom('feature_environments')
+        .where('environment', '=', environment)
+        .where('feature', 'in', (eb) => eb.selectFrom('features').select('name').where('project', '=', project))
+        .execute()
+      const removed = await db.deleteFrom('project_environments').where('project', '=', project).where('environment', '=', environment).executeTakeFirst()
+      return removed.numDeletedRows > 0n
+    },
+
+    /** A new project starts in every enabled environment. */
+    async connectNewProject(project: string): Promise<void> {
+      await db
+        .insertInto('project_environments')
+        .columns(['project', 'environment'])
+        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
+        .execute()
+    },
+  }
+}
+
+export type EnvironmentStore = ReturnType<typeof createEnvironmentStore>

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
+import { PatchBody, shapeCheck } from '../../http/json-patch.ts'
+import { BatchFeaturesBody } from '../flags/flag-schemas.ts'
+import { VariantsBody } from '../strategies/variant-schemas.ts'
+import { BulkParams, FeatureEnvironmentDetails, FeatureEnvironmentParams, VariantsResponse } from './feature-environment-schemas.ts'
+import type { FeatureEnvironmentService } from './feature-environment-service.ts'
+import { placeOf } from './flag-environment.ts'
+
+const tags = ['Flag environments']
+export const featureEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironments: FeatureEnvironmentService }> = async (app, { flagEnvironments }) => {
+  const base = '/projects/:projectId/features/:featureName/environments/:environment'
+
+  app.get(base, {
+    config: { permission: 'NONE' },
+    schema: { tags, summary: "A flag's state, strategies and variants in one environment", params: FeatureEnvironmentParams, response: { 200: FeatureEnvironmentDetails, ...errorResponses(401, 403, 404) } },
+  }, async (request) => flagEnvironments.get(placeOf(request.params)))
+
+  for (const [state, enabled] of [['on', true], ['off', false]] as const) {
+    app.post(`${base}/${state}`, {
+      config: { permission: 'UPDATE_FEATURE_ENVIRONMENT' },
+      schema: {
+        tags,
+        summary: `Switch a flag ${state} in an environment`,
+        description:
+          state === 'on'
+            ? 'Answers 200 with no body. An environment without strategies gets the default one (flexibleRollout, 100%) first. An archived flag is a 400.'
+            : 'Answers 200 with no body. The strategies stay.',
+        params: FeatureEnvironmentParams,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404) },
+      },
+    }, async (request, reply) => {
+      await flagEnvironments.toggle(placeOf(request.params), enabled, request.principal)
+      return sendEmpty(reply, 200)
+    })
+
+    app.post(`/projects/:projectId/bulk_features/environments/:environment/${state}`, {
+      config: { permission: 'UPDATE_FEATURE_ENVIRONMENT' },
+      schema: {
+        tags,
+        summary: `Switch several flags ${state} in an environment`,
+        description: 'All or none: every named flag must be an active flag of the project.',
+        params: BulkParams,
+        body: BatchFeaturesBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    }, async (request, reply) => {
+      await flagEnvironments.toggleMany(request.params.projectId, request.params.environment, request.body.features, enabled, request.principal)
+      return sendEmpty(reply, 200)
+    })
+  }
+
+  app.get(`${base}/variants`, {
+    config: { permission: 'NONE' },
+    schema: { tags, summary: "A flag's variants in an environment", params: FeatureEnvironmentParams, response: { 200: VariantsResponse, ...errorResponses(401, 403, 404) } },
+  }, async (request) => flagEnvironments.getVariants(placeOf(request.params)))
+
+  const variantsDescription =
+    'Weights are per mille: "fix" weights are kept, the rest of 1000 is shared by the "variable" variants. Kept working (the reference deprecated these) because SDKs still evaluate them; strategy variants are the preferred way.'
+
+  app.put(`${base}/variants`, {
+    config: { permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS' },
+    schema: {
+      tags,
+      summary: "Replace a flag's variants in an environment",
+      description: variantsDescription,
+      params: FeatureEnvironmentParams,
+      body: VariantsBody,
+      response: { 200: VariantsResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+    },
+  }, async (request) => flagEnvironments.putVariants(placeOf(request.params), request.body, request.principal))
+
+  app.patch(`${base}/variants`, {
+    config: { permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS' },
+    schema: {
+      tags,
+      summary: "Change a flag's variants in an environment with JSON Patch",
+      description: `${variantsDescription} The operations apply to the list of variants; the result must be a valid list.`,
+      params: FeatureEnvironmentParams,
+      body: PatchBody,
+      response: { 200: VariantsResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+    },
+  }, async (request) => flagEnvironments.patchVariants(placeOf(request.params), request.body, shapeCheck(request, VariantsBody), request.principal))
+}

@@ -1,0 +1,24 @@
+import { Type } from '@sinclair/typebox'
+import { StrategyResponse } from '../strategies/strategy-schemas.ts'
+import { VariantResponse } from '../strategies/variant-schemas.ts'
+
+const PathName = Type.String({ maxLength: 1000 })
+export const FeatureEnvironmentParams = Type.Object({ projectId: PathName, featureName: PathName, environment: PathName })
+export const BulkParams = Type.Object({ projectId: PathName, environment: PathName })
+
+export const FeatureEnvironmentResponse = Type.Object({
+  name: Type.String(),
+  lastSeenAt: Type.Null({ description: 'Always null until SDK metrics exist' }),
+  enabled: Type.Boolean(),
+  type: Type.String(),
+  sortOrder: Type.Integer(),
+  variantCount: Type.Integer(),
+  strategies: Type.Array(StrategyResponse),
+  variants: Type.Array(VariantResponse),
+  hasStrategies: Type.Boolean(),
+  hasEnabledStrategies: Type.Boolean(),
+})
+
+export const FeatureEnvironmentDetails = Type.Object({ ...FeatureEnvironmentResponse.properties, environment: Type.String(), featureName: Type.String() })
+export const VariantsResponse = Type.Object({ version: Type.Literal(1), variants: Type.Array(VariantResponse) })
+

@@ -1,0 +1,111 @@
+/**
+ * A flag's state in its environments: enabling and disabling (one flag or a batch), and the
+ * environment's variants. Every change locks the flag's row in the environment first.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import { validationFailed } from '../../http/errors.ts'
+import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/json-patch.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import type { StrategyService } from '../strategies/strategy-service.ts'
+import { createStrategyStore, type FeatureStrategy } from '../strategies/strategy-store.ts'
+import { checkVariants, normalizeVariants, type Variant, type VariantInput } from '../strategies/variant-rules.ts'
+import { environmentNotFound, environmentNotInProject } from '../environments/environment-service.ts'
+import { createEnvironmentStore } from '../environments/environment-store.ts'
+import { projectNotFound } from '../flags/flag-errors.ts'
+import { createProjectStore } from '../projects/project-store.ts'
+import { createFeatureEnvironmentStore, type FeatureEnvironment } from './feature-environment-store.ts'
+import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
+
+/** A flag's environment as the flag read shows it. */
+export function describeEnvironment(state: FeatureEnvironment, strategies: FeatureStrategy[]) {
+  return {
+    name: state.name,
+    lastSeenAt: null,
+    enabled: state.enabled,
+    type: state.type,
+    sortOrder: state.sortOrder,
+    variantCount: state.variants.length,
+    strategies,
+    variants: state.variants,
+    hasStrategies: strategies.length > 0,
+    hasEnabledStrategies: strategies.some((strategy) => !strategy.disabled),
+  }
+}
+
+export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely<Database>; strategies: StrategyService }) {
+  const eventFor = (place: FlagEnvironmentPlace) => ({ featureName: place.feature, project: place.project, environment: place.environment })
+
+  /**
+   * Inside the transaction: switches one flag in one environment. Switching on where no strategy
+   * is active adds the default one (flexibleRollout 100%) first, with its own event before the
+   * enabled event, as the reference does. Switching to the state it has changes nothing else.
+   */
+  async function toggleLocked(trx: Kysely<Database>, place: FlagEnvironmentPlace, enabled: boolean, audit: AuditContext): Promise<void> {
+    const { state } = await lockFlagEnvironment(trx, place)
+    if (enabled) await strategies.addDefaultIfNoneActive(trx, place, audit)
+    if (state.enabled === enabled) return
+    await createFeatureEnvironmentStore(trx).setEnabled(place.feature, place.environment, enabled)
+    await appendEvents(trx, audit, [{ type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', ...eventFor(place) }])
+  }
+
+  async function saveVariants(trx: Kysely<Database>, place: FlagEnvironmentPlace, before: Variant[], input: readonly VariantInput[], actor: Actor): Promise<Variant[]> {
+    const details = checkVariants(input, '/body')
+    if (details.length > 0) throw validationFailed(details)
+    const after = normalizeVariants(input, { withOverrides: true })
+    await createFeatureEnvironmentStore(trx).setVariants(place.feature, place.environment, after)
+    await appendEvents(trx, auditContext(actor), [{ type: 'feature-environment-variants-updated', ...eventFor(place), data: { variants: after }, preData: { variants: before } }])
+    return after
+  }
+
+  return {
+    get: async (place: FlagEnvironmentPlace) => {
+      const { state } = await findFlagEnvironment(db, place)
+      const list = await createStrategyStore(db).list(place.feature, place.environment)
+      return { ...describeEnvironment(state, list), environment: state.name, featureName: place.feature }
+    },
+
+    toggle: (place: FlagEnvironmentPlace, enabled: boolean, actor: Actor): Promise<void> =>
+      db.transaction().execute((trx) => toggleLocked(trx, place, enabled, auditContext(actor))),
+
+    /** All or none: every named flag must be an active flag of the project (404 / 400 otherwise). */
+    toggleMany: (project: string, environment: string, features: readonly string[], enabled: boolean, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        // The project and the environment are checked even for an empty batch.
+        if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
+        const environments = createEnvironmentStore(trx)
+        if (!(await environments.inProject(project, environment))) {
+          throw (await environments.find(environment)) ? environmentNotInProject(environment, project) : environmentNotFound(environment)
+        }
+        const audit = auditContext(actor)
+        // In name order, so two batches that share flags lock them in the same order.
+        for (const feature of [...new Set(features)].sort()) await toggleLocked(trx, { project, feature, environment }, enabled, audit)
+      }),
+
+    getVariants: async (place: FlagEnvironmentPlace) => ({ version: 1 as const, variants: (await findFlagEnvironment(db, place)).state.variants }),
+
+    putVariants: (place: FlagEnvironmentPlace, input: readonly VariantInput[], actor: Actor) =>
+      db.transaction().execute(async (trx) => {
+        const { state } = await lockFlagEnvironment(trx, place)
+        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, input, actor) }
+      }),
+
+    patchVariants: (place: FlagEnvironmentPlace, operations: readonly PatchOperation[], checkShape: ShapeCheck, actor: Actor) =>
+      db.transaction().execute(async (trx) => {
+        const { state } = await lockFlagEnvironment(trx, place)
+        const patched = applyPatch(state.variants, operations)
+        const shape = checkShape(patched)
+        if (shape.length > 0) throw validationFailed(shape)
+        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, patched as VariantInput[], actor) }
+      }),
+  }
+}
+
+export type FeatureEnvironmentService = ReturnType<typeof createFeatureEnvironmentService>
+
+/** A flag's environments, each with its strategies: for the flag read. */
+export async function environmentsOfFlag(db: Kysely<Database>, feature: string) {
+  const [states, byEnvironment] = await Promise.all([createFeatureEnvironmentStore(db).list(feature), createStrategyStore(db).listByEnvironment(feature)])
+  return states.map((state) => describeEnvironment(state, byEnvironment.get(state.name) ?? []))
+}

@@ -1,0 +1,87 @@
+import { sql, type Kysely } from 'kysely'
+import { dialectOf } from '../../db/dialect.ts'
+import type { Database } from '../../db/tables.ts'
+import { inNames } from '../flags/name-set.ts'
+import type { Variant } from '../strategies/variant-rules.ts'
+
+/** A flag's state in one environment, with what the environment itself says. */
+export interface FeatureEnvironment {
+  name: string
+  type: string
+  sortOrder: number
+  enabled: boolean
+  variants: Variant[]
+}
+
+export function createFeatureEnvironmentStore(db: Kysely<Database>) {
+  const base = () =>
+    db
+      .selectFrom('feature_environments')
+      .innerJoin('environments', 'environments.name', 'feature_environments.environment')
+      .select(['environments.name', 'environments.type', 'environments.sort_order', 'feature_environments.enabled', 'feature_environments.variants'])
+
+  const toFeatureEnvironment = (row: { name: string; type: string; sort_order: number; enabled: boolean | number; variants: string }): FeatureEnvironment => ({
+    name: row.name,
+    type: row.type,
+    sortOrder: Number(row.sort_order),
+    enabled: Boolean(row.enabled),
+    variants: JSON.parse(row.variants) as Variant[],
+  })
+
+  return {
+    /** A new flag gets a disabled row in each environment of its project. */
+    async addNewFlag(feature: string, project: string): Promise<void> {
+      await db
+        .insertInto('feature_environments')
+        .columns(['feature', 'environment', 'enabled', 'variants'])
+        .expression((eb) =>
+          eb.selectFrom('project_environments').select([eb.val(feature).as('feature'), 'environment', sql.lit(false).as('enabled'), eb.val('[]').as('variants')]).where('project', '=', project),
+        )
+        .execute()
+    },
+
+    /** The flag's environments, by sort order then name. */
+    async list(feature: string): Promise<FeatureEnvironment[]> {
+      const rows = await base().where('feature_environments.feature', '=', feature).orderBy('environments.sort_order').orderBy('environments.name').execute()
+      return rows.map(toFeatureEnvironment)
+    },
+
+    /**
+     * The flag's row in one environment, locked until the transaction ends on PostgreSQL
+     * (SQLite writers already run one at a time): every change to a flag's state, strategies
+     * or variants in an environment takes this lock first, so concurrent edits queue instead
+     * of overwriting each other.
+     */
+    async lock(feature: string, environment: string): Promise<FeatureEnvironment | undefined> {
+      const row = await base()
+        .where('feature_environments.feature', '=', feature)
+        .where('feature_environments.environment', '=', environment)
+        .$if(dialectOf(db) === 'postgres', (query) => query.forUpdate('feature_environments'))
+        .executeTakeFirst()
+      return row && toFeatureEnvironment(row)
+    },
+
+    async setEnabled(feature: string, environment: string, enabled: boolean): Promise<void> {
+      await db.updateTable('feature_environments').set({ enabled }).where('feature', '=', feature).where('environment', '=', environment).execute()
+    },
+
+    async setVariants(feature: string, environment: string, variants: readonly Variant[]): Promise<void> {
+      await db.updateTable('feature_environments').set({ variants: JSON.stringify(variants) }).where('feature', '=', feature).where('environment', '=', environment).execute()
+    },
+
+    /** Archived flags are off everywhere; returns what was on, by flag then environment. */
+    async disableEverywhere(features: readonly string[]): Promise<Array<{ feature: string; environment: string }>> {
+      if (features.length === 0) return []
+      const rows = await db
+        .updateTable('feature_environments')
+        .set({ enabled: false })
+        .where(inNames(db, 'feature', features))
+        .where('enabled', '=', true)
+        .returning(['feature', 'environment'])
+        .execute()
+      return rows.sort((a, b) => (a.feature === b.feature ? (a.environment < b.environment ? -1 : 1) : a.feature < b.feature ? -1 : 1))
+    },
+  }
+}
+
+export type FeatureEnvironmentStore = ReturnType<typeof createFeatureEnvironmentStore>

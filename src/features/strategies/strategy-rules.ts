@@ -1,0 +1,41 @@
+/**
+ * Rules of a strategy's name and parameters, as pure functions. Parameters are stored as
+ * strings, as SDKs read them: a number sent (`"rollout": 50`) is stored as its text (`"50"`),
+ * as the reference does.
+ */
+import { quote, type ErrorDetail } from '../../http/errors.ts'
+
+export type ParameterInput = Record<string, string | number>
+
+const ROLLOUT = /^(0|[1-9][0-9]?|100)$/
+
+export function checkStrategyName(name: string, known: ReadonlySet<string>, path: string): ErrorDetail[] {
+  if (known.has(name)) return []
+  const names = [...known].sort().map((n) => `"${n}"`).join(', ')
+  return [{ path, message: `The \`${path}\` property must name a strategy this instance knows (${names}). You sent ${quote(name)}.` }]
+}
+
+/** The rules of the built-in strategies' parameters; other parameters are free. */
+export function checkStrategyParameters(name: string, parameters: ParameterInput, path: string): ErrorDetail[] {
+  const details: ErrorDetail[] = []
+  if (name === 'flexibleRollout') {
+    const rollout = parameters.rollout
+    if (rollout !== undefined && !ROLLOUT.test(String(rollout))) {
+      details.push({ path: `${path}/rollout`, message: `The \`${path}/rollout\` property must be a whole percentage from 0 to 100. You sent ${quote(rollout)}.` })
+    }
+    if (parameters.stickiness === '') {
+      details.push({ path: `${path}/stickiness`, message: `The \`${path}/stickiness\` property must not be empty: use "default", "userId", "sessionId", "random" or a context field.` })
+    }
+  }
+  return details
+}
+
+/** The stored parameters: every value as text; a flexible rollout gets its defaults (100%, default stickiness, grouped by flag). */
+export function normalizeParameters(name: string, parameters: ParameterInput | undefined, featureName: string): Record<string, string> {
+  const stored: Record<string, string> = {}
+  for (const [key, value] of Object.entries(parameters ?? {})) stored[key] = String(value)
+  if (name === 'flexibleRollout') {
+    return { rollout: '100', stickiness: 'default', groupId: featureName, ...stored }
+  }
+  return stored
+}

@@ -1,0 +1,210 @@
+/**
+ * Activation strategies of a flag in an environment. Every change locks the flag's row in the
+ * environment first (flag-environment.ts), then writes the change and its events together.
+ */
+import { isDeepStrictEqual } from 'node:util'
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import { dialectOf } from '../../db/dialect.ts'
+import type { Database } from '../../db/tables.ts'
+import { ulid } from '../../db/ulid.ts'
+import { notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/json-patch.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import type { NewEvent } from '../events/event-types.ts'
+import { createFeatureEnvironmentStore, type FeatureEnvironment } from '../feature-environments/feature-environment-store.ts'
+import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
+import { checkConstraints, normalizeConstraint } from '../segments/constraints.ts'
+import { BUILT_IN_STRATEGY_NAMES } from './strategy-definitions.ts'
+import { checkStrategyName, checkStrategyParameters, normalizeParameters } from './strategy-rules.ts'
+import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
+import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
+import { checkVariants, normalizeVariants } from './variant-rules.ts'
+
+const strategyNotFound = (id: string, place: FlagEnvironmentPlace): AppError =>
+  notFound(`Flag ${quote(place.feature)} has no strategy ${quote(id)} in environment ${quote(place.environment)}.`)
+
+/** What a PATCH applies to: the strategy without its id. */
+const patchable = ({ id: _id, ...fields }: FeatureStrategy) => fields
+
+/** A strategy as sent (POST body), or as a PUT or PATCH leaves it. */
+export type StrategyInput = CreateStrategyBody
+
+const eventFor = (place: FlagEnvironmentPlace) => ({ featureName: place.feature, project: place.project, environment: place.environment })
+
+/**
+ * After a change to an enabled environment's strategies: when none is left that is not disabled,
+ * the flag is disabled there too, as the reference does (nobody would get it anyway).
+ */
+async function disableWhenNoneActive(trx: Kysely<Database>, place: FlagEnvironmentPlace, state: FeatureEnvironment): Promise<NewEvent[]> {
+  if (!state.enabled) return []
+  const remaining = await createStrategyStore(trx).list(place.feature, place.environment)
+  if (remaining.some((strategy) => !strategy.disabled)) return []
+  await createFeatureEnvironmentStore(trx).setEnabled(place.feature, place.environment, false)
+  return [{ type: 'feature-environment-disabled', ...eventFor(place) }]
+}
+
+export function createStrategyService({ db, config }: { db: Kysely<Database>; config: Config }) {
+  /** Every rule, all violations at once (`segmentDetails`: segmentProblems' findings); then the stored form. */
+  function build(input: StrategyInput, id: string, featureName: string, sortOrder: number, segmentDetails: readonly ErrorDetail[]): FeatureStrategy {
+    const details = [
+      ...checkStrategyName(input.name, BUILT_IN_STRATEGY_NAMES, '/body/name'),
+      ...checkStrategyParameters(input.name, input.parameters ?? {}, '/body/parameters'),
+      ...checkConstraints(input.constraints ?? [], { valuesLimit: config.segmentValuesLimit, holder: 'strategy' }),
+      ...checkVariants(input.variants ?? [], '/body/variants'),
+      ...segmentDetails,
+    ]
+    if (details.length > 0) throw validationFailed(details)
+    return {
+      id,
+      name: input.name,
+      constraints: (input.constraints ?? []).map(normalizeConstraint),
+      parameters: normalizeParameters(input.name, input.parameters, featureName),
+      variants: normalizeVariants(input.variants ?? [], { withOverrides: false }),
+      segments: [...new Set(input.segments ?? [])].sort((a, b) => a - b),
+      title: input.title ?? null,
+      disabled: input.disabled ?? false,
+      sortOrder: input.sortOrder ?? sortOrder,
+    }
+  }
+
+  /**
+   * Segments must exist and, when they belong to a project, to the flag's: the problems found.
+   * `segments` as sent (not deduplicated or sorted), so each problem names its index in the body.
+   */
+  async function segmentProblems(trx: Kysely<Database>, segments: readonly number[], project: string): Promise<ErrorDetail[]> {
+    if (segments.length === 0) return []
+    const rows = await trx
+      .selectFrom('segments')
+      .select(['id', 'project'])
+      .where('id', 'in', [...segments])
+      // Shared locks on PostgreSQL: a segment cannot move to another project, or go, while this strategy takes it up.
+      .$if(dialectOf(trx) === 'postgres', (query) => query.forShare())
+      .execute()
+    const found = new Map(rows.map((row) => [Number(row.id), row.project]))
+    const details: ErrorDetail[] = []
+    for (const [index, id] of segments.entries()) {
+      const at = `/body/segments/${index}`
+      const owner = found.get(id)
+      if (owner === undefined) details.push({ path: at, message: `The \`${at}\` property must be the id of an existing segment. Segment ${id} does not exist.` })
+      else if (owner !== null && owner !== project) {
+        details.push({ path: at, message: `The \`${at}\` property names segment ${id}, which belongs to project ${quote(owner)}: a flag of project ${quote(project)} cannot use it.` })
+      }
+    }
+    return details
+  }
+
+  /** Inside a locked flag environment: adds a strategy, and its event. */
+  async function add(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> {
+    const store = createStrategyStore(trx)
+    const problems = await segmentProblems(trx, input.segments ?? [], place.project)
+    const strategy = build(input, ulid(), place.feature, await store.nextSortOrder(place.feature, place.environment), problems)
+    await store.insert(place, strategy, audit.createdAt)
+    await appendEvents(trx, audit, [{ type: 'feature-strategy-add', ...eventFor(place), data: strategy }])
+    return strategy
+  }
+
+  /** Replaces a strategy by the input `next` makes of the stored one, with its events; nothing when nothing changed. */
+  function change(place: FlagEnvironmentPlace, id: string, actor: Actor, next: (stored: FeatureStrategy) => StrategyInput): Promise<FeatureStrategy> {
+    return db.transaction().execute(async (trx) => {
+      const { state } = await lockFlagEnvironment(trx, place)
+      const store = createStrategyStore(trx)
+      const before = await store.find(place, id)
+      if (!before) throw strategyNotFound(id, place)
+      const input = next(before)
+      const after = build(input, before.id, place.feature, before.sortOrder, await segmentProblems(trx, input.segments ?? [], place.project))
+      if (isDeepStrictEqual(after, before)) return before
+      await store.update(after)
+      const disabled = await disableWhenNoneActive(trx, place, state)
+      await appendEvents(trx, auditContext(actor), [{ type: 'feature-strategy-update', ...eventFor(place), data: after, preData: before }, ...disabled])
+      return after
+    })
+  }
+
+  return {
+    list: async (place: FlagEnvironmentPlace): Promise<FeatureStrategy[]> => {
+      await findFlagEnvironment(db, place)
+      return createStrategyStore(db).list(place.feature, place.environment)
+    },
+
+    get: async (place: FlagEnvironmentPlace, id: string): Promise<FeatureStrategy> => {
+      await findFlagEnvironment(db, place)
+      const strategy = await createStrategyStore(db).find(place, id)
+      if (!strategy) throw strategyNotFound(id, place)
+      return strategy
+    },
+
+    /** Adding a strategy does not enable the environment (as the reference). */
+    create: (place: FlagEnvironmentPlace, input: CreateStrategyBody, actor: Actor): Promise<FeatureStrategy> =>
+      db.transaction().execute(async (trx) => {
+        await lockFlagEnvironment(trx, place)
+        return add(trx, place, input, auditContext(actor))
+      }),
+
+    /**
+     * As the reference: constraints, variants and parameters are replaced (not sent: none, or a
+     * flexible rollout's defaults); name, title, disabled, segments and sortOrder are kept when not sent.
+     */
+    update: (place: FlagEnvironmentPlace, id: string, input: UpdateStrategyBody, actor: Actor): Promise<FeatureStrategy> =>
+      change(place, id, actor, (stored) => ({
+        name: input.name ?? stored.name,
+        title: input.title === undefined ? stored.title : input.title,
+        disabled: input.disabled ?? stored.disabled,
+        segments: input.segments ?? stored.segments,
+        sortOrder: input.sortOrder ?? stored.sortOrder,
+        constraints: input.constraints ?? [],
+        variants: input.variants ?? [],
+        ...(input.parameters === undefined ? {} : { parameters: input.parameters }),
+      })),
+
+    /** JSON Patch on the strategy without its id; the result must be a valid strategy. */
+    patch: (place: FlagEnvironmentPlace, id: string, operations: readonly PatchOperation[], checkShape: ShapeCheck, actor: Actor): Promise<FeatureStrategy> =>
+      change(place, id, actor, (stored) => {
+        const patched = applyPatch(patchable(stored), operations)
+        const shape = checkShape(patched)
+        if (shape.length > 0) throw validationFailed(shape)
+        return patched as StrategyInput
+      }),
+
+    delete: (place: FlagEnvironmentPlace, id: string, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const { state } = await lockFlagEnvironment(trx, place)
+        const store = createStrategyStore(trx)
+        const strategy = await store.find(place, id)
+        if (!strategy) throw strategyNotFound(id, place)
+        await store.delete(id)
+        const disabled = await disableWhenNoneActive(trx, place, state)
+        await appendEvents(trx, auditContext(actor), [{ type: 'feature-strategy-remove', ...eventFor(place), preData: strategy }, ...disabled])
+      }),
+
+    /** Each listed strategy gets its sort order; an id that is not one of this flag environment's is a 404 and nothing changes. */
+    setSortOrder: (place: FlagEnvironmentPlace, orders: SortOrderBody, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        await lockFlagEnvironment(trx, place)
+        const store = createStrategyStore(trx)
+        const before = await store.list(place.feature, place.environment)
+        const known = new Set(before.map((strategy) => strategy.id))
+        const unknown = orders.find((order) => !known.has(order.id))
+        if (unknown) throw strategyNotFound(unknown.id, place)
+        for (const order of orders) await store.setSortOrder(order.id, order.sortOrder)
+        const after = await store.list(place.feature, place.environment)
+        // The reference's payload (the ids in order), and the sort orders beside them, so that a
+        // change of numbers that keeps the order is recorded too; nothing changed, no event.
+        const ids = (strategies: FeatureStrategy[]) => ({ strategyIds: strategies.map((s) => s.id), sortOrders: strategies.map((s) => s.sortOrder) })
+        await appendEvents(trx, auditContext(actor), [{ type: 'strategy-order-changed', ...eventFor(place), data: ids(after), preData: ids(before) }])
+      }),
+
+    /**
+     * For switching an environment on, inside its locked transaction: when no strategy there is
+     * active (none at all, or every one disabled), the default one (flexibleRollout, 100%) is added,
+     * after the others, as the reference does.
+     */
+    addDefaultIfNoneActive: async (trx: Kysely<Database>, place: FlagEnvironmentPlace, audit: AuditContext): Promise<void> => {
+      const current = await createStrategyStore(trx).list(place.feature, place.environment)
+      if (current.every((strategy) => strategy.disabled)) await add(trx, place, { name: 'flexibleRollout' }, audit)
+    },
+  }
+}
+
+export type StrategyService = ReturnType<typeof createStrategyService>
