@@ -11,7 +11,7 @@ import { test } from 'node:test'
 import { createDb } from '../src/db/database.ts'
 import { startProcess } from '../bench/lib.ts'
 import { createProcessDatabase, onEachDatabase } from './test-app.ts'
-import { dependencyViolations, eventViolations } from './invariants.ts'
+import { dependencyViolations, eventViolations, flagStateViolations } from './invariants.ts'
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20)
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
@@ -23,19 +23,27 @@ interface Acknowledged {
   dependencies: Array<{ child: string; parent: string }>
   archived: string[]
   segments: string[]
+  /** Flags switched on in production (which adds the default strategy). */
+  switchedOn: string[]
+  /** Flags given a strategy in development, with the segment named after them. */
+  strategies: string[]
 }
 
-async function send(url: string, method: string, body: unknown): Promise<boolean> {
+/** The answer's body when the request was acknowledged with a 2xx; undefined when it was not (or the outcome is unknown). */
+async function sendForBody(url: string, method: string, body: unknown): Promise<any> {
   try {
-    const response = await fetch(url, { method, headers: { authorization: TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-    await response.arrayBuffer()
+    const json = body === undefined ? {} : { headers: { authorization: TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body) }
+    const response = await fetch(url, { method, headers: { authorization: TOKEN }, ...json })
+    const text = await response.text()
     if (response.status >= 500) throw new Error(`${method} ${url} → ${response.status}`)
-    return response.ok
+    return response.ok ? (text === '' ? {} : JSON.parse(text)) : undefined
   } catch (error) {
     if (error instanceof Error && error.message.includes('→')) throw error
-    return false // killed mid-request: the outcome is unknown, so nothing is claimed
+    return undefined // killed mid-request: the outcome is unknown, so nothing is claimed
   }
 }
+
+const send = async (url: string, method: string, body: unknown): Promise<boolean> => (await sendForBody(url, method, body)) !== undefined
 
 /** One writer: a parent and a child flag, their dependency, a flag to archive, a segment; repeated until killed. */
 async function writer(base: string, prefix: string, acknowledged: Acknowledged, stop: { killed: boolean }): Promise<void> {
@@ -49,13 +57,17 @@ async function writer(base: string, prefix: string, acknowledged: Acknowledged, 
     if (!(await send(features, 'POST', { name: child }))) continue
     acknowledged.flags.push(child)
     if (await send(`${features}/${child}/dependencies`, 'POST', { feature: parent })) acknowledged.dependencies.push({ child, parent })
+    if (await send(`${features}/${parent}/environments/production/on`, 'POST', undefined)) acknowledged.switchedOn.push(parent)
     if (await send(features, 'POST', { name: doomed })) {
       acknowledged.flags.push(doomed)
       if (await send(`${base}/api/admin/projects/default/archive`, 'POST', { features: [doomed] })) acknowledged.archived.push(doomed)
     }
     const segment = `${prefix}-${n}-s`
-    if (await send(`${base}/api/admin/segments`, 'POST', { name: segment, constraints: [{ contextName: 'userId', operator: 'IN', values: [segment] }] })) {
+    const created = await sendForBody(`${base}/api/admin/segments`, 'POST', { name: segment, constraints: [{ contextName: 'userId', operator: 'IN', values: [segment] }] })
+    if (created) {
       acknowledged.segments.push(segment)
+      const strategy = { name: 'flexibleRollout', parameters: { rollout: 50 }, segments: [created.id], constraints: [{ contextName: 'appName', operator: 'IN', values: [child] }] }
+      if (await send(`${features}/${child}/environments/development/strategies`, 'POST', strategy)) acknowledged.strategies.push(child)
     }
   }
 }
@@ -65,7 +77,7 @@ onEachDatabase('crash safety', (database) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
     const { env } = storage
-    const acknowledged: Acknowledged = { flags: [], dependencies: [], archived: [], segments: [] }
+    const acknowledged: Acknowledged = { flags: [], dependencies: [], archived: [], segments: [], switchedOn: [], strategies: [] }
     let killedMidWrite = 0
 
     for (let round = 0; round < ROUNDS; round++) {
@@ -105,11 +117,28 @@ onEachDatabase('crash safety', (database) => {
         if (event.type === 'segment-created') assert.ok(segments.has(event.data.name), `event without its segment: ${event.data.name}`)
         if (event.type === 'feature-archived') assert.ok(flags.get(event.featureName), `archive event without the archive: ${event.featureName}`)
       }
+      const on = new Set(
+        (await db.selectFrom('feature_environments').select('feature').where('environment', '=', 'production').where('enabled', '=', true).execute()).map((r) => r.feature),
+      )
+      for (const name of acknowledged.switchedOn) assert.ok(on.has(name), `acknowledged switch-on of ${name} is missing`)
+      const withSegment = new Set(
+        (
+          await db
+            .selectFrom('feature_strategies')
+            .innerJoin('feature_strategy_segments', 'feature_strategy_segments.strategy_id', 'feature_strategies.id')
+            .select('feature_name')
+            .where('environment', '=', 'development')
+            .execute()
+        ).map((r) => r.feature_name),
+      )
+      for (const name of acknowledged.strategies) assert.ok(withSegment.has(name), `acknowledged strategy of ${name} is missing`)
       assert.deepEqual(await dependencyViolations(db), [])
       assert.deepEqual(await eventViolations(db), [])
+      assert.deepEqual(await flagStateViolations(db), [])
       console.log(
         `crash safety (${database.name}): ${killedMidWrite} SIGKILLs survived; acknowledged ${acknowledged.flags.length} flags, ` +
-          `${acknowledged.dependencies.length} dependencies, ${acknowledged.archived.length} archives, ${acknowledged.segments.length} segments; 0 lost`,
+          `${acknowledged.dependencies.length} dependencies, ${acknowledged.archived.length} archives, ${acknowledged.segments.length} segments, ` +
+          `${acknowledged.switchedOn.length} switches on, ${acknowledged.strategies.length} strategies; 0 lost`,
       )
     } finally {
       await close()

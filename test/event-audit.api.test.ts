@@ -44,7 +44,7 @@ onEachDatabase('event log completeness', (database) => {
   test('every write endpoint records exactly its events; failed writes record none; no secret is ever recorded', async (t) => {
     const pennon = await useTestApp(t, database)
     const covered = new Set<string>()
-    const run = async (method: 'POST' | 'PUT' | 'DELETE', route: string, url: string, body: unknown, status: number, expected: Expected[] | ((r: ApiResponse) => Expected[])) => {
+    const run = async (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', route: string, url: string, body: unknown, status: number, expected: Expected[] | ((r: ApiResponse) => Expected[])) => {
       covered.add(`${method} ${route}`)
       let response!: ApiResponse
       const events = await eventsOf(pennon, async () => (response = await call(pennon, method, url, body)), status)
@@ -77,6 +77,52 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-dependencies-removed', featureName: 'child', project: 'audit' },
     ])
     await call(pennon, 'POST', `${P}/audit/features/child/dependencies`, { feature: 'parent' })
+    // Environments, switching on and off, strategies and variants.
+    const environment = await run('POST', '/api/admin/environments', '/api/admin/environments', { name: 'staging', type: 'test' }, 201, [
+      { type: 'environment-created', environment: 'staging', data: { name: 'staging', type: 'test', enabled: true, protected: false, sortOrder: 4 } },
+    ])
+    assert.equal(environment.headers.location, 'environments/staging')
+    const projectEnvironments = '/api/admin/projects/{projectId}/environments'
+    await run('POST', projectEnvironments, `${P}/audit/environments`, { environment: 'staging' }, 200, [{ type: 'project-environment-added', project: 'audit', environment: 'staging' }])
+    const place = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}'
+    const at = (env: string) => ({ featureName: 'other', project: 'audit', environment: env })
+    // Switching on where there is no strategy adds the default one first.
+    covered.add(`POST ${place}/on`)
+    const switchedOn = await eventsOf(pennon, () => call(pennon, 'POST', `${P}/audit/features/other/environments/staging/on`), 200)
+    const [defaultStrategy] = (await call(pennon, 'GET', `${P}/audit/features/other/environments/staging/strategies`)).body
+    expectEvents(switchedOn, [{ type: 'feature-strategy-add', ...at('staging'), data: defaultStrategy }, { type: 'feature-environment-enabled', ...at('staging') }])
+    await run('POST', `${place}/off`, `${P}/audit/features/other/environments/staging/off`, undefined, 200, [{ type: 'feature-environment-disabled', ...at('staging') }])
+    const bulk = '/api/admin/projects/{projectId}/bulk_features/environments/{environment}'
+    await run('POST', `${bulk}/on`, `${P}/audit/bulk_features/environments/staging/on`, { features: ['other'] }, 200, [{ type: 'feature-environment-enabled', ...at('staging') }])
+    await run('POST', `${bulk}/off`, `${P}/audit/bulk_features/environments/staging/off`, { features: ['other'] }, 200, [{ type: 'feature-environment-disabled', ...at('staging') }])
+    const strategies = `${place}/strategies`
+    const added = await run('POST', strategies, `${P}/audit/features/other/environments/production/strategies`, { name: 'default' }, 200, (r) => [
+      { type: 'feature-strategy-add', ...at('production'), data: r.body },
+    ])
+    const strategyUrl = `${P}/audit/features/other/environments/production/strategies/${added.body.id}`
+    const titled = await run('PUT', `${strategies}/{strategyId}`, strategyUrl, { title: 'everyone' }, 200, (r) => [
+      { type: 'feature-strategy-update', ...at('production'), data: r.body, preData: added.body },
+    ])
+    const patched = await run('PATCH', `${strategies}/{strategyId}`, strategyUrl, [{ op: 'replace', path: '/title', value: 'all' }], 200, (r) => [
+      { type: 'feature-strategy-update', ...at('production'), data: r.body, preData: titled.body },
+    ])
+    const second = await call(pennon, 'POST', `${P}/audit/features/other/environments/production/strategies`, { name: 'default' })
+    await run('POST', `${strategies}/set-sort-order`, `${P}/audit/features/other/environments/production/strategies/set-sort-order`, [{ id: second.body.id, sortOrder: -1 }], 200, [
+      { type: 'strategy-order-changed', ...at('production'), data: { strategyIds: [second.body.id, added.body.id], sortOrders: [-1, 0] },
+        preData: { strategyIds: [added.body.id, second.body.id], sortOrders: [0, 1] } },
+    ])
+    await run('DELETE', `${strategies}/{strategyId}`, strategyUrl, undefined, 200, [{ type: 'feature-strategy-remove', ...at('production'), preData: patched.body }])
+    const variants = [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] }]
+    await run('PUT', `${place}/variants`, `${P}/audit/features/other/environments/production/variants`, [{ name: 'blue' }], 200, [
+      { type: 'feature-environment-variants-updated', ...at('production'), data: { variants }, preData: { variants: [] } },
+    ])
+    await run('PATCH', `${place}/variants`, `${P}/audit/features/other/environments/production/variants`, [{ op: 'remove', path: '/0' }], 200, [
+      { type: 'feature-environment-variants-updated', ...at('production'), data: { variants: [] }, preData: { variants } },
+    ])
+    await run('DELETE', `${projectEnvironments}/{environment}`, `${P}/audit/environments/staging`, undefined, 200, [
+      { type: 'project-environment-removed', project: 'audit', environment: 'staging' },
+    ])
+
     await run('POST', '/api/admin/projects/{projectId}/archive/validate', `${P}/audit/archive/validate`, { features: ['parent'] }, 200, [])
     await run('POST', '/api/admin/projects/{projectId}/archive', `${P}/audit/archive`, { features: ['parent', 'child'] }, 202, [
       { type: 'feature-dependencies-removed', featureName: 'child', project: 'audit' },
@@ -90,7 +136,7 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-archived', featureName: 'other', project: 'audit' },
     ])
     const archivedFlag = async (name: string) => {
-      const { dependencies: _d, children: _c, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
+      const { dependencies: _d, children: _c, environments: _e, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag
     }
     const [archivedChild, archivedOther] = [await archivedFlag('child'), await archivedFlag('other')]
@@ -143,6 +189,9 @@ onEachDatabase('event log completeness', (database) => {
       ['DELETE', '/api/admin/segments/999', undefined, 404],
       ['DELETE', `${P}/default`, undefined, 409],
       ['POST', '/api/admin/service-account', { username: 'u', name: 'n', rootRole: 9 }, 400],
+      ['POST', '/api/admin/environments', { name: 'development', type: 'development' }, 409],
+      ['POST', `${P}/default/features/ghost/environments/production/on`, undefined, 404],
+      ['POST', `${P}/default/bulk_features/environments/nowhere/on`, { features: [] }, 404],
     ] as const) {
       assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
     }

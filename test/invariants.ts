@@ -52,3 +52,76 @@ export async function eventViolations(db: Kysely<Database>): Promise<string[]> {
   if (Number(segmentCount.value) !== segments.length) problems.push(`segment_count ${segmentCount.value} but ${segments.length} segments`)
   return problems
 }
+
+interface StrategyEvent {
+  id: number
+  type: string
+  featureName: string
+  environment: string
+  data: { id: string } | null
+  preData: { id: string } | null
+}
+
+/**
+ * Every strategy is what its last event says (and a removed one's last event is its removal),
+ * and every active flag's switch in an environment is what its last enabled/disabled event says
+ * (off when there is none): no change without its event, no event without its change.
+ */
+export async function flagStateViolations(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = []
+  const rows = await db
+    .selectFrom('events')
+    .select('json')
+    .where('type', 'in', ['feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove', 'feature-environment-enabled', 'feature-environment-disabled'])
+    .orderBy('id')
+    .execute()
+  const events = rows.map((row) => JSON.parse(row.json) as StrategyEvent)
+  const lastOfStrategy = new Map<string, StrategyEvent>()
+  const lastSwitch = new Map<string, boolean>()
+  for (const event of events) {
+    const strategyId = event.data?.id ?? event.preData?.id
+    if (strategyId !== undefined) lastOfStrategy.set(strategyId, event)
+    if (event.type === 'feature-environment-enabled' || event.type === 'feature-environment-disabled') {
+      lastSwitch.set(`${event.featureName}/${event.environment}`, event.type === 'feature-environment-enabled')
+    }
+  }
+
+  const strategies = await db.selectFrom('feature_strategies').selectAll().execute()
+  const segments = await db.selectFrom('feature_strategy_segments').select(['strategy_id', 'segment_id']).orderBy('segment_id').execute()
+  for (const row of strategies) {
+    const stored = {
+      id: row.id,
+      name: row.strategy_name,
+      constraints: JSON.parse(row.constraints),
+      parameters: JSON.parse(row.parameters),
+      variants: JSON.parse(row.variants),
+      segments: segments.filter((s) => s.strategy_id === row.id).map((s) => Number(s.segment_id)),
+      title: row.title,
+      disabled: Boolean(row.disabled),
+      sortOrder: Number(row.sort_order),
+    }
+    const last = lastOfStrategy.get(row.id)
+    if (!last || last.type === 'feature-strategy-remove') problems.push(`strategy ${row.id} of ${row.feature_name} has no add or update event as its last`)
+    else if (JSON.stringify(last.data) !== JSON.stringify(stored)) problems.push(`strategy ${row.id} of ${row.feature_name} is not what its last event (${last.id}) says`)
+    lastOfStrategy.delete(row.id)
+  }
+  for (const [id, last] of lastOfStrategy) {
+    // A strategy that is gone went with its removal, or with its flag or its environment.
+    if (last.type !== 'feature-strategy-remove') {
+      const flag = await db.selectFrom('feature_environments').select('feature').where('feature', '=', last.featureName).where('environment', '=', last.environment).executeTakeFirst()
+      if (flag) problems.push(`strategy ${id} of ${last.featureName} is gone without a removal event`)
+    }
+  }
+
+  const switches = await db
+    .selectFrom('feature_environments')
+    .innerJoin('features', 'features.name', 'feature_environments.feature')
+    .select(['feature', 'environment', 'enabled'])
+    .where('features.archived_at', 'is', null)
+    .execute()
+  for (const row of switches) {
+    const expected = lastSwitch.get(`${row.feature}/${row.environment}`) ?? false
+    if (Boolean(row.enabled) !== expected) problems.push(`${row.feature} is ${row.enabled ? 'on' : 'off'} in ${row.environment}, but its last event says ${expected ? 'on' : 'off'}`)
+  }
+  return problems
+}

@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import { createDb } from '../src/db/database.ts'
 import { startProcess, type Server } from '../bench/lib.ts'
 import { createProcessDatabase, onEachDatabase } from './test-app.ts'
-import { dependencyViolations, eventViolations } from './invariants.ts'
+import { dependencyViolations, eventViolations, flagStateViolations } from './invariants.ts'
 
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 15)
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
@@ -79,5 +79,55 @@ onEachDatabase('two processes, one database', (database) => {
       await close()
     }
     console.log(`races (${database.name}): ${JSON.stringify(tally)} — one winner each, invariants intact`)
+  })
+})
+
+onEachDatabase('two processes, one flag', (database) => {
+  test(`${ROUNDS} rounds of switching and editing one flag's strategies from two processes: no update or event lost`, { timeout: 300_000 }, async (t) => {
+    const storage = await createProcessDatabase(database)
+    t.after(() => storage.drop())
+    const common = { ...storage.env, INIT_ADMIN_API_TOKENS: TOKEN, AUTH_FAILURES_PER_MINUTE: '0' }
+    const a = await startProcess('src/main.ts', common)
+    const b = await startProcess('src/main.ts', common)
+    t.after(async () => {
+      await a.stop()
+      await b.stop()
+    })
+    const place = '/api/admin/projects/default/features/contended/environments/production'
+    assert.equal((await send(a, 'POST', '/api/admin/projects/default/features', { name: 'contended' })).status, 201)
+    assert.equal((await send(a, 'POST', `${place}/on`)).status, 200)
+    const strategies = await (await fetch(`${a.url}${place}/strategies`, { headers: { authorization: TOKEN } })).json()
+    const strategy = `${place}/strategies/${strategies[0].id}`
+    const append = (value: string) => [{ op: 'add', path: '/constraints/-', value: { contextName: 'userId', operator: 'IN', values: [value] } }]
+
+    // Each round: both processes append a constraint to the same strategy (a read-modify-write each),
+    // and switch the flag, at once. Every append must survive, and every change must have its event.
+    const switches: boolean[] = []
+    for (let round = 0; round < ROUNDS; round++) {
+      const on = round % 2 === 0
+      const results = await Promise.all([
+        send(a, 'PATCH', strategy, append(`a-${round}`)),
+        send(b, 'PATCH', strategy, append(`b-${round}`)),
+        send(a, 'POST', `${place}/${on ? 'off' : 'on'}`),
+        send(b, 'POST', `${place}/${on ? 'on' : 'off'}`),
+      ])
+      assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200], `round ${round}`)
+      switches.push(on)
+    }
+
+    const { db, close } = createDb({ databaseUrl: storage.env.DATABASE_URL, databaseFile: storage.env.DATABASE_FILE })
+    try {
+      const row = await db.selectFrom('feature_strategies').select('constraints').executeTakeFirstOrThrow()
+      const values = (JSON.parse(row.constraints) as Array<{ values: string[] }>).map((c) => c.values[0]).sort()
+      const expected = Array.from({ length: ROUNDS }, (_, round) => [`a-${round}`, `b-${round}`]).flat().sort()
+      assert.deepEqual(values, expected, 'every append survived')
+      const updates = await db.selectFrom('events').select('id').where('type', '=', 'feature-strategy-update').execute()
+      assert.equal(updates.length, 2 * ROUNDS, 'one update event per append')
+      assert.deepEqual(await flagStateViolations(db), [])
+      assert.deepEqual(await eventViolations(db), [])
+    } finally {
+      await close()
+    }
+    console.log(`races (${database.name}): ${2 * ROUNDS} concurrent strategy edits and ${2 * ROUNDS} switches, nothing lost`)
   })
 })

@@ -185,7 +185,7 @@ onEachDatabase('flags', (database) => {
     assert.deepEqual(list.body.features.map((flag: any) => flag.name), [...names].sort())
     assert.deepEqual(Object.keys(list.body.features[0]), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived'])
     assert.deepEqual(list.body.features[0], await (async () => {
-      const { dependencies, children, ...flag } = await getFlag(pennon, list.body.features[0].name)
+      const { dependencies, children, environments, ...flag } = await getFlag(pennon, list.body.features[0].name)
       return flag
     })())
 
@@ -205,7 +205,12 @@ onEachDatabase('flags', (database) => {
 
     const response = await call(pennon, 'GET', `${projectPath()}/features/parent`)
     assert.equal(response.status, 200)
-    assert.equal(response.text, JSON.stringify({ ...parent, dependencies: [], children: ['kid-a', 'kid-b'] }))
+    // A new flag is off, without strategies or variants, in each of its project's environments.
+    const off = (name: string, sortOrder: number) => ({
+      name, lastSeenAt: null, enabled: false, type: name, sortOrder, variantCount: 0, strategies: [], variants: [], hasStrategies: false, hasEnabledStrategies: false,
+    })
+    const environments = [off('development', 2), off('production', 3)]
+    assert.equal(response.text, JSON.stringify({ ...parent, environments, dependencies: [], children: ['kid-a', 'kid-b'] }))
     const child = await getFlag(pennon, 'kid-a')
     assert.deepEqual(child.dependencies, [{ feature: 'parent', enabled: true, variants: ['v1'] }])
     assert.deepEqual(child.children, [])

@@ -300,7 +300,7 @@ onEachDatabase('strategies', (database) => {
     const reordered = [{ ...c, sortOrder: 0 }, { ...a, sortOrder: 1 }, { ...b, sortOrder: 2 }]
     assert.deepEqual(await listStrategies(pennon, 'checkout', DEV), reordered)
     assert.deepEqual(fromOneRequestIn(await mark.since()), [
-      placeEvent('strategy-order-changed', 'checkout', DEV, { strategyIds: [c.id, a.id, b.id] }, { strategyIds: [a.id, b.id, c.id] }),
+      placeEvent('strategy-order-changed', 'checkout', DEV, { strategyIds: [c.id, a.id, b.id], sortOrders: [0, 1, 2] }, { strategyIds: [a.id, b.id, c.id], sortOrders: [0, 1, 2] }),
     ])
 
     const unchanged = await eventMark(pennon)
@@ -313,6 +313,13 @@ onEachDatabase('strategies', (database) => {
     assert.deepEqual(await listStrategies(pennon, 'checkout', DEV), reordered)
     assert.deepEqual(await listStrategies(pennon, 'checkout', 'production'), [other])
     assert.deepEqual(await unchanged.since(), [])
+
+    // New numbers in the same order are a change too, and recorded.
+    const spread = await eventMark(pennon)
+    assertEmpty(await call(pennon, 'POST', order, [{ id: b.id, sortOrder: 20 }]))
+    assert.deepEqual(fromOneRequestIn(await spread.since()), [
+      placeEvent('strategy-order-changed', 'checkout', DEV, { strategyIds: [c.id, a.id, b.id], sortOrders: [0, 1, 20] }, { strategyIds: [c.id, a.id, b.id], sortOrders: [0, 1, 2] }),
+    ])
   })
 
   test('validation: every violation of a strategy in one 400, nothing written', async (t) => {
