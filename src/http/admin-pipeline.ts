@@ -31,12 +31,14 @@ export function isAdminPath(url: string): boolean {
   return url === ADMIN_PREFIX || url.startsWith(`${ADMIN_PREFIX}/`) || url.startsWith(`${ADMIN_PREFIX}?`)
 }
 
-function permissionMessage(missing: readonly string[]): string {
+/** Names the missing permission and, on a route with an environment in its path, the environment. */
+function permissionMessage(missing: readonly string[], environment: unknown): string {
   if (missing.length === 0) {
     return 'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
   }
-  if (missing.length === 1) return `Missing permission: this operation needs "${missing[0]}".`
-  return `Missing permission: this operation needs one of ${missing.map((p) => `"${p}"`).join(', ')}.`
+  const where = typeof environment === 'string' ? ` in the ${quote(environment)} environment` : ''
+  if (missing.length === 1) return `Missing permission: this operation needs "${missing[0]}"${where}.`
+  return `Missing permission: this operation needs one of ${missing.map((p) => `"${p}"`).join(', ')}${where}.`
 }
 
 function checkContentType(request: FastifyRequest): void {
@@ -70,7 +72,7 @@ export function registerAdminPipeline(app: FastifyInstance, { authenticate, chan
     if (request.is404) return
     const needed = request.routeOptions.config.permission ?? 'ADMIN'
     const missing = missingPermissions(request.principal, needed)
-    if (missing) throw forbidden(permissionMessage(missing), [...missing])
+    if (missing) throw forbidden(permissionMessage(missing, (request.params as Record<string, unknown> | undefined)?.environment), [...missing])
     if (request.routeOptions.schema?.body) checkContentType(request)
   })
 

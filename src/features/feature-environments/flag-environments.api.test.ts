@@ -355,7 +355,10 @@ onEachDatabase('flag environments', (database) => {
     for (const [method, url, body, permission] of writes) {
       const refused = await call(pennon, method, url, body, { token: viewer })
       assert.equal(refused.status, 403, `${method} ${url}`)
-      assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', `Missing permission: this operation needs "${permission}".`, { permissions: [permission] }))
+      // The 403 names the environment of the path too.
+      const environment = /\/environments\/([^/]+)/.exec(url)![1]
+      const message = `Missing permission: this operation needs "${permission}" in the "${environment}" environment.`
+      assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', message, { permissions: [permission] }))
     }
     assert.deepEqual(await mark.since(), [])
 
