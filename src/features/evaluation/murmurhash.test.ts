@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { murmurhash3, normalizedStrategyValue, normalizedValue, normalizedVariantValue, VARIANT_SEED } from './murmurhash.ts'
+
+// Expected values computed with murmurhash3js 3.0.1 (`x86.hash32`), the SDK's hash.
+describe('murmurhash3', () => {
+  test('matches murmurhash3js for ASCII keys of every tail length, seed 0', () => {
+    const vectors: Array<[string, number]> = [
+      ['', 0],
+      ['a', 1009084850],
+      ['ab', 2613040991],
+      ['abc', 3017643002],
+      ['abcd', 1139631978],
+      ['abcde', 3902511862],
+      ['Hello, world!', 3224780355],
+      ['The quick brown fox jumps over the lazy dog', 776992547],
+      ['gr1:123', 538421172],
+    ]
+    for (const [key, hash] of vectors) assert.equal(murmurhash3(key), hash, key)
+  })
+
+  test('matches murmurhash3js with the variant seed and with seed 1', () => {
+    assert.equal(murmurhash3('', VARIANT_SEED), 4002661964)
+    assert.equal(murmurhash3('abc', VARIANT_SEED), 212112276)
+    assert.equal(murmurhash3('gr1:123', VARIANT_SEED), 4076427795)
+    assert.equal(murmurhash3('', 1), 1364076727)
+    assert.equal(murmurhash3('abcde', 1), 4289507611)
+  })
+
+  test('hashes the low byte of each UTF-16 code unit, as murmurhash3js does (not UTF-8)', () => {
+    assert.equal(murmurhash3('ü'), 3226243446)
+    assert.equal(murmurhash3('flag:ünïcödé'), 4128942281)
+    assert.equal(murmurhash3('日本語'), 450827494)
+    assert.equal(murmurhash3('😀'), 3750478581)
+    assert.equal(murmurhash3('aé😀x', VARIANT_SEED), 2582358763)
+    // U+0161 and U+0061 share their low byte, so they hash alike.
+    assert.equal(murmurhash3('\u0161'), murmurhash3('a'))
+  })
+})
+
+// Expected values from unleash-client's strategy/util.js.
+describe('normalisation', () => {
+  test('strategy buckets are 1..100 of "groupId:id" with seed 0', () => {
+    assert.equal(normalizedStrategyValue('123', 'gr1'), 73)
+    assert.equal(normalizedStrategyValue('999', 'groupX'), 25)
+    assert.equal(normalizedStrategyValue('ünï', 'flag'), 97)
+    assert.equal(normalizedValue('123', 'gr1'), (538421172 % 100) + 1)
+  })
+
+  test('variant buckets are 1..totalWeight with seed 86028157', () => {
+    assert.equal(VARIANT_SEED, 86028157)
+    assert.equal(normalizedVariantValue('123', 'gr1', 1000), 796)
+    assert.equal(normalizedVariantValue('user-5', 'Feature.Variants.C', 99), 21)
+    assert.equal(normalizedVariantValue('😀', 'x', 7), 1)
+  })
+
+  test('an undefined groupId hashes as the text "undefined", as the SDK template string does', () => {
+    assert.equal(normalizedValue('1', undefined, 1000, 3), normalizedValue('1', 'undefined', 1000, 3))
+  })
+})
