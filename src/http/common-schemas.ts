@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import type { Readable } from 'node:stream'
-import { invalid, quote } from './errors.ts'
+import { invalid, quote, validationFailed, type ErrorDetail as Problem } from './errors.ts'
 
 export const ErrorDetail = Type.Object({ path: Type.Optional(Type.String()), message: Type.String() })
 
@@ -71,13 +71,17 @@ export function parseIntegerId(value: string, path: string): number {
  * Names used in URLs (project ids, flag names): 1–100 characters that
  * `encodeURIComponent` leaves unchanged, and not `.` or `..`.
  */
-export function checkUrlFriendlyName(value: string, path: string): void {
-  if (value.length === 0) throw invalid(`The \`${path}\` property must not be empty.`, path)
-  if (value.length > 100) throw invalid(`The \`${path}\` property must be at most 100 characters long. You sent ${quote(value)}.`, path)
+export function urlFriendlyNameProblems(value: string, path: string): Problem[] {
+  if (value.length === 0) return [{ path, message: `The \`${path}\` property must not be empty.` }]
+  if (value.length > 100) return [{ path, message: `The \`${path}\` property must be at most 100 characters long. You sent ${quote(value)}.` }]
   if (encodeURIComponent(value) !== value || value === '.' || value === '..') {
-    throw invalid(
-      `The \`${path}\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent ${quote(value)}.`,
-      path,
-    )
+    return [{ path, message: `The \`${path}\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent ${quote(value)}.` }]
   }
+  return []
+}
+
+/** As urlFriendlyNameProblems, thrown as a 400. */
+export function checkUrlFriendlyName(value: string, path: string): void {
+  const problems = urlFriendlyNameProblems(value, path)
+  if (problems.length > 0) throw validationFailed(problems)
 }

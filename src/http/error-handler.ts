@@ -1,6 +1,7 @@
 /** The only place where an error becomes an HTTP response: one body shape for every status. */
 import { randomUUID } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { cleanExcept, type BodyRules } from './body-rules.ts'
 import { AppError, cut, ECHO_LIMIT, LONG_ECHO_LIMIT, quote, validationFailed, type ErrorDetail } from './errors.ts'
 
 export interface ErrorBody {
@@ -25,7 +26,7 @@ export function errorBody(error: AppError, id: string = randomUUID()): ErrorBody
   return body
 }
 
-interface AjvError {
+export interface AjvError {
   keyword: string
   instancePath: string
   schemaPath: string
@@ -50,7 +51,7 @@ interface MergedUnion {
   data: unknown
 }
 
-function mergeUnions(errors: AjvError[]): Array<AjvError | MergedUnion> {
+function mergeUnions(errors: readonly AjvError[]): Array<AjvError | MergedUnion> {
   const consumed = new Set<AjvError>()
   const merged = new Map<AjvError, MergedUnion>()
   for (const union of errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')) {
@@ -78,7 +79,7 @@ function mergeUnions(errors: AjvError[]): Array<AjvError | MergedUnion> {
  * Turns ajv's errors into details whose messages name the property and quote what was sent.
  * Property paths hold the caller's keys: each is cut like a quoted value.
  */
-export function schemaErrorDetails(errors: AjvError[], context: string): ErrorDetail[] {
+export function schemaErrorDetails(errors: readonly AjvError[], context: string): ErrorDetail[] {
   const root = `/${CONTEXT_NAMES[context] ?? context}`
   const details: ErrorDetail[] = []
   for (const error of mergeUnions(errors)) {
@@ -119,8 +120,31 @@ export function schemaErrorDetails(errors: AjvError[], context: string): ErrorDe
 }
 
 /** Fastify's own errors (body parsing, limits, media types) in Pennon's words. */
-function fromFastifyError(error: FastifyError): AppError | undefined {
-  if (error.validation) return validationFailed(schemaErrorDetails(error.validation as AjvError[], error.validationContext ?? 'body'))
+/** Where each schema fault is: a missing or an unknown property's is that property's pointer. */
+function faultPointers(errors: readonly AjvError[]): string[] {
+  return errors.map((error) => {
+    const property = error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined
+    return property === undefined ? error.instancePath : `${error.instancePath}/${String(property).replaceAll('~', '~0').replaceAll('/', '~1')}`
+  })
+}
+
+/**
+ * What is wrong with a body that failed its schema: the schema's faults, and the route's body
+ * rules run on every field the schema found no fault in (body-rules.ts), every violation at once.
+ */
+export function bodyReport(errors: readonly AjvError[], body: unknown, rules: BodyRules | undefined, context = 'body'): ErrorDetail[] {
+  const details = schemaErrorDetails(errors, context)
+  // (Not when the schema's own report was already cut short.)
+  if (context === 'body' && rules && details.length <= MAX_DETAILS) details.push(...rules(body, cleanExcept(faultPointers(errors))))
+  return details.length > MAX_DETAILS + 1 ? [...details.slice(0, MAX_DETAILS), { message: `${details.length - MAX_DETAILS} more problems not listed.` }] : details
+}
+
+function validationError(error: FastifyError, request: FastifyRequest): AppError {
+  return validationFailed(bodyReport(error.validation as AjvError[], request.body, request.routeOptions.config?.bodyRules, error.validationContext ?? 'body'))
+}
+
+function fromFastifyError(error: FastifyError, request: FastifyRequest): AppError | undefined {
+  if (error.validation) return validationError(error, request)
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -144,7 +168,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof AppError ? error : fromFastifyError(error)
+    const known = error instanceof AppError ? error : fromFastifyError(error, request)
     if (known) return sendError(reply, known)
     const id = randomUUID()
     request.log.error({ err: error, errorId: id }, 'unexpected error')

@@ -6,7 +6,8 @@
 import { isDeepStrictEqual } from 'node:util'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { schemaErrorDetails } from './error-handler.ts'
+import type { BodyRules } from './body-rules.ts'
+import { bodyReport, type AjvError } from './error-handler.ts'
 import { quote, validationFailed, type ErrorDetail } from './errors.ts'
 
 export interface PatchOperation {
@@ -157,8 +158,11 @@ function applyOne(document: unknown, operation: PatchOperation): unknown {
 /** The checks of a patched document's shape: the problems found, none when it is valid. */
 export type ShapeCheck = (document: unknown) => ErrorDetail[]
 
-/** Checks a patched document against a body schema with the route's own validator: the same options and messages as a sent body. */
-export function shapeCheck(request: FastifyRequest, schema: TSchema): ShapeCheck {
+/**
+ * Checks a patched document as a sent body would be: against a body schema, with the route's own
+ * validator (the same options and messages), and its body rules where the schema found no fault.
+ */
+export function shapeCheck(request: FastifyRequest, schema: TSchema, rules?: BodyRules): ShapeCheck {
   const validate = request.compileValidationSchema(schema, 'body')
-  return (document) => (validate(document) ? [] : schemaErrorDetails((validate.errors ?? []) as Parameters<typeof schemaErrorDetails>[0], 'body'))
+  return (document) => (validate(document) ? [] : bodyReport((validate.errors ?? []) as AjvError[], document, rules))
 }

@@ -12,7 +12,7 @@ import {
   ServiceAccountTokenResponse,
   TokenNameParams,
 } from './token-schemas.ts'
-import type { TokenService } from './token-service.ts'
+import { expiresAtRule, type TokenService } from './token-service.ts'
 
 const tags = ['API tokens']
 
@@ -23,7 +23,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: TokenService }> = 
   }, async () => ({ tokens: await tokens.listApiTokens() }))
 
   app.post('/api-tokens', {
-    config: { permission: 'ADMIN' },
+    config: { permission: 'ADMIN', bodyRules: expiresAtRule },
     schema: {
       tags,
       summary: 'Create an API token; the response is the only time its secret is shown',
@@ -64,7 +64,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: TokenService }> = 
   })
 
   app.post('/service-account/:id/token', {
-    config: { permission: 'ADMIN' },
+    config: { permission: 'ADMIN', bodyRules: expiresAtRule },
     schema: {
       tags,
       summary: "Create a token for a service account; the response is the only time its secret is shown",

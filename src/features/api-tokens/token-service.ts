@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
-import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
+import { field } from '../../http/body-rules.ts'
+import { nameExists, notFound, quote, validationFailed, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, SYSTEM_ACTOR, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ServiceAccountData } from '../events/event-types.ts'
@@ -13,8 +14,15 @@ import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccount
 /** The project an api-token event is filed under: `*` for all projects, the one project, or null for several. */
 const eventProject = (token: ApiToken) => (token.projects.length === 1 ? token.projects[0] : null)
 
+const pastProblems = (expiresAt: string | null, path: string): ErrorDetail[] =>
+  expiresAt && Date.parse(expiresAt) <= Date.now() ? [{ path, message: `The \`${path}\` property must be in the future. You sent ${quote(expiresAt)}.` }] : []
+
+/** The rule of a token body beyond its schema (body-rules.ts): an expiry is in the future. */
+export const expiresAtRule = field('expiresAt', pastProblems)
+
 function checkNotPast(expiresAt: string | null | undefined, path: string): void {
-  if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw invalid(`The \`${path}\` property must be in the future. You sent ${quote(expiresAt)}.`, path)
+  const problems = pastProblems(expiresAt ?? null, path)
+  if (problems.length > 0) throw validationFailed(problems)
 }
 
 export function createTokenService({ db }: { db: Kysely<Database> }) {

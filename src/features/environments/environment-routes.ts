@@ -10,7 +10,7 @@ import {
   ProjectEnvironmentParams,
   ProjectParams,
 } from './environment-schemas.ts'
-import type { EnvironmentService } from './environment-service.ts'
+import { createEnvironmentRules, type EnvironmentService } from './environment-service.ts'
 
 const tags = ['Environments']
 
@@ -21,7 +21,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ environments: Enviro
   }, async () => ({ version: 1 as const, environments: await environments.list() }))
 
   app.post('/environments', {
-    config: { permission: 'ADMIN' },
+    config: { permission: 'ADMIN', bodyRules: createEnvironmentRules },
     schema: {
       tags,
       summary: 'Create an environment (Pennon only: the reference has no such route in its open-source edition)',

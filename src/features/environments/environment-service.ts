@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
-import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
-import { invalidOperation, nameExists, notFound, quote, type AppError } from '../../http/errors.ts'
+import { ALL_CLEAN, allOf, field } from '../../http/body-rules.ts'
+import { urlFriendlyNameProblems } from '../../http/common-schemas.ts'
+import { invalidOperation, nameExists, notFound, quote, validationFailed, type AppError } from '../../http/errors.ts'
 import { createTokenStore } from '../api-tokens/token-store.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
@@ -17,6 +18,9 @@ export const environmentNotFound = (name: string): AppError => notFound(`Environ
 export const environmentNotInProject = (environment: string, project: string): AppError =>
   notFound(`Environment ${quote(environment)} is not one of project ${quote(project)}'s environments.`)
 
+/** The rules of a create body beyond its schema (body-rules.ts): name and type are URL-friendly. */
+export const createEnvironmentRules = allOf(field('name', urlFriendlyNameProblems), field('type', urlFriendlyNameProblems))
+
 const withoutApprovals = (environment: EnvironmentWithCounts) => ({ ...environment, requiredApprovals: null })
 
 export function createEnvironmentService({ db }: { db: Kysely<Database> }) {
@@ -30,8 +34,8 @@ export function createEnvironmentService({ db }: { db: Kysely<Database> }) {
     },
 
     create: (input: CreateEnvironmentBody, actor: Actor): Promise<Environment> => {
-      checkUrlFriendlyName(input.name, '/body/name')
-      checkUrlFriendlyName(input.type, '/body/type')
+      const problems = createEnvironmentRules(input, ALL_CLEAN)
+      if (problems.length > 0) throw validationFailed(problems)
       const taken = () => nameExists(`An environment named ${quote(input.name)} already exists.`)
       return db.transaction().execute(async (trx) => {
         const store = createEnvironmentStore(trx)

@@ -193,7 +193,8 @@ onEachDatabase('environments', (database) => {
       ] as const) {
         const refused = await call(pennon, method, url, body, { token })
         assert.equal(refused.status, 403, `${method} ${url}`)
-        assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', 'Missing permission: this operation needs "ADMIN".', { permissions: ['ADMIN'] }))
+        const where = method === 'DELETE' ? ' in the "production" environment' : ''
+        assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', `Missing permission: this operation needs "ADMIN"${where}.`, { permissions: ['ADMIN'] }))
       }
     }
     const admin = await serviceAccountToken(pennon, 1)

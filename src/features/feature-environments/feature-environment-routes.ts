@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { PatchBody, shapeCheck } from '../../http/json-patch.ts'
 import { BatchFeaturesBody } from '../flags/flag-schemas.ts'
+import { checkVariants } from '../strategies/variant-rules.ts'
 import { VariantsBody } from '../strategies/variant-schemas.ts'
 import { BulkParams, FeatureEnvironmentDetails, FeatureEnvironmentParams, VariantsResponse } from './feature-environment-schemas.ts'
 import type { FeatureEnvironmentService } from './feature-environment-service.ts'
@@ -59,7 +60,8 @@ export const featureEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironme
     'Weights are per mille: "fix" weights are kept, the rest of 1000 is shared by the "variable" variants. Kept working (the reference deprecated these) because SDKs still evaluate them; strategy variants are the preferred way.'
 
   app.put(`${base}/variants`, {
-    config: { permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS' },
+    // The list's rules, once every variant is well-formed (body-rules.ts).
+    config: { permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', bodyRules: (body, clean) => (Array.isArray(body) && clean('') ? checkVariants(body, '/body') : []) },
     schema: {
       tags,
       summary: "Replace a flag's variants in an environment",

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../http/common-schemas.ts'
+import { field } from '../../http/body-rules.ts'
+import { errorResponses, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { archiveRoutes } from './archive-routes.ts'
 import { dependencyRoutes } from './dependency-routes.ts'
 import { CreateFlagBody, FlagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams } from './flag-schemas.ts'
@@ -7,7 +8,7 @@ import type { FlagService } from './flag-service.ts'
 
 export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (app, { flags }) => {
   app.post('/projects/:projectId/features', {
-    config: { permission: 'CREATE_FEATURE' },
+    config: { permission: 'CREATE_FEATURE', bodyRules: field('name', urlFriendlyNameProblems) },
     schema: {
       tags: ['Flags'],
       summary: 'Create a flag',

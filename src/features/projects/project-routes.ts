@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
+import { field } from '../../http/body-rules.ts'
+import { errorResponses, NoContent, sendEmpty, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { CreateProjectBody, ProjectListResponse, ProjectParams, ProjectResponse } from './project-schemas.ts'
 import type { ProjectService } from './project-service.ts'
 
@@ -10,7 +11,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService
   }, async () => ({ version: 1 as const, projects: await projects.list() }))
 
   app.post('/projects', {
-    config: { permission: 'CREATE_PROJECT' },
+    config: { permission: 'CREATE_PROJECT', bodyRules: field('id', urlFriendlyNameProblems) },
     schema: {
       tags: ['Projects'],
       summary: 'Create a project',

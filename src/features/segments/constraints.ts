@@ -4,6 +4,7 @@
  * list and string lengths; what is left here are the rules that depend on the
  * operator, and the values limit. Every violation is reported, not just the first.
  */
+import { ALL_CLEAN, type BodyRules, type Clean } from '../../http/body-rules.ts'
 import type { ErrorDetail } from '../../http/errors.ts'
 import { quote } from '../../http/errors.ts'
 
@@ -156,17 +157,38 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
   return details
 }
 
+interface ConstraintsOptions {
+  valuesLimit: number
+  /** The pointer of the list in the request. */
+  path?: string
+  holder?: 'segment' | 'strategy'
+}
+
 /**
- * Every rule of a segment's constraints, and the limit on values summed over them.
+ * Every rule of a segment's (or strategy's) constraints, and the limit on values summed over them.
  *
  * @example checkConstraints([{ contextName: 'appVersion', operator: 'SEMVER_GT', value: '1.2' }], { valuesLimit: 1000 })
  * // → [{ path: '/body/constraints/0/value', message: 'The `/body/constraints/0/value` property must be a strict semantic version …' }]
  */
-export function checkConstraints(
-  constraints: readonly ConstraintInput[],
-  { valuesLimit, path = '/body/constraints', holder = 'segment' }: { valuesLimit: number; path?: string; holder?: 'segment' | 'strategy' },
-): ErrorDetail[] {
-  const details = constraints.flatMap((constraint, index) => checkConstraint(constraint, `${path}/${index}`))
+export function checkConstraints(constraints: readonly ConstraintInput[], options: ConstraintsOptions): ErrorDetail[] {
+  return constraintsProblems(constraints, ALL_CLEAN, '', options)
+}
+
+/**
+ * The body rule of a `constraints` field (body-rules.ts): each constraint the schema found no fault
+ * in is checked, and the values limit once the whole list is well-formed.
+ */
+export function constraintsRule(options: ConstraintsOptions): BodyRules {
+  return (body, clean) => {
+    const constraints = typeof body === 'object' && body !== null ? (body as { constraints?: unknown }).constraints : undefined
+    return Array.isArray(constraints) ? constraintsProblems(constraints, clean, '/constraints', options) : []
+  }
+}
+
+function constraintsProblems(constraints: readonly ConstraintInput[], clean: Clean, pointer: string, options: ConstraintsOptions): ErrorDetail[] {
+  const { valuesLimit, path = '/body/constraints', holder = 'segment' } = options
+  const details = constraints.flatMap((constraint, index) => (clean(`${pointer}/${index}`) ? checkConstraint(constraint, `${path}/${index}`) : []))
+  if (!clean(pointer)) return details
   const total = constraints.reduce((sum, constraint) => sum + (constraint.values?.length ?? 0), 0)
   if (total > valuesLimit) {
     details.push({

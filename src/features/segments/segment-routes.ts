@@ -22,7 +22,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService
   }, async (request) => segments.strategies(parseIntegerId(request.params.id, '/params/id')))
 
   app.post('/segments', {
-    config: { permission: ['CREATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
+    config: { permission: ['CREATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'], bodyRules: segments.bodyRules },
     schema: {
       tags,
       summary: 'Create a segment',
@@ -36,7 +36,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService
   })
 
   app.put('/segments/:id', {
-    config: { permission: ['UPDATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
+    config: { permission: ['UPDATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'], bodyRules: segments.bodyRules },
     schema: {
       tags,
       summary: 'Replace a segment',

@@ -7,9 +7,10 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit, invalid, invalidOperation, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import { ALL_CLEAN, allOf, field } from '../../http/body-rules.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
-import { checkConstraints, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
+import { constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
 export interface SegmentInput {
@@ -92,6 +93,9 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
     schedule: dialectOf(db) === 'postgres' ? undefined : (start) => void setImmediate(start),
   })
 
+  const nameRule = field('name', (name: string) => checkName(name, name.trim()))
+  const constraintsRuleOfSegments = constraintsRule({ valuesLimit: config.segmentValuesLimit })
+
   /**
    * Every rule that needs no transaction, all violations at once. The project is
    * looked up here only to complete a report that is failing anyway; a valid
@@ -104,8 +108,8 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
       project: input.project || null,
       constraints: input.constraints.map(normalizeConstraint),
     }
-    const nameDetails = checkName(input.name, fields.name)
-    const constraintDetails = checkConstraints(input.constraints, { valuesLimit: config.segmentValuesLimit })
+    const nameDetails = nameRule(input, ALL_CLEAN)
+    const constraintDetails = constraintsRuleOfSegments(input, ALL_CLEAN)
     if (nameDetails.length + constraintDetails.length > 0) {
       const projectDetails = fields.project !== null && !(await createSegmentStore(db).projectExists(fields.project)) ? [unknownProject(fields.project)] : []
       throw validationFailed([...nameDetails, ...projectDetails, ...constraintDetails])
@@ -118,6 +122,9 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
   }
 
   return {
+    /** The rules of a body beyond its schema, for a report that lists every violation (body-rules.ts). */
+    bodyRules: allOf(nameRule, constraintsRuleOfSegments),
+
     /** With how many active flags, and projects, use each segment through their strategies. */
     list: async () => {
       const store = createSegmentStore(db)

@@ -31,7 +31,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<{ strategies: StrategySer
   }, async (request) => strategies.list(placeOf(request.params)))
 
   app.post(base, {
-    config: { permission: 'CREATE_FEATURE_STRATEGY' },
+    config: { permission: 'CREATE_FEATURE_STRATEGY', bodyRules: strategies.bodyRules },
     schema: {
       tags,
       summary: 'Add a strategy',
@@ -62,7 +62,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<{ strategies: StrategySer
   }, async (request) => strategies.get(placeOf(request.params), request.params.strategyId))
 
   app.put(`${base}/:strategyId`, {
-    config: { permission: 'UPDATE_FEATURE_STRATEGY' },
+    config: { permission: 'UPDATE_FEATURE_STRATEGY', bodyRules: strategies.bodyRules },
     schema: {
       tags,
       summary: 'Change a strategy',
@@ -84,7 +84,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<{ strategies: StrategySer
       response: { 200: StrategyResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
     },
   }, async (request) =>
-    strategies.patch(placeOf(request.params), request.params.strategyId, request.body, shapeCheck(request, CreateStrategyBody), request.principal))
+    strategies.patch(placeOf(request.params), request.params.strategyId, request.body, shapeCheck(request, CreateStrategyBody, strategies.bodyRules), request.principal))
 
   app.delete(`${base}/:strategyId`, {
     config: { permission: 'DELETE_FEATURE_STRATEGY' },

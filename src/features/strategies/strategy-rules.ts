@@ -3,7 +3,10 @@
  * strings, as SDKs read them: a number sent (`"rollout": 50`) is stored as its text (`"50"`),
  * as the reference does.
  */
+import { allOf, field, type BodyRules } from '../../http/body-rules.ts'
 import { quote, type ErrorDetail } from '../../http/errors.ts'
+import { constraintsRule } from '../segments/constraints.ts'
+import { checkVariants } from './variant-rules.ts'
 
 export type ParameterInput = Record<string, string | number>
 
@@ -38,4 +41,20 @@ export function normalizeParameters(name: string, parameters: ParameterInput | u
     return { rollout: '100', stickiness: 'default', groupId: featureName, ...stored }
   }
   return stored
+}
+
+/**
+ * The rules of a strategy body beyond its schema (body-rules.ts): a known name, the built-in
+ * strategies' parameters, the constraints (the segments' rules) and the variants.
+ */
+export function strategyBodyRules(known: ReadonlySet<string>, valuesLimit: number): BodyRules {
+  return allOf(
+    field('name', (name: string, path) => checkStrategyName(name, known, path)),
+    (body, clean) => {
+      const { name, parameters } = body as { name?: unknown; parameters?: ParameterInput }
+      return parameters !== undefined && clean('/parameters') ? checkStrategyParameters(typeof name === 'string' ? name : '', parameters, '/body/parameters') : []
+    },
+    constraintsRule({ valuesLimit, holder: 'strategy' }),
+    field('variants', checkVariants),
+  )
 }

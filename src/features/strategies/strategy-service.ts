@@ -9,18 +9,19 @@ import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import { ulid } from '../../db/ulid.ts'
 import { notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import { ALL_CLEAN } from '../../http/body-rules.ts'
 import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/json-patch.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
 import { createFeatureEnvironmentStore, type FeatureEnvironment } from '../feature-environments/feature-environment-store.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
-import { checkConstraints, normalizeConstraint } from '../segments/constraints.ts'
+import { normalizeConstraint } from '../segments/constraints.ts'
 import { BUILT_IN_STRATEGY_NAMES } from './strategy-definitions.ts'
-import { checkStrategyName, checkStrategyParameters, normalizeParameters } from './strategy-rules.ts'
+import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
-import { checkVariants, normalizeVariants } from './variant-rules.ts'
+import { normalizeVariants } from './variant-rules.ts'
 
 const strategyNotFound = (id: string, place: FlagEnvironmentPlace): AppError =>
   notFound(`Flag ${quote(place.feature)} has no strategy ${quote(id)} in environment ${quote(place.environment)}.`)
@@ -46,15 +47,11 @@ async function disableWhenNoneActive(trx: Kysely<Database>, place: FlagEnvironme
 }
 
 export function createStrategyService({ db, config }: { db: Kysely<Database>; config: Config }) {
+  const bodyRules = strategyBodyRules(BUILT_IN_STRATEGY_NAMES, config.segmentValuesLimit)
+
   /** Every rule, all violations at once (`segmentDetails`: segmentProblems' findings); then the stored form. */
   function build(input: StrategyInput, id: string, featureName: string, sortOrder: number, segmentDetails: readonly ErrorDetail[]): FeatureStrategy {
-    const details = [
-      ...checkStrategyName(input.name, BUILT_IN_STRATEGY_NAMES, '/body/name'),
-      ...checkStrategyParameters(input.name, input.parameters ?? {}, '/body/parameters'),
-      ...checkConstraints(input.constraints ?? [], { valuesLimit: config.segmentValuesLimit, holder: 'strategy' }),
-      ...checkVariants(input.variants ?? [], '/body/variants'),
-      ...segmentDetails,
-    ]
+    const details = [...bodyRules(input, ALL_CLEAN), ...segmentDetails]
     if (details.length > 0) throw validationFailed(details)
     return {
       id,
@@ -123,6 +120,9 @@ export function createStrategyService({ db, config }: { db: Kysely<Database>; co
   }
 
   return {
+    /** For the routes: the rules of a body beyond its schema (body-rules.ts). */
+    bodyRules,
+
     list: async (place: FlagEnvironmentPlace): Promise<FeatureStrategy[]> => {
       await findFlagEnvironment(db, place)
       return createStrategyStore(db).list(place.feature, place.environment)
