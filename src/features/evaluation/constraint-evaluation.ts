@@ -1,0 +1,169 @@
+/**
+ * Strategy and segment constraints, evaluated as the Node SDK evaluates them (its
+ * `strategy.js` operators). Each constraint is compiled once into a predicate over the context:
+ * values cleaned, numbers, dates, versions, regexes and IP ranges parsed ahead of time.
+ *
+ * SDK rules kept on purpose: list values are trimmed and empty ones dropped, IN and NOT_IN
+ * ignore `caseInsensitive`, DATE_* ignore `contextName` and read `currentTime`, `inverted`
+ * negates the operator's answer (so a missing value with `inverted` passes), and an unknown
+ * operator is false whatever `inverted` says.
+ */
+import { contextValue } from './context.ts'
+import { isInSubnet, parseIpv4, parseIpv6, sameAddress, type IpAddress } from './ip-ranges.ts'
+import { compileRe2 } from './re2-regex.ts'
+import { compareSemver, parseSemver } from './semver.ts'
+import type { ConstraintDefinition, EvaluationContext } from './types.ts'
+
+export type ContextPredicate = (context: EvaluationContext) => boolean
+
+/** The operators of unleash-client 6.x (IN_CIDR included). */
+export const SUPPORTED_OPERATORS: ReadonlySet<string> = new Set([
+  'IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS', 'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE',
+  'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_GTE', 'SEMVER_LT', 'SEMVER_LTE', 'REGEX', 'IN_CIDR',
+])
+
+const never: ContextPredicate = () => false
+
+/** Compiles one constraint; a missing (null) constraint is false, as in the SDK. */
+export function compileConstraint(constraint: ConstraintDefinition | null | undefined): ContextPredicate {
+  if (constraint == null || !SUPPORTED_OPERATORS.has(constraint.operator)) return never
+  const check = compileOperator(constraint)
+  return constraint.inverted ? (context) => !check(context) : check
+}
+
+/** All constraints must hold; an empty list holds. */
+export function allOf(predicates: readonly ContextPredicate[]): ContextPredicate {
+  if (predicates.length === 0) return () => true
+  if (predicates.length === 1) return predicates[0]
+  return (context) => {
+    for (const predicate of predicates) if (!predicate(context)) return false
+    return true
+  }
+}
+
+function compileOperator(constraint: ConstraintDefinition): ContextPredicate {
+  const field = constraint.contextName
+  const operator = constraint.operator
+  switch (operator) {
+    case 'IN':
+    case 'NOT_IN': {
+      const values = new Set(cleanValues(constraint))
+      const wanted = operator === 'IN'
+      return (context) => {
+        const value = contextValue(context, field)
+        return (value !== undefined && values.has(value)) === wanted
+      }
+    }
+    case 'STR_STARTS_WITH':
+    case 'STR_ENDS_WITH':
+    case 'STR_CONTAINS':
+      return compileStringOperator(constraint)
+    case 'NUM_EQ':
+    case 'NUM_GT':
+    case 'NUM_GTE':
+    case 'NUM_LT':
+    case 'NUM_LTE': {
+      const target = Number(constraint.value)
+      if (Number.isNaN(target)) return never
+      const compare = comparison(operator.slice(4))
+      return (context) => {
+        const value = Number(contextValue(context, field))
+        return !Number.isNaN(value) && compare(value, target)
+      }
+    }
+    case 'DATE_AFTER':
+    case 'DATE_BEFORE': {
+      const { value } = constraint
+      const target = value === undefined ? Number.NaN : value === null ? 0 : new Date(value).getTime()
+      const after = operator === 'DATE_AFTER'
+      return (context) => {
+        const now = context.currentTime ? new Date(context.currentTime).getTime() : Date.now()
+        return after ? now > target : now < target
+      }
+    }
+    case 'SEMVER_EQ':
+    case 'SEMVER_GT':
+    case 'SEMVER_GTE':
+    case 'SEMVER_LT':
+    case 'SEMVER_LTE': {
+      const target = typeof constraint.value === 'string' ? parseSemver(constraint.value) : undefined
+      if (target === undefined) return never
+      const compare = comparison(operator.slice(7))
+      return (context) => {
+        const text = contextValue(context, field)
+        // The SDK refuses a leading `v` in the context's version (not in the constraint's).
+        const version = text === undefined || text.startsWith('v') ? undefined : parseSemver(text)
+        return version !== undefined && compare(compareSemver(version, target), 0)
+      }
+    }
+    case 'REGEX': {
+      const regex = typeof constraint.value === 'string' ? compileRe2(constraint.value, Boolean(constraint.caseInsensitive)) : undefined
+      if (regex === undefined) return never
+      return (context) => {
+        const value = contextValue(context, field)
+        return value !== undefined && regex.test(value)
+      }
+    }
+    case 'IN_CIDR':
+      return compileCidrOperator(constraint)
+    default:
+      return never
+  }
+}
+
+function cleanValues(constraint: ConstraintDefinition): string[] {
+  return (constraint.values ?? []).filter((value): value is string => !!value).map((value) => value.trim())
+}
+
+function comparison(name: string): (a: number, b: number) => boolean {
+  switch (name) {
+    case 'EQ':
+      return (a, b) => a === b
+    case 'GT':
+      return (a, b) => a > b
+    case 'GTE':
+      return (a, b) => a >= b
+    case 'LT':
+      return (a, b) => a < b
+    default:
+      return (a, b) => a <= b
+  }
+}
+
+function compileStringOperator(constraint: ConstraintDefinition): ContextPredicate {
+  const field = constraint.contextName
+  const caseInsensitive = Boolean(constraint.caseInsensitive)
+  const values = cleanValues(constraint).map((value) => (caseInsensitive ? value.toLocaleLowerCase() : value))
+  const matches =
+    constraint.operator === 'STR_STARTS_WITH'
+      ? (text: string, value: string) => text.startsWith(value)
+      : constraint.operator === 'STR_ENDS_WITH'
+        ? (text: string, value: string) => text.endsWith(value)
+        : (text: string, value: string) => text.includes(value)
+  return (context) => {
+    const value = contextValue(context, field)
+    if (value === undefined) return false
+    const text = caseInsensitive ? value.toLocaleLowerCase() : value
+    for (const candidate of values) if (matches(text, candidate)) return true
+    return false
+  }
+}
+
+// An IPv4 context value is matched against the IPv4 entries only, an IPv6 one against the
+// IPv6 entries; entries that parse as neither are skipped.
+function compileCidrOperator(constraint: ConstraintDefinition): ContextPredicate {
+  const field = constraint.contextName
+  const values = cleanValues(constraint)
+  const ipv4Ranges = values.map(parseIpv4).filter((range) => range !== undefined)
+  const ipv6Ranges = values.map(parseIpv6).filter((range) => range !== undefined)
+  const inAny = (address: IpAddress, ranges: IpAddress[]) =>
+    ranges.some((range) => sameAddress(address, range) || isInSubnet(address, range))
+  return (context) => {
+    const value = contextValue(context, field)
+    if (value === undefined) return false
+    const ipv4 = parseIpv4(value)
+    if (ipv4 !== undefined) return inAny(ipv4, ipv4Ranges)
+    const ipv6 = parseIpv6(value)
+    return ipv6 !== undefined && inAny(ipv6, ipv6Ranges)
+  }
+}
