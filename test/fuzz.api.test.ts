@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, onEachDatabase, serviceAccountToken, apiToken, useTestApp, type TestApp } from './test-app.ts'
-import { dependencyViolations, eventViolations } from './invariants.ts'
+import { dependencyViolations, eventViolations, flagStateViolations } from './invariants.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? (process.env.CI ? 20261121 : Math.floor(Math.random() * 2 ** 31)))
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? (process.env.CI ? 10_000 : 3000))
@@ -31,7 +31,8 @@ function random(seed: number) {
 }
 type Random = ReturnType<typeof random>
 
-const NAMES = ['default', 'p1', 'c1', 'c2', 'lone', 'ghost', 'fz-project', 'seg', 'a', 'A']
+// Grown by prepare() with the id of a strategy, so that strategy routes reach a real one.
+const NAMES = ['default', 'p1', 'c1', 'c2', 'lone', 'ghost', 'fz-project', 'seg', 'a', 'A', 'development', 'production', 'staging']
 const STRINGS = [
   '', ' ', 'x', 'flag-1', 'p1', 'c1', 'default', '..', '.', '%', '%zz', '%00', 'a/b', '\u0000', '\ud800', '😀', 'ü', '\u202e',
   '__proto__', 'constructor', 'prototype', '1', '-1', '0', '2147483648', '1e3', 'NaN', 'null', 'true', '<script>', "' or 1=1 --",
@@ -62,7 +63,49 @@ function fuzzValue(r: Random, depth = 0): unknown {
 }
 
 /** A plausible body for the route, then mutated: a field removed, retyped, or replaced deep inside. */
-function plausibleBody(r: Random, path: string): Record<string, unknown> {
+const constraint = (r: Random) => ({
+  contextName: r.pick(['userId', 'appVersion', '']),
+  operator: r.pick(['IN', 'NOT_IN', 'STR_CONTAINS', 'NUM_EQ', 'DATE_AFTER', 'SEMVER_GT', 'REGEX', 'BOGUS']),
+  values: [fuzzString(r)],
+  value: fuzzString(r),
+  inverted: r.chance(0.3),
+})
+const variant = (r: Random) => ({
+  name: r.pick(['a', 'b', fuzzString(r)]),
+  weight: r.pick([0, 500, 1000, 1001, -1, 1.5]),
+  weightType: r.pick(['variable', 'fix', 'x']),
+  stickiness: r.pick(['default', 'userId', '']),
+  ...(r.chance(0.5) ? { payload: { type: r.pick(['string', 'json', 'csv', 'number', 'x']), value: r.pick(['{"a":1}', '{', '12', 'x']) } } : {}),
+})
+const patchOperations = (r: Random) =>
+  Array.from({ length: r.int(4) }, () => ({
+    op: r.pick(['add', 'remove', 'replace', 'move', 'copy', 'test', 'x']),
+    path: r.pick(['/title', '/parameters/rollout', '/constraints/-', '/variants/0', '/0', '/-', '/__proto__', '', 'x', '/segments/0']),
+    ...(r.chance(0.5) ? { from: r.pick(['/title', '/0', '/constraints/0']) } : {}),
+    ...(r.chance(0.8) ? { value: r.pick([fuzzValue(r), constraint(r), variant(r), '50', 101]) } : {}),
+  }))
+
+/** A plausible body for the route (`path` is the OpenAPI template), before fuzzBody mutates it. */
+function plausibleBody(r: Random, path: string, method: string): unknown {
+  if (method === 'PATCH') return patchOperations(r)
+  if (path.endsWith('/variants')) return Array.from({ length: r.int(4) }, () => ({ ...variant(r), overrides: [{ contextName: 'userId', values: [fuzzString(r)] }] }))
+  if (path.endsWith('/set-sort-order')) return [{ id: r.pick(NAMES), sortOrder: r.pick([0, 1, -1, 1.5, 2 ** 31]) }]
+  if (path.includes('/strategies') && !path.startsWith('/api/admin/strategies')) {
+    return {
+      name: r.pick(['flexibleRollout', 'default', 'userWithId', 'nope']),
+      parameters: { rollout: r.pick(['50', 50, 101, 'abc', 1.5]), stickiness: r.pick(['default', '']), groupId: fuzzString(r) },
+      constraints: Array.from({ length: r.int(3) }, () => constraint(r)),
+      segments: r.pick([[], [1], [999], [0], [-1]]),
+      variants: Array.from({ length: r.int(3) }, () => variant(r)),
+      title: r.pick([null, 'x', 5]),
+      disabled: r.pick([true, false, null]),
+    }
+  }
+  if (path.endsWith('/bulk_features/environments/{environment}/on') || path.endsWith('/bulk_features/environments/{environment}/off')) {
+    return { features: Array.from({ length: r.int(4) }, () => r.pick(NAMES)) }
+  }
+  if (path.endsWith('/environments') && path.includes('/projects/')) return { environment: r.pick(NAMES) }
+  if (path === '/api/admin/environments') return { name: r.pick(NAMES), type: r.pick(['test', 'a b', '']), sortOrder: r.pick([1, -1, 1.5]), enabled: r.chance(0.5) }
   if (path.endsWith('/features')) return { name: r.pick(NAMES), description: fuzzString(r), type: r.pick(['release', 'experiment', 'nope']) }
   if (path.endsWith('/dependencies')) return { feature: r.pick(NAMES), enabled: r.chance(0.5), variants: [fuzzString(r)] }
   if (/\/(archive|revive|delete|validate)$/.test(path)) return { features: Array.from({ length: r.int(6) }, () => r.pick(NAMES)) }
@@ -81,7 +124,7 @@ function plausibleBody(r: Random, path: string): Record<string, unknown> {
   return {}
 }
 
-function fuzzBody(r: Random, path: string): string | undefined {
+function fuzzBody(r: Random, path: string, method: string): string | undefined {
   switch (r.int(10)) {
     case 0: return undefined
     case 1: return r.pick(['{', '[1,', 'nul', '"x', '{"a":}', '\u0000', '{}{}', '1', '"str"', 'null', '[]', '\ud800'])
@@ -92,7 +135,7 @@ function fuzzBody(r: Random, path: string): string | undefined {
     case 3: return JSON.stringify(fuzzValue(r))
     case 4: return `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"features":["a"],"name":"proto"}`
     default: {
-      const body = plausibleBody(r, path)
+      const body = plausibleBody(r, path, method) as Record<string, unknown>
       const keys = Object.keys(body)
       if (keys.length > 0 && r.chance(0.6)) {
         const key = r.pick(keys)
@@ -128,6 +171,11 @@ interface Credentials { valid: string[]; invalid: Array<string | null> }
 async function prepare(pennon: TestApp): Promise<Route[]> {
   for (const name of ['p1', 'c1', 'c2', 'lone']) await call(pennon, 'POST', '/api/admin/projects/default/features', { name })
   for (const child of ['c1', 'c2']) await call(pennon, 'POST', `/api/admin/projects/default/features/${child}/dependencies`, { feature: 'p1' })
+  // A segment and a strategy using it, switched on: segment deletes, strategy edits and switches meet real data.
+  const segment = await call(pennon, 'POST', '/api/admin/segments', { name: 'fuzz-segment', constraints: [] })
+  const strategy = await call(pennon, 'POST', '/api/admin/projects/default/features/p1/environments/development/strategies', { name: 'default', segments: [segment.body.id] })
+  assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/p1/environments/development/on')).status, 200)
+  if (!NAMES.includes(strategy.body.id)) NAMES.push(strategy.body.id)
   const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
   const routes: Route[] = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
     Object.keys(methods).filter((m) => m !== 'head').map((method) => ({ method: method.toUpperCase() as Route['method'], path })),
@@ -156,7 +204,7 @@ async function fuzz(
     const token = r.chance(0.75) ? r.pick(credentials.valid) : r.pick(credentials.invalid)
     const headers: Record<string, string> = {}
     if (token !== null) headers.authorization = token
-    const body = route.method === 'GET' && r.chance(0.9) ? undefined : fuzzBody(r, route.path)
+    const body = route.method === 'GET' && r.chance(0.9) ? undefined : fuzzBody(r, route.path, route.method)
     if (body !== undefined || r.chance(0.1)) {
       headers['content-type'] = r.chance(0.85)
         ? r.pick(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'])
@@ -186,6 +234,7 @@ async function assertStillSound(pennon: TestApp): Promise<void> {
   assert.equal((await call(pennon, 'GET', '/health', undefined, { token: null })).status, 200)
   assert.deepEqual(await dependencyViolations(pennon.database.db), [])
   assert.deepEqual(await eventViolations(pennon.database.db), [])
+  assert.deepEqual(await flagStateViolations(pennon.database.db), [])
 }
 
 // The pass with the failure throttle at its default: fewer requests, most of them from a throttled address.

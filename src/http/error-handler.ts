@@ -135,7 +135,13 @@ function faultPointers(errors: readonly AjvError[]): string[] {
 export function bodyReport(errors: readonly AjvError[], body: unknown, rules: BodyRules | undefined, context = 'body'): ErrorDetail[] {
   const details = schemaErrorDetails(errors, context)
   // (Not when the schema's own report was already cut short.)
-  if (context === 'body' && rules && details.length <= MAX_DETAILS) details.push(...rules(body, cleanExcept(faultPointers(errors))))
+  if (context === 'body' && rules && details.length <= MAX_DETAILS) {
+    try {
+      details.push(...rules(body, cleanExcept(faultPointers(errors))))
+    } catch {
+      // A rule that cannot read this malformed body adds nothing: the schema's report stands.
+    }
+  }
   return details.length > MAX_DETAILS + 1 ? [...details.slice(0, MAX_DETAILS), { message: `${details.length - MAX_DETAILS} more problems not listed.` }] : details
 }
 

@@ -51,7 +51,7 @@ export function strategyBodyRules(known: ReadonlySet<string>, valuesLimit: numbe
   return allOf(
     field('name', (name: string, path) => checkStrategyName(name, known, path)),
     (body, clean) => {
-      const { name, parameters } = body as { name?: unknown; parameters?: ParameterInput }
+      const { name, parameters } = (typeof body === 'object' && body !== null ? body : {}) as { name?: unknown; parameters?: ParameterInput }
       return parameters !== undefined && clean('/parameters') ? checkStrategyParameters(typeof name === 'string' ? name : '', parameters, '/body/parameters') : []
     },
     constraintsRule({ valuesLimit, holder: 'strategy' }),
