@@ -1,0 +1,108 @@
+/**
+ * The built-in activation strategies of the Node SDK, compiled once per strategy into a
+ * predicate over the context (constraints are applied separately, before the strategy).
+ * An unknown strategy name is false.
+ */
+import { contextValue } from './context.ts'
+import type { ContextPredicate } from './constraint-evaluation.ts'
+import { normalizedStrategyValue } from './murmurhash.ts'
+import { isInSubnet, parseIpv4 } from './ip-ranges.ts'
+import type { EvaluationContext, StrategyDefinition } from './types.ts'
+
+export interface StrategyOptions {
+  /** Host name applicationHostname compares with, lower-cased by the caller. */
+  hostname: string
+  /** Source of randomness in [0, 1), for random stickiness and gradualRolloutRandom. */
+  random: () => number
+}
+
+type Parameters = Record<string, string | undefined>
+
+const always: ContextPredicate = () => true
+const never: ContextPredicate = () => false
+// The SDK splits lists (userIds, IPs, hostNames) on commas with any surrounding spaces.
+const LIST_SEPARATOR = /\s*,\s*/
+
+/** The strategy's own rule, for the strategy names the SDK knows; false for any other. */
+export function compileStrategy(strategy: StrategyDefinition, options: StrategyOptions): ContextPredicate {
+  const parameters: Parameters = strategy.parameters ?? {}
+  switch (strategy.name) {
+    case 'default':
+      return always
+    case 'userWithId': {
+      const userIds = new Set(parameters.userIds ? parameters.userIds.split(LIST_SEPARATOR) : [])
+      return (context) => context.userId !== undefined && userIds.has(context.userId)
+    }
+    case 'flexibleRollout':
+      return compileFlexibleRollout(parameters, options)
+    case 'gradualRolloutUserId':
+      return compileGradualRollout(parameters, (context) => context.userId)
+    case 'gradualRolloutSessionId':
+      return compileGradualRollout(parameters, (context) => context.sessionId)
+    case 'gradualRolloutRandom': {
+      const percentage = Number(parameters.percentage)
+      return () => percentage >= Math.floor(options.random() * 100) + 1
+    }
+    case 'remoteAddress':
+      return compileRemoteAddress(parameters)
+    case 'applicationHostname': {
+      const hostNames = parameters.hostNames ? parameters.hostNames.toLowerCase().split(LIST_SEPARATOR) : []
+      return hostNames.includes(options.hostname) ? always : never
+    }
+    default:
+      return never
+  }
+}
+
+/**
+ * `rollout` percent of stickiness ids, bucketed by `groupId:id`. Stickiness `default` is the
+ * userId, else the sessionId, else a random id; `random` is always random; any other name is a
+ * context field, and the strategy is false without it. Without a groupId the SDK uses the
+ * context's `featureToggle` field, else '' (it never sets that field itself).
+ */
+function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions): ContextPredicate {
+  const percentage = Number(parameters.rollout)
+  const stickiness = parameters.stickiness || 'default'
+  const groupId = parameters.groupId
+  const randomId = () => `${Math.round(options.random() * 10000) + 1}`
+  const stickinessId = (context: EvaluationContext): string | undefined => {
+    if (stickiness === 'default') return context.userId || context.sessionId || randomId()
+    if (stickiness === 'random') return randomId()
+    return contextValue(context, stickiness)
+  }
+  return (context) => {
+    const id = stickinessId(context)
+    if (!id) return false
+    const group = groupId || ownField(context, 'featureToggle') || ''
+    return percentage > 0 && normalizedStrategyValue(id, String(group)) <= percentage
+  }
+}
+
+function ownField(context: EvaluationContext, field: string): unknown {
+  return Object.hasOwn(context, field) ? (context as Record<string, unknown>)[field] : undefined
+}
+
+/** Legacy rollouts: `percentage` percent of user ids or session ids, bucketed by `groupId:id`. */
+function compileGradualRollout(parameters: Parameters, id: (context: EvaluationContext) => string | undefined): ContextPredicate {
+  const percentage = Number(parameters.percentage)
+  const groupId = parameters.groupId || ''
+  return (context) => {
+    const value = id(context)
+    return !!value && percentage > 0 && normalizedStrategyValue(value, groupId) <= percentage
+  }
+}
+
+/**
+ * `IPs`: addresses or IPv4 CIDR ranges. An entry equal to the remote address as text matches
+ * (IPv6 included); otherwise both must be valid IPv4 and the address inside the range.
+ */
+function compileRemoteAddress(parameters: Parameters): ContextPredicate {
+  if (!parameters.IPs) return never
+  const entries = parameters.IPs.split(LIST_SEPARATOR).map((text) => ({ text, range: parseIpv4(text) }))
+  return (context) => {
+    const { remoteAddress } = context
+    if (entries.some((entry) => entry.text === remoteAddress)) return true
+    const address = parseIpv4(remoteAddress || '')
+    return address !== undefined && entries.some((entry) => entry.range !== undefined && isInSubnet(address, entry.range))
+  }
+}
