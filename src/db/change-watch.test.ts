@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createTestStorage, eventually, onEachDatabase, type TestDatabase, type TestStorage } from '../../test/test-app.ts'
-import { mayWriteTokens, type LocalChangeWatch } from './change-watch.ts'
+import { mayWriteTokens, writeScope, type LocalChangeWatch, type WriteScope } from './change-watch.ts'
 import { createDb, type Db } from './database.ts'
 import { migrateToLatest } from './migrate.ts'
 
@@ -28,6 +28,24 @@ test('a statement may write a token table when it names one, or when it is not a
   )
 })
 
+test('a statement may change served flags when it names a flag table, or when it is not a plain insert, update or delete', () => {
+  const cases: Array<[string, boolean]> = [
+    ['insert into "events" ("id", "type", "feature_name", "project", "environment") values (?, ?, ?, ?, ?)', false],
+    ['update "counters" set "value" = value + 1 where "name" = ?', false],
+    ['delete from "api_tokens" where "token_name" = ?', false],
+    ['update "feature_environments" set "enabled" = ? where "feature" = ?', true],
+    ['insert into "feature_strategies" ("id") values (?)', true],
+    ['delete from "features" where "name" in (select value from json_each(?))', true],
+    ['update "segments" set "name" = ?', true],
+    ['insert into "project_environments" ("project", "environment") values (?, ?)', true],
+    ['drop table "metrics"', true],
+  ]
+  assert.deepEqual(
+    cases.map(([sql]) => [sql, writeScope(sql).flags]),
+    cases,
+  )
+})
+
 /** A migrated database and its watch, once the watch can tell (PostgreSQL: once its LISTEN is in place). */
 async function openWatched(t: { after(fn: () => Promise<void>): void }, storage: TestStorage) {
   const database: Db = createDb(storage.options)
@@ -36,7 +54,7 @@ async function openWatched(t: { after(fn: () => Promise<void>): void }, storage:
   // A file or a schema, never :memory:: the watch is the one writes are announced to.
   const watch = database.watchChanges() as LocalChangeWatch
   await eventually(() => watch.version() !== undefined, 'the watch can tell')
-  const versions = () => ({ any: watch.version(), tokens: watch.version('tokens') })
+  const versions = () => ({ any: watch.version(), tokens: watch.version('tokens'), flags: watch.version('flags') })
   return { db: database.db, watch, versions }
 }
 
@@ -58,13 +76,13 @@ const token = (name: string) => ({
 })
 
 onEachDatabase('change watch', (database) => {
-  test('this instance announces each write once it is visible, and whether it may have touched a token table', async (t) => {
+  test('this instance announces each write once it is visible, and whether it may have touched a token or a flag table', async (t) => {
     const { db, watch } = await openWatched(t, await useStorage(t, database))
-    const announced: boolean[] = []
+    const announced: WriteScope[] = []
     const wrote = watch.wrote
-    watch.wrote = (tokens) => {
-      announced.push(tokens)
-      wrote(tokens)
+    watch.wrote = (scope) => {
+      announced.push(scope)
+      wrote(scope)
     }
 
     await db.insertInto('projects').values(project('p1')).execute()
@@ -72,7 +90,7 @@ onEachDatabase('change watch', (database) => {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('projects').values(project('p2')).execute()
       await trx.insertInto('api_tokens').values(token('t1')).execute()
-      assert.deepEqual(announced, [false], 'nothing while the transaction is open')
+      assert.deepEqual(announced, [{ tokens: false, flags: true }], 'nothing while the transaction is open')
     })
     await db.transaction().execute(async (trx) => {
       await trx.selectFrom('projects').selectAll().execute()
@@ -85,20 +103,31 @@ onEachDatabase('change watch', (database) => {
       })
       .catch(() => {})
     await db.deleteFrom('api_tokens').where('token_name', '=', 't1').execute()
-    assert.deepEqual(announced, [false, true, true])
+    await db.insertInto('counters').values({ name: 'scratch', value: 0 }).execute()
+    assert.deepEqual(announced, [
+      { tokens: false, flags: true },
+      { tokens: true, flags: true },
+      { tokens: true, flags: false },
+      { tokens: false, flags: false },
+    ])
   })
 
-  test('a write that may touch a token table moves both versions; any other, only the first', async (t) => {
+  test('a write moves the version of what it may touch (tokens, flags) and the first; any other, only the first', async (t) => {
     const { watch, versions } = await openWatched(t, await useStorage(t, database))
     const before = versions()
-    watch.wrote(false)
+    watch.wrote({ tokens: false, flags: false })
     const afterOther = versions()
     assert.notEqual(afterOther.any, before.any)
-    assert.equal(afterOther.tokens, before.tokens)
-    watch.wrote(true)
+    assert.deepEqual([afterOther.tokens, afterOther.flags], [before.tokens, before.flags])
+    watch.wrote({ tokens: true, flags: false })
     const afterTokens = versions()
     assert.notEqual(afterTokens.any, afterOther.any)
     assert.notEqual(afterTokens.tokens, afterOther.tokens)
+    assert.equal(afterTokens.flags, afterOther.flags)
+    watch.wrote({ tokens: false, flags: true })
+    const afterFlags = versions()
+    assert.equal(afterFlags.tokens, afterTokens.tokens)
+    assert.notEqual(afterFlags.flags, afterTokens.flags)
   })
 
   test("another instance's change to a token table moves the tokens version", async (t) => {

@@ -10,19 +10,35 @@ import pg from 'pg'
  * is the same after the read as before it.
  */
 export interface ChangeWatch {
-  /** `'tokens'`: a version that moves only when a principal may have changed (a write naming a token table), or when which tables changed is unknown. */
+  /**
+   * `'tokens'`: a version that moves only when a principal may have changed (a write naming a token
+   * table), or when which tables changed is unknown; `'flags'`: likewise for what SDKs are served
+   * (flags, their environments and strategies, segments, projects).
+   */
   version(watched?: Watched): number | undefined
   close(): Promise<void>
 }
 
-/** What a cache depends on: any watched data (the default), or only the tables principals are read from. */
-export type Watched = 'any' | 'tokens'
+/** What a cache depends on: any watched data (the default), the tables principals are read from, or those flags are served from. */
+export type Watched = 'any' | 'tokens' | 'flags'
+
+/** What a write may have changed besides anything at all. */
+export interface WriteScope {
+  tokens: boolean
+  flags: boolean
+}
+
+/** A change whose tables are not known. */
+export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true })
 
 /**
  * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
  * of another table cascades into them; a statement that writes them names them.
  */
 const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens)\b/i
+
+/** The tables flags are served to SDKs from; what cascades into them starts from a table listed here too. */
+const FLAG_TABLES = /\b(projects|features|feature_dependencies|environments|project_environments|feature_environments|feature_strategies|feature_strategy_segments|segments|strategy_definitions)\b/i
 
 // A plain insert, update or delete (or a WITH around them) writes only the tables it names;
 // anything else (a schema change, a pragma) may touch any of them.
@@ -31,27 +47,33 @@ const NAMES_WHAT_IT_WRITES = /^\s*(insert|update|delete|with)\b/i
 /** Whether a writing statement may change what a principal is read from. */
 export const mayWriteTokens = (sql: string): boolean => TOKEN_TABLES.test(sql) || !NAMES_WHAT_IT_WRITES.test(sql)
 
+/** What a writing statement may change. */
+export function writeScope(sql: string): WriteScope {
+  if (!NAMES_WHAT_IT_WRITES.test(sql)) return EVERYTHING
+  return { tokens: TOKEN_TABLES.test(sql), flags: FLAG_TABLES.test(sql) }
+}
+
 /** A watch that never knows: caches built on it are never used. */
 export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async () => {} }
 
 /** A watch told directly of this process's own writes (see announceWrites). */
 export interface LocalChangeWatch extends ChangeWatch {
-  /** This process's write just became visible: a new version at once (of `'tokens'` too when `tokens`). */
-  wrote(tokens: boolean): void
+  /** This process's write just became visible: a new version at once (of `'tokens'` and `'flags'` as `scope` says). */
+  wrote(scope: WriteScope): void
 }
 
 /**
- * The two versions a watch hands out: every change moves `any`; only a change that may concern
- * principals moves `tokens` as well.
+ * The versions a watch hands out: every change moves `any`; only a change that may concern
+ * principals moves `tokens` as well, and one that may concern served flags `flags`.
  */
 function versions() {
-  let any = 0
-  let tokens = 0
+  const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0 }
   return {
-    get: (watched: Watched = 'any') => (watched === 'tokens' ? tokens : any),
-    changed(mayConcernTokens = true) {
-      any++
-      if (mayConcernTokens) tokens++
+    get: (watched: Watched = 'any') => counts[watched],
+    changed(scope: WriteScope = EVERYTHING) {
+      counts.any++
+      if (scope.tokens) counts.tokens++
+      if (scope.flags) counts.flags++
     },
   }
 }
@@ -88,7 +110,7 @@ export function watchSqliteCommits(file: string): LocalChangeWatch {
       }
       return version.get(watched)
     },
-    wrote: (tokens) => version.changed(tokens),
+    wrote: (scope) => version.changed(scope),
     async close() {
       if (!open) return
       open = false
@@ -151,7 +173,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
 
   return {
     version: (watched) => (listening ? version.get(watched) : undefined),
-    wrote: (tokens) => version.changed(tokens),
+    wrote: (scope) => version.changed(scope),
     async close() {
       closed = true
       listening = false
@@ -169,7 +191,7 @@ const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|s
 const isReadOnly = (sql: string) => READ_ONLY.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge|truncate)\b/i.test(sql))
 
 /** `dialect` with its driver wrapped by announceWrites. */
-export function announcingWrites(dialect: Dialect, onWrite: (tokens: boolean) => void): Dialect {
+export function announcingWrites(dialect: Dialect, onWrite: (scope: WriteScope) => void): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createDriver: () => announceWrites(dialect.createDriver(), onWrite),
@@ -181,14 +203,14 @@ export function announcingWrites(dialect: Dialect, onWrite: (tokens: boolean) =>
 /**
  * Makes a driver call `onWrite` whenever a write of this process becomes visible to others:
  * after the commit of a transaction that ran a statement that may write, or after such a
- * statement in autocommit, with whether any of those statements may have written a token table
- * (mayWriteTokens). So this instance's own caches never serve what it has just changed, with no
+ * statement in autocommit, with what those statements may have written (writeScope: token
+ * tables, flag tables). So this instance's own caches never serve what it has just changed, with no
  * wait for a notification; reads, and transactions that only read, leave them alone.
  */
-export function announceWrites(driver: Driver, onWrite: (tokens: boolean) => void): Driver {
+export function announceWrites(driver: Driver, onWrite: (scope: WriteScope) => void): Driver {
   const inTransaction = new WeakSet<DatabaseConnection>()
-  // Per open transaction that wrote: whether a write may have concerned principals.
-  const wroteInTransaction = new WeakMap<DatabaseConnection, boolean>()
+  // Per open transaction that wrote: what its writes may have concerned.
+  const wroteInTransaction = new WeakMap<DatabaseConnection, WriteScope>()
   const watched = new WeakSet<DatabaseConnection>()
   const acquire = driver.acquireConnection.bind(driver)
   const begin = driver.beginTransaction.bind(driver)
@@ -205,14 +227,16 @@ export function announceWrites(driver: Driver, onWrite: (tokens: boolean) => voi
       watched.add(connection)
       const execute = connection.executeQuery.bind(connection)
       connection.executeQuery = async <R>(query: CompiledQuery) => {
-        const writes = !isReadOnly(query.sql)
-        const tokens = writes && mayWriteTokens(query.sql)
-        if (writes && inTransaction.has(connection)) wroteInTransaction.set(connection, tokens || wroteInTransaction.get(connection) === true)
+        const scope = isReadOnly(query.sql) ? undefined : writeScope(query.sql)
+        if (scope && inTransaction.has(connection)) {
+          const before = wroteInTransaction.get(connection)
+          wroteInTransaction.set(connection, before ? { tokens: before.tokens || scope.tokens, flags: before.flags || scope.flags } : scope)
+        }
         try {
           return await execute<R>(query)
         } finally {
           // Even when it failed: whether a failed statement wrote is unknown (a lost connection).
-          if (writes && !inTransaction.has(connection)) onWrite(tokens)
+          if (scope && !inTransaction.has(connection)) onWrite(scope)
         }
       }
     }

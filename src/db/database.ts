@@ -96,7 +96,7 @@ export function createDb(options: DbOptions): Db {
     })
     let watch: LocalChangeWatch | undefined
     // This process's writes count for its caches the moment they are visible, before any notification.
-    const dialect = announcingWrites(new PostgresDialect({ pool, cursor: Cursor }), (tokens) => watch?.wrote(tokens))
+    const dialect = announcingWrites(new PostgresDialect({ pool, cursor: Cursor }), (scope) => watch?.wrote(scope))
     const db = new Kysely<Database>({ dialect })
     return {
       db,
@@ -115,7 +115,7 @@ export function createDb(options: DbOptions): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   let watch: LocalChangeWatch | undefined
   // The writer announces this process's commits to the watch at once (it re-reads data_version at most every 2 ms).
-  const db = new Kysely<Database>({ dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1 }), (tokens) => watch?.wrote(tokens)) })
+  const db = new Kysely<Database>({ dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1 }), (scope) => watch?.wrote(scope)) })
   const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true }) })
   return {
     db,
