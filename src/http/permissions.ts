@@ -58,6 +58,13 @@ export type PrincipalKind = 'admin-token' | 'client-token' | 'frontend-token' | 
 export interface Principal extends Actor {
   readonly kind: PrincipalKind
   readonly permissions: ReadonlySet<Permission>
+  /** Client and frontend tokens: the environment and projects (`*`: all) they read flags of. */
+  readonly scope?: TokenScope
+}
+
+export interface TokenScope {
+  readonly environment: string
+  readonly projects: readonly string[]
 }
 
 /** `AUTH_TYPE=none`: everybody is this built-in admin. */

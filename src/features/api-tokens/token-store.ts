@@ -26,15 +26,17 @@ function toApiToken(row: ApiTokensTable): ApiToken {
 
 // Run on every authenticated request: compiled once.
 const apiTokenByHash = prepared((db: Kysely<Database>) =>
-  db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at']).where('secret_hash', '=', ''),
+  db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects']).where('secret_hash', '=', ''),
 )
 
 const isExpired = (expiresAt: string | null, now: string): boolean => expiresAt !== null && expiresAt <= now
 
-function apiTokenPrincipal(token: Pick<ApiTokensTable, 'token_name' | 'type' | 'expires_at'>): ResolvedToken {
+function apiTokenPrincipal(token: Pick<ApiTokensTable, 'token_name' | 'type' | 'expires_at' | 'environment' | 'projects'>): ResolvedToken {
   if (token.type === 'admin') return { principal: adminTokenPrincipal(token.token_name), expiresAt: token.expires_at }
   const kind = token.type === 'frontend' ? 'frontend-token' : 'client-token'
-  return { principal: { kind, name: token.token_name, userId: -42, permissions: new Set() }, expiresAt: token.expires_at }
+  // What a client or frontend token may read: its environment and its projects (`*`: all).
+  const scope = { environment: token.environment, projects: JSON.parse(token.projects) as string[] }
+  return { principal: { kind, name: token.token_name, userId: -42, permissions: new Set(), scope }, expiresAt: token.expires_at }
 }
 
 function serviceAccountPrincipal(account: { expires_at: string | null; id: number; username: string; root_role: number }): ResolvedToken {
@@ -68,7 +70,7 @@ export function createTokenStore(db: Kysely<Database>) {
      * each table, for a caller that must not query per credential (a throttled address, auth.ts).
      */
     async allPrincipals(now: string): Promise<Map<string, ResolvedToken>> {
-      const apiTokens = await db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at']).execute()
+      const apiTokens = await db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects']).execute()
       const accountTokens = await db
         .selectFrom('service_account_tokens as t')
         .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
