@@ -13,6 +13,7 @@ import type { Config } from './config.ts'
 import type { Db } from './db/database.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
+import { isSdkPath, registerSdkPipeline } from './http/sdk-pipeline.ts'
 import { createCorsHandler } from './http/cors.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
@@ -75,6 +76,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     changes,
     ...(config.corsOrigins.length > 0 ? { handleCors: createCorsHandler(config.corsOrigins) } : {}),
   })
+  registerSdkPipeline(app, { authenticate })
   app.addSchema(ErrorResponse)
 
   await app.register(swagger, {
@@ -86,7 +88,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     // Shared schemas keep their own names (ErrorResponse) in components.schemas.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const secured = url.startsWith(ADMIN_PREFIX)
+      const secured = url.startsWith(ADMIN_PREFIX) || isSdkPath(url)
       const transformed = { ...schema, ...(secured ? { security: [{ apiKey: [] }] } : {}) } as typeof schema
       return { schema: transformed, url, route }
     },

@@ -1,4 +1,4 @@
-import type { ChangeWatch } from './change-watch.ts'
+import type { ChangeWatch, Watched } from './change-watch.ts'
 
 /**
  * Response bodies remembered with the version of the database they were computed at
@@ -15,7 +15,8 @@ export interface AnswerCacheLimits {
   maxKeyLength: number
 }
 
-export function createAnswerCache(changes: ChangeWatch, limits: AnswerCacheLimits) {
+/** `watched`: which version of the watch the answers depend on (change-watch.ts). */
+export function createAnswerCache(changes: ChangeWatch, limits: AnswerCacheLimits, watched: Watched = 'any') {
   const entries = new Map<string, { version: number; body: Buffer }>()
   let totalLength = 0
 
@@ -45,7 +46,7 @@ export function createAnswerCache(changes: ChangeWatch, limits: AnswerCacheLimit
     /** Remembers a body computed at `version`, unless something was written meanwhile. */
     set(key: string, version: number | undefined, body: Buffer): void {
       if (version === undefined || body.length > limits.maxBodyLength || key.length > limits.maxKeyLength) return
-      if (changes.version() !== version) return
+      if (changes.version(watched) !== version) return
       forget(key)
       entries.set(key, { version, body })
       totalLength += body.length

@@ -41,7 +41,8 @@ function permissionMessage(missing: readonly string[], environment: unknown): st
   return `Missing permission: this operation needs one of ${missing.map((p) => `"${p}"`).join(', ')}${where}.`
 }
 
-function checkContentType(request: FastifyRequest): void {
+/** JSON-body routes take `application/json` (with parameters) only: 415 otherwise. */
+export function checkContentType(request: FastifyRequest): void {
   const sent = request.headers['content-type']
   const essence = sent?.split(';')[0]?.trim().toLowerCase()
   if (essence === 'application/json') return

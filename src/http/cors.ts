@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-const ALLOWED_METHODS = 'GET, POST, PUT, DELETE'
+const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE'
 const ALLOWED_HEADERS = 'Authorization, Content-Type'
 
 /** Returns true when the request was a preflight and has been answered. */

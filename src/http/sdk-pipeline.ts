@@ -1,0 +1,80 @@
+/**
+ * The check order of the APIs SDKs call (`/api/client` for server SDKs, `/api/frontend` for
+ * browser and mobile SDKs), as for the admin API: authentication → route → which kind of token
+ * the route takes → content type; then parsing, schema and the service's rules.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Authenticate } from './auth.ts'
+import { checkContentType } from './admin-pipeline.ts'
+import { forbidden } from './errors.ts'
+import type { PrincipalKind } from './permissions.ts'
+
+export const CLIENT_PREFIX = '/api/client'
+export const FRONTEND_PREFIX = '/api/frontend'
+
+/** Which SDK API a route belongs to, and so which tokens it takes. */
+export type SdkApi = 'client' | 'frontend'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Every /api/client and /api/frontend route says which API it belongs to. */
+    sdkApi?: SdkApi
+  }
+}
+
+/**
+ * Client tokens read the client API, frontend tokens the frontend API; an admin token (or
+ * AUTH_TYPE=none) reads both, as in the reference, for every project in the environment it asks for.
+ */
+const ALLOWED: Record<SdkApi, ReadonlySet<PrincipalKind>> = {
+  client: new Set(['client-token', 'admin-token', 'open-access']),
+  frontend: new Set(['frontend-token', 'admin-token', 'open-access']),
+}
+
+const under = (url: string, prefix: string) => url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)
+
+export function isSdkPath(url: string): boolean {
+  return under(url, CLIENT_PREFIX) || under(url, FRONTEND_PREFIX)
+}
+
+// Header names a preflight may ask for (the browser SDK sends a few of its own).
+const HEADER_LIST = /^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/
+
+/**
+ * The frontend API is called by browsers on any origin, with a token meant to be public: every
+ * origin may call it (as in the reference), without cookies. Preflights are answered before
+ * authentication: browsers send them without credentials. Returns true when it answered.
+ */
+function frontendCors(request: FastifyRequest, reply: FastifyReply): boolean {
+  reply.header('access-control-allow-origin', '*')
+  reply.header('access-control-expose-headers', 'ETag')
+  if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return false
+  const asked = request.headers['access-control-request-headers']
+  reply
+    .code(204)
+    .header('access-control-allow-methods', 'GET, POST')
+    .header('access-control-allow-headers', typeof asked === 'string' && asked.length <= 1000 && HEADER_LIST.test(asked) ? asked : 'Authorization, Content-Type')
+    .header('access-control-max-age', '86400')
+    .send()
+  return true
+}
+
+export function registerSdkPipeline(app: FastifyInstance, { authenticate }: { authenticate: Authenticate }): void {
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!isSdkPath(request.url)) return
+    if (under(request.url, FRONTEND_PREFIX) && frontendCors(request, reply)) return reply
+    request.principal = await authenticate(request)
+    if (request.is404) return
+    const api = request.routeOptions.config.sdkApi ?? 'client'
+    if (!ALLOWED[api].has(request.principal.kind)) {
+      const token = api === 'client' ? 'a client (backend) or admin API token' : 'a frontend or admin API token'
+      throw forbidden(`This endpoint needs ${token}.`, [api === 'client' ? 'CLIENT' : 'FRONTEND'])
+    }
+    if (request.routeOptions.schema?.body) checkContentType(request)
+  })
+
+  // A route under the SDK prefixes without its API is a programming error: refuse to start.
+  app.addHook('onRoute', (route) => {
+    if (isSdkPath(route.url) && route.config?.sdkApi === undefined) throw new Error(`Route ${route.method} ${route.url} does not say which SDK API it belongs to`)
+  })
+}
