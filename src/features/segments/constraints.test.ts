@@ -88,14 +88,17 @@ describe('semantic versions (SEMVER_*)', () => {
 })
 
 describe('regular expressions (REGEX)', () => {
-  test('compiles patterns with the u flag and says why one does not', () => {
+  test('takes what RE2, the syntax of the SDKs, takes, and says why a pattern is refused', () => {
     assert.equal(regexError('^user-[0-9]+$'), undefined)
     assert.equal(regexError('\\p{L}+'), undefined)
-    assert.equal(regexError('(?<=a)b'), undefined)
+    assert.equal(regexError('^[[:alpha:]]+$'), undefined)
+    assert.equal(regexError('a{'), undefined, 'RE2 reads a lone brace as itself')
+    assert.equal(regexError('(?i)abc'), undefined)
     assert.equal(regexError('(('), 'Unterminated group')
-    assert.equal(regexError('a{'), 'Incomplete quantifier')
     assert.equal(regexError('\\q'), 'Invalid escape')
     assert.equal(regexError('[b-a]'), 'Range out of order in character class')
+    assert.equal(regexError('(?<=a)b'), 'RE2, the syntax SDKs evaluate, has no lookarounds or backreferences')
+    assert.equal(regexError('(a)\\1'), 'RE2, the syntax SDKs evaluate, has no lookarounds or backreferences')
   })
 })
 
@@ -110,7 +113,9 @@ describe('checkConstraint', () => {
             ? { contextName: 'appVersion', operator, value: '1.2.3' }
             : operator === 'REGEX'
               ? { contextName: 'userId', operator, value: '^a.*$' }
-              : { contextName: 'userId', operator, values: ['a'] }
+              : operator === 'IN_CIDR'
+                ? { contextName: 'remoteAddress', operator, values: ['10.0.0.0/8', '::1'] }
+                : { contextName: 'userId', operator, values: ['a'] }
       assert.deepEqual(checkConstraint(constraint, at), [], operator)
     }
   })
@@ -161,7 +166,15 @@ describe('checkConstraint', () => {
   test('an operator the schema did not filter is reported, not trusted', () => {
     const [detail] = checkConstraint({ contextName: 'c', operator: 'LIKE' as never }, at)
     assert.equal(detail!.path, `${at}/operator`)
-    assert.match(detail!.message, /must be one of "NOT_IN", "IN", .*"REGEX"\. You sent "LIKE"\.$/)
+    assert.match(detail!.message, /must be one of "NOT_IN", "IN", .*"REGEX", "IN_CIDR"\. You sent "LIKE"\.$/)
+  })
+
+  test('IN_CIDR takes IPv4 and IPv6 addresses and CIDR ranges, each checked', () => {
+    assert.deepEqual(checkConstraint({ contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['192.168.0.1', '10.0.0.0/8', '2001:db8::/32'] }, at), [])
+    assert.deepEqual(checkConstraint({ contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8', 'intranet', '300.1.1.1'] }, at), [
+      { path: `${at}/values/1`, message: 'The `/body/constraints/0/values/1` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent "intranet".' },
+      { path: `${at}/values/2`, message: 'The `/body/constraints/0/values/2` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent "300.1.1.1".' },
+    ])
   })
 })
 

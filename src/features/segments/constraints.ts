@@ -7,6 +7,8 @@
 import { ALL_CLEAN, type BodyRules, type Clean } from '../../http/body-rules.ts'
 import type { ErrorDetail } from '../../http/errors.ts'
 import { quote } from '../../http/errors.ts'
+import { parseIpv4, parseIpv6 } from '../evaluation/ip-ranges.ts'
+import { compileRe2 } from '../evaluation/re2-regex.ts'
 
 export const OPERATORS = [
   'NOT_IN',
@@ -27,6 +29,8 @@ export const OPERATORS = [
   'SEMVER_GTE',
   'SEMVER_LTE',
   'REGEX',
+  // Not in the reference's admin API (8.2): Pennon takes it because the SDKs (unleash-client 6) evaluate it.
+  'IN_CIDR',
 ] as const
 export type Operator = (typeof OPERATORS)[number]
 
@@ -45,7 +49,10 @@ export interface Constraint extends ConstraintInput {
   values: string[]
 }
 
-const MULTI_VALUE: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS'])
+const MULTI_VALUE: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
+
+/** An IPv4 or IPv6 address, or a CIDR range, as the SDKs read them. */
+const isAddressOrRange = (value: string): boolean => parseIpv4(value.trim()) !== undefined || parseIpv6(value.trim()) !== undefined
 
 /** Optional sign, digits with an optional fraction (`5.`, `.5`), optional exponent. Nothing else (no hex, no spaces). */
 const NUMBER = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/
@@ -91,21 +98,22 @@ export function isStrictSemver(value: string): boolean {
 }
 
 /**
- * Why a pattern does not compile, or undefined when it does. Patterns are compiled
- * with the `u` flag: the strict ECMAScript grammar, which refuses the legacy
- * leniencies (`a{`, `\q`, `]`) that RE2 in the reference refuses as well, and whose
- * patterns also compile without the flag, as the JavaScript SDKs compile them.
+ * Why a pattern is not one the SDKs can evaluate, or undefined when it is. The SDKs run REGEX
+ * constraints with RE2 (unleash-client: RE2JS), so a pattern is checked as RE2 reads it
+ * (evaluation/re2-regex.ts): POSIX classes and `a{` are fine; lookarounds and backreferences,
+ * which RE2 refuses, are refused here too. The reason given is JavaScript's where it has one.
  */
-export function regexError(pattern: string): string | undefined {
+export function regexError(pattern: string, caseInsensitive = false): string | undefined {
+  if (compileRe2(pattern, caseInsensitive) !== undefined) return undefined
   try {
     new RegExp(pattern, 'u')
-    return undefined
   } catch (error) {
     const message = (error as Error).message
     // V8 repeats the whole pattern: "Invalid regular expression: /((/u: Unterminated group".
     const prefix = `Invalid regular expression: /${pattern}/u: `
     return message.startsWith(prefix) ? message.slice(prefix.length) : message
   }
+  return 'RE2, the syntax SDKs evaluate, has no lookarounds or backreferences'
 }
 
 const FORMATS: Record<string, { test: (value: string) => boolean; expected: string }> = {
@@ -131,6 +139,12 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
     } else if (values.length === 0) {
       const at = `${path}/values`
       details.push({ path: at, message: `The \`${at}\` property must hold at least one value for the ${operator} operator. You sent [].` })
+    } else if (operator === 'IN_CIDR') {
+      for (const [index, value] of values.entries()) {
+        if (isAddressOrRange(value)) continue
+        const at = `${path}/values/${index}`
+        details.push({ path: at, message: `The \`${at}\` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent ${quote(value)}.` })
+      }
     }
     return details
   }
@@ -139,7 +153,7 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
   if (value === undefined) {
     details.push({ path: at, message: `The \`${at}\` property is required for the ${operator} operator. It was not present on the data you sent.` })
   } else if (operator === 'REGEX') {
-    const reason = regexError(value)
+    const reason = regexError(value, constraint.caseInsensitive === true)
     if (reason !== undefined) {
       details.push({ path: at, message: `The \`${at}\` property must be a regular expression that compiles (${reason}). You sent ${quote(value)}.` })
     }

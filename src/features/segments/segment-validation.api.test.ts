@@ -67,7 +67,7 @@ onEachDatabase('segment validation', (database) => {
       await post(pennon, withConstraint({ contextName: 'c', operator: 'LIKE', values: ['a'] })),
       at(
         '/body/constraints/0/operator',
-        'The `/body/constraints/0/operator` property must be one of "NOT_IN", "IN", "STR_ENDS_WITH", "STR_STARTS_WITH", "STR_CONTAINS", "NUM_EQ", "NUM_GT", "NUM_GTE", "NUM_LT", "NUM_LTE", "DATE_AFTER", "DATE_BEFORE", "SEMVER_EQ", "SEMVER_GT", "SEMVER_LT", "SEMVER_GTE", "SEMVER_LTE", "REGEX". You sent "LIKE".',
+        'The `/body/constraints/0/operator` property must be one of "NOT_IN", "IN", "STR_ENDS_WITH", "STR_STARTS_WITH", "STR_CONTAINS", "NUM_EQ", "NUM_GT", "NUM_GTE", "NUM_LT", "NUM_LTE", "DATE_AFTER", "DATE_BEFORE", "SEMVER_EQ", "SEMVER_GT", "SEMVER_LT", "SEMVER_GTE", "SEMVER_LTE", "REGEX", "IN_CIDR". You sent "LIKE".',
       ),
     )
     assertInvalid(
@@ -126,15 +126,15 @@ onEachDatabase('segment validation', (database) => {
     }
   })
 
-  test('REGEX must compile (with the u flag) and cannot be inverted', async (t) => {
+  test('REGEX must be a pattern SDKs can evaluate (RE2) and cannot be inverted', async (t) => {
     const pennon = await useTestApp(t, database)
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '((' })),
       at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (Unterminated group). You sent "((".'),
     )
     assertInvalid(
-      await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: 'a{' })),
-      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (Incomplete quantifier). You sent "a{".'),
+      await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '(?=a)b' })),
+      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (RE2, the syntax SDKs evaluate, has no lookarounds or backreferences). You sent "(?=a)b".'),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '^a$', inverted: true })),
