@@ -36,6 +36,11 @@ import { featureEnvironmentRoutes } from './features/feature-environments/featur
 import { createFeatureEnvironmentService } from './features/feature-environments/feature-environment-service.ts'
 import { strategyRoutes } from './features/strategies/strategy-routes.ts'
 import { createStrategyService } from './features/strategies/strategy-service.ts'
+import { clientRoutes } from './features/client-api/client-routes.ts'
+import { createClientFeaturesService } from './features/client-api/client-features-service.ts'
+import { frontendRoutes } from './features/client-api/frontend-routes.ts'
+import { createFrontendService } from './features/client-api/frontend-service.ts'
+import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 
 export interface AppOptions {
@@ -114,6 +119,11 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(strategyRoutes, { strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
   }, { prefix: ADMIN_PREFIX })
+
+  // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).
+  const clientFeatures = createClientFeaturesService({ db, changes })
+  await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures })
+  await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
 
   return app
 }

@@ -135,6 +135,12 @@ onEachDatabase('event log completeness', (database) => {
     await run('DELETE', '/api/admin/projects/{projectId}/features/{name}', `${P}/audit/features/other`, undefined, 202, [
       { type: 'feature-archived', featureName: 'other', project: 'audit' },
     ])
+    // The frontend API's POST reads: evaluating flags for a context records nothing.
+    const frontendToken = (await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'audit-frontend', type: 'frontend' })).body.secret
+    covered.add('POST /api/frontend/')
+    assert.deepEqual(await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200), [])
+    assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/audit-frontend')).status, 200)
+
     const archivedFlag = async (name: string) => {
       const { dependencies: _d, children: _c, environments: _e, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag

@@ -184,7 +184,7 @@ onEachDatabase('CORS', (database) => {
     assert.equal(preflight.statusCode, 204)
     assert.equal(preflight.headers['access-control-allow-origin'], 'https://admin.example.com')
     assert.equal(preflight.headers['access-control-allow-headers'], 'Authorization, Content-Type')
-    assert.equal(preflight.headers['access-control-allow-methods'], 'GET, POST, PUT, DELETE')
+    assert.equal(preflight.headers['access-control-allow-methods'], 'GET, POST, PUT, PATCH, DELETE')
     const allowed = await call(pennon, 'GET', '/api/admin/projects', undefined, { headers: { origin: 'https://admin.example.com' } })
     assert.equal(allowed.status, 200)
     assert.equal(allowed.headers['access-control-allow-origin'], 'https://admin.example.com')

@@ -39,7 +39,7 @@ export const SortOrderBody = Type.Array(
 )
 export type SortOrderBody = Static<typeof SortOrderBody>
 
-const ConstraintResponse = Type.Object({
+export const ConstraintResponse = Type.Object({
   contextName: Type.String(),
   operator: Type.String(),
   caseInsensitive: Type.Optional(Type.Boolean()),

@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { errorResponses, sendJsonText } from '../../http/common-schemas.ts'
+import { notFound, quote, validationFailed } from '../../http/errors.ts'
+import { ClientFeatureResponse, ClientFeaturesQuery, ClientFeaturesResponse } from './client-schemas.ts'
+import { readScope, takesSegmentsApart, type ClientFeaturesService, type FeatureFilters } from './client-features-service.ts'
+
+const tags = ['Client API']
+const asList = (value: string | string[] | undefined) => (value === undefined ? undefined : Array.isArray(value) ? value : [value])
+
+/** `If-None-Match` names this ETag (one of a list, weak or not, or `*`). */
+export function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match']
+  if (typeof header !== 'string') return false
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim()
+    return tag === '*' || tag === etag || tag === `W/${etag}`
+  })
+}
+
+/** Answers 304 when the client has this ETag already; otherwise sends the bytes with it. */
+export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string): FastifyReply {
+  reply.header('etag', etag)
+  if (notModified(request, etag)) return reply.code(304).send()
+  return sendJsonText(reply, body)
+}
+
+/** `simple:beta` → `['simple', 'beta']`, as the reference reads a tag filter. */
+function tagFilter(values: string[] | undefined): string[][] | undefined {
+  if (values === undefined) return undefined
+  return values.map((value, index) => {
+    const at = value.indexOf(':')
+    if (at <= 0 || at === value.length - 1) {
+      throw validationFailed([{ path: `/query/tag/${index}`, message: `The \`/query/tag\` filter must look like "type:value". You sent ${quote(value)}.` }])
+    }
+    return [value.slice(0, at), value.slice(at + 1)]
+  })
+}
+
+export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFeaturesService }> = async (app, { clientFeatures }) => {
+  app.get('/features', {
+    config: { sdkApi: 'client' },
+    schema: {
+      tags,
+      summary: 'Every flag a client token may read, as server SDKs evaluate them',
+      description:
+        "The token's environment and projects (an admin token: every project, in `?environment=`, default development). " +
+        'Segments are sent apart (ids in strategies, each segment once) to SDKs that send `Unleash-Client-Spec` 4.2.0 or later, as the reference does; ' +
+        'otherwise their constraints are inlined. Answers carry an ETag; `If-None-Match` with it answers 304. Pennon has no tags: a `tag` filter matches no flag.',
+      querystring: ClientFeaturesQuery,
+      response: { 200: ClientFeaturesResponse, 304: Type.Null({ description: 'Not modified: the ETag sent is current' }), ...errorResponses(400, 401, 403) },
+    },
+  }, async (request, reply) => {
+    const query = request.query
+    const filters: FeatureFilters = {
+      ...(query.project === undefined ? {} : { project: asList(query.project)! }),
+      ...(query.namePrefix === undefined ? {} : { namePrefix: query.namePrefix }),
+      ...(query.tag === undefined ? {} : { tag: tagFilter(asList(query.tag))! }),
+    }
+    const segmentsApart = query.inlineSegmentConstraints !== 'true' && takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined)
+    const { body, etag } = await clientFeatures.features(readScope(request.principal.scope, query.environment), filters, segmentsApart)
+    return sendWithEtag(request, reply, body, etag)
+  })
+
+  app.get('/features/:featureName', {
+    config: { sdkApi: 'client' },
+    schema: {
+      tags,
+      summary: 'One flag a client token may read',
+      params: Type.Object({ featureName: Type.String({ maxLength: 1000 }) }),
+      querystring: Type.Object({ environment: Type.Optional(Type.String({ maxLength: 1000 })) }),
+      response: { 200: ClientFeatureResponse, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => {
+    const scope = readScope(request.principal.scope, request.query.environment)
+    const feature = await clientFeatures.feature(scope, request.params.featureName, takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined))
+    if (!feature) throw notFound(`There's no flag named ${quote(request.params.featureName)} that this token may read.`)
+    return feature
+  })
+}
