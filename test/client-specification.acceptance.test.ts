@@ -1,0 +1,113 @@
+/**
+ * Acceptance against the real clients: for every file of the official Unleash client
+ * specification, its state is created through Pennon's admin API, then
+ *  - the real Node SDK (`unleash-client`) reads `GET /api/client/features` with a client token,
+ *    and every `tests[]` / `variantTests[]` expectation is asserted with its answers;
+ *  - the real browser SDK (`unleash-proxy-client`, run in Node) reads the frontend API with a
+ *    frontend token for each test's context, and must agree with the specification too.
+ * A test whose flag Pennon refuses to hold as the file describes it is not applicable: it is
+ * listed by name with the answer that refused it (docs/client-api.md says why each differs).
+ */
+import assert from 'node:assert/strict'
+import { after, describe, test } from 'node:test'
+import { once } from 'node:events'
+import { InMemStorageProvider, Unleash, type Context } from 'unleash-client'
+import { UnleashClient } from 'unleash-proxy-client'
+import { apiToken, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+import { createSpecificationState, readingRemoteAddress, readSpecificationFile, specificationFiles, stateOf, type SpecificationTest } from './specification-state.ts'
+
+const tally = new Map<string, { passed: number; notApplicable: string[] }>()
+after(() => {
+  const lines = [...tally].map(([key, { passed, notApplicable }]) => `  ${key}: ${passed} passed, ${notApplicable.length} not applicable${notApplicable.map((n) => `\n      - ${n}`).join('')}`)
+  console.log(`client specification through Pennon:\n${lines.join('\n')}`)
+})
+
+async function listening(pennon: TestApp): Promise<string> {
+  await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = pennon.app.server.address() as { port: number }
+  return `http://127.0.0.1:${port}`
+}
+
+/** The browser SDK, started for one context; its answers are those of the frontend API. */
+async function frontendClient(base: string, token: string, context: Record<string, unknown>): Promise<UnleashClient> {
+  const { properties, ...fields } = context as { properties?: Record<string, string>; appName?: unknown }
+  const client = new UnleashClient({
+    url: `${base}/api/frontend`,
+    clientKey: token,
+    appName: typeof fields.appName === 'string' ? fields.appName : 'specification',
+    context: { ...fields, ...(properties ? { properties } : {}) },
+    refreshInterval: 0,
+    disableMetrics: true,
+    storageProvider: { save: async () => {}, get: async () => undefined },
+  })
+  await client.start()
+  return client
+}
+
+/** What the SDKs return, as the files write it: the deprecated `featureEnabled` left out. */
+const asWritten = ({ featureEnabled: _deprecated, ...variant }: Record<string, unknown>) => variant
+
+onEachDatabase('client specification', (database) => {
+  for (const fileName of specificationFiles()) {
+    const file = readSpecificationFile(fileName)
+    const cases: Array<SpecificationTest & { kind: 'isEnabled' | 'getVariant' }> = [
+      ...(file.tests ?? []).map((t) => ({ ...t, kind: 'isEnabled' as const })),
+      ...(file.variantTests ?? []).map((t) => ({ ...t, kind: 'getVariant' as const })),
+    ]
+
+    describe(`${fileName} [${database.name}]`, () => {
+      test('the Node SDK (client API) and the browser SDK (frontend API) answer as the specification says', { timeout: 120_000 }, async (t) => {
+        const pennon = await useTestApp(t, database)
+        const state = stateOf(file)
+        const { refused } = await createSpecificationState(pennon, state)
+        const remoteAddressReaders = readingRemoteAddress(state)
+        const base = await listening(pennon)
+        const clientToken = await apiToken(pennon, 'client', 'specification-client')
+        const frontendToken = await apiToken(pennon, 'frontend', 'specification-frontend')
+
+        const sdk = new Unleash({
+          url: `${base}/api/`,
+          appName: 'specification',
+          customHeaders: { Authorization: clientToken },
+          disableMetrics: true,
+          refreshInterval: 60_000,
+          storageProvider: new InMemStorageProvider(),
+        })
+        t.after(() => sdk.destroy())
+        const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
+        await Promise.race([once(sdk, 'synchronized'), failed])
+
+        for (const [api, key] of [['client API', 'unleash-client'], ['frontend API', 'unleash-proxy-client']] as const) {
+          const counts = { passed: 0, notApplicable: [] as string[] }
+          tally.set(`${fileName} via ${key} [${database.name}]`, counts)
+          for (const test of cases) {
+            const reason =
+              refused.get(test.toggleName) ??
+              (api === 'frontend API' && test.context.remoteAddress === undefined && remoteAddressReaders.has(test.toggleName)
+                ? 'the frontend API takes the caller\'s address when the context has no remoteAddress, as the reference does'
+                : undefined)
+            if (reason) {
+              counts.notApplicable.push(`${test.kind} "${test.description}" (${test.toggleName}: ${reason})`)
+              continue
+            }
+            const where = `${fileName} ${api} ${test.kind}: ${test.description}`
+            if (api === 'client API') {
+              const context = test.context as Context
+              const actual = test.kind === 'isEnabled' ? sdk.isEnabled(test.toggleName, context) : asWritten(sdk.getVariant(test.toggleName, context) as unknown as Record<string, unknown>)
+              assert.deepEqual(actual, test.expectedResult, where)
+            } else {
+              const client = await frontendClient(base, frontendToken, test.context)
+              try {
+                const actual = test.kind === 'isEnabled' ? client.isEnabled(test.toggleName) : asWritten(client.getVariant(test.toggleName) as unknown as Record<string, unknown>)
+                assert.deepEqual(actual, test.expectedResult, where)
+              } finally {
+                client.stop()
+              }
+            }
+            counts.passed++
+          }
+        }
+      })
+    })
+  }
+})
