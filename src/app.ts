@@ -42,6 +42,8 @@ import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
+import { meRoutes } from './features/me/me-routes.ts'
+import { consoleRoutes } from './features/console/console-routes.ts'
 
 export interface AppOptions {
   config: Config
@@ -114,6 +116,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
+    await admin.register(meRoutes)
     await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
     const strategies = createStrategyService({ db, config })
     await admin.register(strategyRoutes, { strategies })
@@ -124,6 +127,9 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   const clientFeatures = createClientFeaturesService({ db, changes })
   await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
+
+  // The admin console at `/` (console/ in the repository), built on the admin API alone.
+  await app.register(consoleRoutes, { authType: config.authType })
 
   return app
 }

@@ -3,8 +3,10 @@ import { field } from '../../http/body-rules.ts'
 import { errorResponses, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { archiveRoutes } from './archive-routes.ts'
 import { dependencyRoutes } from './dependency-routes.ts'
-import { CreateFlagBody, FlagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams } from './flag-schemas.ts'
+import { CreateFlagBody, FlagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams, ProjectFlagsQuery } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
+
+const PAGING_PARAMETERS = ['query', 'offset', 'limit', 'sortBy', 'sortOrder', 'archived'] as const
 
 export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (app, { flags }) => {
   app.post('/projects/:projectId/features', {
@@ -25,11 +27,18 @@ export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = asy
     config: { permission: 'NONE' },
     schema: {
       tags: ['Flags'],
-      summary: 'List the active flags of a project, sorted by name',
+      summary: 'List the active flags of a project, sorted by name; with a paging parameter, one page of them',
       params: ProjectFlagsParams,
-      response: { 200: FlagListResponse, ...errorResponses(401, 403, 404) },
+      querystring: ProjectFlagsQuery,
+      response: { 200: FlagListResponse, ...errorResponses(400, 401, 403, 404) },
     },
-  }, async (request) => ({ version: 1 as const, features: await flags.list(request.params.projectId) }))
+  }, async (request) => {
+    const { query } = request
+    // Other query parameters are ignored, as before paging existed.
+    const paged = PAGING_PARAMETERS.some((name) => query[name] !== undefined)
+    if (!paged) return { version: 1 as const, features: await flags.list(request.params.projectId) }
+    return { version: 1 as const, ...(await flags.page(request.params.projectId, query)) }
+  })
 
   app.get('/projects/:projectId/features/:name', {
     config: { permission: 'NONE' },

@@ -41,7 +41,25 @@ const flagProperties = {
 
 export const FlagResponse = Type.Object(flagProperties)
 
-export const FlagListResponse = Type.Object({ version: Type.Literal(1), features: Type.Array(FlagResponse) })
+export const FlagListResponse = Type.Object({
+  version: Type.Literal(1),
+  features: Type.Array(FlagResponse),
+  total: Type.Optional(Type.Integer({ minimum: 0, description: 'With any paging parameter: the flags matching, over every page' })),
+})
+
+export const FLAG_SORT_KEYS = ['name', 'createdAt', 'type'] as const
+export type FlagSortKey = (typeof FLAG_SORT_KEYS)[number]
+
+/** Paging of the flag list; with none of these the answer is every active flag, as before. */
+export const ProjectFlagsQuery = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 100, description: 'Part of the flag name (any case)' })),
+  offset: Type.Optional(Type.String({ maxLength: 20, description: 'Flags to skip (default 0)' })),
+  limit: Type.Optional(Type.String({ maxLength: 20, description: 'Flags in the page, 1–1000 (default 100)' })),
+  sortBy: Type.Optional(Type.Unsafe<FlagSortKey>({ type: 'string', enum: [...FLAG_SORT_KEYS], description: 'Default name; ties are ordered by name' })),
+  sortOrder: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], description: 'Default asc' })),
+  archived: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: the archived flags instead of the active ones' })),
+})
+export type ProjectFlagsQuery = Static<typeof ProjectFlagsQuery>
 
 export const DependencyResponse = Type.Object({
   feature: Type.String({ description: 'the parent flag' }),

@@ -3,7 +3,7 @@ import type { ChangeWatch } from '../../db/change-watch.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
-import { nameExists, quote, type AppError } from '../../http/errors.ts'
+import { invalid, nameExists, quote, type AppError } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
@@ -14,7 +14,7 @@ import { createArchiveValidator } from './archive-validation.ts'
 import { createDependencyService } from './dependency-service.ts'
 import { createDependencyStore, type Dependency } from './dependency-store.ts'
 import { flagNotFound, projectNotFound } from './flag-errors.ts'
-import type { CreateFlagBody } from './flag-schemas.ts'
+import type { CreateFlagBody, ProjectFlagsQuery } from './flag-schemas.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 
 export interface FlagDetails extends Flag {
@@ -25,6 +25,15 @@ export interface FlagDetails extends Flag {
 
 const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppError =>
   nameExists(`${holder.archived ? 'An archived flag' : 'A flag'} named ${quote(holder.name)} already exists in project ${quote(holder.project)}.`)
+
+/** A whole number from `min` to `max` in a query parameter, or the fallback when absent. */
+function wholeNumber(value: string | undefined, path: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw invalid(`The \`${path}\` parameter must be a whole number from ${min} to ${max}. You sent ${quote(value)}.`, path)
+  }
+  return Number(value)
+}
 
 const toDependencyResponse = (dependency: Dependency) => ({ feature: dependency.parent, enabled: dependency.enabled, variants: dependency.variants })
 
@@ -66,6 +75,21 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
     list: async (project: string): Promise<Flag[]> => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
       return createFlagStore(db).listActive(project)
+    },
+
+    /** One page of the project's active (or archived) flags, and how many match in all. */
+    page: async (project: string, query: ProjectFlagsQuery): Promise<{ features: Flag[]; total: number }> => {
+      const offset = wholeNumber(query.offset, '/query/offset', 0, 0, 1_000_000_000)
+      const limit = wholeNumber(query.limit, '/query/limit', 100, 1, 1000)
+      if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+      return createFlagStore(db).page(project, {
+        search: query.query ?? '',
+        archived: query.archived === 'true',
+        sortBy: query.sortBy ?? 'name',
+        sortOrder: query.sortOrder ?? 'asc',
+        offset,
+        limit,
+      })
     },
 
     get: async (project: string, name: string): Promise<FlagDetails> => {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, FeaturesTable } from '../../db/tables.ts'
 import type { FlagData } from '../events/event-types.ts'
@@ -22,6 +22,15 @@ export function toFlag(row: FeaturesTable): Flag {
   }
   if (row.archived_at !== null) flag.archivedAt = row.archived_at
   return flag
+}
+
+export interface FlagPage {
+  search: string
+  archived: boolean
+  sortBy: 'name' | 'createdAt' | 'type'
+  sortOrder: 'asc' | 'desc'
+  offset: number
+  limit: number
 }
 
 export function createFlagStore(db: Kysely<Database>) {
@@ -53,6 +62,32 @@ export function createFlagStore(db: Kysely<Database>) {
     async listActive(project: string): Promise<Flag[]> {
       const rows = await db.selectFrom('features').selectAll().where('project', '=', project).where('archived_at', 'is', null).orderBy('name').execute()
       return rows.map(toFlag)
+    },
+
+    /**
+     * A page of the project's flags: the (project, name) index finds the project's rows (and, by
+     * name, gives them in order); a search keeps the names containing it, in any case.
+     */
+    async page(project: string, page: FlagPage): Promise<{ features: Flag[]; total: number }> {
+      const position = dialectOf(db) === 'postgres' ? 'strpos' : 'instr'
+      const base = () =>
+        db
+          .selectFrom('features')
+          .where('project', '=', project)
+          .where('archived_at', page.archived ? 'is not' : 'is', null)
+          .$if(page.search !== '', (query) => query.where(sql<boolean>`${sql.raw(position)}(lower(name), ${page.search.toLowerCase()}) > 0`))
+      const column = page.sortBy === 'createdAt' ? 'created_at' : page.sortBy
+      const [rows, count] = await Promise.all([
+        base()
+          .selectAll()
+          .orderBy(column, page.sortOrder)
+          .$if(column !== 'name', (query) => query.orderBy('name', page.sortOrder))
+          .limit(page.limit)
+          .offset(page.offset)
+          .execute(),
+        base().select((eb) => eb.fn.countAll<number | string | bigint>().as('total')).executeTakeFirstOrThrow(),
+      ])
+      return { features: rows.map(toFlag), total: Number(count.total) }
     },
 
     async insert(flag: Flag): Promise<void> {
