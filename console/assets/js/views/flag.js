@@ -1,5 +1,240 @@
 // @ts-check
-import { replace } from '../dom.js'
-import { pageHeader } from '../ui.js'
+/**
+ * One flag: its environments as switches, each with its strategies (rollout, constraints,
+ * segments, variants) and variants; its parent and children; archive (after reading what the
+ * archive would break), revive and delete.
+ */
+import { api, seg } from '../api.js'
+import { describeConstraint } from '../constraint-editor.js'
+import { announce, confirmDialog, field, formatDate, h, replace } from '../dom.js'
+import { link, navigate } from '../router.js'
+import { can } from '../session.js'
+import { strategyDialog } from '../strategy-form.js'
+import { badge, errorBox, guard, loading, pageHeader, section, toggleSwitch } from '../ui.js'
+
+/** @typedef {{ name: string, weight: number, weightType: string, stickiness: string, payload?: { type: string, value: string } }} Variant */
+/** @typedef {{ name: string, enabled: boolean, type: string, strategies: import('../strategy-form.js').Strategy[], variants: Variant[] }} Environment */
+/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string, impressionData: boolean, archived: boolean, archivedAt?: string, environments: Environment[], dependencies: { feature: string, enabled: boolean, variants: string[] }[], children: string[] }} FlagDetails */
+
 /** @param {import('../router.js').ViewContext} context */
-export function flagView({ main, params }) { replace(main, pageHeader(params.name ?? '')) }
+export async function flagView({ main, params, current }) {
+  const projectId = params.projectId ?? ''
+  const name = params.name ?? ''
+  const base = `/projects/${seg(projectId)}/features/${seg(name)}`
+  const crumbs = /** @type {[string, string][]} */ ([['Projects', '#/projects'], [projectId, link('projects', projectId)]])
+  replace(main, pageHeader(name, { crumbs }), loading())
+  const notice = h('div', { 'aria-live': 'polite' })
+
+  async function render() {
+    /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }]} */
+    let loaded
+    try {
+      loaded = await Promise.all([api('GET', base), api('GET', '/segments'), api('GET', '/strategies')])
+    } catch (error) {
+      if (current()) replace(main, pageHeader(name, { crumbs }), errorBox(error))
+      return
+    }
+    if (!current()) return
+    const [flag, { segments }, { strategies: definitions }] = loaded
+    const segmentNames = new Map(segments.map((segment) => [segment.id, segment.name]))
+    const actions = flag.archived
+      ? [guard(h('button', { type: 'button', class: 'secondary', onclick: () => act(() => api('POST', `/projects/${seg(projectId)}/revive`, { features: [name] }), `${name} revived.`) }, 'Revive'), 'UPDATE_FEATURE'),
+        guard(h('button', { type: 'button', class: 'danger', onclick: deleteFlag }, 'Delete'), 'DELETE_FEATURE')]
+      : [guard(h('button', { type: 'button', class: 'danger', onclick: () => archiveFlag(flag) }, 'Archive'), 'DELETE_FEATURE')]
+    replace(main,
+      pageHeader(name, {
+        crumbs,
+        actions: [h('a', { class: 'button secondary', href: link('projects', projectId, 'features', name, 'events') }, 'History'), ...actions],
+        subtitle: flag.description ?? undefined,
+      }),
+      notice,
+      flag.archived ? h('p', { class: 'alert warn' }, `Archived ${formatDate(flag.archivedAt)}: off everywhere, and SDKs no longer get it. Revive it to use it again.`) : null,
+      h('div', { class: 'grid-2' },
+        section('About',
+          h('dl', { class: 'facts' },
+            h('dt', null, 'Type'), h('dd', null, badge(flag.type)),
+            h('dt', null, 'Project'), h('dd', null, h('a', { href: link('projects', projectId) }, flag.project)),
+            h('dt', null, 'Created'), h('dd', null, formatDate(flag.createdAt)),
+            h('dt', null, 'Stale'), h('dd', null, flag.stale ? 'yes' : 'no'),
+            h('dt', null, 'Impression data'), h('dd', null, flag.impressionData ? 'on' : 'off'))),
+        dependencySection(flag)),
+      section('Environments', h('div', { class: 'environments' }, flag.environments.map((environment) => environmentCard(flag, environment, segmentNames, segments, definitions)))))
+  }
+
+  /**
+   * @param {() => Promise<unknown>} action
+   * @param {string} done
+   */
+  async function act(action, done) {
+    try {
+      await action()
+      announce(done)
+      await render()
+    } catch (error) {
+      replace(notice, errorBox(error))
+    }
+  }
+
+  /**
+   * @param {FlagDetails} flag
+   * @param {Environment} environment
+   * @param {Map<number, string>} segmentNames
+   * @param {import('../strategy-form.js').SegmentRef[]} segments
+   * @param {import('../strategy-form.js').Definition[]} definitions
+   */
+  function environmentCard(flag, environment, segmentNames, segments, definitions) {
+    const place = `${base}/environments/${seg(environment.name)}`
+    const toggle = toggleSwitch({
+      label: `${name} in ${environment.name}`,
+      checked: environment.enabled,
+      onchange: (next) => act(() => api('POST', `${place}/${next ? 'on' : 'off'}`), `${name} is ${next ? 'on' : 'off'} in ${environment.name}.`),
+    })
+    if (flag.archived) toggle.disabled = true
+    const openEditor = (/** @type {import('../strategy-form.js').Strategy | undefined} */ strategy) => async () => {
+      const saved = await strategyDialog({ place, flagName: name, project: projectId, environment: environment.name, strategy, definitions, segments })
+      if (saved) {
+        announce(`Strategy ${strategy ? 'saved' : 'added'} in ${environment.name}.`)
+        await render()
+      }
+    }
+    return h('article', { class: 'environment', 'aria-label': `Environment ${environment.name}`, 'data-environment': environment.name },
+      h('div', { class: 'environment-head' },
+        h('h3', null, environment.name),
+        badge(environment.type),
+        guard(toggle, 'UPDATE_FEATURE_ENVIRONMENT'),
+        environment.enabled && !environment.strategies.some((strategy) => !strategy.disabled) ? badge('no active strategy', 'warn') : null),
+      environment.strategies.length === 0
+        ? h('p', { class: 'empty' }, 'No strategies. Switching on adds a 100% gradual rollout.')
+        : environment.strategies.map((strategy) => strategyCard(place, environment.name, strategy, segmentNames, openEditor(strategy))),
+      flag.archived ? null : guard(h('button', { type: 'button', class: 'secondary small', onclick: openEditor(undefined) }, `Add strategy in ${environment.name}`), 'CREATE_FEATURE_STRATEGY'),
+      environment.variants.length ? h('div', null, h('h4', null, 'Variants'), variantList(environment.variants)) : null)
+  }
+
+  /**
+   * @param {string} place
+   * @param {string} environment
+   * @param {import('../strategy-form.js').Strategy} strategy
+   * @param {Map<number, string>} segmentNames
+   * @param {() => void} edit
+   */
+  function strategyCard(place, environment, strategy, segmentNames, edit) {
+    const rollout = strategy.name === 'flexibleRollout' ? Number(strategy.parameters.rollout ?? '100') : null
+    const label = strategy.title || strategy.name
+    return h('div', { class: `strategy${strategy.disabled ? ' paused' : ''}`, 'data-strategy': strategy.id },
+      h('div', { class: 'strategy-head' },
+        h('strong', null, label),
+        strategy.title ? h('span', { class: 'hint' }, strategy.name) : null,
+        strategy.disabled ? badge('paused', 'warn') : null,
+        rollout === null ? null : h('span', { class: 'rollout' },
+          h('meter', { min: 0, max: 100, value: rollout, 'aria-label': 'Rollout' }), ` ${rollout}% of ${strategy.parameters.stickiness ?? 'default'}`,
+          h('span', { class: 'hint' }, ` · group ${strategy.parameters.groupId ?? ''}`)),
+        h('span', { class: 'row-actions' },
+          guard(h('button', { type: 'button', class: 'secondary small', onclick: edit, 'aria-label': `Edit strategy ${label} in ${environment}` }, 'Edit'), 'UPDATE_FEATURE_STRATEGY'),
+          guard(h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove strategy ${label} in ${environment}`, onclick: async () => {
+            const sure = await confirmDialog({ title: `Remove ${label} from ${environment}?`, body: 'If it was the last active strategy, the flag is switched off there.', confirm: 'Remove', danger: true })
+            if (sure) await act(() => api('DELETE', `${place}/strategies/${seg(strategy.id)}`), `Strategy removed from ${environment}.`)
+          } }, 'Remove'), 'DELETE_FEATURE_STRATEGY'))),
+      rollout === null && Object.keys(strategy.parameters).length
+        ? h('ul', null, Object.entries(strategy.parameters).map(([key, value]) => h('li', null, h('code', null, key), `: ${value}`)))
+        : null,
+      strategy.segments.length
+        ? h('p', null, 'Segments: ', strategy.segments.map((id, index) => [index ? ', ' : '', h('a', { href: `#/segments/${id}` }, segmentNames.get(id) ?? `#${id}`)]))
+        : null,
+      strategy.constraints.length
+        ? h('div', null, 'Constraints:', h('ul', { class: 'constraint-list' }, strategy.constraints.map((constraint) => h('li', null, h('code', null, describeConstraint(constraint))))))
+        : null,
+      strategy.variants.length ? h('div', null, 'Variants:', variantList(/** @type {Variant[]} */ (strategy.variants))) : null)
+  }
+
+  /** @param {FlagDetails} flag */
+  function dependencySection(flag) {
+    const parent = flag.dependencies[0]
+    const parentPart = parent
+      ? h('p', null, 'Depends on ', h('a', { href: link('projects', projectId, 'features', parent.feature) }, parent.feature),
+        parent.enabled ? ' being on' : ' being off', parent.variants.length ? ` with variant ${parent.variants.join(' or ')}` : '', ' ',
+        guard(h('button', { type: 'button', class: 'link danger', onclick: () => act(() => api('DELETE', `${base}/dependencies/${seg(parent.feature)}`), `Dependency on ${parent.feature} removed.`) }, 'Remove'), 'UPDATE_FEATURE_DEPENDENCY'))
+      : h('p', { class: 'empty' }, 'No parent.')
+    const children = flag.children.length
+      ? h('p', null, 'Children: ', flag.children.map((child, index) => [index ? ', ' : '', h('a', { href: link('projects', projectId, 'features', child) }, child)]))
+      : h('p', { class: 'empty' }, 'No children.')
+    const picker = h('select', { name: 'parent' }, h('option', { value: '' }, 'Choose a parent…'))
+    const requireOn = h('input', { type: 'checkbox', checked: true })
+    const add = h('form', { class: 'actions' },
+      field('New parent', picker),
+      h('label', { class: 'check' }, requireOn, ' only while the parent is on'),
+      guard(h('button', { type: 'submit', class: 'secondary small' }, 'Set parent'), 'UPDATE_FEATURE_DEPENDENCY'))
+    add.addEventListener('submit', (event) => {
+      event.preventDefault()
+      if (picker.value) void act(() => api('POST', `${base}/dependencies`, { feature: picker.value, enabled: requireOn.checked }), `${name} now depends on ${picker.value}.`)
+    })
+    // A child cannot be a parent, and a parent cannot be a child (one level): offered only when possible.
+    if (!flag.archived && flag.children.length === 0 && can('UPDATE_FEATURE_DEPENDENCY')) {
+      api('GET', `${base}/parents`).then((/** @type {string[]} */ names) => {
+        picker.append(...names.map((candidate) => h('option', { value: candidate }, candidate)))
+      }).catch(() => {})
+    }
+    return section('Dependencies', parentPart, children, flag.archived || flag.children.length ? null : add)
+  }
+
+  /** @param {FlagDetails} flag */
+  async function archiveFlag(flag) {
+    /** @type {{ parentsWithChildFeatures: string[], hasDeletedDependencies: boolean }} */
+    let check
+    try {
+      check = await api('POST', `/projects/${seg(projectId)}/archive/validate`, { features: [name] })
+    } catch (error) {
+      replace(notice, errorBox(error))
+      return
+    }
+    const orphans = check.parentsWithChildFeatures.includes(name) ? flag.children : []
+    const goes = [
+      ...flag.dependencies.map((dependency) => `${name} → ${dependency.feature}`),
+      ...orphans.map((child) => `${child} → ${name}`),
+    ]
+    const body = h('div', null,
+      orphans.length
+        ? h('div', { class: 'alert warn', role: 'alert' },
+          h('p', null, h('strong', null, `${name} is the parent of ${orphans.join(', ')}.`)),
+          h('p', null, `Archived alone it would orphan ${orphans.length === 1 ? 'that child' : 'those children'}, so Pennon refuses it. You can archive them together:`),
+          h('ul', null, [name, ...orphans].map((item) => h('li', null, item))))
+        : h('p', null, 'Archiving switches it off in every environment; SDKs stop getting it. Its strategies stay, for a revive.'),
+      check.hasDeletedDependencies
+        ? h('div', { class: 'alert info' }, h('p', null, 'These dependencies go, and are not restored by a revive:'), h('ul', null, goes.map((item) => h('li', null, item))))
+        : null)
+    const confirmed = await confirmDialog({
+      title: `Archive ${name}?`,
+      body,
+      confirm: orphans.length ? `Archive with ${orphans.length} ${orphans.length === 1 ? 'child' : 'children'}` : 'Archive',
+      danger: true,
+    })
+    if (!confirmed) return
+    await act(() => orphans.length
+      ? api('POST', `/projects/${seg(projectId)}/archive`, { features: [name, ...orphans] })
+      : api('DELETE', base), `${name} archived.`)
+  }
+
+  async function deleteFlag() {
+    const sure = await confirmDialog({ title: `Delete ${name} for good?`, body: 'The flag and its strategies are removed; its events stay in the log.', confirm: 'Delete flag', danger: true })
+    if (!sure) return
+    try {
+      await api('POST', `/projects/${seg(projectId)}/delete`, { features: [name] })
+      announce(`${name} deleted.`)
+      navigate(link('projects', projectId))
+    } catch (error) {
+      replace(notice, errorBox(error))
+    }
+  }
+
+  await render()
+}
+
+/** @param {Variant[]} variants */
+function variantList(variants) {
+  return h('table', { class: 'table compact' },
+    h('thead', null, h('tr', null, ['Variant', 'Weight', 'Stickiness', 'Payload'].map((title) => h('th', { scope: 'col' }, title)))),
+    h('tbody', null, variants.map((variant) => h('tr', null,
+      h('th', { scope: 'row' }, variant.name),
+      h('td', null, `${(variant.weight / 10).toFixed(1)}%${variant.weightType === 'fix' ? ' (fixed)' : ''}`),
+      h('td', null, variant.stickiness),
+      h('td', null, variant.payload ? h('code', null, `${variant.payload.type}: ${variant.payload.value}`) : '–')))))
+}
