@@ -4,6 +4,7 @@ import * as changeNotify from './migrations/0002-change-notify.ts'
 import * as flagChangeNotify from './migrations/0003-flag-change-notify.ts'
 import * as partialIndexes from './migrations/0004-partial-indexes.ts'
 import * as environmentsStrategies from './migrations/0005-environments-strategies.ts'
+import * as strategyDefinitions from './migrations/0006-strategy-definitions.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0003-flag-change-notify': flagChangeNotify,
   '0004-partial-indexes': partialIndexes,
   '0005-environments-strategies': environmentsStrategies,
+  '0006-strategy-definitions': strategyDefinitions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

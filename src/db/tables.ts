@@ -136,6 +136,22 @@ export interface FeatureStrategySegmentsTable {
   segment_id: number
 }
 
+/** The names flag strategies may use: the built-in ones (seeded, `editable` false) and custom ones. */
+export interface StrategyDefinitionsTable {
+  name: string
+  title: string | null
+  display_name: string | null
+  description: string | null
+  /** false: built in (only its deprecation can change) */
+  editable: Bool
+  deprecated: Bool
+  /** JSON text: [{name, type, description, required}] */
+  parameters: string
+  /** The built-ins' place in the list; custom ones (0) follow them by name */
+  sort_order: number
+  created_at: Timestamp
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -157,5 +173,6 @@ export interface Database {
   feature_environments: FeatureEnvironmentsTable
   feature_strategies: FeatureStrategiesTable
   feature_strategy_segments: FeatureStrategySegmentsTable
+  strategy_definitions: StrategyDefinitionsTable
 }
 
