@@ -41,6 +41,8 @@ import { createClientFeaturesService } from './features/client-api/client-featur
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
+import { metricsAdminRoutes, metricsSdkRoutes } from './features/metrics/metrics-routes.ts'
+import { createMetricsService } from './features/metrics/metrics-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
@@ -70,7 +72,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     trustProxy: trustProxyOption(config.trustProxy),
     frameworkErrors: createFrameworkErrorHandler(authenticate),
     clientErrorHandler,
-    ajv: { customOptions: { coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: false } },
+    // allowUnionTypes: `type: ['string', 'integer']` (a date as text or Unix seconds) fails with one message, where a union gives one per branch.
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: false, allowUnionTypes: true } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerErrorHandler(app)
@@ -110,7 +113,12 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     return { health: 'GOOD' as const }
   })
 
+  // SDK metrics are held in memory and written every config.metricsFlushMs; closing the app writes what is held.
+  const metrics = createMetricsService({ db, log: app.log, flushIntervalMs: config.metricsFlushMs })
+  app.addHook('onClose', () => metrics.close())
+
   await app.register(async (admin) => {
+    await admin.register(metricsAdminRoutes, { metrics })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
     await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
@@ -127,6 +135,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   const clientFeatures = createClientFeaturesService({ db, changes })
   await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
+  await app.register(metricsSdkRoutes, { metrics })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   await app.register(consoleRoutes, { authType: config.authType })

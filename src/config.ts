@@ -29,6 +29,8 @@ export interface Config {
    * addresses and CIDR ranges.
    */
   readonly trustProxy: TrustProxy
+  /** How often SDK metrics held in memory are written, in milliseconds. */
+  readonly metricsFlushMs: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -130,5 +132,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),
     corsOrigins: Object.freeze(corsOrigins),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    metricsFlushMs: wholeNumber(env, 'METRICS_FLUSH_MS', 1000, 10, 3_600_000),
   })
 }

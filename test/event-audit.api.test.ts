@@ -140,6 +140,16 @@ onEachDatabase('event log completeness', (database) => {
     covered.add('POST /api/frontend/')
     assert.deepEqual(await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200), [])
     assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/audit-frontend')).status, 200)
+    // SDK metrics and registrations record no event (nor does the reference, per report).
+    const bucket = { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { parent: { yes: 1, no: 0 } } }
+    const registration = { appName: 'audit-app', strategies: ['default'], started: new Date().toISOString(), interval: 1000 }
+    await run('POST', '/api/client/metrics', '/api/client/metrics', { appName: 'audit-app', bucket }, 202, [])
+    await run('POST', '/api/client/metrics/bulk', '/api/client/metrics/bulk', {
+      applications: [{ appName: 'audit-app', instanceId: 'i', environment: 'development' }], metrics: [{ featureName: 'parent', appName: 'audit-app', environment: 'development', yes: 1 }],
+    }, 202, [])
+    await run('POST', '/api/client/register', '/api/client/register', registration, 202, [])
+    await run('POST', '/api/frontend/client/metrics', '/api/frontend/client/metrics', { appName: 'audit-app', bucket }, 200, [])
+    await run('POST', '/api/frontend/client/register', '/api/frontend/client/register', registration, 200, [])
 
     const archivedFlag = async (name: string) => {
       const { dependencies: _d, children: _c, environments: _e, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body

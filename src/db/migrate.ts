@@ -5,6 +5,7 @@ import * as flagChangeNotify from './migrations/0003-flag-change-notify.ts'
 import * as partialIndexes from './migrations/0004-partial-indexes.ts'
 import * as environmentsStrategies from './migrations/0005-environments-strategies.ts'
 import * as strategyDefinitions from './migrations/0006-strategy-definitions.ts'
+import * as clientMetrics from './migrations/0007-client-metrics.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0004-partial-indexes': partialIndexes,
   '0005-environments-strategies': environmentsStrategies,
   '0006-strategy-definitions': strategyDefinitions,
+  '0007-client-metrics': clientMetrics,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

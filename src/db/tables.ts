@@ -152,6 +152,62 @@ export interface StrategyDefinitionsTable {
   created_at: Timestamp
 }
 
+/** SDK usage counts of one flag in one application and environment, per hour (migration 0007). */
+export interface ClientMetricsEnvTable {
+  feature_name: string
+  app_name: string
+  environment: string
+  /** The start of the hour */
+  timestamp: Timestamp
+  yes: number
+  no: number
+}
+
+export interface ClientMetricsEnvVariantsTable {
+  feature_name: string
+  app_name: string
+  environment: string
+  timestamp: Timestamp
+  variant: string
+  count: number
+}
+
+export interface ClientApplicationsTable {
+  app_name: string
+  /** JSON text: string[]; null until the application registers */
+  strategies: string | null
+  sdk_version: string | null
+  created_at: Timestamp
+  last_seen_at: Timestamp
+}
+
+export interface ClientApplicationsUsageTable {
+  app_name: string
+  /** `*`: a token for every project */
+  project: string
+  environment: string
+}
+
+export interface ClientInstancesTable {
+  app_name: string
+  instance_id: string
+  environment: string
+  sdk_version: string | null
+  client_ip: string | null
+  started_at: Timestamp | null
+  /** Milliseconds */
+  interval: number | null
+  created_at: Timestamp
+  last_seen_at: Timestamp
+}
+
+/** When SDKs last reported a flag in an environment. */
+export interface LastSeenAtMetricsTable {
+  feature_name: string
+  environment: string
+  last_seen_at: Timestamp
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -174,5 +230,11 @@ export interface Database {
   feature_strategies: FeatureStrategiesTable
   feature_strategy_segments: FeatureStrategySegmentsTable
   strategy_definitions: StrategyDefinitionsTable
+  client_metrics_env: ClientMetricsEnvTable
+  client_metrics_env_variants: ClientMetricsEnvVariantsTable
+  client_applications: ClientApplicationsTable
+  client_applications_usage: ClientApplicationsUsageTable
+  client_instances: ClientInstancesTable
+  last_seen_at_metrics: LastSeenAtMetricsTable
 }
 

@@ -8,7 +8,7 @@ export const BulkParams = Type.Object({ projectId: PathName, environment: PathNa
 
 export const FeatureEnvironmentResponse = Type.Object({
   name: Type.String(),
-  lastSeenAt: Type.Null({ description: 'Always null until SDK metrics exist' }),
+  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When SDK metrics last counted the flag in this environment (written about every second); null if never' }),
   enabled: Type.Boolean(),
   type: Type.String(),
   sortOrder: Type.Integer(),

@@ -22,7 +22,7 @@ import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } f
 export function describeEnvironment(state: FeatureEnvironment, strategies: FeatureStrategy[]) {
   return {
     name: state.name,
-    lastSeenAt: null,
+    lastSeenAt: state.lastSeenAt,
     enabled: state.enabled,
     type: state.type,
     sortOrder: state.sortOrder,

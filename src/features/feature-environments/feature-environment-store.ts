@@ -11,6 +11,8 @@ export interface FeatureEnvironment {
   sortOrder: number
   enabled: boolean
   variants: Variant[]
+  /** When SDK metrics last counted the flag here (ISO), or null */
+  lastSeenAt: string | null
 }
 
 export function createFeatureEnvironmentStore(db: Kysely<Database>) {
@@ -18,14 +20,21 @@ export function createFeatureEnvironmentStore(db: Kysely<Database>) {
     db
       .selectFrom('feature_environments')
       .innerJoin('environments', 'environments.name', 'feature_environments.environment')
+      .innerJoin('features', 'features.name', 'feature_environments.feature')
+      .leftJoin('last_seen_at_metrics as seen', (join) =>
+        join.onRef('seen.feature_name', '=', 'feature_environments.feature').onRef('seen.environment', '=', 'feature_environments.environment'),
+      )
       .select(['environments.name', 'environments.type', 'environments.sort_order', 'feature_environments.enabled', 'feature_environments.variants'])
+      // Metrics rows outlive a deleted flag (migration 0007): a flag of the same name created since shows none of them.
+      .select(sql<string | null>`case when seen.last_seen_at >= features.created_at then seen.last_seen_at end`.as('last_seen_at'))
 
-  const toFeatureEnvironment = (row: { name: string; type: string; sort_order: number; enabled: boolean | number; variants: string }): FeatureEnvironment => ({
+  const toFeatureEnvironment = (row: { name: string; type: string; sort_order: number; enabled: boolean | number; variants: string; last_seen_at: string | null }): FeatureEnvironment => ({
     name: row.name,
     type: row.type,
     sortOrder: Number(row.sort_order),
     enabled: Boolean(row.enabled),
     variants: JSON.parse(row.variants) as Variant[],
+    lastSeenAt: row.last_seen_at,
   })
 
   return {
