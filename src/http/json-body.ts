@@ -8,6 +8,27 @@ import { cut, invalid, LONG_ECHO_LIMIT, quote } from './errors.ts'
  * made of the caller's keys: the error shows it cut, like the value.
  */
 export function findHostileInput(value: unknown, path: string): Error | undefined {
+  // Nearly every body is clean: check it without building a path per key (a tenth of the cost on
+  // a 50-flag metrics body), and search again for the place only when something was found.
+  return hasHostileInput(value) ? locateHostileInput(value, path) : undefined
+}
+
+/** Whether findHostileInput would refuse `value`. */
+export function hasHostileInput(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed()
+  if (typeof value !== 'object' || value === null) return false
+  if (Array.isArray(value)) {
+    for (const item of value) if (hasHostileInput(item)) return true
+    return false
+  }
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__' || hasHostileInput(key) || hasHostileInput((value as Record<string, unknown>)[key])) return true
+  }
+  return false
+}
+
+/** The search that names the place, on any document (findHostileInput runs it only on one hasHostileInput refused). */
+export function locateHostileInput(value: unknown, path: string): Error | undefined {
   if (typeof value === 'string') {
     if (value.includes('\u0000') || !value.isWellFormed()) {
       const shown = cut(path)
@@ -18,7 +39,7 @@ export function findHostileInput(value: unknown, path: string): Error | undefine
   if (typeof value !== 'object' || value === null) return undefined
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findHostileInput(value[i], `${path}/${i}`)
+      const found = locateHostileInput(value[i], `${path}/${i}`)
       if (found) return found
     }
     return undefined
@@ -26,7 +47,7 @@ export function findHostileInput(value: unknown, path: string): Error | undefine
   for (const key of Object.keys(value)) {
     const keyPath = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`
     if (key === '__proto__') return invalid(`The \`${cut(keyPath)}\` property is not allowed.`, cut(keyPath))
-    const found = findHostileInput(key, keyPath) ?? findHostileInput((value as Record<string, unknown>)[key], keyPath)
+    const found = locateHostileInput(key, keyPath) ?? locateHostileInput((value as Record<string, unknown>)[key], keyPath)
     if (found) return found
   }
   return undefined
