@@ -1,0 +1,266 @@
+/**
+ * The console in a real browser: the system's headless Chromium (Debian's `chromium`; `.ci/run`
+ * installs it), driven by playwright-core, which never downloads a browser of its own. A real
+ * Pennon listens on 127.0.0.1 on each database. CONSOLE_SCREENSHOTS=1 writes docs/console/*.png.
+ */
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { test } from 'node:test'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { consoleAssets } from '../src/features/console/console-assets.ts'
+import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+// Without the background-networking flags Chromium dials out, and a closed network refuses it.
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1'
+// CI must have the browser (.ci/run installs it); elsewhere a machine without it skips, saying why.
+const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : false
+const BIG_PROJECT_FLAGS = 10_000
+
+async function signIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/`)
+  await page.getByLabel('API token').fill(token)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.locator('#nav:not([hidden])').waitFor()
+}
+
+/** The heading of the page shown, once the view has rendered it. */
+async function heading(page: Page, text: string): Promise<void> {
+  await page.locator('main h1', { hasText: text }).first().waitFor()
+  await page.locator('main[aria-busy]').waitFor({ state: 'detached' })
+}
+
+/** 10,000 flags written straight to the table, in batches (the API would take minutes). */
+async function insertFlags(pennon: TestApp, project: string, count: number): Promise<void> {
+  const createdAt = new Date().toISOString()
+  for (let start = 0; start < count; start += 500) {
+    const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
+      name: `flag-${String(start + i).padStart(5, '0')}`,
+      project,
+      description: null,
+      type: (start + i) % 3 === 0 ? 'experiment' : 'release',
+      stale: false,
+      impression_data: false,
+      created_at: createdAt,
+      archived_at: null,
+    }))
+    await pennon.database.db.insertInto('features').values(rows).execute()
+  }
+}
+
+onEachDatabase('console in a browser', (database) => {
+  test('the journeys: sign in, create a flag, roll it out to a segment, watch the event live, archive a parent, read as a Viewer', { skip, timeout: 300_000 }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = pennon.app.server.address()
+    assert.ok(address && typeof address === 'object')
+    const base = `http://127.0.0.1:${address.port}`
+    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
+    t.after(() => browser.close())
+    const problems: string[] = []
+    const watch = (page: Page) => {
+      page.setDefaultTimeout(15_000)
+      // A CSP violation, a failed module or a script error shows up here.
+      page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+      return page
+    }
+    const newContext = (): Promise<BrowserContext> => browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' })
+    const shots = SCREENSHOTS && database.name === 'sqlite'
+    const shot = async (page: Page, name: string) => {
+      if (shots) await page.screenshot({ path: `docs/console/${name}.png`, fullPage: true })
+    }
+    const admin = await newContext()
+    const page = watch(await admin.newPage())
+
+    await t.test('sign in, measuring the first load', async () => {
+      await page.goto(`${base}/`)
+      await page.getByLabel('API token').waitFor()
+      const load = await page.evaluate(() => {
+        const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
+        const assets = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/console/')) as PerformanceResourceTiming[]
+        return {
+          domContentLoaded: Math.round(navigation.domContentLoadedEventEnd),
+          load: Math.round(navigation.loadEventEnd),
+          assetCount: assets.length,
+          transferred: assets.reduce((sum, entry) => sum + entry.encodedBodySize, 0) + navigation.encodedBodySize,
+          decoded: assets.reduce((sum, entry) => sum + entry.decodedBodySize, 0) + navigation.decodedBodySize,
+        }
+      })
+      const files = [...consoleAssets().files.values()]
+      t.diagnostic(`bundle: ${files.length} files, ${files.reduce((sum, file) => sum + file.body.length, 0)} bytes, ${files.reduce((sum, file) => sum + file.gzip.length, 0)} gzipped`)
+      t.diagnostic(`first load [${database.name}]: index + ${load.assetCount} assets, ${load.transferred} bytes transferred (${load.decoded} decoded), DOMContentLoaded ${load.domContentLoaded} ms, load ${load.load} ms`)
+      assert.ok(load.load < 3000, `load took ${load.load} ms`)
+      await shot(page, 'sign-in')
+      await page.getByLabel('API token').fill('*:*.not-a-token')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByText('This token is unknown, deleted or expired.').waitFor()
+      await page.getByLabel('API token').fill(pennon.adminToken)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await heading(page, 'Projects')
+      await shot(page, 'projects')
+      // The token is in this tab's session storage, and never in the address.
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('pennon.token')), pennon.adminToken)
+      assert.ok(!page.url().includes(pennon.adminToken))
+    })
+
+    await t.test("create a project's flag", async () => {
+      await page.getByLabel('Id').fill('web')
+      await page.getByLabel('Name', { exact: true }).fill('Web shop')
+      await page.getByRole('button', { name: 'Create project' }).click()
+      await heading(page, 'Project web')
+      await page.getByLabel('Name', { exact: true }).fill('new-checkout')
+      await page.getByLabel('Type').selectOption('experiment')
+      await page.getByRole('button', { name: 'Create flag' }).click()
+      await heading(page, 'new-checkout')
+      assert.equal(page.url(), `${base}/#/projects/web/features/new-checkout`)
+    })
+
+    await t.test('a segment: the server refuses a bad value beside its field, then takes the fixed one', async () => {
+      await page.goto(`${base}/#/segments/new`)
+      await heading(page, 'New segment')
+      await page.getByLabel('Name', { exact: true }).fill('beta-users')
+      await page.getByRole('button', { name: 'Add constraint' }).click()
+      await page.getByLabel('Context field').fill('age')
+      await page.getByLabel('Operator').selectOption('NUM_GT')
+      await page.getByLabel('Value', { exact: true }).fill('forty')
+      await page.getByRole('button', { name: 'Create segment' }).click()
+      const error = page.locator('[data-path="/body/constraints/0/value"] > .field-error')
+      await error.waitFor()
+      assert.match(await error.innerText(), /forty/)
+      assert.equal(await page.getByLabel('Value', { exact: true }).getAttribute('aria-invalid'), 'true')
+      await shot(page, 'segment-errors')
+      await page.getByLabel('Context field').fill('userId')
+      await page.getByLabel('Operator').selectOption('IN')
+      await page.getByLabel('Values').fill('alice\nbob')
+      await page.getByRole('button', { name: 'Create segment' }).click()
+      await heading(page, 'beta-users')
+      await page.goto(`${base}/#/segments`)
+      await heading(page, 'Segments')
+      await page.getByRole('link', { name: 'beta-users' }).waitFor()
+      await shot(page, 'segments')
+    })
+
+    const events = watch(await (await newContext()).newPage())
+    await t.test('enable it in production with a 50% rollout constrained to the segment, and see the events arrive live', async () => {
+      // The event log is open in another tab before the change.
+      await signIn(events, base, pennon.adminToken)
+      await events.goto(`${base}/#/projects/web/events`)
+      await heading(events, 'Events of web')
+      await events.locator('[data-event-type="feature-created"]').waitFor()
+
+      await page.goto(`${base}/#/projects/web/features/new-checkout`)
+      await heading(page, 'new-checkout')
+      await page.getByRole('button', { name: 'Add strategy in production' }).click()
+      const dialog = page.getByRole('dialog')
+      await dialog.getByLabel('Rollout (%)').fill('50')
+      await dialog.getByLabel('beta-users').check()
+      await dialog.getByRole('button', { name: 'Add strategy' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      const production = page.locator('[data-environment="production"]')
+      await production.locator('.strategy', { hasText: '50% of default' }).waitFor()
+      await production.getByRole('link', { name: 'beta-users' }).waitFor()
+      const toggle = page.getByRole('switch', { name: 'new-checkout in production' })
+      assert.equal(await toggle.getAttribute('aria-checked'), 'false')
+      await toggle.click()
+      await page.locator('[role="switch"][aria-label="new-checkout in production"][aria-checked="true"]').waitFor()
+      await shot(page, 'flag')
+
+      const started = Date.now()
+      await events.locator('.event.fresh[data-event-type="feature-environment-enabled"]').waitFor({ timeout: 10_000 })
+      t.diagnostic(`the event appeared in the other tab ${Date.now() - started} ms after the switch showed on`)
+      const added = events.locator('[data-event-type="feature-strategy-add"]')
+      await added.waitFor()
+      assert.match(await added.innerText(), /\+ parameters\.rollout: "50"/)
+      await shot(events, 'events')
+    })
+
+    await t.test('try to archive a parent and read the warning', async () => {
+      for (const name of ['checkout-parent', 'checkout-child']) assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features', { name })).status, 201)
+      assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features/checkout-child/dependencies', { feature: 'checkout-parent' })).status, 200)
+      await page.goto(`${base}/#/projects/web/features/checkout-parent`)
+      await heading(page, 'checkout-parent')
+      await page.getByRole('link', { name: 'checkout-child' }).waitFor()
+      await page.getByRole('button', { name: 'Archive' }).click()
+      const dialog = page.getByRole('dialog')
+      await dialog.getByText('checkout-parent is the parent of checkout-child.').waitFor()
+      await dialog.getByText('checkout-child → checkout-parent').waitFor()
+      assert.ok(await dialog.getByRole('button', { name: 'Archive with 1 child' }).isVisible())
+      await shot(page, 'archive-warning')
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.equal((await call(pennon, 'GET', '/api/admin/projects/web/features/checkout-parent')).body.archived, false)
+    })
+
+    let viewerSecret = ''
+    await t.test('tokens: a Viewer service account and its token, the secret shown once', async () => {
+      await page.goto(`${base}/#/tokens`)
+      await heading(page, 'Tokens and service accounts')
+      await page.getByLabel('Username').fill('viewer-bot')
+      await page.getByLabel('Display name').fill('Viewer bot')
+      await page.getByLabel('Root role').selectOption('3')
+      await page.getByRole('button', { name: 'Create service account' }).click()
+      await page.getByRole('button', { name: 'New token for viewer-bot' }).click()
+      await page.getByRole('dialog').getByRole('button', { name: 'Create token' }).click()
+      const secret = page.locator('input.secret')
+      await secret.waitFor()
+      viewerSecret = await secret.inputValue()
+      assert.match(viewerSecret, /\S{20,}/)
+      await page.getByText('it is shown only this once').waitFor()
+      await shot(page, 'tokens')
+    })
+
+    await t.test('as a Viewer the switches and writes are disabled, naming the permission', async () => {
+      const viewer = watch(await (await newContext()).newPage())
+      await signIn(viewer, base, viewerSecret)
+      await viewer.locator('.who', { hasText: 'Viewer' }).waitFor()
+      await viewer.goto(`${base}/#/projects/web/features/new-checkout`)
+      await heading(viewer, 'new-checkout')
+      for (const environment of ['development', 'production']) {
+        assert.ok(await viewer.getByRole('switch', { name: `new-checkout in ${environment}` }).isDisabled(), environment)
+      }
+      assert.ok((await viewer.getByText('Needs UPDATE_FEATURE_ENVIRONMENT').count()) >= 2)
+      assert.ok(await viewer.getByRole('button', { name: 'Add strategy in production' }).isDisabled())
+      assert.ok(await viewer.getByRole('button', { name: 'Archive' }).isDisabled())
+      await viewer.getByText('Needs DELETE_FEATURE', { exact: true }).waitFor()
+      await shot(viewer, 'viewer')
+    })
+
+    await t.test(`${BIG_PROJECT_FLAGS.toLocaleString('en')} flags: the server pages, each page renders under 200 ms`, async () => {
+      assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'big', name: 'Big' })).status, 201)
+      await insertFlags(pennon, 'big', BIG_PROJECT_FLAGS)
+      await page.goto(`${base}/#/projects/big`)
+      await heading(page, 'Project big')
+      await page.getByText(`1–50 of ${BIG_PROJECT_FLAGS.toLocaleString('en')} flags`).waitFor()
+      await shot(page, 'flags')
+      const timings: Array<{ fetch: number; render: number; total: number }> = []
+      const measure = async (action: () => Promise<void>) => {
+        const loaded = await page.locator('.results').getAttribute('data-loaded')
+        const started = Date.now()
+        await action()
+        await page.locator(`.results:not([data-loaded="${loaded}"])`).waitFor()
+        const total = Date.now() - started
+        const [fetch, render] = await page.evaluate(() => ['pennon:flags-fetch', 'pennon:flags-render'].map((name) => performance.getEntriesByName(name).at(-1)!.duration))
+        timings.push({ fetch: Math.round(fetch!), render: Math.round(render!), total })
+      }
+      await measure(() => page.getByRole('button', { name: 'Next' }).click())
+      await page.getByText(`51–100 of ${BIG_PROJECT_FLAGS.toLocaleString('en')}`).waitFor()
+      await measure(() => page.getByRole('button', { name: 'Created' }).click())
+      await measure(() => page.getByLabel('Search flags').fill('flag-0999'))
+      await page.getByText('1–10 of 10 flags').waitFor()
+      await measure(() => page.getByRole('button', { name: 'Name' }).click())
+      await page.getByRole('link', { name: 'flag-09999' }).waitFor()
+      t.diagnostic(`pages of ${BIG_PROJECT_FLAGS} flags [${database.name}] (fetch / render / click to rendered, ms): ${timings.map((x) => `${x.fetch}/${x.render}/${x.total}`).join(', ')}`)
+      for (const timing of timings) {
+        assert.ok(timing.render < 200, `rendering a page took ${timing.render} ms`)
+        assert.ok(timing.fetch + timing.render < 200, `a page took ${timing.fetch + timing.render} ms from request to rendered`)
+      }
+    })
+
+    await t.test('no script error and no CSP violation on any page', () => {
+      // The 4xx answers the journeys provoke on purpose (a wrong token, a bad segment value) are no problem.
+      assert.deepEqual(problems.filter((problem) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(problem)), [])
+    })
+  })
+})
