@@ -66,6 +66,7 @@ function inlineSegments(feature: ClientFeature, segments: Map<number, ClientSegm
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 27)
 
 // Bounds on what is kept: a few environments, a few hundred distinct answers.
+const MAX_ENVIRONMENTS = 16
 const MAX_ANSWERS = 256
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024
 
@@ -82,7 +83,10 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
     const flags = readEnvironmentFlags(db, environment)
     if (version !== undefined) {
       const entry = { version, flags }
+      environments.delete(environment)
       environments.set(environment, entry)
+      // An admin token may ask for any environment name: keep the latest few read.
+      if (environments.size > MAX_ENVIRONMENTS) environments.delete(environments.keys().next().value as string)
       // A failed read, or one a write overtook, is not kept.
       flags.then(
         () => changes.version('flags') !== version && environments.get(environment) === entry && environments.delete(environment),
