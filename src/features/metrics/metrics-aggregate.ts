@@ -103,11 +103,13 @@ function mergeInstance(batch: Batch, seen: Instance): void {
     batch.size++
     return
   }
-  // The later report wins field by field; what it did not say stays.
-  const [older, newer] = seen.lastSeenAt >= known.lastSeenAt ? [known, seen] : [seen, known]
-  const merged: Instance = { ...older }
-  for (const [field, value] of Object.entries(newer)) if (value !== undefined) (merged as unknown as Record<string, unknown>)[field] = value
-  batch.instances.set(key, merged)
+  // The later report wins field by field; what it did not say stays. (In place: an instance reports every interval.)
+  const into = known as unknown as Record<string, unknown>
+  const later = seen.lastSeenAt >= known.lastSeenAt
+  for (const field in seen) {
+    const value = (seen as unknown as Record<string, unknown>)[field]
+    if (value !== undefined && (later || into[field] === undefined)) into[field] = value
+  }
 }
 
 export function createMetricsAggregate() {
