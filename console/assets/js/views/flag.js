@@ -157,8 +157,9 @@ export async function flagView({ main, params, current }) {
     const children = flag.children.length
       ? h('p', null, 'Children: ', flag.children.map((child, index) => [index ? ', ' : '', h('a', { href: link('projects', projectId, 'features', child) }, child)]))
       : h('p', { class: 'empty' }, 'No children.')
-    const picker = h('select', { name: 'parent' }, h('option', { value: '' }, 'Choose a parent…'))
-    const requireOn = h('input', { type: 'checkbox', checked: true })
+    const allowed = can('UPDATE_FEATURE_DEPENDENCY')
+    const picker = h('select', { name: 'parent', disabled: !allowed }, h('option', { value: '' }, 'Choose a parent…'))
+    const requireOn = h('input', { type: 'checkbox', checked: true, disabled: !allowed })
     const add = h('form', { class: 'actions' },
       field('New parent', picker),
       h('label', { class: 'check' }, requireOn, ' only while the parent is on'),
@@ -168,7 +169,7 @@ export async function flagView({ main, params, current }) {
       if (picker.value) void act(() => api('POST', `${base}/dependencies`, { feature: picker.value, enabled: requireOn.checked }), `${name} now depends on ${picker.value}.`)
     })
     // A child cannot be a parent, and a parent cannot be a child (one level): offered only when possible.
-    if (!flag.archived && flag.children.length === 0 && can('UPDATE_FEATURE_DEPENDENCY')) {
+    if (!flag.archived && flag.children.length === 0 && allowed) {
       api('GET', `${base}/parents`).then((/** @type {string[]} */ names) => {
         picker.append(...names.map((candidate) => h('option', { value: candidate }, candidate)))
       }).catch(() => {})

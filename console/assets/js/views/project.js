@@ -87,7 +87,7 @@ export async function projectView({ main, params, query, current }) {
     const last = state.page * PAGE_SIZE + answer.features.length
     status.textContent = answer.total === 0
       ? (state.query ? `No ${state.archived ? 'archived ' : ''}flag matches “${state.query}”.` : `No ${state.archived ? 'archived ' : ''}flags yet.`)
-      : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : ''}flags`
+      : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : ''}flag${answer.total === 1 ? '' : 's'}`
     results.append(h('nav', { class: 'pager', 'aria-label': 'Pages' },
       h('button', { type: 'button', class: 'secondary', disabled: state.page === 0, onclick: () => { state.page -= 1; void load() } }, 'Previous'),
       h('span', null, `Page ${state.page + 1} of ${pages.toLocaleString()}`),
