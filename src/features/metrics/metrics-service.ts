@@ -58,9 +58,11 @@ export interface MetricsServiceOptions {
   log: FastifyBaseLogger
   flushIntervalMs: number
   now?: () => number
+  /** FLUSH_AT and MAX_HELD unless given (tests). */
+  limits?: { flushAt: number; maxHeld: number }
 }
 
-export function createMetricsService({ db, log, flushIntervalMs, now = Date.now }: MetricsServiceOptions) {
+export function createMetricsService({ db, log, flushIntervalMs, now = Date.now, limits = { flushAt: FLUSH_AT, maxHeld: MAX_HELD } }: MetricsServiceOptions) {
   const aggregate = createMetricsAggregate()
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> | undefined
@@ -103,7 +105,7 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now 
   }
 
   function accept(): void {
-    if (aggregate.size >= MAX_HELD) throw busy()
+    if (aggregate.size >= limits.maxHeld) throw busy()
   }
 
   function accepted(): void {
@@ -111,7 +113,7 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now 
       timer = setInterval(flushSoon, flushIntervalMs)
       timer.unref()
     }
-    if (aggregate.size >= FLUSH_AT || closed) flushSoon()
+    if (aggregate.size >= limits.flushAt || closed) flushSoon()
   }
 
   const store = () => createMetricsStore(db)

@@ -1,0 +1,63 @@
+/**
+ * The service alone, over a real database: a flush that fails keeps its counts for the next one,
+ * and past MAX_HELD held entries (here a smaller limit) a report is refused with 429 rather than held.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { FastifyBaseLogger } from 'fastify'
+import { call, onEachDatabase, sql, useTestApp } from '../../../test/test-app.ts'
+import { AppError } from '../../http/errors.ts'
+import { createMetricsService } from './metrics-service.ts'
+
+const bucket = (toggles: Record<string, { yes?: number; no?: number }>) => ({
+  appName: 'service-test',
+  bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles },
+})
+
+onEachDatabase('metrics service', (database) => {
+  test('a failed flush keeps its counts; too much held is refused with 429, and accepted again once written', async (t) => {
+    const pennon = await useTestApp(t, database)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'kept' })).status, 201)
+    const { db } = pennon.database
+    const errors: unknown[] = []
+    const log = { error: (...args: unknown[]) => errors.push(args) } as unknown as FastifyBaseLogger
+    const maxHeld = 2_000
+    const metrics = createMetricsService({ db, log, flushIntervalMs: 3_600_000, limits: { flushAt: maxHeld, maxHeld } })
+    t.after(() => metrics.close())
+    const caller = { scope: undefined, clientIp: '127.0.0.1' }
+    const stored = async () => (await db.selectFrom('client_metrics_env').select(['yes', 'no']).where('feature_name', '=', 'kept').execute()).map((r) => [r.yes, r.no])
+
+    // The counts table gone for a while: flushes fail.
+    await sql`alter table client_metrics_env rename to client_metrics_env_away`.execute(db)
+    metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
+    await metrics.flush()
+    assert.equal(errors.length, 1, 'the failed flush is logged')
+    metrics.reportMetrics(caller, bucket({ kept: { yes: 2, no: 1 } }))
+
+    // Unknown names are held until a flush drops them: fill up past maxHeld with flushes failing.
+    const names = 500
+    let round = 0
+    while (true) {
+      const toggles = Object.fromEntries(Array.from({ length: names }, (_, i) => [`unknown-${round}-${i}`, { yes: 1 }]))
+      try {
+        metrics.reportMetrics(caller, bucket(toggles))
+      } catch (error) {
+        assert.ok(error instanceof AppError)
+        assert.equal(error.status, 429)
+        assert.equal(error.headers?.['retry-after'], '5')
+        break
+      }
+      await metrics.flush()
+      assert.ok(++round * names <= maxHeld + names, 'refused once maxHeld entries are held')
+    }
+    assert.equal(round, Math.ceil(maxHeld / names))
+
+    await sql`alter table client_metrics_env_away rename to client_metrics_env`.execute(db)
+    await metrics.flush()
+    assert.deepEqual(await stored(), [[3, 1]], 'the counts of every failed flush, written once')
+    metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
+    await metrics.flush()
+    assert.deepEqual(await stored(), [[4, 1]])
+    assert.equal((await db.selectFrom('client_metrics_env').select('feature_name').execute()).length, 1, 'unknown names never stored')
+  })
+})
