@@ -132,7 +132,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   }, { prefix: ADMIN_PREFIX })
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).
-  const clientFeatures = createClientFeaturesService({ db, changes })
+  const clientFeatures = createClientFeaturesService({ db: reader, changes })
   await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics })

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, cut, forbidden, LONG_ECHO_LIMIT, notFound, quote } from './errors.ts'
 import { findHostileInput } from './json-body.ts'
+import { isSdkPath } from './sdk-pipeline.ts'
 import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
 import type { Authenticate } from './auth.ts'
 import type { ChangeWatch } from '../db/change-watch.ts'
@@ -65,7 +66,8 @@ export function registerAdminPipeline(app: FastifyInstance, { authenticate, chan
   app.addHook('onRequest', async (request, reply) => {
     // Sent on every response, errors included: no MIME sniffing, and admin data is never cached.
     reply.header('x-content-type-options', 'nosniff')
-    if (handleCors?.(request, reply)) return reply
+    // The SDK APIs answer CORS themselves (sdk-pipeline.ts): the frontend API for any origin, with the SDKs' headers.
+    if (!isSdkPath(request.url) && handleCors?.(request, reply)) return reply
     if (!isAdminPath(request.url)) return
     reply.header('cache-control', 'no-store')
     request.dataVersion = changes.version()

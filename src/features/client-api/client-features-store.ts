@@ -53,7 +53,18 @@ export interface EnvironmentFlags {
   revisionId: number
 }
 
-export async function readEnvironmentFlags(db: Kysely<Database>, environment: string): Promise<EnvironmentFlags> {
+/**
+ * One snapshot (a repeatable-read transaction on PostgreSQL; on SQLite a read transaction, which
+ * sees one state of the file), so a strategy never names a segment the same read does not have.
+ */
+export function readEnvironmentFlags(db: Kysely<Database>, environment: string): Promise<EnvironmentFlags> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute((trx) => readIn(trx, environment))
+}
+
+async function readIn(db: Kysely<Database>, environment: string): Promise<EnvironmentFlags> {
   const [flags, strategies, links, segments, dependencies, revision] = await Promise.all([
     db
       .selectFrom('features')

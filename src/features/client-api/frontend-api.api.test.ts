@@ -388,7 +388,6 @@ onEachDatabase('frontend API', (database) => {
 
   test(
     'CORS with CORS_ORIGINS set: the frontend API still answers its own preflight for a listed origin',
-    { todo: 'the admin pipeline answers preflights of CORS_ORIGINS origins first, for every path (src/http/admin-pipeline.ts), with its own allowed headers' },
     async (t) => {
       const pennon = await useTestApp(t, database, { env: { CORS_ORIGINS: 'https://admin.example' } })
       const answered = await pennon.app.inject({
