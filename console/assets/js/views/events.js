@@ -3,7 +3,8 @@
  * The event log: the last 100 events, a project's or a flag's, newest first, each change shown
  * as a diff of preData → data. It follows new events live by polling the existing reads every
  * few seconds while the tab is visible (no new server route, and the server answers a repeated
- * read from memory while nothing changed).
+ * read from memory while nothing changed); a project's whole history is read again only when the
+ * instance's newest event moved.
  */
 import { api, ApiError, seg } from '../api.js'
 import { announce, formatDate, h, replace } from '../dom.js'
@@ -89,10 +90,20 @@ export async function eventsView({ main, params, onLeave, current }) {
   let newest = 0
   let timer = 0
   let busy = false
+  let lastProbe = -1
   async function poll() {
     if (busy) return
     busy = true
     try {
+      // A project's history is read whole: ask first whether any event at all was written since
+      // (the instance's last 100 are a small read), and read the project again only then.
+      if (projectId && !name) {
+        /** @type {{ events: AuditEvent[] }} */
+        const probe = await api('GET', '/events')
+        const top = probe.events[0]?.id ?? 0
+        if (top === lastProbe) return
+        lastProbe = top
+      }
       /** @type {{ events: AuditEvent[], totalEvents: number }} */
       const answer = await api('GET', path)
       if (!current()) return
