@@ -36,6 +36,9 @@ import { featureEnvironmentRoutes } from './features/feature-environments/featur
 import { createFeatureEnvironmentService } from './features/feature-environments/feature-environment-service.ts'
 import { strategyRoutes } from './features/strategies/strategy-routes.ts'
 import { createStrategyService } from './features/strategies/strategy-service.ts'
+import { strategyDefinitionRoutes } from './features/strategies/strategy-definition-routes.ts'
+import { createStrategyDefinitionService } from './features/strategies/strategy-definition-service.ts'
+import { createStrategyNames } from './features/strategies/strategy-names.ts'
 import { clientRoutes } from './features/client-api/client-routes.ts'
 import { createClientFeaturesService } from './features/client-api/client-features-service.ts'
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
@@ -126,7 +129,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
     await admin.register(meRoutes)
     await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
-    const strategies = createStrategyService({ db, config })
+    await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
+    const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }) })
     await admin.register(strategyRoutes, { strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
   }, { prefix: ADMIN_PREFIX })

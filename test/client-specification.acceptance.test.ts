@@ -61,6 +61,7 @@ onEachDatabase('client specification', (database) => {
         const state = stateOf(file)
         const { refused } = await createSpecificationState(pennon, state)
         const remoteAddressReaders = readingRemoteAddress(state)
+        const sessionIdReaders = new Set(state.features.filter((f) => (f.strategies ?? []).some((s) => s.name === 'gradualRolloutSessionId')).map((f) => f.name))
         const base = await listening(pennon)
         const clientToken = await apiToken(pennon, 'client', 'specification-client')
         const frontendToken = await apiToken(pennon, 'frontend', 'specification-frontend')
@@ -85,7 +86,9 @@ onEachDatabase('client specification', (database) => {
               refused.get(test.toggleName) ??
               (api === 'frontend API' && test.context.remoteAddress === undefined && remoteAddressReaders.has(test.toggleName)
                 ? 'the frontend API takes the caller\'s address when the context has no remoteAddress, as the reference does'
-                : undefined)
+                : api === 'frontend API' && test.context.sessionId === undefined && sessionIdReaders.has(test.toggleName)
+                  ? 'the browser SDK makes up a sessionId when the context has none (one per browser), so the frontend API is asked with one'
+                  : undefined)
             if (reason) {
               counts.notApplicable.push(`${test.kind} "${test.description}" (${test.toggleName}: ${reason})`)
               continue

@@ -112,6 +112,18 @@ onEachDatabase('event log completeness', (database) => {
         preData: { strategyIds: [added.body.id, second.body.id], sortOrders: [0, 1] } },
     ])
     await run('DELETE', `${strategies}/{strategyId}`, strategyUrl, undefined, 200, [{ type: 'feature-strategy-remove', ...at('production'), preData: patched.body }])
+    // Strategy definitions: a custom one, and the deprecation of a built-in one.
+    const definitions = '/api/admin/strategies'
+    const definition = await run('POST', definitions, definitions, { name: 'audit-tier', parameters: [{ name: 'tiers', type: 'list' }] }, 201, (r) => [
+      { type: 'strategy-created', data: r.body },
+    ])
+    const redefined = { ...definition.body, description: 'By tier', parameters: [] }
+    await run('PUT', `${definitions}/{name}`, `${definitions}/audit-tier`, { description: 'By tier', parameters: [] }, 200, [
+      { type: 'strategy-updated', data: redefined, preData: definition.body },
+    ])
+    await run('POST', `${definitions}/{strategyName}/deprecate`, `${definitions}/default/deprecate`, undefined, 200, [{ type: 'strategy-deprecated', data: { name: 'default' } }])
+    await run('POST', `${definitions}/{strategyName}/reactivate`, `${definitions}/default/reactivate`, undefined, 200, [{ type: 'strategy-reactivated', data: { name: 'default' } }])
+    await run('DELETE', `${definitions}/{name}`, `${definitions}/audit-tier`, undefined, 200, [{ type: 'strategy-deleted', data: { name: 'audit-tier' }, preData: redefined }])
     const variants = [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] }]
     await run('PUT', `${place}/variants`, `${P}/audit/features/other/environments/production/variants`, [{ name: 'blue' }], 200, [
       { type: 'feature-environment-variants-updated', ...at('production'), data: { variants }, preData: { variants: [] } },
@@ -208,6 +220,9 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/environments', { name: 'development', type: 'development' }, 409],
       ['POST', `${P}/default/features/ghost/environments/production/on`, undefined, 404],
       ['POST', `${P}/default/bulk_features/environments/nowhere/on`, { features: [] }, 404],
+      ['POST', '/api/admin/strategies', { name: 'default', parameters: [] }, 409],
+      ['PUT', '/api/admin/strategies/default', { parameters: [] }, 409],
+      ['DELETE', '/api/admin/strategies/ghost', undefined, 404],
     ] as const) {
       assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
     }

@@ -69,7 +69,7 @@ onEachDatabase('validation reports', (database) => {
     assert.equal(patched.status, 400)
     assert.deepEqual(withoutId(patched.body), report(
       ['/body/title', 'The `/body/title` property must be string or null. You sent 5.'],
-      ['/body/name', 'The `/body/name` property must name a strategy this instance knows ("applicationHostname", "default", "flexibleRollout", "remoteAddress", "userWithId"). You sent "nope".'],
+      ['/body/name', 'The `/body/name` property must name a strategy this instance knows ("applicationHostname", "default", "flexibleRollout", "gradualRolloutRandom", "gradualRolloutSessionId", "gradualRolloutUserId", "remoteAddress", "userWithId"). You sent "nope".'],
     ))
   })
 })

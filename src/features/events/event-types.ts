@@ -46,6 +46,16 @@ export interface StrategyData {
   sortOrder: number
 }
 export interface VariantsData { variants: object[] }
+/** A strategy definition (GET /api/admin/strategies/:name), keys in the reference's order. */
+export interface StrategyDefinitionData {
+  title: string | null
+  name: string
+  displayName: string | null
+  description: string | null
+  editable: boolean
+  deprecated: boolean
+  parameters: Array<{ name: string; type: string; description: string; required: boolean }>
+}
 export interface StrategyOrderData { strategyIds: string[]; sortOrders: number[] }
 export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
 export interface ServiceAccountTokenData { id: number; description: string; expiresAt: string | null; userId: number }
@@ -71,6 +81,10 @@ export type NewEvent = Base &
     | { type: 'feature-strategy-update'; data: StrategyData; preData: StrategyData }
     | { type: 'feature-strategy-remove'; preData: StrategyData }
     | { type: 'strategy-order-changed'; data: StrategyOrderData; preData: StrategyOrderData }
+    | { type: 'strategy-created'; data: StrategyDefinitionData }
+    | { type: 'strategy-updated'; data: StrategyDefinitionData; preData: StrategyDefinitionData }
+    | { type: 'strategy-deleted'; data: { name: string }; preData: StrategyDefinitionData }
+    | { type: 'strategy-deprecated' | 'strategy-reactivated'; data: { name: string } }
     | { type: 'feature-environment-variants-updated'; data: VariantsData; preData: VariantsData }
     | { type: 'segment-created'; data: SegmentData }
     | { type: 'segment-updated'; data: SegmentData; preData: SegmentData }

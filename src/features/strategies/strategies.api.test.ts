@@ -44,7 +44,7 @@ async function createSegment(pennon: TestApp, name: string, project?: string): P
 }
 
 onEachDatabase('strategies', (database) => {
-  test('GET /strategies: the built-in definitions, in order, userWithId deprecated', async (t) => {
+  test('GET /strategies: the built-in definitions, in order, userWithId and the gradualRollout* ones deprecated', async (t) => {
     const pennon = await useTestApp(t, database)
     const body = jsonOk(await call(pennon, 'GET', '/api/admin/strategies'))
     assert.deepEqual(Object.keys(body), ['version', 'strategies'])
@@ -57,6 +57,9 @@ onEachDatabase('strategies', (database) => {
         ['userWithId', true, false, ['userIds:list']],
         ['remoteAddress', false, false, ['IPs:list']],
         ['applicationHostname', false, false, ['hostNames:list']],
+        ['gradualRolloutRandom', true, false, ['percentage:percentage']],
+        ['gradualRolloutSessionId', true, false, ['percentage:percentage', 'groupId:string']],
+        ['gradualRolloutUserId', true, false, ['percentage:percentage', 'groupId:string']],
       ],
     )
     assert.deepEqual(body.strategies[1], {
@@ -332,8 +335,8 @@ onEachDatabase('strategies', (database) => {
       assert.equal(response.headers['content-type'], 'application/json; charset=utf-8')
       assert.deepEqual(withoutId(response.body), validationError(...details))
     }
-    const names = '"applicationHostname", "default", "flexibleRollout", "remoteAddress", "userWithId"'
-    await refuse({ name: 'gradualRolloutRandom' }, at('/body/name', `The \`/body/name\` property must name a strategy this instance knows (${names}). You sent "gradualRolloutRandom".`))
+    const names = '"applicationHostname", "default", "flexibleRollout", "gradualRolloutRandom", "gradualRolloutSessionId", "gradualRolloutUserId", "remoteAddress", "userWithId"'
+    await refuse({ name: 'gradualRollout' }, at('/body/name', `The \`/body/name\` property must name a strategy this instance knows (${names}). You sent "gradualRollout".`))
     await refuse({}, at('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.'))
     for (const [rollout, shown] of [[101, '101'], ['abc', '"abc"'], [50.5, '50.5'], [-1, '-1'], ['050', '"050"'], ['', '""']] as const) {
       await refuse({ name: 'flexibleRollout', parameters: { rollout } },

@@ -2,12 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { PatchBody, shapeCheck } from '../../http/json-patch.ts'
 import { placeOf } from '../feature-environments/flag-environment.ts'
-import { BUILT_IN_STRATEGIES } from './strategy-definitions.ts'
 import {
   CreateStrategyBody,
   FeatureEnvironmentParams,
   SortOrderBody,
-  StrategyDefinitionListResponse,
   StrategyListResponse,
   StrategyParams,
   StrategyResponse,
@@ -18,11 +16,8 @@ import type { StrategyService } from './strategy-service.ts'
 const tags = ['Strategies']
 
 export const strategyRoutes: FastifyPluginAsyncTypebox<{ strategies: StrategyService }> = async (app, { strategies }) => {
-  app.get('/strategies', {
-    config: { permission: 'NONE' },
-    schema: { tags, summary: 'The strategies flags can use, with their parameters', response: { 200: StrategyDefinitionListResponse, ...errorResponses(401, 403) } },
-  }, async () => ({ version: 1 as const, strategies: [...BUILT_IN_STRATEGIES] }))
-
+  // The strategy names a body may use are read again, if they may have changed, before it is validated.
+  const preValidation = async () => strategies.refreshNames()
   const base = '/projects/:projectId/features/:featureName/environments/:environment/strategies'
 
   app.get(base, {
@@ -32,6 +27,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<{ strategies: StrategySer
 
   app.post(base, {
     config: { permission: 'CREATE_FEATURE_STRATEGY', bodyRules: strategies.bodyRules },
+    preValidation,
     schema: {
       tags,
       summary: 'Add a strategy',
@@ -63,6 +59,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<{ strategies: StrategySer
 
   app.put(`${base}/:strategyId`, {
     config: { permission: 'UPDATE_FEATURE_STRATEGY', bodyRules: strategies.bodyRules },
+    preValidation,
     schema: {
       tags,
       summary: 'Change a strategy',
@@ -75,6 +72,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<{ strategies: StrategySer
 
   app.patch(`${base}/:strategyId`, {
     config: { permission: 'UPDATE_FEATURE_STRATEGY' },
+    preValidation,
     schema: {
       tags,
       summary: 'Change a strategy with JSON Patch',

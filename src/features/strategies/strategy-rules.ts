@@ -12,10 +12,16 @@ export type ParameterInput = Record<string, string | number>
 
 const ROLLOUT = /^(0|[1-9][0-9]?|100)$/
 
+// Custom strategies may be many: a message names this many, and says how many more there are.
+const LISTED_NAMES = 10
+
+/** `known`: every strategy definition's name (GET /api/admin/strategies), deprecated ones too. */
 export function checkStrategyName(name: string, known: ReadonlySet<string>, path: string): ErrorDetail[] {
   if (known.has(name)) return []
-  const names = [...known].sort().map((n) => `"${n}"`).join(', ')
-  return [{ path, message: `The \`${path}\` property must name a strategy this instance knows (${names}). You sent ${quote(name)}.` }]
+  const sorted = [...known].sort()
+  const listed = sorted.slice(0, LISTED_NAMES).map((n) => quote(n)).join(', ')
+  const more = sorted.length > LISTED_NAMES ? ` and ${sorted.length - LISTED_NAMES} more: GET /api/admin/strategies lists them` : ''
+  return [{ path, message: `The \`${path}\` property must name a strategy this instance knows (${listed}${more}). You sent ${quote(name)}.` }]
 }
 
 /** The rules of the built-in strategies' parameters; other parameters are free. */

@@ -61,15 +61,3 @@ export const StrategyResponse = Type.Object({
 })
 
 export const StrategyListResponse = Type.Array(StrategyResponse)
-
-const StrategyDefinitionResponse = Type.Object({
-  title: Type.Union([Type.String(), Type.Null()]),
-  name: Type.String(),
-  displayName: Type.Union([Type.String(), Type.Null()]),
-  description: Type.Union([Type.String(), Type.Null()]),
-  editable: Type.Boolean(),
-  deprecated: Type.Boolean(),
-  parameters: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), description: Type.String(), required: Type.Boolean() })),
-})
-
-export const StrategyDefinitionListResponse = Type.Object({ version: Type.Literal(1), strategies: Type.Array(StrategyDefinitionResponse) })

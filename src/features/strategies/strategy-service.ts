@@ -9,7 +9,7 @@ import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import { ulid } from '../../db/ulid.ts'
 import { notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
-import { ALL_CLEAN } from '../../http/body-rules.ts'
+import { ALL_CLEAN, type BodyRules } from '../../http/body-rules.ts'
 import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/json-patch.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
@@ -17,8 +17,8 @@ import type { NewEvent } from '../events/event-types.ts'
 import { createFeatureEnvironmentStore, type FeatureEnvironment } from '../feature-environments/feature-environment-store.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
 import { normalizeConstraint } from '../segments/constraints.ts'
-import { BUILT_IN_STRATEGY_NAMES } from './strategy-definitions.ts'
 import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
+import type { StrategyNames } from './strategy-names.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
 import { normalizeVariants } from './variant-rules.ts'
@@ -46,12 +46,19 @@ async function disableWhenNoneActive(trx: Kysely<Database>, place: FlagEnvironme
   return [{ type: 'feature-environment-disabled', ...eventFor(place) }]
 }
 
-export function createStrategyService({ db, config }: { db: Kysely<Database>; config: Config }) {
-  const bodyRules = strategyBodyRules(BUILT_IN_STRATEGY_NAMES, config.segmentValuesLimit)
+/** `names`: the strategy names flags may use (the definitions', strategy-names.ts). */
+export function createStrategyService({ db, config, names }: { db: Kysely<Database>; config: Config; names: StrategyNames }) {
+  // The rules for one set of known names, made again only when the names were read again.
+  let rules: { known: ReadonlySet<string>; check: BodyRules } | undefined
+  const rulesFor = (known: ReadonlySet<string>): BodyRules =>
+    rules?.known === known ? rules.check : (rules = { known, check: strategyBodyRules(known, config.segmentValuesLimit) }).check
 
-  /** Every rule, all violations at once (`segmentDetails`: segmentProblems' findings); then the stored form. */
-  function build(input: StrategyInput, id: string, featureName: string, sortOrder: number, segmentDetails: readonly ErrorDetail[]): FeatureStrategy {
-    const details = [...bodyRules(input, ALL_CLEAN), ...segmentDetails]
+  /**
+   * Every rule, all violations at once (`segmentDetails`: segmentProblems' findings; `known`: the
+   * names confirmed in the transaction); then the stored form.
+   */
+  function build(input: StrategyInput, id: string, featureName: string, sortOrder: number, segmentDetails: readonly ErrorDetail[], known: ReadonlySet<string>): FeatureStrategy {
+    const details = [...rulesFor(known)(input, ALL_CLEAN), ...segmentDetails]
     if (details.length > 0) throw validationFailed(details)
     return {
       id,
@@ -96,7 +103,8 @@ export function createStrategyService({ db, config }: { db: Kysely<Database>; co
   async function add(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> {
     const store = createStrategyStore(trx)
     const problems = await segmentProblems(trx, input.segments ?? [], place.project)
-    const strategy = build(input, ulid(), place.feature, await store.nextSortOrder(place.feature, place.environment), problems)
+    const known = await names.confirm(trx, input.name)
+    const strategy = build(input, ulid(), place.feature, await store.nextSortOrder(place.feature, place.environment), problems, known)
     await store.insert(place, strategy, audit.createdAt)
     await appendEvents(trx, audit, [{ type: 'feature-strategy-add', ...eventFor(place), data: strategy }])
     return strategy
@@ -110,7 +118,8 @@ export function createStrategyService({ db, config }: { db: Kysely<Database>; co
       const before = await store.find(place, id)
       if (!before) throw strategyNotFound(id, place)
       const input = next(before)
-      const after = build(input, before.id, place.feature, before.sortOrder, await segmentProblems(trx, input.segments ?? [], place.project))
+      const problems = await segmentProblems(trx, input.segments ?? [], place.project)
+      const after = build(input, before.id, place.feature, before.sortOrder, problems, await names.confirm(trx, input.name))
       if (isDeepStrictEqual(after, before)) return before
       await store.update(after)
       const disabled = await disableWhenNoneActive(trx, place, state)
@@ -120,8 +129,11 @@ export function createStrategyService({ db, config }: { db: Kysely<Database>; co
   }
 
   return {
-    /** For the routes: the rules of a body beyond its schema (body-rules.ts). */
-    bodyRules,
+    /** For the routes: the rules of a body beyond its schema (body-rules.ts), with the names last read. */
+    bodyRules: ((body, clean) => rulesFor(names.known())(body, clean)) satisfies BodyRules,
+
+    /** For the routes, before they validate a body: the known names read again if they may have changed. */
+    refreshNames: (): Promise<void> => names.refresh(),
 
     list: async (place: FlagEnvironmentPlace): Promise<FeatureStrategy[]> => {
       await findFlagEnvironment(db, place)
