@@ -7,6 +7,9 @@
  *                                                  what the framework Pennon is built on costs by itself
  *   node bench/ceiling-server.ts fastify-post      a bare Fastify app validating a `{features: string[]}` body
  *                                                  against a schema and answering a small JSON: the same for (a)
+ *   node bench/ceiling-server.ts replay <file>     answers every GET with the status, headers and body of an answer
+ *                                                  Pennon sent (a JSON {status, headers, body}: bench/sdk-data.ts)
+ *   node bench/ceiling-server.ts fastify-replay <file>  the same from a bare Fastify app (no hooks, no logger)
  */
 import { createServer } from 'node:http'
 import { readFileSync } from 'node:fs'
@@ -15,11 +18,17 @@ const [mode, file] = process.argv.slice(2)
 const text = file ? readFileSync(file, 'utf8') : ''
 const cached = Buffer.from(text)
 const parsed = text ? JSON.parse(text) : null
+const replayed = mode === 'replay' ? (parsed as { status: number; headers: Record<string, string>; body: string }) : undefined
+const replayedBody = Buffer.from(replayed?.body ?? '')
 
-if (mode === 'fastify' || mode === 'fastify-post') {
+if (mode === 'fastify' || mode === 'fastify-post' || mode === 'fastify-replay') {
   const { default: Fastify } = await import('fastify')
   const app = Fastify({ logger: false })
-  app.get('/*', async (_request, reply) => reply.type('application/json; charset=utf-8').send(cached))
+  if (mode === 'fastify-replay') {
+    const { status, headers, body } = parsed as { status: number; headers: Record<string, string>; body: string }
+    const bytes = Buffer.from(body)
+    app.get('/*', async (_request, reply) => reply.code(status).headers(headers).send(status === 304 ? undefined : bytes))
+  } else app.get('/*', async (_request, reply) => reply.type('application/json; charset=utf-8').send(cached))
   app.post('/*', {
     schema: {
       body: { type: 'object', required: ['features'], additionalProperties: false, properties: { features: { type: 'array', items: { type: 'string' } } } },
@@ -31,7 +40,7 @@ if (mode === 'fastify' || mode === 'fastify-post') {
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)))
 }
 
-const server = mode === 'fastify' || mode === 'fastify-post' ? undefined : createServer((request, response) => {
+const server = mode === 'fastify' || mode === 'fastify-post' || mode === 'fastify-replay' ? undefined : createServer((request, response) => {
   if (mode === 'post') {
     let body = ''
     request.setEncoding('utf8')
@@ -42,6 +51,11 @@ const server = mode === 'fastify' || mode === 'fastify-post' ? undefined : creat
       response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) })
       response.end(answer)
     })
+    return
+  }
+  if (replayed) {
+    response.writeHead(replayed.status, replayed.headers)
+    response.end(replayed.status === 304 ? undefined : replayedBody)
     return
   }
   const payload = mode === 'cached' ? cached : Buffer.from(JSON.stringify(parsed))

@@ -105,6 +105,10 @@ export interface LoadOptions {
   body?: string
   /** Builds each request's body anew (unique names). */
   makeBody?: () => string
+  /** Builds each request's path anew (a query that varies: the frontend API's context). */
+  makePath?: () => string
+  /** The status every answer must have (304 for a conditional GET); by default any 2xx. */
+  expectedStatus?: number
   seconds: number
   connections?: number
 }
@@ -114,6 +118,8 @@ export interface LoadResult {
   p50: number
   p99: number
   non2xx: number
+  /** Answers whose status is not the expected one (`expectedStatus`; by default, not 2xx). */
+  unexpected: number
   errors: number
   cpuPercent: number
   bytesPerSecond: number
@@ -130,17 +136,26 @@ export async function load(options: LoadOptions, serverPid: number): Promise<Loa
     body: options.body,
     connections: options.connections ?? 10,
     duration: options.seconds,
-    requests: options.makeBody
-      ? [{ setupRequest: (request: any) => ({ ...request, body: options.makeBody!() }) }]
+    requests: options.makeBody || options.makePath
+      ? [{
+          setupRequest: (request: any) => ({
+            ...request,
+            ...(options.makeBody ? { body: options.makeBody() } : {}),
+            ...(options.makePath ? { path: options.makePath() } : {}),
+          }),
+        }]
       : undefined,
   } as autocannon.Options)
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9
   const cpu = cpuSeconds(serverPid) - cpuBefore
+  const statuses = Object.entries(result.statusCodeStats ?? {}) as [string, { count: number }][]
+  const expected = options.expectedStatus
   return {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    unexpected: expected === undefined ? result.non2xx : statuses.reduce((sum, [code, { count }]) => (code === String(expected) ? sum : sum + count), 0),
     errors: result.errors + result.timeouts,
     cpuPercent: (cpu / elapsed) * 100,
     bytesPerSecond: result.throughput.average,

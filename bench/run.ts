@@ -2,7 +2,10 @@
  * `npm run bench`: Pennon as a real listening server on SQLite (and on PostgreSQL when
  * BENCH_DATABASE_URL is set), seeded with 1,000 flags, 200 dependencies and 10,000
  * events, under autocannon load (10 connections, 2 s warm-up discarded, 10 s measured,
- * median of BENCH_RUNS runs, default 3), beside bare node:http ceilings.
+ * median of BENCH_RUNS runs, default 3), beside bare node:http ceilings. Then, on the same
+ * server, the SDK cases (f), (f′) and (g) (sdk-data.ts: 3 strategies for each of the 1,000 flags,
+ * a client and a frontend token), beside node:http replaying their answers; by themselves:
+ * bench/client-features.ts, bench/frontend.ts.
  * Then the 1,000,000-event project read (skip with BENCH_MILLION=0).
  *   npm run bench
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
@@ -15,6 +18,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { load, median, peakRssMb, startProcess, warmCompileCache, type LoadOptions, type LoadResult, type Server } from './lib.ts'
 import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
+import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkData, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkAnswers } from './sdk-data.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -24,7 +28,7 @@ const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 /** The reference server on this machine class, same data and load (requests/s). */
 const REFERENCE: Record<string, number> = { a: 1000, 'a-new': 1000, b: 600, c: 650, d: 850, e: 410 }
 /** The ceiling (a row key of benchCeilings) each case is compared with first. */
-const CEILING_OF: Record<string, string> = { a: 'post', 'a-new': 'post', b: 'cached', c: 'cached-c', d: 'cached', e: 'post' }
+const CEILING_OF: Record<string, string> = { a: 'post', 'a-new': 'post', b: 'cached', c: 'cached-c', d: 'cached', e: 'post', ...SDK_CEILING_OF }
 
 interface Row extends LoadResult {
   label: string
@@ -46,6 +50,7 @@ async function measure(label: string, key: string, options: Omit<LoadOptions, 's
     cpuPercent: pick((r) => r.cpuPercent),
     bytesPerSecond: pick((r) => r.bytesPerSecond),
     non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    unexpected: runs.reduce((sum, r) => sum + r.unexpected, 0),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     peakRss: peakRssMb(server.pid),
   }
@@ -59,6 +64,8 @@ const json = { 'content-type': 'application/json', authorization: TOKEN }
 interface Bodies {
   lastHundred: string
   project: string
+  /** (f), (f′) and (g)'s answers, replayed by their ceilings. */
+  sdk: SdkAnswers
 }
 
 async function benchPennon(databaseName: string, env: Record<string, string>): Promise<{ rows: Row[]; bodies: Bodies }> {
@@ -66,7 +73,7 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
   try {
     await seedBenchData(server.url, TOKEN, env)
     const read = async (path: string) => (await fetch(`${server.url}${path}`, { headers: { authorization: TOKEN } })).text()
-    const bodies = { lastHundred: await read('/api/admin/events'), project: await read('/api/admin/events?project=default') }
+    const bodies: Omit<Bodies, 'sdk'> = { lastHundred: await read('/api/admin/events'), project: await read('/api/admin/events?project=default') }
     const rows = [
       await measure('(a) POST archive/validate, 10 names', 'a', {
         url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json, body: JSON.stringify({ features: BATCH }),
@@ -87,8 +94,12 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
         makeBody: () => JSON.stringify({ name: `bench-${process.pid}-${++uniqueSegment}`, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }] }),
       }, server),
     ]
+    // The SDK cases last: their strategies and segments (3,600 writes, with their events) would change (a)–(e)'s data.
+    const tokens = await seedSdkData(server.url, TOKEN)
+    const sdk = await recordSdkAnswers(server.url, tokens)
+    for (const { key, label, options } of sdkCases(server.url, tokens, sdk)) rows.push(await measure(label, key, options, server))
     for (const row of rows) row.label = `${row.label} [${databaseName}]`
-    return { rows, bodies }
+    return { rows, bodies: { ...bodies, sdk } }
   } finally {
     await server.stop()
   }
@@ -119,6 +130,16 @@ async function benchCeilings(bodies: Bodies): Promise<Row[]> {
         await server.stop()
       }
     }
+    for (const { key, mode, label, answer, expectedStatus } of sdkCeilings(bodies.sdk)) {
+      const file = join(dir, `${key}.json`)
+      writeFileSync(file, JSON.stringify(answer))
+      const server = await startProcess('bench/ceiling-server.ts', {}, [mode, file])
+      try {
+        rows.push(await measure(label, key, { url: server.url, expectedStatus }, server))
+      } finally {
+        await server.stop()
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -139,13 +160,15 @@ function printTable(rows: Row[], ceilings: Row[]): void {
       r.p99.toFixed(1),
       r.cpuPercent.toFixed(0),
       r.peakRss.toFixed(0),
-      String(r.non2xx + r.errors),
+      // Answers not of the expected status: not 2xx, or for (f′) not 304.
+      String(r.unexpected + r.errors),
       reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',
       ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
         (isPost ? `, ${((r.requestsPerSecond / ceiling('fastify-post')) * 100).toFixed(0)}% of fastify-post` : '') +
         (r.key === 'b' || r.key === 'd'
           ? `, ${((r.requestsPerSecond / ceiling('fastify')) * 100).toFixed(0)}% of fastify, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify`
-          : '') : '',
+          : '') +
+        (SDK_ALSO_COMPARED[r.key] ?? []).map((key) => `, ${((r.requestsPerSecond / ceiling(key)) * 100).toFixed(0)}% of ${key}`).join('') : '',
     ]
   })
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
