@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { findHostileInput, hasHostileInput, locateHostileInput } from './json-body.ts'
+import { findHostileInput, hasHostileInput, locateHostileInput, mayHoldHostileInput } from './json-body.ts'
 
 // Strings a body may hold: any, lone surrogates and NUL included, and `__proto__` as a key.
 const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('\u0000', '\ud800', 'a\udc00b', '__proto__', 'ok'))
@@ -24,6 +24,18 @@ test('the quick check refuses exactly the documents the search finds something i
     }),
     { numRuns: 3000 },
   )
+})
+
+test('a JSON text the quick look at its characters clears parses into nothing hostile', () => {
+  fc.assert(
+    fc.property(documents, (document) => {
+      const text = JSON.stringify(document)
+      if (!mayHoldHostileInput(text)) assert.equal(findHostileInput(JSON.parse(text), '/body'), undefined, text)
+    }),
+    { numRuns: 3000 },
+  )
+  for (const text of ['"\\u0000"', '{"a":"\\ud800"}', '{"__proto__":1}', '{"\\u005f_proto__":1}', '"\ud800"']) assert.equal(mayHoldHostileInput(text), true, text)
+  assert.equal(mayHoldHostileInput('{"appName":"shop","bucket":{"toggles":{"a":{"yes":1}}}}'), false)
 })
 
 test('the place is still named', () => {
