@@ -14,9 +14,9 @@ test('hourOf: the start of the hour, before 1970 too', () => {
 test('reports add up per hour, application, environment and flag; empty counts and impossible names are skipped', () => {
   const aggregate = createMetricsAggregate()
   for (let i = 0; i < 3; i++) {
-    aggregate.addCounts(development, 'app', HOUR, 1000 + i, Object.entries({ a: { yes: 1, no: 2, variants: { x: 1 } }, b: { yes: 0, no: 0 }, ['n'.repeat(101)]: { yes: 1 } }))
+    aggregate.addCounts(development, 'app', HOUR, 1000 + i, { a: { yes: 1, no: 2, variants: { x: 1 } }, b: { yes: 0, no: 0 }, ['n'.repeat(101)]: { yes: 1 } })
   }
-  aggregate.addCounts(development, 'app', '2026-11-24T11:00:00.000Z', 2000, [['a', { yes: 5 }]])
+  aggregate.addCounts(development, 'app', '2026-11-24T11:00:00.000Z', 2000, { a: { yes: 5 } })
   assert.equal(aggregate.size, 3, 'a in two hours, one variant')
   const rows = toRows(aggregate.take(), (flag) => projects[flag])
   assert.equal(aggregate.size, 0)
@@ -30,8 +30,8 @@ test('reports add up per hour, application, environment and flag; empty counts a
 
 test('only flags that exist and that the reporting token may read become rows; one row whatever the scopes', () => {
   const aggregate = createMetricsAggregate()
-  aggregate.addCounts({ environment: 'production', projects: ['default'] }, 'app', HOUR, 1, [['a', { yes: 1 }], ['c', { yes: 1 }], ['ghost', { yes: 1 }]])
-  aggregate.addCounts({ environment: 'production', projects: ['*'] }, 'app', HOUR, 2, [['a', { yes: 10 }], ['c', { no: 1 }]])
+  aggregate.addCounts({ environment: 'production', projects: ['default'] }, 'app', HOUR, 1, { a: { yes: 1 }, c: { yes: 1 }, ghost: { yes: 1 } })
+  aggregate.addCounts({ environment: 'production', projects: ['*'] }, 'app', HOUR, 2, { a: { yes: 10 }, c: { no: 1 } })
   const rows = toRows(aggregate.take(), (flag) => projects[flag])
   assert.deepEqual(rows.metrics, [
     ['a', 'app', 'production', HOUR, 11, 0],
@@ -55,10 +55,10 @@ test("instances: later reports win field by field; the application shows its mos
 
 test('a batch put back adds to what arrived meanwhile', () => {
   const aggregate = createMetricsAggregate()
-  aggregate.addCounts(development, 'app', HOUR, 1, [['a', { yes: 1, variants: { x: 1 } }]])
+  aggregate.addCounts(development, 'app', HOUR, 1, { a: { yes: 1, variants: { x: 1 } } })
   aggregate.seeInstance({ ...development, appName: 'app', instanceId: 'i', sdkVersion: 'old', lastSeenAt: 1 })
   const failed = aggregate.take()
-  aggregate.addCounts(development, 'app', HOUR, 5, [['a', { yes: 2, variants: { x: 2, y: 1 } }]])
+  aggregate.addCounts(development, 'app', HOUR, 5, { a: { yes: 2, variants: { x: 2, y: 1 } } })
   aggregate.seeInstance({ ...development, appName: 'app', instanceId: 'i', lastSeenAt: 5 })
   aggregate.putBack(failed)
   assert.equal(aggregate.size, 4)

@@ -124,9 +124,10 @@ export function createMetricsAggregate() {
      * Adds one report's counts of one hour. Entries counting nothing (yes and no both 0) are
      * skipped, as the reference does; so are names too long to be flags.
      */
-    addCounts(reporter: Reporter, appName: string, hour: string, at: number, toggles: Iterable<[string, { yes?: number; no?: number; variants?: Record<string, number> | null }]>): void {
+    addCounts(reporter: Reporter, appName: string, hour: string, at: number, toggles: Record<string, { yes?: number; no?: number; variants?: Record<string, number> | null }>): void {
       let group: Group | undefined
-      for (const [name, counts] of toggles) {
+      for (const name in toggles) {
+        const counts = toggles[name]!
         const yes = counts.yes ?? 0
         const no = counts.no ?? 0
         if ((yes === 0 && no === 0) || name.length > MAX_FLAG_NAME) continue

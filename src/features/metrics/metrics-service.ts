@@ -138,7 +138,7 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
         clientIp: caller.clientIp,
         lastSeenAt: at,
       })
-      if (body.bucket && hour !== undefined) aggregate.addCounts(reporter, body.appName, hour, at, Object.entries(body.bucket.toggles))
+      if (body.bucket && hour !== undefined) aggregate.addCounts(reporter, body.appName, hour, at, body.bucket.toggles)
       accepted()
     },
 
@@ -189,7 +189,7 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
         aggregate.seeInstance(instance)
       })
       metrics.forEach((metric, i) => {
-        aggregate.addCounts(reporterOf(caller.scope, metric.environment), metric.appName, hours[i]!, at, [[metric.featureName, metric]])
+        aggregate.addCounts(reporterOf(caller.scope, metric.environment), metric.appName, hours[i]!, at, { [metric.featureName]: metric })
       })
       accepted()
     },
