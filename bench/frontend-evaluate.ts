@@ -1,0 +1,75 @@
+/**
+ * What (g) costs without HTTP: the flags of the SDK cases (seeded as `npm run bench` seeds them,
+ * read once from GET /api/client/features), then, in this process, the frontend service's answer
+ * for 1,000 random contexts (the query of (g), parsed as the route parses it), in CPU µs per
+ * context: the whole answer (evaluation, JSON, ETag), the evaluation alone (evaluateAll over the
+ * 1,000 flags), and JSON.stringify of the same toggles (how the answer was written before).
+ * Median of 12 rounds. Runs with the node flags of `npm start`.
+ *   node bench/frontend-evaluate.ts
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { median, PENNON_NODE_FLAGS, startProcess, warmCompileCache } from './lib.ts'
+import { seedBenchData } from './seed.ts'
+import { clientHeaders, randomContextQuery, seedSdkData } from './sdk-data.ts'
+import { createFrontendService, contextFrom } from '../src/features/client-api/frontend-service.ts'
+import type { ClientFeaturesService } from '../src/features/client-api/client-features-service.ts'
+import type { ClientFeature, ClientSegment, EnvironmentFlags } from '../src/features/client-api/client-features-store.ts'
+import { createEvaluator } from '../src/features/evaluation/evaluate.ts'
+
+if (!process.execArgv.includes('--no-maglev')) {
+  const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit' })
+  process.exit(run.status ?? 1)
+}
+
+const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
+const dir = mkdtempSync(join(tmpdir(), 'pennon-frontend-evaluate-'))
+let payload: { features: ClientFeature[]; segments: ClientSegment[] }
+try {
+  await warmCompileCache()
+  const env = { DATABASE_FILE: join(dir, 'pennon.sqlite') }
+  const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+  try {
+    await seedBenchData(server.url, TOKEN, env)
+    const tokens = await seedSdkData(server.url, TOKEN)
+    payload = await (await fetch(`${server.url}/api/client/features`, { headers: clientHeaders(tokens.client) })).json()
+  } finally {
+    await server.stop()
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+
+const flags: EnvironmentFlags = { environment: 'development', features: payload.features, segments: new Map(payload.segments.map((s) => [s.id, s])), revisionId: 0 }
+const clientFeatures = { environmentFlags: () => ({ version: 1, flags: Promise.resolve(flags) }), visible: (read: EnvironmentFlags) => read.features } as unknown as ClientFeaturesService
+const service = createFrontendService({ clientFeatures })
+const evaluator = createEvaluator({ features: payload.features, segments: payload.segments })
+const scope = { environment: 'development', projects: ['default'] }
+const contexts = Array.from({ length: 1000 }, () => contextFrom(Object.fromEntries(new URLSearchParams(randomContextQuery())), '127.0.0.1'))
+const toggles = contexts.map((context) => evaluator.evaluateAll(context))
+
+const cpuMicros = () => {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+const rounds: Record<'answer' | 'evaluation' | 'stringify', number[]> = { answer: [], evaluation: [], stringify: [] }
+for (let round = 0; round < 12; round++) {
+  let started = cpuMicros()
+  for (const context of contexts) await service.evaluate(scope, context)
+  rounds.answer.push((cpuMicros() - started) / contexts.length)
+  started = cpuMicros()
+  for (const context of contexts) evaluator.evaluateAll(context)
+  rounds.evaluation.push((cpuMicros() - started) / contexts.length)
+  started = cpuMicros()
+  for (const list of toggles) Buffer.from(JSON.stringify({ toggles: list }))
+  rounds.stringify.push((cpuMicros() - started) / contexts.length)
+}
+const enabled = toggles.reduce((sum, list) => sum + list.length, 0) / toggles.length
+console.log(
+  `${payload.features.length} flags, ${enabled.toFixed(0)} enabled per context on average; CPU µs per context (median of 12 rounds of ${contexts.length}): ` +
+    `whole answer ${median(rounds.answer).toFixed(0)}, evaluateAll alone ${median(rounds.evaluation).toFixed(0)}, ` +
+    `JSON.stringify of its toggles ${median(rounds.stringify).toFixed(0)}; node ${process.version}`,
+)
