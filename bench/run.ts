@@ -212,6 +212,13 @@ try {
 }
 printTable(rows, await benchCeilings(bodies))
 
+// (h): SDK metrics posts, each stored count checked afterwards (skip with BENCH_METRICS=0).
+if (process.env.BENCH_METRICS !== '0') {
+  console.log('\n(h) SDK metrics:')
+  const result = spawnSync(process.execPath, ['bench/client-metrics.ts'], { stdio: 'inherit', env: process.env })
+  if (result.status !== 0) process.exitCode = 1
+}
+
 if (process.env.BENCH_MILLION !== '0') {
   console.log('\n1,000,000 events of one project, streamed:')
   const result = spawnSync(process.execPath, ['bench/events-project-million.ts'], { stdio: 'inherit', env: process.env })
