@@ -19,6 +19,7 @@ import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
 import { parseJsonBody } from './http/json-body.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
+import { serverWithFastPath, type FastPath } from './http/server-factory.ts'
 import { ErrorResponse } from './http/common-schemas.ts'
 import { loggerOptions } from './http/logging.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
@@ -41,6 +42,7 @@ import { createStrategyDefinitionService } from './features/strategies/strategy-
 import { createStrategyNames } from './features/strategies/strategy-names.ts'
 import { clientRoutes } from './features/client-api/client-routes.ts'
 import { createClientFeaturesService } from './features/client-api/client-features-service.ts'
+import { createClientFeaturesFastPath } from './features/client-api/client-features-fast-path.ts'
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
@@ -62,10 +64,14 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   // What was read from the database is remembered while this says nothing changed (tokens, events, archive validations).
   const changes = database.watchChanges()
   const authenticate = createAuthenticator({ db, config, changes })
+  // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
+  let fastPath: FastPath | undefined
+  const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'
   const app = Fastify({
+    serverFactory: serverWithFastPath(() => fastPath),
     logger: loggerOptions(config.logLevel, logStream),
     // Access logs only at debug/trace: at info they would double the work of the hot paths. Errors are always logged.
-    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    logController: new LogController({ disableRequestLogging: !logsRequests }),
     bodyLimit: config.bodyLimit,
     // Slow clients are cut: headers and the whole request must arrive in time (checked every second).
     requestTimeout: config.requestTimeoutMs,
@@ -138,6 +144,10 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).
   const clientFeatures = createClientFeaturesService({ db: reader, changes })
   await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures })
+  if (!logsRequests) fastPath = createClientFeaturesFastPath({ authenticate, clientFeatures })
+  app.addHook('preClose', async () => {
+    fastPath = undefined
+  })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics })
 

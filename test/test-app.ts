@@ -110,6 +110,8 @@ export interface TestAppOptions {
   env?: Record<string, string>
   /** Reuse storage another app already migrated (two instances, one database). */
   storage?: TestStorage
+  /** Called with the built app before it is ready, to add hooks that observe it. */
+  beforeReady?: (app: FastifyInstance) => void
 }
 
 export async function createTestApp(database: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
@@ -128,6 +130,7 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     },
   })
   const app = await buildApp({ config, database: db, logStream })
+  options.beforeReady?.(app)
   await app.ready()
   let closed = false
   return {

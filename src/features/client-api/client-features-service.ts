@@ -63,6 +63,9 @@ function inlineSegments(feature: ClientFeature, segments: Map<number, ClientSegm
   }
 }
 
+const answerKey = (scope: ReadScope, filters: FeatureFilters, segmentsApart: boolean) =>
+  JSON.stringify([scope.environment, scope.projects, filters.project, filters.namePrefix, filters.tag, segmentsApart])
+
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 27)
 
 // Bounds on what is kept: a few environments, a few hundred distinct answers.
@@ -128,7 +131,7 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
   return {
     /** `GET /api/client/features`: the JSON bytes and their ETag. */
     async features(scope: ReadScope, filters: FeatureFilters, segmentsApart: boolean): Promise<ClientAnswer> {
-      const key = JSON.stringify([scope.environment, scope.projects, filters.project, filters.namePrefix, filters.tag, segmentsApart])
+      const key = answerKey(scope, filters, segmentsApart)
       const { version, flags: reading } = flagsOf(scope.environment)
       const known = version === undefined ? undefined : answers.get(key)
       if (known && known.version === version) return known.answer
@@ -155,6 +158,14 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
       const answer = { body: Buffer.from(`${content},"meta":${JSON.stringify(meta)}}`), etag }
       if (version !== undefined) remember(key, version, answer)
       return answer
+    },
+
+    /** The answer `features` would give, when it is built already for the current flags; else undefined. */
+    rememberedAnswer(scope: ReadScope, filters: FeatureFilters, segmentsApart: boolean): ClientAnswer | undefined {
+      const version = changes.version('flags')
+      if (version === undefined) return undefined
+      const known = answers.get(answerKey(scope, filters, segmentsApart))
+      return known?.version === version ? known.answer : undefined
     },
 
     /** `GET /api/client/features/:name`: one flag the scope may read, or undefined. */

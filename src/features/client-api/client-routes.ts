@@ -11,7 +11,11 @@ const asList = (value: string | string[] | undefined) => (value === undefined ? 
 
 /** `If-None-Match` names this ETag (one of a list, weak or not, or `*`). */
 export function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match']
+  return etagMatches(request.headers['if-none-match'], etag)
+}
+
+/** An `If-None-Match` header's value names this ETag. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
   if (typeof header !== 'string') return false
   return header.split(',').some((candidate) => {
     const tag = candidate.trim()

@@ -1,0 +1,39 @@
+/**
+ * `GET /api/client/features` answered 304 before Fastify, when everything it takes is in memory:
+ * a remembered, current token (auth.ts), the answer already built for the current flags
+ * (client-features-service.ts), and an `If-None-Match` naming its ETag. This is what every SDK
+ * sends on every poll while nothing changed, so it is most of the client API's traffic; going
+ * through Fastify's routing, hooks and reply would cost it twice the CPU of node:http itself
+ * (docs/performance.md, (f′)). The answer is the one the route gives, header for header (the
+ * test compares them). Anything else — a query string, a token not remembered, another ETag, a
+ * flags version not read yet — returns false and takes the whole way, which gives the same
+ * answer, or the error.
+ */
+import type { Authenticate } from '../../http/auth.ts'
+import type { FastPath } from '../../http/server-factory.ts'
+import { CLIENT_PREFIX } from '../../http/sdk-pipeline.ts'
+import type { PrincipalKind } from '../../http/permissions.ts'
+import { readScope, takesSegmentsApart, type ClientFeaturesService } from './client-features-service.ts'
+import { etagMatches } from './client-routes.ts'
+
+
+const FEATURES_PATH = `${CLIENT_PREFIX}/features`
+// The kinds the client API takes with a token (sdk-pipeline.ts); open access has no token to remember.
+const CLIENT_KINDS: ReadonlySet<PrincipalKind> = new Set(['client-token', 'admin-token'])
+const NO_FILTERS = {}
+
+export function createClientFeaturesFastPath({ authenticate, clientFeatures }: { authenticate: Authenticate; clientFeatures: ClientFeaturesService }): FastPath {
+  return (request, response) => {
+    if (request.method !== 'GET' || request.url !== FEATURES_PATH) return false
+    const ifNoneMatch = request.headers['if-none-match']
+    if (ifNoneMatch === undefined) return false
+    const principal = authenticate.remembered(request.headers.authorization)
+    if (principal === undefined || !CLIENT_KINDS.has(principal.kind)) return false
+    const spec = request.headers['unleash-client-spec']
+    const answer = clientFeatures.rememberedAnswer(readScope(principal.scope, undefined), NO_FILTERS, takesSegmentsApart(typeof spec === 'string' ? spec : undefined))
+    if (answer === undefined || !etagMatches(ifNoneMatch, answer.etag)) return false
+    response.writeHead(304, { 'x-content-type-options': 'nosniff', etag: answer.etag })
+    response.end()
+    return true
+  }
+}
