@@ -4,11 +4,12 @@
  * for 1,000 random contexts (the query of (g), parsed as the route parses it), in CPU µs per
  * context: the whole answer (evaluation, JSON, ETag), the evaluation alone (evaluateAll over the
  * 1,000 flags), and JSON.stringify of the same toggles (how the answer was written before).
- * Median of 12 rounds. Runs with the node flags of `npm start`.
+ * Median of 12 rounds. Runs with the node flags of `npm start`. With BENCH_PAYLOAD_FILE, the
+ * flags are read from that file when it exists, and written there after seeding when not.
  *   node bench/frontend-evaluate.ts
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -26,21 +27,26 @@ if (!process.execArgv.includes('--no-maglev')) {
 }
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
-const dir = mkdtempSync(join(tmpdir(), 'pennon-frontend-evaluate-'))
+const payloadFile = process.env.BENCH_PAYLOAD_FILE
 let payload: { features: ClientFeature[]; segments: ClientSegment[] }
-try {
-  await warmCompileCache()
-  const env = { DATABASE_FILE: join(dir, 'pennon.sqlite') }
-  const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+if (payloadFile && existsSync(payloadFile)) payload = JSON.parse(readFileSync(payloadFile, 'utf8'))
+else {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-frontend-evaluate-'))
   try {
-    await seedBenchData(server.url, TOKEN, env)
-    const tokens = await seedSdkData(server.url, TOKEN)
-    payload = await (await fetch(`${server.url}/api/client/features`, { headers: clientHeaders(tokens.client) })).json()
+    await warmCompileCache()
+    const env = { DATABASE_FILE: join(dir, 'pennon.sqlite') }
+    const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+    try {
+      await seedBenchData(server.url, TOKEN, env)
+      const tokens = await seedSdkData(server.url, TOKEN)
+      payload = await (await fetch(`${server.url}/api/client/features`, { headers: clientHeaders(tokens.client) })).json()
+    } finally {
+      await server.stop()
+    }
   } finally {
-    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
-} finally {
-  rmSync(dir, { recursive: true, force: true })
+  if (payloadFile) writeFileSync(payloadFile, JSON.stringify(payload))
 }
 
 const flags: EnvironmentFlags = { environment: 'development', features: payload.features, segments: new Map(payload.segments.map((s) => [s.id, s])), revisionId: 0 }

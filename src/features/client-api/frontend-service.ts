@@ -42,38 +42,43 @@ const MAX_EVALUATORS = 64
 
 /**
  * `{"toggles":[…]}` from the enabled flags, the same bytes as `JSON.stringify`, but from text
- * made once: each flag's fixed part (its name, its impressionData) and each variant's JSON
- * (variant results are shared, frozen objects, a few per flag), instead of serializing a few
- * hundred objects on every request.
+ * made once per flag and variant (variant results are shared, frozen objects, a few per flag)
+ * instead of serializing a few hundred objects on every request. The ETag is a hash of the
+ * toggles' own hashes, also made once: as strong as hashing the body (equal lists of toggle
+ * texts are equal bodies), without reading its tens of kilobytes again on every request.
  */
-function togglesWriter(): (toggles: readonly FrontendFeature[]) => string {
-  const flagText = new Map<string, { open: string; close: string }>()
-  const variantText = new WeakMap<VariantResult, string>()
+function togglesWriter(): (toggles: readonly FrontendFeature[]) => { json: string; etag: string } {
+  const written = new Map<string, Map<VariantResult, { text: string; digest: string }>>()
+  const textOf = (toggle: FrontendFeature) => {
+    let byVariant = written.get(toggle.name)
+    if (byVariant === undefined) {
+      byVariant = new Map()
+      written.set(toggle.name, byVariant)
+    }
+    let entry = byVariant.get(toggle.variant)
+    if (entry === undefined) {
+      const { name, variant, impressionData } = toggle
+      const text = `{"name":${JSON.stringify(name)},"enabled":true,"variant":${JSON.stringify(variant)},"impressionData":${impressionData}}`
+      entry = { text, digest: hash('sha256', text, 'base64url') }
+      byVariant.set(variant, entry)
+    }
+    return entry
+  }
   return (toggles) => {
     let json = '{"toggles":['
+    let digests = ''
     for (let i = 0; i < toggles.length; i++) {
-      const { name, variant, impressionData } = toggles[i]!
-      let flag = flagText.get(name)
-      if (flag === undefined) {
-        flag = { open: `{"name":${JSON.stringify(name)},"enabled":true,"variant":`, close: `,"impressionData":${impressionData}}` }
-        flagText.set(name, flag)
-      }
-      let variantJson = variantText.get(variant)
-      if (variantJson === undefined) {
-        variantJson = JSON.stringify(variant)
-        variantText.set(variant, variantJson)
-      }
-      json += i === 0 ? flag.open : `,${flag.open}`
-      json += variantJson
-      json += flag.close
+      const { text, digest } = textOf(toggles[i]!)
+      json += i === 0 ? text : `,${text}`
+      digests += digest
     }
-    return `${json}]}`
+    return { json: `${json}]}`, etag: `"${hash('sha256', digests, 'base64url').slice(0, 27)}"` }
   }
 }
 
 interface ScopeEvaluator {
   evaluator: Evaluator
-  write: (toggles: readonly FrontendFeature[]) => string
+  write: ReturnType<typeof togglesWriter>
 }
 
 export function createFrontendService({ clientFeatures }: { clientFeatures: ClientFeaturesService }) {
@@ -101,9 +106,8 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
     /** The enabled flags for a context, as JSON bytes with their ETag. */
     async evaluate(scope: ReadScope, context: EvaluationContext): Promise<{ body: Buffer; etag: string }> {
       const { evaluator, write } = await evaluatorFor(scope)
-      const body = Buffer.from(write(evaluator.evaluateAll(context)))
-      // One-shot: no Hash object per request.
-      return { body, etag: `"${hash('sha256', body, 'base64url').slice(0, 27)}"` }
+      const { json, etag } = write(evaluator.evaluateAll(context))
+      return { body: Buffer.from(json), etag }
     },
   }
 }

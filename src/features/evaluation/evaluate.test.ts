@@ -202,3 +202,56 @@ describe('evaluateAll', () => {
     assert.equal(draws, 2)
   })
 })
+
+describe('work shared within one call', () => {
+  /** A context whose `plan` property counts how often it is read. */
+  const countingContext = (plan: string) => {
+    const reads = { plan: 0 }
+    const properties = {}
+    Object.defineProperty(properties, 'plan', { enumerable: true, get: () => (reads.plan++, plan) })
+    return { context: { userId: 'u1', properties }, reads }
+  }
+
+  test('a constraint or segment used by many strategies is evaluated once per call, and again in the next call', () => {
+    const plan = { contextName: 'plan', operator: 'IN', values: ['pro'] }
+    const features = Array.from({ length: 50 }, (_, i) =>
+      on(`flag-${i}`, { strategies: [{ name: 'default', constraints: [plan], segments: i % 2 === 0 ? [1] : [] }] }),
+    )
+    const evaluator = createEvaluator(payload(features, [{ id: 1, constraints: [{ contextName: 'plan', operator: 'NOT_IN', values: ['free'] }] }]))
+    const pro = countingContext('pro')
+    assert.equal(evaluator.evaluateAll(pro.context).length, 50)
+    // One read for the shared IN, one for the segment's NOT_IN.
+    assert.equal(pro.reads.plan, 2)
+    const free = countingContext('free')
+    assert.deepEqual(evaluator.evaluateAll(free.context), [])
+    assert.equal(free.reads.plan, 1)
+    // The same context object, changed between calls, is read again.
+    const mutable = { properties: { plan: 'pro' } }
+    assert.equal(evaluator.isEnabled('flag-0', mutable), true)
+    mutable.properties.plan = 'team'
+    assert.equal(evaluator.isEnabled('flag-0', mutable), false)
+    assert.equal(evaluator.isEnabled('flag-1', { properties: { plan: 'pro' } }), true)
+  })
+
+  test('a parent is decided once per call: its children see the answer it gets itself, even by chance', () => {
+    let draws = 0
+    const random = () => (draws++ % 2 === 0 ? 0.1 : 0.9)
+    const parent = on('parent', { strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'random', groupId: 'parent' } }] })
+    const children = ['a', 'b', 'c'].map((name) => on(`child-${name}`, { dependencies: [{ feature: 'parent' }] }))
+    const evaluator = createEvaluator(payload([...children, parent]), { random })
+    for (let call = 0; call < 6; call++) {
+      const before = draws
+      const names = evaluator.evaluateAll({}).map((toggle) => toggle.name)
+      assert.equal(draws, before + 1, 'one draw for the parent per call')
+      assert.ok(names.length === 0 || names.length === 4, names.join())
+    }
+  })
+
+  test('flexibleRollout at 100 % needs no hash but still needs a stickiness value; at 0 % nobody', () => {
+    const rollout = (percent: string) => on(`rollout-${percent}`, { strategies: [{ name: 'flexibleRollout', parameters: { rollout: percent, stickiness: 'userId', groupId: 'g' } }] })
+    const evaluator = createEvaluator(payload([rollout('100'), rollout('0')]))
+    assert.equal(evaluator.isEnabled('rollout-100', { userId: 'anyone' }), true)
+    assert.equal(evaluator.isEnabled('rollout-100', {}), false)
+    assert.equal(evaluator.isEnabled('rollout-0', { userId: 'anyone' }), false)
+  })
+})

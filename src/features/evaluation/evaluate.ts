@@ -6,8 +6,8 @@
  */
 import { hostname as osHostname } from 'node:os'
 import { allOf, compileConstraint, type ContextPredicate } from './constraint-evaluation.ts'
-import { compileStrategy, type StrategyOptions } from './strategies.ts'
-import type { ClientFeaturesPayload, EvaluationContext, FeatureDefinition, FrontendFeature, VariantResult } from './types.ts'
+import { ALWAYS, compileStrategy, type StrategyOptions } from './strategies.ts'
+import type { ClientFeaturesPayload, ConstraintDefinition, EvaluationContext, FeatureDefinition, FrontendFeature, VariantResult } from './types.ts'
 import { compileVariantSelector, DISABLED_VARIANT, NO_VARIANT, type VariantSelector } from './variants.ts'
 
 export interface EvaluatorOptions {
@@ -41,6 +41,9 @@ interface CompiledDependency {
 }
 
 interface CompiledFeature {
+  /** The pass `decided` belongs to (see createEvaluator). */
+  pass: number
+  decided: Outcome
   name: string
   enabled: boolean
   impressionData: boolean
@@ -63,19 +66,28 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     hostname: (options.hostname ?? (process.env.HOSTNAME || osHostname() || 'undefined')).toLowerCase(),
     random: options.random ?? Math.random,
   }
+  // Each call of isEnabled, getVariant or evaluateAll is a pass, with one context: what does not
+  // depend on chance (a constraint, a segment, a flag's outcome) is computed at most once per pass.
+  let pass = 0
+  const shared = sharedPredicates(payload, () => pass)
   const segments = new Map<number, ContextPredicate>()
-  for (const segment of payload.segments ?? []) {
-    segments.set(segment.id, allOf((segment.constraints ?? []).map(compileConstraint)))
-  }
+  for (const segment of payload.segments ?? []) segments.set(segment.id, shared.segment(segment.id, segment.constraints))
   // As the SDK's map by name: a later duplicate replaces an earlier one.
   const features = new Map<string, CompiledFeature>()
-  for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, strategyOptions))
+  for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions))
+  const inOrder = [...features.values()]
 
   const outcome = (feature: CompiledFeature, context: EvaluationContext): Outcome => {
     if (!feature.enabled || feature.strategies === undefined) return false
+    // A parent asked for by its children is decided once per pass (so they all see one answer).
+    if (feature.pass === pass) return feature.decided
+    feature.pass = pass
+    return (feature.decided = decide(feature, feature.strategies, context))
+  }
+  const decide = (feature: CompiledFeature, strategies: CompiledStrategy[], context: EvaluationContext): Outcome => {
     if (feature.hasDependencies && !dependenciesSatisfied(feature, context)) return false
-    if (feature.strategies.length === 0) return true
-    for (const strategy of feature.strategies) {
+    if (strategies.length === 0) return true
+    for (const strategy of strategies) {
       if (strategy.matches(context)) return strategy.variants?.(context) ?? true
     }
     return false
@@ -105,16 +117,19 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
 
   return {
     isEnabled(name, context) {
+      pass++
       const feature = features.get(name)
       return feature !== undefined && outcome(feature, context) !== false
     },
     getVariant(name, context) {
+      pass++
       const feature = features.get(name)
       return feature === undefined ? DISABLED_VARIANT : variantOf(feature, outcome(feature, context), context)
     },
     evaluateAll(context) {
+      pass++
       const enabled: FrontendFeature[] = []
-      for (const feature of features.values()) {
+      for (const feature of inOrder) {
         const decided = outcome(feature, context)
         if (decided === false) continue
         // One evaluation gives both answers, so a random rollout cannot disagree with itself.
@@ -126,22 +141,72 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   }
 }
 
+/**
+ * Constraints and segments compiled once per distinct definition. One used more than once (the
+ * same `plan IN [pro, team]` on hundreds of strategies, a segment on many) is evaluated at most
+ * once per pass: its first answer in the pass is remembered.
+ */
+function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => number) {
+  const keyOf = (constraint: ConstraintDefinition | null | undefined) => JSON.stringify(constraint ?? null)
+  const uses = new Map<string, number>()
+  const count = (key: string) => uses.set(key, (uses.get(key) ?? 0) + 1)
+  for (const feature of payload.features) {
+    if (!Array.isArray(feature.strategies)) continue
+    for (const strategy of feature.strategies) {
+      for (const constraint of strategy?.constraints ?? []) count(keyOf(constraint))
+      for (const id of strategy?.segments ?? []) count(`segment ${id}`)
+    }
+  }
+  for (const segment of payload.segments ?? []) for (const constraint of segment.constraints ?? []) count(keyOf(constraint))
+
+  const once = (predicate: ContextPredicate): ContextPredicate => {
+    let answeredIn = -1
+    let answer = false
+    return (context) => {
+      const pass = currentPass()
+      if (answeredIn !== pass) {
+        answer = predicate(context)
+        answeredIn = pass
+      }
+      return answer
+    }
+  }
+  const constraints = new Map<string, ContextPredicate>()
+  const constraint = (definition: ConstraintDefinition | null | undefined): ContextPredicate => {
+    const key = keyOf(definition)
+    let predicate = constraints.get(key)
+    if (predicate === undefined) {
+      predicate = compileConstraint(definition)
+      if (uses.get(key)! > 1) predicate = once(predicate)
+      constraints.set(key, predicate)
+    }
+    return predicate
+  }
+  const segment = (id: number, definitions: readonly (ConstraintDefinition | null)[] | null | undefined): ContextPredicate => {
+    const predicate = allOf((definitions ?? []).map(constraint))
+    return (uses.get(`segment ${id}`) ?? 0) > 1 ? once(predicate) : predicate
+  }
+  return { constraint, segment }
+}
+
 function compileFeature(
   feature: FeatureDefinition,
   segments: ReadonlyMap<number, ContextPredicate>,
+  constraintOf: (constraint: ConstraintDefinition | null | undefined) => ContextPredicate,
   options: StrategyOptions,
 ): CompiledFeature {
   const strategies = Array.isArray(feature.strategies)
     ? feature.strategies.map((strategy): CompiledStrategy => {
         if (strategy == null) return { matches: () => false }
-        const constraints = (strategy.constraints ?? []).map(compileConstraint)
+        const constraints = (strategy.constraints ?? []).map(constraintOf)
         // A segment id missing from the payload makes the strategy false, as in the SDK.
         for (const id of strategy.segments ?? []) constraints.push(segments.get(id) ?? (() => false))
         const constraintsHold = allOf(constraints)
         const rule = compileStrategy(strategy, options)
         const variants = Array.isArray(strategy.variants) ? strategy.variants : []
         return {
-          matches: (context) => constraintsHold(context) && rule(context),
+          // Without constraints, or with the default strategy, one call instead of two.
+          matches: constraints.length === 0 ? rule : rule === ALWAYS ? constraintsHold : (context) => constraintsHold(context) && rule(context),
           variants:
             variants.length === 0
               ? undefined
@@ -157,6 +222,8 @@ function compileFeature(
   const featureVariants = Array.isArray(feature.variants) ? feature.variants : []
   const dependencies = feature.dependencies ?? []
   return {
+    pass: -1,
+    decided: false,
     name: feature.name,
     enabled: Boolean(feature.enabled),
     impressionData: Boolean(feature.impressionData),

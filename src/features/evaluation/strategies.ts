@@ -18,7 +18,8 @@ export interface StrategyOptions {
 
 type Parameters = Record<string, string | undefined>
 
-const always: ContextPredicate = () => true
+/** The default strategy's rule. */
+export const ALWAYS: ContextPredicate = () => true
 const never: ContextPredicate = () => false
 // The SDK splits lists (userIds, IPs, hostNames) on commas with any surrounding spaces.
 const LIST_SEPARATOR = /\s*,\s*/
@@ -28,7 +29,7 @@ export function compileStrategy(strategy: StrategyDefinition, options: StrategyO
   const parameters: Parameters = strategy.parameters ?? {}
   switch (strategy.name) {
     case 'default':
-      return always
+      return ALWAYS
     case 'userWithId': {
       const userIds = new Set(parameters.userIds ? parameters.userIds.split(LIST_SEPARATOR) : [])
       return (context) => context.userId !== undefined && userIds.has(context.userId)
@@ -47,7 +48,7 @@ export function compileStrategy(strategy: StrategyDefinition, options: StrategyO
       return compileRemoteAddress(parameters)
     case 'applicationHostname': {
       const hostNames = parameters.hostNames ? parameters.hostNames.toLowerCase().split(LIST_SEPARATOR) : []
-      return hostNames.includes(options.hostname) ? always : never
+      return hostNames.includes(options.hostname) ? ALWAYS : never
     }
     default:
       return never
@@ -72,9 +73,11 @@ function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions
   }
   return (context) => {
     const id = stickinessId(context)
-    if (!id) return false
+    if (!id || !(percentage > 0)) return false
+    // Every bucket is 1..100: from 100 % on, no hash is needed to say yes.
+    if (percentage >= 100) return true
     const group = groupId || ownField(context, 'featureToggle') || ''
-    return percentage > 0 && normalizedStrategyValue(id, String(group)) <= percentage
+    return normalizedStrategyValue(id, String(group)) <= percentage
   }
 }
 
