@@ -247,6 +247,23 @@ describe('work shared within one call', () => {
     }
   })
 
+  test('userWithId lists looked up together: each call marks the strategies listing its userId, and only those', () => {
+    const listing = (name: string, userIds: string) => on(name, { strategies: [{ name: 'userWithId', parameters: { userIds } }] })
+    const evaluator = createEvaluator(payload([listing('a', 'u1, u2'), listing('b', 'u2,u3'), listing('c', 'u1'), listing('empty', '')]))
+    const names = (userId?: string) => evaluator.evaluateAll(userId === undefined ? {} : { userId }).map((toggle) => toggle.name)
+    assert.deepEqual(names('u1'), ['a', 'c'])
+    assert.deepEqual(names('u2'), ['a', 'b'])
+    assert.deepEqual(names('u3'), ['b'])
+    assert.deepEqual(names('u4'), [])
+    assert.deepEqual(names(), [])
+    assert.deepEqual(names(''), [])
+    const context = { userId: 'u3' }
+    assert.equal(evaluator.isEnabled('b', context), true)
+    context.userId = 'u1'
+    assert.equal(evaluator.isEnabled('b', context), false)
+    assert.equal(evaluator.isEnabled('c', context), true)
+  })
+
   test('flexibleRollout at 100 % needs no hash but still needs a stickiness value; at 0 % nobody', () => {
     const rollout = (percent: string) => on(`rollout-${percent}`, { strategies: [{ name: 'flexibleRollout', parameters: { rollout: percent, stickiness: 'userId', groupId: 'g' } }] })
     const evaluator = createEvaluator(payload([rollout('100'), rollout('0')]))

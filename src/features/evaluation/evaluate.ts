@@ -6,7 +6,7 @@
  */
 import { hostname as osHostname } from 'node:os'
 import { allOf, compileConstraint, type ContextPredicate } from './constraint-evaluation.ts'
-import { ALWAYS, compileStrategy, type StrategyOptions } from './strategies.ts'
+import { ALWAYS, compileStrategy, createUserIdIndex, type StrategyOptions } from './strategies.ts'
 import type { ClientFeaturesPayload, ConstraintDefinition, EvaluationContext, FeatureDefinition, FrontendFeature, VariantResult } from './types.ts'
 import { compileVariantSelector, DISABLED_VARIANT, NO_VARIANT, type VariantSelector } from './variants.ts'
 
@@ -69,7 +69,9 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   // Each call of isEnabled, getVariant or evaluateAll is a pass, with one context: what does not
   // depend on chance (a constraint, a segment, a flag's outcome) is computed at most once per pass.
   let pass = 0
-  const shared = sharedPredicates(payload, () => pass)
+  const currentPass = () => pass
+  strategyOptions.userIds = createUserIdIndex(currentPass)
+  const shared = sharedPredicates(payload, currentPass)
   const segments = new Map<number, ContextPredicate>()
   for (const segment of payload.segments ?? []) segments.set(segment.id, shared.segment(segment.id, segment.constraints))
   // As the SDK's map by name: a later duplicate replaces an earlier one.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { murmurhash3, normalizedStrategyValue, normalizedValue, normalizedVariantValue, VARIANT_SEED } from './murmurhash.ts'
+import { bucketsOf, murmurhash3, normalizedStrategyValue, normalizedValue, normalizedVariantValue, prefixedMurmurhash3, VARIANT_SEED } from './murmurhash.ts'
 
 // Expected values computed with murmurhash3js 3.0.1 (`x86.hash32`), the SDK's hash.
 describe('murmurhash3', () => {
@@ -56,5 +56,30 @@ describe('normalisation', () => {
 
   test('an undefined groupId hashes as the text "undefined", as the SDK template string does', () => {
     assert.equal(normalizedValue('1', undefined, 1000, 3), normalizedValue('1', 'undefined', 1000, 3))
+  })
+})
+
+describe('prefixed hashing', () => {
+  test('prefixedMurmurhash3(prefix, seed)(id) is murmurhash3(prefix + id, seed) for every split and length', () => {
+    const alphabet = ['a', 'Z', '0', ':', '-', 'ü', '日', '😀']
+    let seedState = 7
+    const next = () => (seedState = (Math.imul(seedState, 1103515245) + 12345) >>> 0)
+    const text = (length: number) => Array.from({ length }, () => alphabet[next() % alphabet.length]).join('')
+    for (let prefixLength = 0; prefixLength <= 9; prefixLength++) {
+      for (let idLength = 0; idLength <= 9; idLength++) {
+        for (const seed of [0, VARIANT_SEED]) {
+          const prefix = text(prefixLength)
+          const id = text(idLength)
+          assert.equal(prefixedMurmurhash3(prefix, seed)(id), murmurhash3(prefix + id, seed), JSON.stringify([prefix, id, seed]))
+        }
+      }
+    }
+  })
+
+  test('bucketsOf(groupId, n, seed) gives normalizedValue for each id, undefined groupId included', () => {
+    for (const groupId of ['gr1', 'Feature.Variants.C', '', undefined]) {
+      const buckets = bucketsOf(groupId, 1000, VARIANT_SEED)
+      for (const id of ['123', 'user-5', '', 'ünï', '😀']) assert.equal(buckets(id), normalizedValue(id, groupId, 1000, VARIANT_SEED))
+    }
   })
 })

@@ -15,6 +15,73 @@ export const STRATEGY_SEED = 0
 /** Seed of variant selection (`normalizedVariantValue` in the Node SDK). */
 export const VARIANT_SEED = 86028157
 
+/**
+ * `(id) => murmurhash3(prefix + id, seed)`, with the prefix's whole 4-byte blocks mixed once
+ * here: a strategy's or variant's `groupId:` is the same for every id it buckets, so each call
+ * hashes only the rest, and no joined string is built (nor flattened) per call.
+ */
+export function prefixedMurmurhash3(prefix: string, seed = 0): (id: string) => number {
+  const prefixLength = prefix.length
+  const mixedEnd = prefixLength - (prefixLength & 3)
+  let mixed = seed | 0
+  for (let i = 0; i < mixedEnd; i += 4) {
+    mixed = mixBlock(mixed, (prefix.charCodeAt(i) & 0xff) | ((prefix.charCodeAt(i + 1) & 0xff) << 8) | ((prefix.charCodeAt(i + 2) & 0xff) << 16) | ((prefix.charCodeAt(i + 3) & 0xff) << 24))
+  }
+  // The prefix's last 0–3 code units, still to be hashed with the id's first ones.
+  const rest = prefix.slice(mixedEnd)
+  const restLength = rest.length
+  const r0 = restLength > 0 ? rest.charCodeAt(0) & 0xff : 0
+  const r1 = restLength > 1 ? rest.charCodeAt(1) & 0xff : 0
+  const r2 = restLength > 2 ? rest.charCodeAt(2) & 0xff : 0
+  return (id) => {
+    const total = restLength + id.length
+    // Code unit k of rest + id, low byte.
+    const at = (k: number) => (k < restLength ? (k === 0 ? r0 : k === 1 ? r1 : r2) : id.charCodeAt(k - restLength) & 0xff)
+    const tail = total & 3
+    const blocksEnd = total - tail
+    let h = mixed
+    let k = 0
+    // Blocks that begin in the prefix's rest (at most one), then blocks of the id alone.
+    if (restLength > 0 && blocksEnd > 0) {
+      h = mixBlock(h, at(0) | (at(1) << 8) | (at(2) << 16) | (at(3) << 24))
+      k = 4
+    }
+    for (let i = k - restLength; k < blocksEnd; k += 4, i += 4) {
+      h = mixBlock(h, (id.charCodeAt(i) & 0xff) | ((id.charCodeAt(i + 1) & 0xff) << 8) | ((id.charCodeAt(i + 2) & 0xff) << 16) | ((id.charCodeAt(i + 3) & 0xff) << 24))
+    }
+    if (tail > 0) {
+      let t = 0
+      if (tail === 3) t ^= at(k + 2) << 16
+      if (tail >= 2) t ^= at(k + 1) << 8
+      t ^= at(k)
+      t = Math.imul(t, C1)
+      t = (t << 15) | (t >>> 17)
+      t = Math.imul(t, C2)
+      h ^= t
+    }
+    return finalMix(h, prefixLength + id.length)
+  }
+}
+
+function mixBlock(h: number, block: number): number {
+  let k = Math.imul(block, C1)
+  k = (k << 15) | (k >>> 17)
+  k = Math.imul(k, C2)
+  h ^= k
+  h = (h << 13) | (h >>> 19)
+  return (Math.imul(h, 5) + 0xe6546b64) | 0
+}
+
+function finalMix(h: number, length: number): number {
+  h ^= length
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
+
 /** MurmurHash3 x86 32-bit of `key`'s code units (low byte of each), as an unsigned integer. */
 export function murmurhash3(key: string, seed = 0): number {
   const length = key.length
@@ -71,4 +138,10 @@ export function normalizedStrategyValue(id: string, groupId: string | undefined)
 /** Variant bucket (1..totalWeight) used by variant selection. */
 export function normalizedVariantValue(id: string, groupId: string | undefined, totalWeight: number): number {
   return normalizedValue(id, groupId, totalWeight, VARIANT_SEED)
+}
+
+/** `(id) => normalizedValue(id, groupId, normalizer, seed)` for one groupId, compiled once. */
+export function bucketsOf(groupId: string | undefined, normalizer: number, seed: number): (id: string) => number {
+  const hash = prefixedMurmurhash3(`${groupId}:`, seed)
+  return (id) => (hash(id) % normalizer) + 1
 }

@@ -5,7 +5,7 @@
  */
 import { contextValue } from './context.ts'
 import type { ContextPredicate } from './constraint-evaluation.ts'
-import { normalizedStrategyValue } from './murmurhash.ts'
+import { bucketsOf, normalizedStrategyValue, STRATEGY_SEED } from './murmurhash.ts'
 import { isInSubnet, parseIpv4 } from './ip-ranges.ts'
 import type { EvaluationContext, StrategyDefinition } from './types.ts'
 
@@ -14,7 +14,50 @@ export interface StrategyOptions {
   hostname: string
   /** Source of randomness in [0, 1), for random stickiness and gradualRolloutRandom. */
   random: () => number
+  /** Where userWithId strategies look the context's userId up together (an evaluator's); one of their own otherwise. */
+  userIds?: UserIdIndex
 }
+
+/**
+ * The user ids of many userWithId strategies in one map: a context's userId is looked up once
+ * per pass (one call of the evaluator, one context), marking the strategies that list it, and
+ * each strategy then reads its mark, instead of every strategy hashing the userId into a set of
+ * its own.
+ */
+export function createUserIdIndex(currentPass: () => number) {
+  const slotsOf = new Map<string, number[]>()
+  let marks = new Float64Array(16).fill(-1)
+  let slots = 0
+  let markedPass = -1
+  const mark = (userId: unknown) => {
+    markedPass = currentPass()
+    const listed = typeof userId === 'string' ? slotsOf.get(userId) : undefined
+    if (listed !== undefined) for (const slot of listed) marks[slot] = markedPass
+  }
+  return {
+    /** A predicate: the context's userId is one of `userIds`. */
+    add(userIds: readonly string[]): ContextPredicate {
+      const slot = slots++
+      if (slot === marks.length) {
+        const grown = new Float64Array(slot * 2).fill(-1)
+        grown.set(marks)
+        marks = grown
+      }
+      for (const userId of new Set(userIds)) {
+        const listed = slotsOf.get(userId)
+        if (listed === undefined) slotsOf.set(userId, [slot])
+        else listed.push(slot)
+      }
+      return (context) => {
+        if (context.userId === undefined) return false
+        if (markedPass !== currentPass()) mark(context.userId)
+        return marks[slot] === markedPass
+      }
+    },
+  }
+}
+
+export type UserIdIndex = ReturnType<typeof createUserIdIndex>
 
 type Parameters = Record<string, string | undefined>
 
@@ -31,8 +74,10 @@ export function compileStrategy(strategy: StrategyDefinition, options: StrategyO
     case 'default':
       return ALWAYS
     case 'userWithId': {
-      const userIds = new Set(parameters.userIds ? parameters.userIds.split(LIST_SEPARATOR) : [])
-      return (context) => context.userId !== undefined && userIds.has(context.userId)
+      const userIds = parameters.userIds ? parameters.userIds.split(LIST_SEPARATOR) : []
+      if (options.userIds !== undefined) return options.userIds.add(userIds)
+      const listed = new Set(userIds)
+      return (context) => context.userId !== undefined && listed.has(context.userId)
     }
     case 'flexibleRollout':
       return compileFlexibleRollout(parameters, options)
@@ -65,6 +110,7 @@ function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions
   const percentage = Number(parameters.rollout)
   const stickiness = parameters.stickiness || 'default'
   const groupId = parameters.groupId
+  const buckets = groupId ? bucketsOf(groupId, 100, STRATEGY_SEED) : undefined
   const randomId = () => `${Math.round(options.random() * 10000) + 1}`
   const stickinessId = (context: EvaluationContext): string | undefined => {
     if (stickiness === 'default') return context.userId || context.sessionId || randomId()
@@ -76,8 +122,8 @@ function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions
     if (!id || !(percentage > 0)) return false
     // Every bucket is 1..100: from 100 % on, no hash is needed to say yes.
     if (percentage >= 100) return true
-    const group = groupId || ownField(context, 'featureToggle') || ''
-    return normalizedStrategyValue(id, String(group)) <= percentage
+    if (buckets !== undefined) return buckets(id) <= percentage
+    return normalizedStrategyValue(id, String(ownField(context, 'featureToggle') || '')) <= percentage
   }
 }
 
@@ -88,10 +134,10 @@ function ownField(context: EvaluationContext, field: string): unknown {
 /** Legacy rollouts: `percentage` percent of user ids or session ids, bucketed by `groupId:id`. */
 function compileGradualRollout(parameters: Parameters, id: (context: EvaluationContext) => string | undefined): ContextPredicate {
   const percentage = Number(parameters.percentage)
-  const groupId = parameters.groupId || ''
+  const buckets = bucketsOf(parameters.groupId || '', 100, STRATEGY_SEED)
   return (context) => {
     const value = id(context)
-    return !!value && percentage > 0 && normalizedStrategyValue(value, groupId) <= percentage
+    return !!value && percentage > 0 && buckets(value) <= percentage
   }
 }
 

@@ -4,7 +4,7 @@
  * is not read by clients. Results are shared, frozen objects built once per variant.
  */
 import { contextValue } from './context.ts'
-import { normalizedVariantValue } from './murmurhash.ts'
+import { bucketsOf, VARIANT_SEED } from './murmurhash.ts'
 import type { EvaluationContext, VariantDefinition, VariantResult } from './types.ts'
 
 export type VariantSelector = (context: EvaluationContext) => VariantResult | undefined
@@ -27,7 +27,8 @@ export function variantResult(variant: VariantDefinition): VariantResult {
 /**
  * Compiles the choice among `variants`: undefined when the weights sum to 0 or less; else the
  * first variant with an override matching the context; else the variant whose cumulative weight
- * first reaches the bucket of the stickiness id (`normalizedVariantValue(id, groupId, total)`).
+ * first reaches the bucket of the stickiness id (`normalizedVariantValue(id, groupId, total)`, the
+ * groupId's part hashed once).
  * `stickiness` undefined or `default` means userId, sessionId, remoteAddress, else random;
  * another name is that context field, random when it is missing or empty.
  */
@@ -44,12 +45,13 @@ export function compileVariantSelector(
     (variant.overrides ?? []).map((override) => ({ index, field: override.contextName, values: new Set(override.values ?? []) })),
   )
   const seed = stickinessSeed(stickiness ?? 'default', random)
+  const buckets = bucketsOf(groupId, totalWeight, VARIANT_SEED)
   return (context) => {
     for (const override of overrides) {
       const value = contextValue(context, override.field)
       if (value !== undefined && override.values.has(value)) return results[override.index]
     }
-    const target = normalizedVariantValue(seed(context), groupId, totalWeight)
+    const target = buckets(seed(context))
     let counter = 0
     for (let i = 0; i < variants.length; i++) {
       const weight = variants[i].weight
