@@ -49,16 +49,7 @@ export function prefixedMurmurhash3(prefix: string, seed = 0): (id: string) => n
     for (let i = k - restLength; k < blocksEnd; k += 4, i += 4) {
       h = mixBlock(h, (id.charCodeAt(i) & 0xff) | ((id.charCodeAt(i + 1) & 0xff) << 8) | ((id.charCodeAt(i + 2) & 0xff) << 16) | ((id.charCodeAt(i + 3) & 0xff) << 24))
     }
-    if (tail > 0) {
-      let t = 0
-      if (tail === 3) t ^= at(k + 2) << 16
-      if (tail >= 2) t ^= at(k + 1) << 8
-      t ^= at(k)
-      t = Math.imul(t, C1)
-      t = (t << 15) | (t >>> 17)
-      t = Math.imul(t, C2)
-      h ^= t
-    }
+    if (tail > 0) h = mixTail(h, at(k), tail >= 2 ? at(k + 1) : 0, tail === 3 ? at(k + 2) : 0)
     return finalMix(h, prefixLength + id.length)
   }
 }
@@ -70,6 +61,15 @@ function mixBlock(h: number, block: number): number {
   h ^= k
   h = (h << 13) | (h >>> 19)
   return (Math.imul(h, 5) + 0xe6546b64) | 0
+}
+
+/** The last 1–3 bytes (those missing are 0). */
+function mixTail(h: number, b0: number, b1: number, b2: number): number {
+  let k = b0 | (b1 << 8) | (b2 << 16)
+  k = Math.imul(k, C1)
+  k = (k << 15) | (k >>> 17)
+  k = Math.imul(k, C2)
+  return h ^ k
 }
 
 function finalMix(h: number, length: number): number {
@@ -90,35 +90,12 @@ export function murmurhash3(key: string, seed = 0): number {
   let h = seed | 0
   let i = 0
   for (; i < blocksEnd; i += 4) {
-    let k =
-      (key.charCodeAt(i) & 0xff) |
-      ((key.charCodeAt(i + 1) & 0xff) << 8) |
-      ((key.charCodeAt(i + 2) & 0xff) << 16) |
-      ((key.charCodeAt(i + 3) & 0xff) << 24)
-    k = Math.imul(k, C1)
-    k = (k << 15) | (k >>> 17)
-    k = Math.imul(k, C2)
-    h ^= k
-    h = (h << 13) | (h >>> 19)
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0
+    h = mixBlock(h, (key.charCodeAt(i) & 0xff) | ((key.charCodeAt(i + 1) & 0xff) << 8) | ((key.charCodeAt(i + 2) & 0xff) << 16) | ((key.charCodeAt(i + 3) & 0xff) << 24))
   }
-  if (tail > 0) {
-    let k = 0
-    if (tail === 3) k ^= (key.charCodeAt(i + 2) & 0xff) << 16
-    if (tail >= 2) k ^= (key.charCodeAt(i + 1) & 0xff) << 8
-    k ^= key.charCodeAt(i) & 0xff
-    k = Math.imul(k, C1)
-    k = (k << 15) | (k >>> 17)
-    k = Math.imul(k, C2)
-    h ^= k
-  }
-  h ^= length
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
+  if (tail === 3) h = mixTail(h, key.charCodeAt(i) & 0xff, key.charCodeAt(i + 1) & 0xff, key.charCodeAt(i + 2) & 0xff)
+  else if (tail === 2) h = mixTail(h, key.charCodeAt(i) & 0xff, key.charCodeAt(i + 1) & 0xff, 0)
+  else if (tail === 1) h = mixTail(h, key.charCodeAt(i) & 0xff, 0, 0)
+  return finalMix(h, length)
 }
 
 /**
