@@ -4,8 +4,8 @@
  * follow in Fastify's own phases, then the service's rules.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, cut, forbidden, LONG_ECHO_LIMIT, notFound, quote } from './errors.ts'
-import { findHostileInput } from './json-body.ts'
+import { cut, forbidden, LONG_ECHO_LIMIT, notFound, quote } from './errors.ts'
+import { checkContentType, findHostileInput } from './json-body.ts'
 import { isSdkPath } from './sdk-pipeline.ts'
 import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
 import type { Authenticate } from './auth.ts'
@@ -40,15 +40,6 @@ function permissionMessage(missing: readonly string[], environment: unknown): st
   const where = typeof environment === 'string' ? ` in the ${quote(environment)} environment` : ''
   if (missing.length === 1) return `Missing permission: this operation needs "${missing[0]}"${where}.`
   return `Missing permission: this operation needs one of ${missing.map((p) => `"${p}"`).join(', ')}${where}.`
-}
-
-/** JSON-body routes take `application/json` (with parameters) only: 415 otherwise. */
-export function checkContentType(request: FastifyRequest): void {
-  const sent = request.headers['content-type']
-  const essence = sent?.split(';')[0]?.trim().toLowerCase()
-  if (essence === 'application/json') return
-  const what = sent === undefined || sent === '' ? 'No content type was sent' : `The content type ${quote(sent)} is not accepted`
-  throw new AppError(415, 'ContentTypeerror', `${what}. Accepted content types: application/json.`)
 }
 
 export interface AdminPipelineOptions {

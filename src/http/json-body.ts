@@ -1,5 +1,14 @@
 import type { FastifyRequest } from 'fastify'
-import { cut, invalid, LONG_ECHO_LIMIT, quote } from './errors.ts'
+import { AppError, cut, invalid, LONG_ECHO_LIMIT, quote } from './errors.ts'
+
+/** JSON-body routes take `application/json` (with parameters) only: 415 otherwise. */
+export function checkContentType(request: FastifyRequest): void {
+  const sent = request.headers['content-type']
+  const essence = sent?.split(';')[0]?.trim().toLowerCase()
+  if (essence === 'application/json') return
+  const what = sent === undefined || sent === '' ? 'No content type was sent' : `The content type ${quote(sent)} is not accepted`
+  throw new AppError(415, 'ContentTypeerror', `${what}. Accepted content types: application/json.`)
+}
 
 /**
  * Finds the first string (value or key) that neither database can store alike:

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Authenticate } from './auth.ts'
-import { checkContentType } from './admin-pipeline.ts'
+import { checkContentType } from './json-body.ts'
 import { forbidden } from './errors.ts'
 import type { PrincipalKind } from './permissions.ts'
 
