@@ -103,11 +103,11 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
   }
 
   return {
-    /** The enabled flags for a context, as JSON bytes with their ETag. */
-    async evaluate(scope: ReadScope, context: EvaluationContext): Promise<{ body: Buffer; etag: string }> {
+    /** The enabled flags for a context, as JSON text with its ETag (sent as it is: no copy into a Buffer first). */
+    async evaluate(scope: ReadScope, context: EvaluationContext): Promise<{ body: string; etag: string }> {
       const { evaluator, write } = await evaluatorFor(scope)
       const { json, etag } = write(evaluator.evaluateAll(context))
-      return { body: Buffer.from(json), etag }
+      return { body: json, etag }
     },
   }
 }
