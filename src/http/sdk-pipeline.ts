@@ -26,7 +26,7 @@ declare module 'fastify' {
  * Client tokens read the client API, frontend tokens the frontend API; an admin token (or
  * AUTH_TYPE=none) reads both, as in the reference, for every project in the environment it asks for.
  */
-const ALLOWED: Record<SdkApi, ReadonlySet<PrincipalKind>> = {
+export const SDK_TOKEN_KINDS: Record<SdkApi, ReadonlySet<PrincipalKind>> = {
   client: new Set(['client-token', 'admin-token', 'open-access']),
   frontend: new Set(['frontend-token', 'admin-token', 'open-access']),
 }
@@ -66,7 +66,7 @@ export function registerSdkPipeline(app: FastifyInstance, { authenticate }: { au
     request.principal = await authenticate(request)
     if (request.is404) return
     const api = request.routeOptions.config.sdkApi ?? 'client'
-    if (!ALLOWED[api].has(request.principal.kind)) {
+    if (!SDK_TOKEN_KINDS[api].has(request.principal.kind)) {
       const token = api === 'client' ? 'a client (backend) or admin API token' : 'a frontend or admin API token'
       throw forbidden(`This endpoint needs ${token}.`, [api === 'client' ? 'CLIENT' : 'FRONTEND'])
     }

@@ -11,15 +11,11 @@
  */
 import type { Authenticate } from '../../http/auth.ts'
 import type { FastPath } from '../../http/server-factory.ts'
-import { CLIENT_PREFIX } from '../../http/sdk-pipeline.ts'
-import type { PrincipalKind } from '../../http/permissions.ts'
+import { CLIENT_PREFIX, SDK_TOKEN_KINDS } from '../../http/sdk-pipeline.ts'
 import { readScope, takesSegmentsApart, type ClientFeaturesService } from './client-features-service.ts'
 import { etagMatches } from './client-routes.ts'
 
-
 const FEATURES_PATH = `${CLIENT_PREFIX}/features`
-// The kinds the client API takes with a token (sdk-pipeline.ts); open access has no token to remember.
-const CLIENT_KINDS: ReadonlySet<PrincipalKind> = new Set(['client-token', 'admin-token'])
 const NO_FILTERS = {}
 
 export function createClientFeaturesFastPath({ authenticate, clientFeatures }: { authenticate: Authenticate; clientFeatures: ClientFeaturesService }): FastPath {
@@ -28,7 +24,7 @@ export function createClientFeaturesFastPath({ authenticate, clientFeatures }: {
     const ifNoneMatch = request.headers['if-none-match']
     if (ifNoneMatch === undefined) return false
     const principal = authenticate.remembered(request.headers.authorization)
-    if (principal === undefined || !CLIENT_KINDS.has(principal.kind)) return false
+    if (principal === undefined || !SDK_TOKEN_KINDS.client.has(principal.kind)) return false
     const spec = request.headers['unleash-client-spec']
     const answer = clientFeatures.rememberedAnswer(readScope(principal.scope, undefined), NO_FILTERS, takesSegmentsApart(typeof spec === 'string' ? spec : undefined))
     if (answer === undefined || !etagMatches(ifNoneMatch, answer.etag)) return false
