@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto'
 import { DatabaseSync } from 'node:sqlite'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { cpuSeconds, peakRssMb, startProcess } from './lib.ts'
+import { cpuSeconds, peakRssMb, startProcess, withFreshPostgres } from './lib.ts'
 
 const REQUESTS = Number(process.env.BENCH_METRICS_REQUESTS ?? 60_000)
 const WARMUP_SECONDS = 2
@@ -166,21 +166,6 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
   }
 }
 
-async function withFreshPostgres(baseUrl: string, use: (url: string) => Promise<number>): Promise<number> {
-  const name = `pennon_bench_metrics_${process.pid}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  try {
-    await admin.query(`create database ${name}`)
-    const url = new URL(baseUrl)
-    url.pathname = `/${name}`
-    return await use(url.toString())
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  }
-}
-
 console.log(
   `(h) POST /api/client/metrics, a ${FLAGS}-flag bucket (${Buffer.byteLength(bucketFor('bench').body)} bytes): ${REQUESTS} requests after ${WARMUP_SECONDS} s warm-up, ` +
     `${CONNECTIONS} connections, node ${process.version}`,
@@ -193,7 +178,7 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 if (process.env.BENCH_DATABASE_URL) {
-  figures.push(['PostgreSQL', await withFreshPostgres(process.env.BENCH_DATABASE_URL, (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))])
+  figures.push(['PostgreSQL', await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'metrics', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))])
 }
 
 // The ceiling: node:http reading and parsing the same bytes, answering a small JSON.

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import pg from 'pg'
 
 export interface Server {
   url: string
@@ -165,4 +166,33 @@ export async function load(options: LoadOptions, serverPid: number): Promise<Loa
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)]!
+}
+
+/**
+ * Runs `use` on a PostgreSQL database of its own (`pennon_bench_<purpose>_<pid>`), made beside
+ * `baseUrl`'s database and dropped afterwards, whatever happens.
+ */
+export async function withFreshPostgres<T>(baseUrl: string, purpose: string, use: (url: string) => Promise<T>): Promise<T> {
+  const name = `pennon_bench_${purpose}_${process.pid}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`)
+    await admin.query(`create database ${name}`)
+    const url = new URL(baseUrl)
+    url.pathname = `/${name}`
+    return await use(url.toString())
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`)
+    await admin.end()
+  }
+}
+
+/** Prints a Markdown table, each column as wide as its widest cell. */
+export function printMarkdownTable(header: readonly string[], lines: readonly string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
+  const format = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
+  console.log(format(header))
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+  for (const line of lines) console.log(format(line))
 }

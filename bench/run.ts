@@ -15,8 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
-import { load, median, peakRssMb, startProcess, warmCompileCache, type LoadOptions, type LoadResult, type Server } from './lib.ts'
+import { load, median, peakRssMb, startProcess, warmCompileCache, type LoadOptions, type LoadResult, type Server, withFreshPostgres, printMarkdownTable } from './lib.ts'
 import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
 import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkData, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkAnswers } from './sdk-data.ts'
 
@@ -171,27 +170,7 @@ function printTable(rows: Row[], ceilings: Row[]): void {
         (SDK_ALSO_COMPARED[r.key] ?? []).map((key) => `, ${((r.requestsPerSecond / ceiling(key)) * 100).toFixed(0)}% of ${key}`).join('') : '',
     ]
   })
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
-  const format = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
-  console.log(format(header))
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
-  for (const line of lines) console.log(format(line))
-}
-
-async function withPostgresDatabase<T>(baseUrl: string, run: (url: string) => Promise<T>): Promise<T> {
-  const name = `pennon_bench_${process.pid}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  await admin.query(`drop database if exists ${name} with (force)`)
-  await admin.query(`create database ${name}`)
-  const url = new URL(baseUrl)
-  url.pathname = `/${name}`
-  try {
-    return await run(url.toString())
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  }
+  printMarkdownTable(header, lines)
 }
 
 const rows: Row[] = []
@@ -204,7 +183,7 @@ try {
   rows.push(...sqlite.rows)
   bodies = sqlite.bodies
   if (process.env.BENCH_DATABASE_URL) {
-    const postgres = await withPostgresDatabase(process.env.BENCH_DATABASE_URL, (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))
+    const postgres = await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'all', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))
     rows.push(...postgres.rows)
   }
 } finally {

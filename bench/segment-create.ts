@@ -11,8 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
-import { load, startProcess } from './lib.ts'
+import { load, startProcess, withFreshPostgres } from './lib.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARMUP = 2
@@ -46,21 +45,6 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
   }
 }
 
-async function withFreshPostgres(baseUrl: string, use: (url: string) => Promise<void>): Promise<void> {
-  const name = `pennon_bench_segments_${process.pid}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  try {
-    await admin.query(`create database ${name}`)
-    const url = new URL(baseUrl)
-    url.pathname = `/${name}`
-    await use(url.toString())
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  }
-}
-
 console.log(`POST /api/admin/segments: ${SECONDS} s after ${WARMUP} s warm-up, 10 connections, node ${process.version}`)
 const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-segments-'))
 try {
@@ -68,4 +52,4 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
-if (process.env.BENCH_DATABASE_URL) await withFreshPostgres(process.env.BENCH_DATABASE_URL, (url) => run('PostgreSQL', { DATABASE_URL: url }))
+if (process.env.BENCH_DATABASE_URL) await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'segments', (url) => run('PostgreSQL', { DATABASE_URL: url }))
