@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import pg from 'pg'
+import { withFreshPostgres } from './lib.ts'
 import { sql } from 'kysely'
 import { createDb } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
@@ -28,19 +28,7 @@ export async function onBenchDatabases(use: (database: BenchDatabase) => Promise
   }
   const baseUrl = process.env.BENCH_DATABASE_URL
   if (!baseUrl) return
-  const name = `pennon_bench_events_${process.pid}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  try {
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.query(`create database ${name}`)
-    const url = new URL(baseUrl)
-    url.pathname = `/${name}`
-    await use({ label: 'PostgreSQL', env: { DATABASE_URL: url.toString() } })
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  }
+  await withFreshPostgres(baseUrl, 'events', (url) => use({ label: 'PostgreSQL', env: { DATABASE_URL: url } }))
 }
 
 export interface EventSeed {
