@@ -12,6 +12,8 @@ import { OPEN_ACCESS_PRINCIPAL, type Principal } from './permissions.ts'
 
 // Longer than any token Pennon issues; anything beyond is not worth hashing.
 const MAX_CREDENTIAL_LENGTH = 1024
+// Far more SDK tokens than a deployment polls with; emptied when full.
+const MAX_REMEMBERED_HEADERS = 1000
 
 export interface AuthenticatorOptions {
   db: Kysely<Database>
@@ -32,14 +34,17 @@ export function createAuthenticator({ db, config, changes, tokens = createTokenS
   const cache = createPrincipalCache(changes)
   const snapshot = createPrincipalSnapshot(changes, (now) => tokens.allPrincipals(now))
   const throttle = createAuthThrottle(config.authFailuresPerMinute)
+  // The secret hash of Authorization headers whose token was remembered: an SDK polling sends the
+  // same header every time, and the hash is the same each time. Holds working tokens' headers only.
+  const rememberedHeaders = new Map<string, string>()
 
   async function principalOf(credential: string, throttled: boolean): Promise<Principal | undefined> {
     const secretHash = hashSecret(credential)
-    const now = new Date().toISOString()
     // Only a change to the token tables (or one that cannot be told apart) ends what is remembered.
     const version = changes.version('tokens')
-    const cached = cache.get(secretHash, version, now)
+    const cached = cache.get(secretHash, version, Date.now())
     if (cached) return cached
+    const now = new Date().toISOString()
     if (throttled) return (await snapshot.find(secretHash, now))?.principal
     const resolved = await tokens.findPrincipal(secretHash, now)
     if (!resolved) return undefined
@@ -71,9 +76,18 @@ export function createAuthenticator({ db, config, changes, tokens = createTokenS
    */
   function remembered(header: string | undefined): Principal | undefined {
     if (header === undefined) return undefined
-    const credential = header.replace(/^bearer\s+/i, '').trim()
-    if (credential === '' || credential.length > MAX_CREDENTIAL_LENGTH) return undefined
-    return cache.get(hashSecret(credential), changes.version('tokens'), new Date().toISOString())
+    let secretHash = rememberedHeaders.get(header)
+    if (secretHash === undefined) {
+      const credential = header.replace(/^bearer\s+/i, '').trim()
+      if (credential === '' || credential.length > MAX_CREDENTIAL_LENGTH) return undefined
+      secretHash = hashSecret(credential)
+    }
+    const principal = cache.get(secretHash, changes.version('tokens'), Date.now())
+    if (principal !== undefined && !rememberedHeaders.has(header)) {
+      if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear()
+      rememberedHeaders.set(header, secretHash)
+    }
+    return principal
   }
 
   return Object.assign(authenticate, { remembered })

@@ -13,12 +13,13 @@ const MAX_ENTRIES = 10_000
  * Unknown tokens are never remembered.
  */
 export function createPrincipalCache(watch: ChangeWatch) {
-  const entries = new Map<string, ResolvedToken>()
+  // The expiry as a number, so that a hit compares it with Date.now() rather than formatting a date.
+  const entries = new Map<string, { principal: Principal; expiresAtMs: number }>()
   let entriesVersion: number | undefined
 
   return {
     /** `version`: the watch's `'tokens'` version before the lookup (undefined: nothing is known, nothing is used). */
-    get(secretHash: string, version: number | undefined, now: string): Principal | undefined {
+    get(secretHash: string, version: number | undefined, nowMs: number): Principal | undefined {
       if (version === undefined) return undefined
       if (version !== entriesVersion) {
         entries.clear()
@@ -27,7 +28,7 @@ export function createPrincipalCache(watch: ChangeWatch) {
       }
       const entry = entries.get(secretHash)
       if (entry === undefined) return undefined
-      if (entry.expiresAt !== null && entry.expiresAt <= now) {
+      if (entry.expiresAtMs <= nowMs) {
         entries.delete(secretHash)
         return undefined
       }
@@ -38,7 +39,9 @@ export function createPrincipalCache(watch: ChangeWatch) {
     set(secretHash: string, version: number | undefined, resolved: ResolvedToken): void {
       if (version === undefined || version !== entriesVersion || watch.version('tokens') !== version) return
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string)
-      entries.set(secretHash, resolved)
+      const expiresAtMs = resolved.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(resolved.expiresAt)
+      // A date that does not parse is taken as past: the token is looked up again, never kept beyond its time.
+      entries.set(secretHash, { principal: resolved.principal, expiresAtMs: Number.isNaN(expiresAtMs) ? Number.NEGATIVE_INFINITY : expiresAtMs })
     },
   }
 }

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { call, onEachDatabase, useTestApp, type TestApp, type TestAppOptions } from '../../../test/test-app.ts'
 import { createFlag } from '../flags/flag-test-helpers.ts'
 import { toggle } from '../strategies/strategy-test-helpers.ts'
@@ -135,6 +136,27 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     const deleted = await through(FEATURES, { authorization: client, ...APART, 'if-none-match': changed.headers.etag as string })
     assert.equal(deleted.status, 401)
     assert.equal(JSON.parse(deleted.body).name, 'AuthenticationRequired')
+  })
+
+  test('a client token that expires while polling is refused from that moment, early answers included', async (t) => {
+    const { pennon, base, seen } = await listening(t, database)
+    const expiresAt = new Date(Date.now() + 1_500).toISOString()
+    const created = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'brief-sdk', type: 'client', environment: 'development', projects: ['*'], expiresAt })
+    assert.equal(created.status, 201, created.text)
+    const headers = { authorization: created.body.secret as string, ...APART }
+    const etag = (await get(base, FEATURES, headers)).headers.etag as string
+    const before = seen.requests
+    assert.equal((await get(base, FEATURES, { ...headers, 'if-none-match': etag })).status, 304)
+    // Another segment form in between: each answer is the one its header asks for.
+    assert.equal((await get(base, FEATURES, { authorization: headers.authorization, 'if-none-match': etag })).status, 200)
+    assert.equal((await get(base, FEATURES, { ...headers, 'if-none-match': etag })).status, 304)
+    assert.equal(seen.requests, before + 1, 'only the inlined answer, not built before, went through Fastify')
+    await sleep(Date.parse(expiresAt) - Date.now() + 20)
+    const refused = await get(base, FEATURES, { ...headers, 'if-none-match': etag })
+    assert.equal(refused.status, 401)
+    assert.equal(seen.requests, before + 2)
+    const { name, message } = JSON.parse(refused.body)
+    assert.deepEqual({ name, message }, { name: 'AuthenticationRequired', message: 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.' })
   })
 
   test('while requests are logged (LOG_LEVEL=debug) every request goes through Fastify and is logged', async (t) => {

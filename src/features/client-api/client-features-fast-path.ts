@@ -12,23 +12,31 @@
 import type { Authenticate } from '../../http/auth.ts'
 import type { FastPath } from '../../http/server-factory.ts'
 import { CLIENT_PREFIX, SDK_TOKEN_KINDS } from '../../http/sdk-pipeline.ts'
-import { readScope, takesSegmentsApart, type ClientFeaturesService } from './client-features-service.ts'
+import { takesSegmentsApart, type ClientFeaturesService } from './client-features-service.ts'
 import { etagMatches } from './client-routes.ts'
 
 const FEATURES_PATH = `${CLIENT_PREFIX}/features`
-const NO_FILTERS = {}
+const CONTENT_TYPE_OPTIONS = ['x-content-type-options', 'nosniff']
 
 export function createClientFeaturesFastPath({ authenticate, clientFeatures }: { authenticate: Authenticate; clientFeatures: ClientFeaturesService }): FastPath {
+  // An SDK sends the same Unleash-Client-Spec on every poll: the last one read is remembered.
+  let lastSpec: string | undefined
+  let lastSpecTakesSegmentsApart = false
   return (request, response) => {
     if (request.method !== 'GET' || request.url !== FEATURES_PATH) return false
     const ifNoneMatch = request.headers['if-none-match']
     if (ifNoneMatch === undefined) return false
     const principal = authenticate.remembered(request.headers.authorization)
-    if (principal === undefined || !SDK_TOKEN_KINDS.client.has(principal.kind)) return false
-    const spec = request.headers['unleash-client-spec']
-    const answer = clientFeatures.rememberedAnswer(readScope(principal.scope, undefined), NO_FILTERS, takesSegmentsApart(typeof spec === 'string' ? spec : undefined))
+    if (principal === undefined || principal.scope === undefined || !SDK_TOKEN_KINDS.client.has(principal.kind)) return false
+    const header = request.headers['unleash-client-spec']
+    const spec = typeof header === 'string' ? header : undefined
+    if (spec !== lastSpec) {
+      lastSpecTakesSegmentsApart = takesSegmentsApart(spec)
+      lastSpec = spec
+    }
+    const answer = clientFeatures.rememberedAnswer(principal.scope, lastSpecTakesSegmentsApart)
     if (answer === undefined || !etagMatches(ifNoneMatch, answer.etag)) return false
-    response.writeHead(304, { 'x-content-type-options': 'nosniff', etag: answer.etag })
+    response.writeHead(304, [...CONTENT_TYPE_OPTIONS, 'etag', answer.etag])
     response.end()
     return true
   }

@@ -31,6 +31,7 @@ export interface ClientAnswer {
 }
 
 const ALL = '*'
+const NO_FILTERS: FeatureFilters = {}
 
 /** The reference sends segments apart (ids in strategies) to SDKs that say they support it. */
 export const SEGMENTS_APART_FROM = [4, 2, 0]
@@ -76,6 +77,7 @@ const MAX_ANSWER_BYTES = 256 * 1024 * 1024
 export function createClientFeaturesService({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
   const environments = new Map<string, { version: number; flags: Promise<EnvironmentFlags> }>()
   const answers = new Map<string, { version: number; answer: ClientAnswer }>()
+  const unfilteredKeys = new WeakMap<TokenScope, readonly [string, string]>()
   let answerBytes = 0
 
   /** An environment's flags at the current version: read once, shared by the requests that ask meanwhile. */
@@ -160,11 +162,21 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
       return answer
     },
 
-    /** The answer `features` would give, when it is built already for the current flags; else undefined. */
-    rememberedAnswer(scope: ReadScope, filters: FeatureFilters, segmentsApart: boolean): ClientAnswer | undefined {
+    /**
+     * The answer `features` would give a token of this scope without filters, when it is built
+     * already for the current flags; else undefined. The keys are made once per scope object
+     * (a remembered principal's), not on every poll.
+     */
+    rememberedAnswer(tokenScope: TokenScope, segmentsApart: boolean): ClientAnswer | undefined {
       const version = changes.version('flags')
       if (version === undefined) return undefined
-      const known = answers.get(answerKey(scope, filters, segmentsApart))
+      let keys = unfilteredKeys.get(tokenScope)
+      if (keys === undefined) {
+        const scope = readScope(tokenScope, undefined)
+        keys = [answerKey(scope, NO_FILTERS, false), answerKey(scope, NO_FILTERS, true)]
+        unfilteredKeys.set(tokenScope, keys)
+      }
+      const known = answers.get(keys[segmentsApart ? 1 : 0])
       return known?.version === version ? known.answer : undefined
     },
 

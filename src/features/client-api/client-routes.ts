@@ -17,6 +17,8 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
 /** An `If-None-Match` header's value names this ETag. */
 export function etagMatches(header: string | undefined, etag: string): boolean {
   if (typeof header !== 'string') return false
+  // What an SDK sends back is the ETag it was given, as it was given.
+  if (header === etag) return true
   return header.split(',').some((candidate) => {
     const tag = candidate.trim()
     return tag === '*' || tag === etag || tag === `W/${etag}`
