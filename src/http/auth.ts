@@ -38,11 +38,28 @@ export function createAuthenticator({ db, config, changes, tokens = createTokenS
   // same header every time, and the hash is the same each time. Holds working tokens' headers only.
   const rememberedHeaders = new Map<string, string>()
 
-  async function principalOf(credential: string, throttled: boolean): Promise<Principal | undefined> {
-    const secretHash = hashSecret(credential)
+  /** The secret hash of a header's credential; undefined for no credential, or one too long to be a token. */
+  function secretHashOf(header: string): string | undefined {
+    const known = rememberedHeaders.get(header)
+    if (known !== undefined) return known
+    const credential = header.replace(/^bearer\s+/i, '').trim()
+    return credential === '' || credential.length > MAX_CREDENTIAL_LENGTH ? undefined : hashSecret(credential)
+  }
+
+  /** The remembered principal of a header's token, if any; the header's hash is kept once its token is known to work. */
+  function rememberedPrincipal(header: string, secretHash: string, version: number | undefined): Principal | undefined {
+    const principal = cache.get(secretHash, version, Date.now())
+    if (principal !== undefined && !rememberedHeaders.has(header)) {
+      if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear()
+      rememberedHeaders.set(header, secretHash)
+    }
+    return principal
+  }
+
+  async function principalOf(header: string, secretHash: string, throttled: boolean): Promise<Principal | undefined> {
     // Only a change to the token tables (or one that cannot be told apart) ends what is remembered.
     const version = changes.version('tokens')
-    const cached = cache.get(secretHash, version, Date.now())
+    const cached = rememberedPrincipal(header, secretHash, version)
     if (cached) return cached
     const now = new Date().toISOString()
     if (throttled) return (await snapshot.find(secretHash, now))?.principal
@@ -55,16 +72,16 @@ export function createAuthenticator({ db, config, changes, tokens = createTokenS
   async function authenticate(request: FastifyRequest): Promise<Principal> {
     const retryAfter = throttle.retryAfter(request.ip)
     const header = request.headers.authorization ?? ''
-    const credential = header.replace(/^bearer\s+/i, '').trim()
-    if (credential !== '' && credential.length <= MAX_CREDENTIAL_LENGTH) {
-      const principal = await principalOf(credential, retryAfter > 0)
+    const secretHash = secretHashOf(header)
+    if (secretHash !== undefined) {
+      const principal = await principalOf(header, secretHash, retryAfter > 0)
       if (principal) return principal
     }
     // With AUTH_TYPE=none every caller is the built-in admin, unless a client or frontend token said otherwise above.
     if (config.authType === 'none') return OPEN_ACCESS_PRINCIPAL
     if (retryAfter > 0) throw tooManyRequests(retryAfter)
     throttle.recordFailure(request.ip)
-    throw credential === ''
+    throw header.replace(/^bearer\s+/i, '').trim() === ''
       ? unauthenticated('Authentication required: send an API token in the Authorization header.')
       : unauthenticated('Authentication failed: the token in the Authorization header is unknown, deleted or expired.')
   }
@@ -76,18 +93,8 @@ export function createAuthenticator({ db, config, changes, tokens = createTokenS
    */
   function remembered(header: string | undefined): Principal | undefined {
     if (header === undefined) return undefined
-    let secretHash = rememberedHeaders.get(header)
-    if (secretHash === undefined) {
-      const credential = header.replace(/^bearer\s+/i, '').trim()
-      if (credential === '' || credential.length > MAX_CREDENTIAL_LENGTH) return undefined
-      secretHash = hashSecret(credential)
-    }
-    const principal = cache.get(secretHash, changes.version('tokens'), Date.now())
-    if (principal !== undefined && !rememberedHeaders.has(header)) {
-      if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear()
-      rememberedHeaders.set(header, secretHash)
-    }
-    return principal
+    const secretHash = secretHashOf(header)
+    return secretHash === undefined ? undefined : rememberedPrincipal(header, secretHash, changes.version('tokens'))
   }
 
   return Object.assign(authenticate, { remembered })

@@ -42,37 +42,33 @@ const MAX_EVALUATORS = 64
 
 /**
  * `{"toggles":[…]}` from the enabled flags, the same bytes as `JSON.stringify`, but from text
- * made once per flag and variant (variant results are shared, frozen objects, a few per flag)
- * instead of serializing a few hundred objects on every request. The ETag is a hash of the
- * toggles' own hashes, also made once: as strong as hashing the body (equal lists of toggle
- * texts are equal bodies), without reading its tens of kilobytes again on every request.
+ * made once per flag and variant (the evaluator's toggles are shared, frozen objects, a few per
+ * flag) instead of serializing a few hundred objects on every request. The ETag is a hash of the
+ * toggles' own digests, also made once: equal lists of toggle texts are equal bodies, so it
+ * changes with the body (up to the 96 bits of each digest), without reading the body's tens of
+ * kilobytes again on every request, and is the same on every instance for the same answer.
  */
 function togglesWriter(): (toggles: readonly FrontendFeature[]) => { json: string; etag: string } {
-  const written = new Map<string, Map<VariantResult, { text: string; digest: string }>>()
+  const written = new Map<FrontendFeature, { text: string; digest: string }>()
   const textOf = (toggle: FrontendFeature) => {
-    let byVariant = written.get(toggle.name)
-    if (byVariant === undefined) {
-      byVariant = new Map()
-      written.set(toggle.name, byVariant)
-    }
-    let entry = byVariant.get(toggle.variant)
+    let entry = written.get(toggle)
     if (entry === undefined) {
       const { name, variant, impressionData } = toggle
       const text = `{"name":${JSON.stringify(name)},"enabled":true,"variant":${JSON.stringify(variant)},"impressionData":${impressionData}}`
-      entry = { text, digest: hash('sha256', text, 'base64url') }
-      byVariant.set(variant, entry)
+      entry = { text, digest: hash('sha256', text, 'base64url').slice(0, 16) }
+      written.set(toggle, entry)
     }
     return entry
   }
   return (toggles) => {
-    let json = '{"toggles":['
-    let digests = ''
+    const texts = new Array<string>(toggles.length)
+    const digests = new Array<string>(toggles.length)
     for (let i = 0; i < toggles.length; i++) {
       const { text, digest } = textOf(toggles[i]!)
-      json += i === 0 ? text : `,${text}`
-      digests += digest
+      texts[i] = text
+      digests[i] = digest
     }
-    return { json: `${json}]}`, etag: `"${hash('sha256', digests, 'base64url').slice(0, 27)}"` }
+    return { json: `{"toggles":[${texts.join(',')}]}`, etag: `"${hash('sha256', digests.join(''), 'base64url').slice(0, 27)}"` }
   }
 }
 

@@ -174,6 +174,28 @@ describe('evaluateAll', () => {
     )
   })
 
+  test('each (flag, variant) is one frozen toggle, the same object on every call that gives it', () => {
+    const evaluator = createEvaluator(
+      payload([
+        on('split', { variants: [{ name: 'a', weight: 1, stickiness: 'userId' }, { name: 'b', weight: 1, stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['bea'] }] }] }),
+        on('plain'),
+      ]),
+    )
+    const first = evaluator.evaluateAll({ userId: 'bea' })
+    const again = evaluator.evaluateAll({ userId: 'bea' })
+    assert.equal(first[0], again[0])
+    assert.equal(first[1], again[1])
+    assert.ok(Object.isFrozen(first[0]) && Object.isFrozen(first[1]))
+    assert.deepEqual(first.map((toggle) => [toggle.name, toggle.variant.name]), [['split', 'b'], ['plain', 'disabled']])
+    // Another variant of the same flag is another toggle; the flag without variants keeps its one.
+    const users = Array.from({ length: 50 }, (_, i) => `user-${i}`)
+    const toggles = users.map((userId) => evaluator.evaluateAll({ userId }))
+    const splits = new Set(toggles.map((list) => list[0]))
+    assert.deepEqual([...splits].map((toggle) => toggle.variant.name).sort(), ['a', 'b'])
+    assert.ok(splits.has(first[0]!))
+    assert.equal(new Set(toggles.map((list) => list[1])).size, 1)
+  })
+
   test('evaluates each flag once: the variant comes from the evaluation that enabled it', () => {
     // Random stickiness draws once for the rollout and once for the variant seed.
     let draws = 0

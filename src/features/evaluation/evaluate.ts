@@ -22,7 +22,11 @@ export interface Evaluator {
   isEnabled(name: string, context: EvaluationContext): boolean
   /** The flag's variant for the context, shaped as the SDK's `getVariant` (shared, frozen). */
   getVariant(name: string, context: EvaluationContext): VariantResult
-  /** The enabled flags with their variants, in payload order, for `GET /api/frontend`. */
+  /**
+   * The enabled flags with their variants, in payload order, for `GET /api/frontend`. Each
+   * (flag, variant) is one shared, frozen object, the same on every call: nothing is allocated
+   * per flag, and what is derived from one (its JSON text) can be kept by identity.
+   */
   evaluateAll(context: EvaluationContext): FrontendFeature[]
 }
 
@@ -52,6 +56,8 @@ interface CompiledFeature {
   variants: VariantSelector
   dependencies: CompiledDependency[]
   hasDependencies: boolean
+  /** The feature's toggles made so far, one per variant result (a few: the variants are compiled once). */
+  toggles: FrontendFeature[]
 }
 
 /**
@@ -117,6 +123,14 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     return true
   }
 
+  const toggleOf = (feature: CompiledFeature, variant: VariantResult): FrontendFeature => {
+    const { toggles } = feature
+    for (let i = 0; i < toggles.length; i++) if (toggles[i]!.variant === variant) return toggles[i]!
+    const toggle: FrontendFeature = Object.freeze({ name: feature.name, enabled: true, variant, impressionData: feature.impressionData })
+    toggles.push(toggle)
+    return toggle
+  }
+
   return {
     isEnabled(name, context) {
       pass++
@@ -135,8 +149,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
         const decided = outcome(feature, context)
         if (decided === false) continue
         // One evaluation gives both answers, so a random rollout cannot disagree with itself.
-        const variant = variantOf(feature, decided, context)
-        enabled.push({ name: feature.name, enabled: true, variant, impressionData: feature.impressionData })
+        enabled.push(toggleOf(feature, variantOf(feature, decided, context)))
       }
       return enabled
     },
@@ -237,5 +250,6 @@ function compileFeature(
       variants: dependency.variants?.length ? new Set(dependency.variants) : undefined,
     })),
     hasDependencies: dependencies.length > 0,
+    toggles: [],
   }
 }
