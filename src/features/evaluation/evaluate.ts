@@ -83,7 +83,8 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   // As the SDK's map by name: a later duplicate replaces an earlier one.
   const features = new Map<string, CompiledFeature>()
   for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions))
-  const inOrder = [...features.values()]
+  // evaluateAll lists enabled flags only: a switched-off or malformed one need not be looked at.
+  const switchedOn = [...features.values()].filter((feature) => feature.enabled && feature.strategies !== undefined)
 
   const outcome = (feature: CompiledFeature, context: EvaluationContext): Outcome => {
     if (!feature.enabled || feature.strategies === undefined) return false
@@ -145,7 +146,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     evaluateAll(context) {
       pass++
       const enabled: FrontendFeature[] = []
-      for (const feature of inOrder) {
+      for (const feature of switchedOn) {
         const decided = outcome(feature, context)
         if (decided === false) continue
         // One evaluation gives both answers, so a random rollout cannot disagree with itself.

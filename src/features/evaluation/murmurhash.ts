@@ -34,27 +34,40 @@ export function prefixedMurmurhash3(prefix: string, seed = 0): (id: string) => n
   const r1 = restLength > 1 ? rest.charCodeAt(1) & 0xff : 0
   const r2 = restLength > 2 ? rest.charCodeAt(2) & 0xff : 0
   return (id) => {
-    const total = restLength + id.length
-    // Code unit k of rest + id, low byte.
-    const at = (k: number) => (k < restLength ? (k === 0 ? r0 : k === 1 ? r1 : r2) : id.charCodeAt(k - restLength) & 0xff)
+    const idLength = id.length
+    const total = restLength + idLength
     const tail = total & 3
     const blocksEnd = total - tail
     let h = mixed
+    // k: position in rest + id of the next byte to hash; i = k - restLength is its place in id.
     let k = 0
-    // Blocks that begin in the prefix's rest (at most one), then blocks of the id alone.
     if (restLength > 0 && blocksEnd > 0) {
-      h = mixBlock(h, at(0) | (at(1) << 8) | (at(2) << 16) | (at(3) << 24))
+      // The one block that begins in the prefix's rest and ends in the id.
+      const b1 = restLength > 1 ? r1 : id.charCodeAt(1 - restLength) & 0xff
+      const b2 = restLength > 2 ? r2 : id.charCodeAt(2 - restLength) & 0xff
+      h = mixBlock(h, r0 | (b1 << 8) | (b2 << 16) | ((id.charCodeAt(3 - restLength) & 0xff) << 24))
       k = 4
     }
-    for (let i = k - restLength; k < blocksEnd; k += 4, i += 4) {
+    let i = k - restLength
+    for (; k < blocksEnd; k += 4, i += 4) {
       h = mixBlock(h, (id.charCodeAt(i) & 0xff) | ((id.charCodeAt(i + 1) & 0xff) << 8) | ((id.charCodeAt(i + 2) & 0xff) << 16) | ((id.charCodeAt(i + 3) & 0xff) << 24))
     }
-    if (tail > 0) h = mixTail(h, at(k), tail >= 2 ? at(k + 1) : 0, tail === 3 ? at(k + 2) : 0)
-    return finalMix(h, prefixLength + id.length)
+    if (tail > 0) {
+      // The last 1–3 bytes: all of the id when it is shorter than the prefix's rest needs, else its end.
+      if (k < restLength) {
+        // Only when no whole block was hashed: rest + id is shorter than 4 bytes.
+        const byte = (at: number) => (at < restLength ? (at === 0 ? r0 : at === 1 ? r1 : r2) : id.charCodeAt(at - restLength) & 0xff)
+        h = mixTail(h, byte(0), tail >= 2 ? byte(1) : 0, tail === 3 ? byte(2) : 0)
+      } else {
+        h = mixTail(h, id.charCodeAt(i) & 0xff, tail >= 2 ? id.charCodeAt(i + 1) & 0xff : 0, tail === 3 ? id.charCodeAt(i + 2) & 0xff : 0)
+      }
+    }
+    return finalMix(h, prefixLength + idLength)
   }
 }
 
-function mixBlock(h: number, block: number): number {
+/** One 4-byte block into the hash state (also folds values in order elsewhere: frontend-service.ts). */
+export function mixBlock(h: number, block: number): number {
   let k = Math.imul(block, C1)
   k = (k << 15) | (k >>> 17)
   k = Math.imul(k, C2)
@@ -72,7 +85,8 @@ function mixTail(h: number, b0: number, b1: number, b2: number): number {
   return h ^ k
 }
 
-function finalMix(h: number, length: number): number {
+/** The last step of MurmurHash3: the length, then avalanche. */
+export function finalMix(h: number, length: number): number {
   h ^= length
   h ^= h >>> 16
   h = Math.imul(h, 0x85ebca6b)

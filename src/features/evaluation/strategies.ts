@@ -108,22 +108,20 @@ export function compileStrategy(strategy: StrategyDefinition, options: StrategyO
  */
 function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions): ContextPredicate {
   const percentage = Number(parameters.rollout)
+  // Every bucket is 1..100: no id holds below 1 %, and from 100 % on every id does, without a hash.
+  if (!(percentage > 0)) return never
   const stickiness = parameters.stickiness || 'default'
   const groupId = parameters.groupId
   const buckets = groupId ? bucketsOf(groupId, 100, STRATEGY_SEED) : undefined
   const randomId = () => `${Math.round(options.random() * 10000) + 1}`
-  const stickinessId = (context: EvaluationContext): string | undefined => {
-    if (stickiness === 'default') return context.userId || context.sessionId || randomId()
-    if (stickiness === 'random') return randomId()
-    return contextValue(context, stickiness)
-  }
+  const inRollout = (id: string, context: EvaluationContext) =>
+    percentage >= 100 || (buckets !== undefined ? buckets(id) : normalizedStrategyValue(id, String(ownField(context, 'featureToggle') || ''))) <= percentage
+  // One closure per kind of stickiness, so that the common ones read their field directly.
+  if (stickiness === 'default') return (context) => inRollout(context.userId || context.sessionId || randomId(), context)
+  if (stickiness === 'random') return (context) => inRollout(randomId(), context)
   return (context) => {
-    const id = stickinessId(context)
-    if (!id || !(percentage > 0)) return false
-    // Every bucket is 1..100: from 100 % on, no hash is needed to say yes.
-    if (percentage >= 100) return true
-    if (buckets !== undefined) return buckets(id) <= percentage
-    return normalizedStrategyValue(id, String(ownField(context, 'featureToggle') || '')) <= percentage
+    const id = contextValue(context, stickiness)
+    return !!id && inRollout(id, context)
   }
 }
 
