@@ -163,6 +163,46 @@ export async function load(options: LoadOptions, serverPid: number): Promise<Loa
   }
 }
 
+/** BENCH_RUNS runs (default 3) of BENCH_SECONDS (default 10) after a 2 s warm-up: the suite's load per case. */
+export const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+export const WARMUP_SECONDS = 2
+
+/** One case's figures: the median of its runs (unexpected answers and errors summed). */
+export interface Row extends LoadResult {
+  label: string
+  key: string
+  peakRss: number
+  /** For a case measured in rounds with its ceilings: the median of the rounds' ratios to each. */
+  shares?: { key: string; share: number }[]
+}
+
+export function summarize(label: string, key: string, runs: readonly LoadResult[], serverPid: number): Row {
+  const pick = (f: (r: LoadResult) => number) => median(runs.map(f))
+  const sum = (f: (r: LoadResult) => number) => runs.reduce((total, r) => total + f(r), 0)
+  return {
+    label,
+    key,
+    requestsPerSecond: pick((r) => r.requestsPerSecond),
+    p50: pick((r) => r.p50),
+    p99: pick((r) => r.p99),
+    cpuPercent: pick((r) => r.cpuPercent),
+    bytesPerSecond: pick((r) => r.bytesPerSecond),
+    non2xx: sum((r) => r.non2xx),
+    unexpected: sum((r) => r.unexpected),
+    errors: sum((r) => r.errors),
+    peakRss: peakRssMb(serverPid),
+  }
+}
+
+/** A warm-up, then RUNS runs of SECONDS: one row. */
+export async function measure(label: string, key: string, options: Omit<LoadOptions, 'seconds'>, server: { pid: number }): Promise<Row> {
+  await load({ ...options, seconds: WARMUP_SECONDS }, server.pid)
+  const runs: LoadResult[] = []
+  for (let i = 0; i < RUNS; i++) runs.push(await load({ ...options, seconds: SECONDS }, server.pid))
+  return summarize(label, key, runs, server.pid)
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)]!

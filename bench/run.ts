@@ -4,8 +4,8 @@
  * events, under autocannon load (10 connections, 2 s warm-up discarded, 10 s measured,
  * median of BENCH_RUNS runs, default 3), beside bare node:http ceilings. Then, on the same
  * server, the SDK cases (f), (f′) and (g) (sdk-data.ts: 3 strategies for each of the 1,000 flags,
- * a client and a frontend token), beside node:http replaying their answers; by themselves:
- * bench/client-features.ts, bench/frontend.ts.
+ * a client and a frontend token), each in turn with node:http replaying its answers
+ * (sdk-bench.ts); by themselves: bench/client-features.ts, bench/frontend.ts.
  * Then the 1,000,000-event project read (skip with BENCH_MILLION=0).
  *   npm run bench
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
@@ -15,45 +15,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { load, median, peakRssMb, startProcess, warmCompileCache, type LoadOptions, type LoadResult, type Server, withFreshPostgres, printMarkdownTable } from './lib.ts'
+import { measure, RUNS, SECONDS, startProcess, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, printMarkdownTable, type Row } from './lib.ts'
 import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
-import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkData, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkAnswers } from './sdk-data.ts'
+import { seedSdkData } from './sdk-data.ts'
+import { measureSdkCases, sharesText } from './sdk-bench.ts'
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3)
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
-const WARMUP = 2
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 
 /** The reference server on this machine class, same data and load (requests/s). */
 const REFERENCE: Record<string, number> = { a: 1000, 'a-new': 1000, b: 600, c: 650, d: 850, e: 410 }
-/** The ceiling (a row key of benchCeilings) each case is compared with first. */
-const CEILING_OF: Record<string, string> = { a: 'post', 'a-new': 'post', b: 'cached', c: 'cached-c', d: 'cached', e: 'post', ...SDK_CEILING_OF }
-
-interface Row extends LoadResult {
-  label: string
-  key: string
-  peakRss: number
-}
-
-async function measure(label: string, key: string, options: Omit<LoadOptions, 'seconds'>, server: Server): Promise<Row> {
-  await load({ ...options, seconds: WARMUP }, server.pid)
-  const runs: LoadResult[] = []
-  for (let i = 0; i < RUNS; i++) runs.push(await load({ ...options, seconds: SECONDS }, server.pid))
-  const pick = (f: (r: LoadResult) => number) => median(runs.map(f))
-  return {
-    label,
-    key,
-    requestsPerSecond: pick((r) => r.requestsPerSecond),
-    p50: pick((r) => r.p50),
-    p99: pick((r) => r.p99),
-    cpuPercent: pick((r) => r.cpuPercent),
-    bytesPerSecond: pick((r) => r.bytesPerSecond),
-    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-    unexpected: runs.reduce((sum, r) => sum + r.unexpected, 0),
-    errors: runs.reduce((sum, r) => sum + r.errors, 0),
-    peakRss: peakRssMb(server.pid),
-  }
-}
+/** The ceiling (a row key of benchCeilings) each case is compared with first; the SDK cases carry their own shares. */
+const CEILING_OF: Record<string, string> = { a: 'post', 'a-new': 'post', b: 'cached', c: 'cached-c', d: 'cached', e: 'post' }
 
 let uniqueSegment = 0
 let uniqueBatch = 0
@@ -63,8 +35,6 @@ const json = { 'content-type': 'application/json', authorization: TOKEN }
 interface Bodies {
   lastHundred: string
   project: string
-  /** (f), (f′) and (g)'s answers, replayed by their ceilings. */
-  sdk: SdkAnswers
 }
 
 async function benchPennon(databaseName: string, env: Record<string, string>): Promise<{ rows: Row[]; bodies: Bodies }> {
@@ -72,7 +42,7 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
   try {
     await seedBenchData(server.url, TOKEN, env)
     const read = async (path: string) => (await fetch(`${server.url}${path}`, { headers: { authorization: TOKEN } })).text()
-    const bodies: Omit<Bodies, 'sdk'> = { lastHundred: await read('/api/admin/events'), project: await read('/api/admin/events?project=default') }
+    const bodies: Bodies = { lastHundred: await read('/api/admin/events'), project: await read('/api/admin/events?project=default') }
     const rows = [
       await measure('(a) POST archive/validate, 10 names', 'a', {
         url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json, body: JSON.stringify({ features: BATCH }),
@@ -94,11 +64,9 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
       }, server),
     ]
     // The SDK cases last: their strategies and segments (3,600 writes, with their events) would change (a)–(e)'s data.
-    const tokens = await seedSdkData(server.url, TOKEN)
-    const sdk = await recordSdkAnswers(server.url, tokens)
-    for (const { key, label, options } of sdkCases(server.url, tokens, sdk)) rows.push(await measure(label, key, options, server))
     for (const row of rows) row.label = `${row.label} [${databaseName}]`
-    return { rows, bodies: { ...bodies, sdk } }
+    rows.push(...(await measureSdkCases(server, await seedSdkData(server.url, TOKEN), ['f', 'f304', 'g'], databaseName)))
+    return { rows, bodies }
   } finally {
     await server.stop()
   }
@@ -129,16 +97,6 @@ async function benchCeilings(bodies: Bodies): Promise<Row[]> {
         await server.stop()
       }
     }
-    for (const { key, mode, label, answer, expectedStatus } of sdkCeilings(bodies.sdk)) {
-      const file = join(dir, `${key}.json`)
-      writeFileSync(file, JSON.stringify(answer))
-      const server = await startProcess('bench/ceiling-server.ts', {}, [mode, file])
-      try {
-        rows.push(await measure(label, key, { url: server.url, expectedStatus }, server))
-      } finally {
-        await server.stop()
-      }
-    }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -162,12 +120,11 @@ function printTable(rows: Row[], ceilings: Row[]): void {
       // Answers not of the expected status: not 2xx, or for (f′) not 304.
       String(r.unexpected + r.errors),
       reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',
-      ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
+      r.shares ? sharesText(r) : ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
         (isPost ? `, ${((r.requestsPerSecond / ceiling('fastify-post')) * 100).toFixed(0)}% of fastify-post` : '') +
         (r.key === 'b' || r.key === 'd'
           ? `, ${((r.requestsPerSecond / ceiling('fastify')) * 100).toFixed(0)}% of fastify, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify`
-          : '') +
-        (SDK_ALSO_COMPARED[r.key] ?? []).map((key) => `, ${((r.requestsPerSecond / ceiling(key)) * 100).toFixed(0)}% of ${key}`).join('') : '',
+          : '') : '',
     ]
   })
   printMarkdownTable(header, lines)
@@ -177,7 +134,7 @@ const rows: Row[] = []
 const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'))
 let bodies: Bodies | undefined
 try {
-  console.log(`Pennon benchmark: ${RUNS} run(s) of ${SECONDS} s per case after ${WARMUP} s warm-up, 10 connections, node ${process.version}`)
+  console.log(`Pennon benchmark: ${RUNS} run(s) of ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, 10 connections, node ${process.version}`)
   await warmCompileCache()
   const sqlite = await benchPennon('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
   rows.push(...sqlite.rows)

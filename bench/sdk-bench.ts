@@ -1,80 +1,65 @@
 /**
- * The SDK cases of `npm run bench` by themselves ((f), (f′): bench/client-features.ts; (g):
- * bench/frontend.ts), with the same data, load and ceilings: Pennon as `npm start` runs it on
- * SQLite (and on a fresh PostgreSQL database when BENCH_DATABASE_URL is set), seeded as the suite
- * seeds it (seed.ts, then sdk-data.ts), 10 connections, 2 s warm-up discarded, median of
- * BENCH_RUNS runs (default 3) of BENCH_SECONDS (default 10).
+ * The SDK cases (f), (f′) and (g), each measured beside its ceilings: `npm run bench` runs them
+ * after its other cases, and bench/client-features.ts and bench/frontend.ts by themselves — on
+ * the same data, with the same load: Pennon as `npm start` runs it on SQLite (and on a fresh
+ * PostgreSQL database when BENCH_DATABASE_URL is set), seeded as the suite seeds it (seed.ts,
+ * then sdk-data.ts), 10 connections.
+ *
+ * A case and its ceilings (bare node:http, and for (f′) a bare Fastify app, replaying the
+ * answers this Pennon gave, to the very requests the case sends) take turns: after a 2 s warm-up
+ * of each, BENCH_RUNS rounds (default 3) of BENCH_SECONDS each (default 10), the case then each
+ * ceiling. The host's speed moves by tens of percent from one minute to the next on a shared
+ * machine; taking turns, the case and its ceilings meet the same speeds, and each share is the
+ * median of the rounds' shares.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { load, median, peakRssMb, startProcess, warmCompileCache, type LoadOptions, type LoadResult, type Server, withFreshPostgres, printMarkdownTable } from './lib.ts'
+import { load, median, printMarkdownTable, RUNS, SECONDS, startProcess, summarize, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, type LoadResult, type Row, type Server } from './lib.ts'
 import { seedBenchData } from './seed.ts'
-import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkData, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkAnswers } from './sdk-data.ts'
+import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkData, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkTokens } from './sdk-data.ts'
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3)
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
-const WARMUP = 2
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 
-interface Row extends LoadResult {
-  label: string
-  key: string
-  peakRss: number
-}
-
-async function measure(label: string, key: string, options: Omit<LoadOptions, 'seconds'>, server: Server): Promise<Row> {
-  await load({ ...options, seconds: WARMUP }, server.pid)
-  const runs: LoadResult[] = []
-  for (let i = 0; i < RUNS; i++) runs.push(await load({ ...options, seconds: SECONDS }, server.pid))
-  const pick = (f: (r: LoadResult) => number) => median(runs.map(f))
-  const sum = (f: (r: LoadResult) => number) => runs.reduce((total, r) => total + f(r), 0)
-  return {
-    label,
-    key,
-    requestsPerSecond: pick((r) => r.requestsPerSecond),
-    p50: pick((r) => r.p50),
-    p99: pick((r) => r.p99),
-    cpuPercent: pick((r) => r.cpuPercent),
-    bytesPerSecond: pick((r) => r.bytesPerSecond),
-    non2xx: sum((r) => r.non2xx),
-    unexpected: sum((r) => r.unexpected),
-    errors: sum((r) => r.errors),
-    peakRss: peakRssMb(server.pid),
-  }
-}
-
-async function benchPennon(keys: readonly string[], databaseName: string, env: Record<string, string>): Promise<{ rows: Row[]; answers: SdkAnswers }> {
-  const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
-  try {
-    await seedBenchData(server.url, TOKEN, env)
-    const tokens = await seedSdkData(server.url, TOKEN)
-    const answers = await recordSdkAnswers(server.url, tokens)
-    const rows: Row[] = []
-    for (const { key, label, options } of sdkCases(server.url, tokens, answers)) {
-      if (keys.includes(key)) rows.push(await measure(`${label} [${databaseName}]`, key, options, server))
-    }
-    return { rows, answers }
-  } finally {
-    await server.stop()
-  }
-}
-
-async function benchCeilings(keys: readonly string[], answers: SdkAnswers): Promise<Row[]> {
+/**
+ * Measures the cases named (f, f304, g) against a seeded Pennon (`tokens`: sdk-data.ts's), each
+ * in rounds with its ceilings. Returns each case's row (with its shares), then its ceilings' rows.
+ */
+export async function measureSdkCases(server: Server, tokens: SdkTokens, keys: readonly string[], databaseName: string): Promise<Row[]> {
+  const answers = await recordSdkAnswers(server.url, tokens)
+  const ceilings = sdkCeilings(answers)
   const dir = mkdtempSync(join(tmpdir(), 'pennon-ceiling-'))
   const rows: Row[] = []
   try {
-    const wanted = new Set(keys.flatMap((key) => [SDK_CEILING_OF[key], ...(SDK_ALSO_COMPARED[key] ?? [])]))
-    for (const { key, mode, label, answer, expectedStatus } of sdkCeilings(answers)) {
-      if (!wanted.has(key)) continue
-      const file = join(dir, `${key}.json`)
-      writeFileSync(file, JSON.stringify(answer))
-      const server = await startProcess('bench/ceiling-server.ts', {}, [mode, file])
+    for (const { key, label, options } of sdkCases(server.url, tokens, answers)) {
+      if (!keys.includes(key)) continue
+      const beside = [SDK_CEILING_OF[key]!, ...(SDK_ALSO_COMPARED[key] ?? [])].map((ceilingKey) => ceilings.find((c) => c.key === ceilingKey)!)
+      const started: Server[] = []
       try {
-        rows.push(await measure(label, key, { url: server.url, expectedStatus }, server))
+        for (const ceiling of beside) {
+          const file = join(dir, `${ceiling.key}.json`)
+          writeFileSync(file, JSON.stringify(ceiling.answer))
+          started.push(await startProcess('bench/ceiling-server.ts', {}, [ceiling.mode, file]))
+        }
+        // The same requests, path and query included, sent to each ceiling.
+        const toCeiling = (ceilingServer: Server) => ({ ...options, url: options.url.replace(server.url, ceilingServer.url) })
+        await load({ ...options, seconds: WARMUP_SECONDS }, server.pid)
+        for (const ceilingServer of started) await load({ ...toCeiling(ceilingServer), seconds: WARMUP_SECONDS }, ceilingServer.pid)
+        const runs: LoadResult[] = []
+        const ceilingRuns: LoadResult[][] = beside.map(() => [])
+        for (let round = 0; round < RUNS; round++) {
+          runs.push(await load({ ...options, seconds: SECONDS }, server.pid))
+          for (const [i, ceilingServer] of started.entries()) ceilingRuns[i]!.push(await load({ ...toCeiling(ceilingServer), seconds: SECONDS }, ceilingServer.pid))
+        }
+        const row = summarize(`${label} [${databaseName}]`, key, runs, server.pid)
+        row.shares = beside.map((ceiling, i) => ({
+          key: ceiling.key,
+          share: median(runs.map((run, round) => run.requestsPerSecond / ceilingRuns[i]![round]!.requestsPerSecond)),
+        }))
+        rows.push(row, ...beside.map((ceiling, i) => summarize(`${ceiling.label}, in turn with ${key} [${databaseName}]`, ceiling.key, ceilingRuns[i]!, started[i]!.pid)))
       } finally {
-        await server.stop()
+        for (const ceilingServer of started) await ceilingServer.stop()
       }
     }
   } finally {
@@ -83,43 +68,50 @@ async function benchCeilings(keys: readonly string[], answers: SdkAnswers): Prom
   return rows
 }
 
-function printTable(rows: Row[], ceilings: Row[]): void {
-  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'peak RSS MB', 'MB/s', 'unexpected status', 'of ceiling']
-  const lines = [...rows, ...ceilings].map((r) => {
-    const compared = [SDK_CEILING_OF[r.key], ...(SDK_ALSO_COMPARED[r.key] ?? [])].map((key) => ceilings.find((c) => c.key === key)).filter((c) => c !== undefined)
-    return [
-      r.label,
-      r.requestsPerSecond.toFixed(0),
-      r.p50.toFixed(1),
-      r.p99.toFixed(1),
-      r.cpuPercent.toFixed(0),
-      r.peakRss.toFixed(0),
-      (r.bytesPerSecond / 1e6).toFixed(0),
-      String(r.unexpected + r.errors),
-      compared.map((ceiling) => `${((r.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(0)}% of ${ceiling.key}`).join(', '),
-    ]
-  })
-  printMarkdownTable(header, lines)
+/** "52% of replay-f304, 61% of fastify-f304" */
+export function sharesText(row: Row): string {
+  return (row.shares ?? []).map(({ key, share }) => `${(share * 100).toFixed(0)}% of ${key}`).join(', ')
 }
 
-/** Runs the cases named (f, f304, g) on each database, then their ceilings, and prints one table. */
+async function benchPennon(keys: readonly string[], databaseName: string, env: Record<string, string>): Promise<Row[]> {
+  const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+  try {
+    await seedBenchData(server.url, TOKEN, env)
+    return await measureSdkCases(server, await seedSdkData(server.url, TOKEN), keys, databaseName)
+  } finally {
+    await server.stop()
+  }
+}
+
+function printTable(rows: Row[]): void {
+  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'peak RSS MB', 'MB/s', 'unexpected status', 'of ceiling (median of the rounds)']
+  printMarkdownTable(header, rows.map((r) => [
+    r.label,
+    r.requestsPerSecond.toFixed(0),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+    r.cpuPercent.toFixed(0),
+    r.peakRss.toFixed(0),
+    (r.bytesPerSecond / 1e6).toFixed(0),
+    String(r.unexpected + r.errors),
+    sharesText(r),
+  ]))
+}
+
+/** Runs the cases named (f, f304, g) on each database, with their ceilings, and prints one table. */
 export async function runSdkBench(keys: readonly string[]): Promise<void> {
-  console.log(`Pennon SDK benchmark (${keys.join(', ')}): ${RUNS} run(s) of ${SECONDS} s per case after ${WARMUP} s warm-up, 10 connections, node ${process.version}`)
+  console.log(`Pennon SDK benchmark (${keys.join(', ')}): ${WARMUP_SECONDS} s warm-up, then ${RUNS} round(s) of ${SECONDS} s per case and per ceiling in turn, 10 connections, node ${process.version}`)
   await warmCompileCache()
   const rows: Row[] = []
   const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-sdk-'))
-  let answers: SdkAnswers
   try {
-    const sqlite = await benchPennon(keys, 'SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
-    rows.push(...sqlite.rows)
-    answers = sqlite.answers
+    rows.push(...(await benchPennon(keys, 'SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })))
     if (process.env.BENCH_DATABASE_URL) {
-      const postgres = await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'sdk', (url) => benchPennon(keys, 'PostgreSQL', { DATABASE_URL: url }))
-      rows.push(...postgres.rows)
+      rows.push(...(await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'sdk', (url) => benchPennon(keys, 'PostgreSQL', { DATABASE_URL: url }))))
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  printTable(rows, await benchCeilings(keys, answers))
+  printTable(rows)
   if (rows.some((row) => row.unexpected + row.errors > 0)) process.exitCode = 1
 }
