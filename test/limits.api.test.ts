@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyRequest } from 'fastify'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { createAuthThrottle } from '../src/http/auth-throttle.ts'
-import { createAuthenticator } from '../src/http/auth.ts'
+import { createAuthenticator } from '../src/features/api-tokens/authenticator.ts'
 import { createTokenStore } from '../src/features/api-tokens/token-store.ts'
 import { apiToken, call, DATABASES, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from './test-app.ts'
 

@@ -1,5 +1,3 @@
-import type { Actor } from '../features/events/audit.ts'
-
 export const PERMISSIONS = [
   'ADMIN',
   'CREATE_FEATURE',
@@ -60,8 +58,10 @@ export function rolePermissions(rootRole: number): ReadonlySet<Permission> {
 
 export type PrincipalKind = 'admin-token' | 'client-token' | 'frontend-token' | 'service-account' | 'open-access'
 
-/** The authenticated caller of an admin request. */
-export interface Principal extends Actor {
+/** The authenticated caller of an admin request; also the actor its changes' events name (events/audit.ts). */
+export interface Principal {
+  readonly name: string
+  readonly userId: number
   readonly kind: PrincipalKind
   readonly permissions: ReadonlySet<Permission>
   /** Client and frontend tokens: the environment and projects (`*`: all) they read flags of. */

@@ -7,7 +7,7 @@ import { invalidOperation, nameExists, notFound, quote, validationFailed, type A
 import { createTokenStore } from '../api-tokens/token-store.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import { projectNotFound } from '../flags/flag-errors.ts'
+import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import type { CreateEnvironmentBody } from './environment-schemas.ts'
 import { createEnvironmentStore, type Environment, type EnvironmentWithCounts } from './environment-store.ts'

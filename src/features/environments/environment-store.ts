@@ -155,15 +155,6 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       const removed = await db.deleteFrom('project_environments').where('project', '=', project).where('environment', '=', environment).executeTakeFirst()
       return removed.numDeletedRows > 0n
     },
-
-    /** A new project starts in every enabled environment. */
-    async connectNewProject(project: string): Promise<void> {
-      await db
-        .insertInto('project_environments')
-        .columns(['project', 'environment'])
-        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
-        .execute()
-    },
   }
 }
 

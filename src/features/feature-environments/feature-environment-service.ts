@@ -13,7 +13,7 @@ import { createStrategyStore, type FeatureStrategy } from '../strategies/strateg
 import { checkVariants, normalizeVariants, type Variant, type VariantInput } from '../strategies/variant-rules.ts'
 import { environmentNotFound, environmentNotInProject } from '../environments/environment-service.ts'
 import { createEnvironmentStore } from '../environments/environment-store.ts'
-import { projectNotFound } from '../flags/flag-errors.ts'
+import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { createFeatureEnvironmentStore, type FeatureEnvironment } from './feature-environment-store.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'

@@ -12,7 +12,8 @@ import { createProjectStore } from '../projects/project-store.ts'
 import { validateArchive } from './archive-validation.ts'
 import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
 import { createDependencyStore } from './dependency-store.ts'
-import { flagNotFound, projectNotFound } from './flag-errors.ts'
+import { flagNotFound } from './flag-errors.ts'
+import { projectNotFound } from '../projects/project-errors.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 
 const distinct = (names: readonly string[]): string[] => [...new Set(names)]

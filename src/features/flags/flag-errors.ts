@@ -1,8 +1,6 @@
 import { notFound, quote, type AppError } from '../../http/errors.ts'
 import type { Flag } from './flag-store.ts'
 
-export const projectNotFound = (project: string): AppError => notFound(`Project ${quote(project)} does not exist.`)
-
 /** A flag named in the path must exist in the project of the path. */
 export function flagNotFound(name: string, project: string, holder: Pick<Flag, 'project'> | undefined): AppError {
   const elsewhere = holder ? `, but there is one in project ${quote(holder.project)}` : ''

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
-import { invalidOperation, nameExists, notFound, quote } from '../../http/errors.ts'
+import { invalidOperation, nameExists } from '../../http/errors.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import { createEnvironmentStore } from '../environments/environment-store.ts'
+import { projectNotFound } from './project-errors.ts'
 import { createProjectStore, type Project } from './project-store.ts'
 import type { CreateProjectBody } from './project-schemas.ts'
 
@@ -27,7 +27,7 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
           if (isUniqueViolation(error)) throw nameExists(`A project with id "${input.id}" already exists.`)
           throw error
         }
-        await createEnvironmentStore(trx).connectNewProject(project.id)
+        await store.connectToEnabledEnvironments(project.id)
         await appendEvents(trx, audit, [{ type: 'project-created', project: project.id, data: project }])
         return project
       })
@@ -37,7 +37,7 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
       db.transaction().execute(async (trx) => {
         const store = createProjectStore(trx)
         const project = await store.find(id)
-        if (!project) throw notFound(`Project ${quote(id)} does not exist.`)
+        if (!project) throw projectNotFound(id)
         if (id === 'default') throw invalidOperation('The "default" project cannot be deleted.')
         const contents = await store.contents(id)
         if (contents.activeFlags) throw invalidOperation(`Project "${id}" still holds feature flags: archive and delete them first.`)

@@ -1,0 +1,102 @@
+import type { Kysely } from 'kysely'
+import type { FastifyRequest } from 'fastify'
+import type { Config } from '../../config.ts'
+import type { Database } from '../../db/tables.ts'
+import type { ChangeWatch } from '../../db/change-watch.ts'
+import type { Authenticate } from '../../http/auth.ts'
+import { createAuthThrottle } from '../../http/auth-throttle.ts'
+import { tooManyRequests, unauthenticated } from '../../http/errors.ts'
+import { OPEN_ACCESS_PRINCIPAL, type Principal } from '../../http/permissions.ts'
+import { createTokenStore, type TokenStore } from './token-store.ts'
+import { hashSecret } from './token-secret.ts'
+import { createPrincipalCache, createPrincipalSnapshot } from './principal-cache.ts'
+
+// Longer than any token Pennon issues; anything beyond is not worth hashing.
+const MAX_CREDENTIAL_LENGTH = 1024
+// Far more SDK tokens than a deployment polls with; emptied when full.
+const MAX_REMEMBERED_HEADERS = 1000
+
+export interface AuthenticatorOptions {
+  db: Kysely<Database>
+  config: Config
+  changes: ChangeWatch
+  /** Where tokens are looked up (tests count the lookups); the store over `db` by default. */
+  tokens?: TokenStore
+}
+
+/**
+ * Reads the Authorization header (raw token, or `Bearer <token>` in any case) and resolves the
+ * caller, or throws 401 and counts the failure against the client address (auth-throttle.ts).
+ * Past that address's limit, a credential that does not authenticate gets 429 instead, decided
+ * without a token query (remembered principals, then a snapshot of every token); a valid one is
+ * answered as ever.
+ */
+export function createAuthenticator({ db, config, changes, tokens = createTokenStore(db) }: AuthenticatorOptions): Authenticate {
+  const cache = createPrincipalCache(changes)
+  const snapshot = createPrincipalSnapshot(changes, (now) => tokens.allPrincipals(now))
+  const throttle = createAuthThrottle(config.authFailuresPerMinute)
+  // The secret hash of Authorization headers whose token was remembered: an SDK polling sends the
+  // same header every time, and the hash is the same each time. Holds working tokens' headers only.
+  const rememberedHeaders = new Map<string, string>()
+
+  /** The secret hash of a header's credential; undefined for no credential, or one too long to be a token. */
+  function secretHashOf(header: string): string | undefined {
+    const known = rememberedHeaders.get(header)
+    if (known !== undefined) return known
+    const credential = header.replace(/^bearer\s+/i, '').trim()
+    return credential === '' || credential.length > MAX_CREDENTIAL_LENGTH ? undefined : hashSecret(credential)
+  }
+
+  /** The remembered principal of a header's token, if any; the header's hash is kept once its token is known to work. */
+  function rememberedPrincipal(header: string, secretHash: string, version: number | undefined): Principal | undefined {
+    const principal = cache.get(secretHash, version, Date.now())
+    if (principal !== undefined && !rememberedHeaders.has(header)) {
+      if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear()
+      rememberedHeaders.set(header, secretHash)
+    }
+    return principal
+  }
+
+  async function principalOf(header: string, secretHash: string, throttled: boolean): Promise<Principal | undefined> {
+    // Only a change to the token tables (or one that cannot be told apart) ends what is remembered.
+    const version = changes.version('tokens')
+    const cached = rememberedPrincipal(header, secretHash, version)
+    if (cached) return cached
+    const now = new Date().toISOString()
+    if (throttled) return (await snapshot.find(secretHash, now))?.principal
+    const resolved = await tokens.findPrincipal(secretHash, now)
+    if (!resolved) return undefined
+    cache.set(secretHash, version, resolved)
+    return resolved.principal
+  }
+
+  async function authenticate(request: FastifyRequest): Promise<Principal> {
+    const retryAfter = throttle.retryAfter(request.ip)
+    const header = request.headers.authorization ?? ''
+    const secretHash = secretHashOf(header)
+    if (secretHash !== undefined) {
+      const principal = await principalOf(header, secretHash, retryAfter > 0)
+      if (principal) return principal
+    }
+    // With AUTH_TYPE=none every caller is the built-in admin, unless a client or frontend token said otherwise above.
+    if (config.authType === 'none') return OPEN_ACCESS_PRINCIPAL
+    if (retryAfter > 0) throw tooManyRequests(retryAfter)
+    throttle.recordFailure(request.ip)
+    throw header.replace(/^bearer\s+/i, '').trim() === ''
+      ? unauthenticated('Authentication required: send an API token in the Authorization header.')
+      : unauthenticated('Authentication failed: the token in the Authorization header is unknown, deleted or expired.')
+  }
+
+  /**
+   * The principal of an Authorization header whose token is remembered and current, without
+   * waiting for anything; undefined when it would take a lookup (or fail). For the answers
+   * given before Fastify (client-features-fast-path.ts); every other case goes the whole way.
+   */
+  function remembered(header: string | undefined): Principal | undefined {
+    if (header === undefined) return undefined
+    const secretHash = secretHashOf(header)
+    return secretHash === undefined ? undefined : rememberedPrincipal(header, secretHash, changes.version('tokens'))
+  }
+
+  return Object.assign(authenticate, { remembered })
+}
