@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { call, onEachDatabase, useTestApp, type TestApp, type TestAppOptions } from '../../../test/test-app.ts'
+import { call, eventually, onEachDatabase, useTestApp, type TestApp, type TestAppOptions } from '../../../test/test-app.ts'
 import { createFlag } from '../flags/flag-test-helpers.ts'
 import { toggle } from '../strategies/strategy-test-helpers.ts'
 
@@ -59,6 +59,20 @@ async function listening(t: Parameters<typeof useTestApp>[0], database: Paramete
   return { pennon, base: `http://127.0.0.1:${address.port}`, seen, client, frontend }
 }
 
+/**
+ * Waits until a poll with `etag` is answered before Fastify. On PostgreSQL an instance hears its
+ * own writes once more, a moment after them (LISTEN/NOTIFY), and what it remembered ends once
+ * more then: one more request goes the whole way. The counts below start after that.
+ */
+async function settled(base: string, headers: Record<string, string>, etag: string, seen: { requests: number }): Promise<void> {
+  await sleep(100)
+  await eventually(async () => {
+    const before = seen.requests
+    const response = await get(base, FEATURES, { ...headers, 'if-none-match': etag })
+    return response.status === 304 && seen.requests === before
+  }, 'a current poll answered before Fastify', 3_000)
+}
+
 async function token(pennon: TestApp, tokenName: string, type: 'client' | 'frontend'): Promise<string> {
   const response = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName, type, environment: 'development', projects: ['*'] })
   assert.equal(response.status, 201, response.text)
@@ -72,6 +86,7 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     assert.equal(full.status, 200, full.body)
     const etag = full.headers.etag as string
     assert.match(etag, /^"[A-Za-z0-9_-]{27}"$/)
+    await settled(base, { authorization: client, ...APART }, etag, seen)
 
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const before = seen.requests
@@ -127,6 +142,7 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     const changed = await through(FEATURES, { authorization: client, ...APART, 'if-none-match': etag })
     assert.equal(changed.status, 200)
     assert.equal(JSON.parse(changed.body).features[0].enabled, true)
+    await settled(base, { authorization: client, ...APART }, changed.headers.etag as string, seen)
     const before = seen.requests
     assert.equal((await get(base, FEATURES, { authorization: client, ...APART, 'if-none-match': changed.headers.etag as string })).status, 304)
     assert.equal(seen.requests, before)
@@ -145,6 +161,7 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     assert.equal(created.status, 201, created.text)
     const headers = { authorization: created.body.secret as string, ...APART }
     const etag = (await get(base, FEATURES, headers)).headers.etag as string
+    await settled(base, headers, etag, seen)
     const before = seen.requests
     assert.equal((await get(base, FEATURES, { ...headers, 'if-none-match': etag })).status, 304)
     // Another segment form in between: each answer is the one its header asks for.
