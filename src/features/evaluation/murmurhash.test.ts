@@ -76,10 +76,32 @@ describe('prefixed hashing', () => {
     }
   })
 
+  test('the same ids hashed after many prefixes, interleaved past the kept layouts, equal strings of other origins included', () => {
+    const prefixes = ['', 'a', 'ab', 'abc', 'abcd', 'flag-0001:', 'flag-00001:', 'x:y:z', 'ünï:']
+    const hashers = prefixes.map((prefix) => prefixedMurmurhash3(prefix, VARIANT_SEED))
+    // Nine ids in turn: more than the layouts kept, so each comes back after being dropped.
+    const ids = ['user-1', 'session-22', '7', 'ab', 'user-4444', '😀x', 'mañana', 'id-9', ['us', 'er-1'].join('')]
+    for (let round = 0; round < 3; round++) {
+      for (const id of ids) {
+        hashers.forEach((hash, i) => assert.equal(hash(id), murmurhash3(prefixes[i] + id, VARIANT_SEED), JSON.stringify([prefixes[i], id, round])))
+      }
+    }
+  })
+
   test('bucketsOf(groupId, n, seed) gives normalizedValue for each id, undefined groupId included', () => {
     for (const groupId of ['gr1', 'Feature.Variants.C', '', undefined]) {
       const buckets = bucketsOf(groupId, 1000, VARIANT_SEED)
       for (const id of ['123', 'user-5', '', 'ünï', '😀']) assert.equal(buckets(id), normalizedValue(id, groupId, 1000, VARIANT_SEED))
+    }
+  })
+
+  test('bucketsOf agrees with normalizedValue for every normalizer kind: small, odd, at and past the integer-only bound, fractional', () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `user-${i * 7919}`)
+    // Hashes above 2^31 are most of these: the halves' arithmetic must give the same remainder as `%`.
+    assert.ok(ids.filter((id) => murmurhash3(`g:${id}`) >= 2 ** 31).length > 500)
+    for (const normalizer of [1, 2, 7, 100, 1000, 65536, 45_999, 46_000, 1_000_003, 2.5]) {
+      const buckets = bucketsOf('g', normalizer, 0)
+      for (const id of ids) assert.equal(buckets(id), normalizedValue(id, 'g', normalizer, 0), `${normalizer} ${id}`)
     }
   })
 })

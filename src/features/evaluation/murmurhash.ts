@@ -18,7 +18,8 @@ export const VARIANT_SEED = 86028157
 /**
  * `(id) => murmurhash3(prefix + id, seed)`, with the prefix's whole 4-byte blocks mixed once
  * here: a strategy's or variant's `groupId:` is the same for every id it buckets, so each call
- * hashes only the rest, and no joined string is built (nor flattened) per call.
+ * hashes only the rest, and no joined string is built (nor flattened) per call. The id's own
+ * blocks come from idLayout(), which reads each id's bytes once for all the prefixes that hash it.
  */
 export function prefixedMurmurhash3(prefix: string, seed = 0): (id: string) => number {
   const prefixLength = prefix.length
@@ -28,42 +29,73 @@ export function prefixedMurmurhash3(prefix: string, seed = 0): (id: string) => n
     mixed = mixBlock(mixed, (prefix.charCodeAt(i) & 0xff) | ((prefix.charCodeAt(i + 1) & 0xff) << 8) | ((prefix.charCodeAt(i + 2) & 0xff) << 16) | ((prefix.charCodeAt(i + 3) & 0xff) << 24))
   }
   // The prefix's last 0–3 code units, still to be hashed with the id's first ones.
-  const rest = prefix.slice(mixedEnd)
-  const restLength = rest.length
-  const r0 = restLength > 0 ? rest.charCodeAt(0) & 0xff : 0
-  const r1 = restLength > 1 ? rest.charCodeAt(1) & 0xff : 0
-  const r2 = restLength > 2 ? rest.charCodeAt(2) & 0xff : 0
+  const restLength = prefixLength - mixedEnd
+  let restBits = 0
+  for (let j = 0; j < restLength; j++) restBits |= (prefix.charCodeAt(mixedEnd + j) & 0xff) << (8 * j)
   return (id) => {
-    const idLength = id.length
-    const total = restLength + idLength
-    const tail = total & 3
-    const blocksEnd = total - tail
     let h = mixed
-    // k: position in rest + id of the next byte to hash; i = k - restLength is its place in id.
-    let k = 0
-    if (restLength > 0 && blocksEnd > 0) {
-      // The one block that begins in the prefix's rest and ends in the id.
-      const b1 = restLength > 1 ? r1 : id.charCodeAt(1 - restLength) & 0xff
-      const b2 = restLength > 2 ? r2 : id.charCodeAt(2 - restLength) & 0xff
-      h = mixBlock(h, r0 | (b1 << 8) | (b2 << 16) | ((id.charCodeAt(3 - restLength) & 0xff) << 24))
-      k = 4
+    if (restLength + id.length < 4) {
+      // No whole block: the rest's bytes and the id's, as the tail.
+      let bits = restBits
+      for (let j = 0; j < id.length; j++) bits |= (id.charCodeAt(j) & 0xff) << (8 * (restLength + j))
+      if (restLength + id.length > 0) h = mixTail(h, bits & 0xff, (bits >>> 8) & 0xff, (bits >>> 16) & 0xff)
+      return finalMix(h, prefixLength + id.length)
     }
-    let i = k - restLength
-    for (; k < blocksEnd; k += 4, i += 4) {
-      h = mixBlock(h, (id.charCodeAt(i) & 0xff) | ((id.charCodeAt(i + 1) & 0xff) << 8) | ((id.charCodeAt(i + 2) & 0xff) << 16) | ((id.charCodeAt(i + 3) & 0xff) << 24))
-    }
-    if (tail > 0) {
-      // The last 1–3 bytes: all of the id when it is shorter than the prefix's rest needs, else its end.
-      if (k < restLength) {
-        // Only when no whole block was hashed: rest + id is shorter than 4 bytes.
-        const byte = (at: number) => (at < restLength ? (at === 0 ? r0 : at === 1 ? r1 : r2) : id.charCodeAt(at - restLength) & 0xff)
-        h = mixTail(h, byte(0), tail >= 2 ? byte(1) : 0, tail === 3 ? byte(2) : 0)
-      } else {
-        h = mixTail(h, id.charCodeAt(i) & 0xff, tail >= 2 ? id.charCodeAt(i + 1) & 0xff : 0, tail === 3 ? id.charCodeAt(i + 2) & 0xff : 0)
-      }
-    }
-    return finalMix(h, prefixLength + idLength)
+    const layout = idLayout(id, restLength)
+    // The block that begins in the prefix's rest and ends in the id.
+    if (restLength > 0) h = mixBlock(h, restBits | layout.head)
+    const { words } = layout
+    for (let m = 0; m < words.length; m++) h = mixBlock(h, words[m]!)
+    if (layout.tail > 0) h = mixTail(h, layout.t0, layout.t1, layout.t2)
+    return finalMix(h, prefixLength + id.length)
   }
+}
+
+/**
+ * An id's bytes as murmur reads them after a prefix whose last block holds `offset` (1–3) bytes
+ * of its own, or none (0): the id's part of that shared block (`head`, already shifted into
+ * place), the id's whole blocks after it, and its last 0–3 bytes.
+ */
+interface IdLayout {
+  head: number
+  words: Int32Array
+  tail: number
+  t0: number
+  t1: number
+  t2: number
+}
+
+// One evaluation hashes the same few ids (a userId, a sessionId) with hundreds of prefixes, at one
+// of four offsets each: the last few ids' layouts are kept, each offset's made when first asked.
+const LAYOUTS_KEPT = 4
+const keptIds: (string | undefined)[] = new Array(LAYOUTS_KEPT).fill(undefined)
+const keptLayouts: (IdLayout | undefined)[][] = Array.from({ length: LAYOUTS_KEPT }, () => [undefined, undefined, undefined, undefined])
+let nextKept = 0
+
+/** The layout of `id` after `offset` bytes of a prefix's rest; rest + id is at least 4 bytes. */
+function idLayout(id: string, offset: number): IdLayout {
+  let slot = keptIds.indexOf(id)
+  if (slot < 0) {
+    slot = nextKept
+    nextKept = (nextKept + 1) % LAYOUTS_KEPT
+    keptIds[slot] = id
+    keptLayouts[slot]!.fill(undefined)
+  }
+  const layouts = keptLayouts[slot]!
+  return (layouts[offset] ??= makeLayout(id, offset))
+}
+
+function makeLayout(id: string, offset: number): IdLayout {
+  const byte = (at: number) => id.charCodeAt(at) & 0xff
+  const start = offset === 0 ? 0 : 4 - offset
+  let head = 0
+  for (let j = 0; j < start; j++) head |= byte(j) << (8 * (offset + j))
+  const count = (id.length - start) >> 2
+  const words = new Int32Array(count)
+  for (let m = 0, at = start; m < count; m++, at += 4) words[m] = byte(at) | (byte(at + 1) << 8) | (byte(at + 2) << 16) | (byte(at + 3) << 24)
+  const end = start + count * 4
+  const tail = id.length - end
+  return { head, words, tail, t0: tail > 0 ? byte(end) : 0, t1: tail > 1 ? byte(end + 1) : 0, t2: tail > 2 ? byte(end + 2) : 0 }
 }
 
 /** One 4-byte block into the hash state (also folds values in order elsewhere: frontend-service.ts). */
@@ -134,5 +166,12 @@ export function normalizedVariantValue(id: string, groupId: string | undefined, 
 /** `(id) => normalizedValue(id, groupId, normalizer, seed)` for one groupId, compiled once. */
 export function bucketsOf(groupId: string | undefined, normalizer: number, seed: number): (id: string) => number {
   const hash = prefixedMurmurhash3(`${groupId}:`, seed)
-  return (id) => (hash(id) % normalizer) + 1
+  // A hash above 2^31 is not a small integer to V8, and `%` on it divides as floating point. In
+  // two 16-bit halves every step stays a small integer while normalizer² stays below 2^31.
+  if (!(Number.isInteger(normalizer) && normalizer > 0 && normalizer < 46_000)) return (id) => (hash(id) % normalizer) + 1
+  const highFactor = 65536 % normalizer
+  return (id) => {
+    const h = hash(id)
+    return ((((h >>> 16) % normalizer) * highFactor + (h & 0xffff)) % normalizer) + 1
+  }
 }
