@@ -39,6 +39,8 @@ interface CompiledStrategy {
 
 interface CompiledDependency {
   parent: string
+  /** The parent's compiled feature, found once all are compiled; undefined when the payload lacks it. */
+  parentFeature: CompiledFeature | undefined
   parentEnabled: boolean
   /** Present when non-empty: the parent's variant must be one of these. */
   variants?: ReadonlySet<string>
@@ -83,6 +85,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   // As the SDK's map by name: a later duplicate replaces an earlier one.
   const features = new Map<string, CompiledFeature>()
   for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions))
+  for (const feature of features.values()) for (const dependency of feature.dependencies) dependency.parentFeature = features.get(dependency.parent)
   // evaluateAll lists enabled flags only: a switched-off or malformed one need not be looked at.
   const switchedOn = [...features.values()].filter((feature) => feature.enabled && feature.strategies !== undefined)
 
@@ -109,7 +112,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   // One level only, as in the SDK: a parent that has dependencies of its own fails the child.
   const dependenciesSatisfied = (feature: CompiledFeature, context: EvaluationContext): boolean => {
     for (const dependency of feature.dependencies) {
-      const parent = features.get(dependency.parent)
+      const parent = dependency.parentFeature
       if (parent === undefined || parent.hasDependencies) return false
       const decided = outcome(parent, context)
       if (!dependency.parentEnabled) {
@@ -247,6 +250,7 @@ function compileFeature(
     variants: compileVariantSelector(featureVariants, feature.name, featureVariants[0]?.stickiness, options.random),
     dependencies: dependencies.map((dependency) => ({
       parent: dependency.feature,
+      parentFeature: undefined,
       parentEnabled: dependency.enabled !== false,
       variants: dependency.variants?.length ? new Set(dependency.variants) : undefined,
     })),
