@@ -176,6 +176,64 @@ onEachDatabase('console in a browser', (database) => {
       await shot(events, 'events')
     })
 
+    await t.test('variants in production: a refused save keeps the form beside the server\'s message; two variants with a payload and an override are saved, then one removed', async () => {
+      const variantsPath = '/api/admin/projects/web/features/new-checkout/environments/production/variants'
+      await page.goto(`${base}/#/projects/web/features/new-checkout`)
+      await heading(page, 'new-checkout')
+      await page.getByRole('button', { name: 'Edit variants in production' }).click()
+      const dialog = page.getByRole('dialog')
+      await dialog.getByRole('button', { name: 'Add variant' }).click()
+      const first = dialog.getByRole('group', { name: 'Variant 1' })
+      await first.getByLabel('Name', { exact: true }).fill('blue')
+      await first.getByLabel('Weight type', { exact: true }).selectOption('fix')
+      await first.getByLabel('Weight (%)', { exact: true }).fill('60')
+      await dialog.getByRole('button', { name: 'Add variant' }).click()
+      const second = dialog.getByRole('group', { name: 'Variant 2' })
+      await second.getByLabel('Name', { exact: true }).fill('red')
+      await second.getByLabel('Weight type', { exact: true }).selectOption('fix')
+      await second.getByLabel('Weight (%)', { exact: true }).fill('60')
+      // Fixed weights of 1200 per mille: only the server says no.
+      await dialog.getByRole('button', { name: 'Save variants' }).click()
+      const listError = dialog.getByRole('alert')
+      await listError.waitFor()
+      assert.match(await listError.innerText(), /weights must sum to 1000 when every variant's weight is fixed\. Yours sum to 1200\./)
+      assert.equal(await first.getByLabel('Name', { exact: true }).inputValue(), 'blue')
+      assert.equal(await second.getByLabel('Weight (%)', { exact: true }).inputValue(), '60')
+      await shot(page, 'variants-refused')
+
+      await second.getByLabel('Weight type', { exact: true }).selectOption('variable')
+      assert.equal(await second.getByLabel('Weight (%)', { exact: true }).inputValue(), '40.0')
+      await second.getByLabel('Stickiness', { exact: true }).selectOption('userId')
+      await second.getByLabel('Payload type', { exact: true }).selectOption('json')
+      await second.getByLabel('Payload value', { exact: true }).fill('{"color": red}')
+      await dialog.getByRole('button', { name: 'Save variants' }).click()
+      const jsonError = dialog.locator('[data-path="/body/1/payload/value"] > .field-error')
+      await jsonError.waitFor()
+      assert.match(await jsonError.innerText(), /^Not valid JSON/)
+      await second.getByLabel('Payload value', { exact: true }).fill('{"color":"red"}')
+      await first.getByRole('button', { name: 'Add override to variant 1' }).click()
+      await first.getByLabel('Override context field', { exact: true }).fill('userId')
+      await first.getByLabel('Override values', { exact: true }).fill('alice\nbob')
+      await dialog.getByRole('button', { name: 'Save variants' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.deepEqual((await call(pennon, 'GET', variantsPath)).body.variants, [
+        { name: 'blue', weight: 600, weightType: 'fix', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['alice', 'bob'] }] },
+        { name: 'red', weight: 400, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"color":"red"}' }, overrides: [] },
+      ])
+      await page.locator('[data-environment="production"] td', { hasText: 'userId: alice, bob' }).waitFor()
+      await shot(page, 'variants')
+
+      await page.getByRole('button', { name: 'Edit variants in production' }).click()
+      assert.equal(await dialog.getByRole('group', { name: 'Variant 2' }).getByLabel('Payload value', { exact: true }).inputValue(), '{"color":"red"}')
+      await dialog.getByRole('button', { name: 'Remove variant 1' }).click()
+      assert.equal(await dialog.getByRole('group', { name: 'Variant 1' }).getByLabel('Name', { exact: true }).inputValue(), 'red')
+      await dialog.getByRole('button', { name: 'Save variants' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.deepEqual((await call(pennon, 'GET', variantsPath)).body.variants, [
+        { name: 'red', weight: 1000, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"color":"red"}' }, overrides: [] },
+      ])
+    })
+
     await t.test('try to archive a parent and read the warning', async () => {
       for (const name of ['checkout-parent', 'checkout-child']) assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features', { name })).status, 201)
       assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features/checkout-child/dependencies', { feature: 'checkout-parent' })).status, 200)
@@ -222,6 +280,8 @@ onEachDatabase('console in a browser', (database) => {
       }
       assert.ok((await viewer.getByText('Needs UPDATE_FEATURE_ENVIRONMENT').count()) >= 2)
       assert.ok(await viewer.getByRole('button', { name: 'Add strategy in production' }).isDisabled())
+      assert.ok(await viewer.getByRole('button', { name: 'Edit variants in production' }).isDisabled())
+      await viewer.getByText('Needs UPDATE_FEATURE_ENVIRONMENT_VARIANTS', { exact: true }).first().waitFor()
       assert.ok(await viewer.getByRole('button', { name: 'Archive' }).isDisabled())
       await viewer.getByText('Needs DELETE_FEATURE', { exact: true }).waitFor()
       await shot(viewer, 'viewer')

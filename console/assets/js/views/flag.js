@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * One flag: its environments as switches, each with its strategies (rollout, constraints,
- * segments, variants) and variants; its parent and children; archive (after reading what the
+ * segments, variants) and variants (edited in a dialog); its parent and children; archive (after reading what the
  * archive would break), revive and delete.
  */
 import { api, seg } from '../api.js'
@@ -11,8 +11,9 @@ import { link, navigate } from '../router.js'
 import { can } from '../session.js'
 import { strategyDialog } from '../strategy-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section, toggleSwitch } from '../ui.js'
+import { variantsDialog } from '../variant-form.js'
 
-/** @typedef {{ name: string, weight: number, weightType: string, stickiness: string, payload?: { type: string, value: string } }} Variant */
+/** @typedef {import('../variant-form.js').Variant} Variant */
 /** @typedef {{ name: string, enabled: boolean, type: string, strategies: import('../strategy-form.js').Strategy[], variants: Variant[] }} Environment */
 /** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string, impressionData: boolean, archived: boolean, archivedAt?: string, environments: Environment[], dependencies: { feature: string, enabled: boolean, variants: string[] }[], children: string[] }} FlagDetails */
 
@@ -97,6 +98,13 @@ export async function flagView({ main, params, current }) {
         await render()
       }
     }
+    const editVariants = async () => {
+      const saved = await variantsDialog({ place, environment: environment.name, variants: environment.variants })
+      if (saved) {
+        announce(`Variants saved in ${environment.name}.`)
+        await render()
+      }
+    }
     return h('article', { class: 'environment', 'aria-label': `Environment ${environment.name}`, 'data-environment': environment.name },
       h('div', { class: 'environment-head' },
         h('h3', null, environment.name),
@@ -107,7 +115,8 @@ export async function flagView({ main, params, current }) {
         ? h('p', { class: 'empty' }, 'No strategies. Switching on adds a 100% gradual rollout.')
         : environment.strategies.map((strategy) => strategyCard(place, environment.name, strategy, segmentNames, openEditor(strategy))),
       flag.archived ? null : guard(h('button', { type: 'button', class: 'secondary small', onclick: openEditor(undefined) }, `Add strategy in ${environment.name}`), 'CREATE_FEATURE_STRATEGY'),
-      environment.variants.length ? h('div', null, h('h4', null, 'Variants'), variantList(environment.variants)) : null)
+      environment.variants.length ? h('div', null, h('h4', null, 'Variants'), variantList(environment.variants, true)) : null,
+      flag.archived ? null : guard(h('button', { type: 'button', class: 'secondary small', onclick: editVariants }, `Edit variants in ${environment.name}`), 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS'))
   }
 
   /**
@@ -229,13 +238,17 @@ export async function flagView({ main, params, current }) {
   await render()
 }
 
-/** @param {Variant[]} variants */
-function variantList(variants) {
+/**
+ * @param {Variant[]} variants
+ * @param {boolean} [withOverrides] environment variants have overrides; strategy variants none
+ */
+function variantList(variants, withOverrides = false) {
   return h('table', { class: 'table compact' },
-    h('thead', null, h('tr', null, ['Variant', 'Weight', 'Stickiness', 'Payload'].map((title) => h('th', { scope: 'col' }, title)))),
+    h('thead', null, h('tr', null, ['Variant', 'Weight', 'Stickiness', 'Payload', withOverrides ? 'Overrides' : ''].filter(Boolean).map((title) => h('th', { scope: 'col' }, title)))),
     h('tbody', null, variants.map((variant) => h('tr', null,
       h('th', { scope: 'row' }, variant.name),
       h('td', null, `${(variant.weight / 10).toFixed(1)}%${variant.weightType === 'fix' ? ' (fixed)' : ''}`),
       h('td', null, variant.stickiness),
-      h('td', null, variant.payload ? h('code', null, `${variant.payload.type}: ${variant.payload.value}`) : '–')))))
+      h('td', null, variant.payload ? h('code', null, `${variant.payload.type}: ${variant.payload.value}`) : '–'),
+      withOverrides ? h('td', null, variant.overrides?.length ? variant.overrides.map((override) => `${override.contextName}: ${override.values.join(', ')}`).join('; ') : '–') : null))))
 }
