@@ -86,6 +86,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   const features = new Map<string, CompiledFeature>()
   for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions))
   for (const feature of features.values()) for (const dependency of feature.dependencies) dependency.parentFeature = features.get(dependency.parent)
+  shared.release()
   // evaluateAll lists enabled flags only: a switched-off or malformed one need not be looked at.
   const switchedOn = [...features.values()].filter((feature) => feature.enabled && feature.strategies !== undefined)
 
@@ -166,7 +167,13 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
  * once per pass: its first answer in the pass is remembered.
  */
 function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => number) {
-  const keyOf = (constraint: ConstraintDefinition | null | undefined) => JSON.stringify(constraint ?? null)
+  // Each definition's key is made once, when counted, and found again by identity when compiled.
+  const keys = new Map<ConstraintDefinition | null | undefined, string>()
+  const keyOf = (constraint: ConstraintDefinition | null | undefined) => {
+    let key = keys.get(constraint)
+    if (key === undefined) keys.set(constraint, (key = JSON.stringify(constraint ?? null)))
+    return key
+  }
   const uses = new Map<string, number>()
   const count = (key: string) => uses.set(key, (uses.get(key) ?? 0) + 1)
   for (const feature of payload.features) {
@@ -205,7 +212,13 @@ function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => num
     const predicate = allOf((definitions ?? []).map(constraint))
     return (uses.get(`segment ${id}`) ?? 0) > 1 ? once(predicate) : predicate
   }
-  return { constraint, segment }
+  /** Once compiled: what only compiling needs is let go (the predicates' `once` closures share this scope). */
+  const release = () => {
+    keys.clear()
+    uses.clear()
+    constraints.clear()
+  }
+  return { constraint, segment, release }
 }
 
 function compileFeature(
