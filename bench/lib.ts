@@ -195,6 +195,12 @@ export function summarize(label: string, key: string, runs: readonly LoadResult[
   }
 }
 
+/** The first cells of a row in every table: case, req/s, p50 ms, p99 ms, CPU %, peak RSS MB. */
+export const ROW_HEADER = ['case', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'peak RSS MB']
+export function rowCells(r: Row): string[] {
+  return [r.label, r.requestsPerSecond.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), r.cpuPercent.toFixed(0), r.peakRss.toFixed(0)]
+}
+
 /** A warm-up, then RUNS runs of SECONDS: one row. */
 export async function measure(label: string, key: string, options: Omit<LoadOptions, 'seconds'>, server: { pid: number }): Promise<Row> {
   await load({ ...options, seconds: WARMUP_SECONDS }, server.pid)

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { measure, RUNS, SECONDS, startProcess, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, printMarkdownTable, type Row } from './lib.ts'
+import { measure, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, printMarkdownTable, type Row } from './lib.ts'
 import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
 import { seedSdkData } from './sdk-data.ts'
 import { measureSdkCases, sharesText } from './sdk-bench.ts'
@@ -105,18 +105,13 @@ async function benchCeilings(bodies: Bodies): Promise<Row[]> {
 
 function printTable(rows: Row[], ceilings: Row[]): void {
   const ceiling = (mode: string) => ceilings.find((r) => r.key === mode)!.requestsPerSecond
-  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'peak RSS MB', 'non-2xx', '× reference', 'of ceiling']
+  const header = [...ROW_HEADER, 'non-2xx', '× reference', 'of ceiling']
   const lines = [...rows, ...ceilings].map((r) => {
     const reference = REFERENCE[r.key]
     const ceilingMode = CEILING_OF[r.key]
     const isPost = ceilingMode === 'post'
     return [
-      r.label,
-      r.requestsPerSecond.toFixed(0),
-      r.p50.toFixed(1),
-      r.p99.toFixed(1),
-      r.cpuPercent.toFixed(0),
-      r.peakRss.toFixed(0),
+      ...rowCells(r),
       // Answers not of the expected status: not 2xx, or for (f′) not 304.
       String(r.unexpected + r.errors),
       reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',

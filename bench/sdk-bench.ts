@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { load, median, printMarkdownTable, RUNS, SECONDS, startProcess, summarize, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, type LoadResult, type Row, type Server } from './lib.ts'
+import { load, median, printMarkdownTable, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, summarize, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, type LoadResult, type Row, type Server } from './lib.ts'
 import { seedBenchData } from './seed.ts'
 import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkData, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkTokens } from './sdk-data.ts'
 
@@ -84,14 +84,9 @@ async function benchPennon(keys: readonly string[], databaseName: string, env: R
 }
 
 function printTable(rows: Row[]): void {
-  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'peak RSS MB', 'MB/s', 'unexpected status', 'of ceiling (median of the rounds)']
+  const header = [...ROW_HEADER, 'MB/s', 'unexpected status', 'of ceiling (median of the rounds)']
   printMarkdownTable(header, rows.map((r) => [
-    r.label,
-    r.requestsPerSecond.toFixed(0),
-    r.p50.toFixed(1),
-    r.p99.toFixed(1),
-    r.cpuPercent.toFixed(0),
-    r.peakRss.toFixed(0),
+    ...rowCells(r),
     (r.bytesPerSecond / 1e6).toFixed(0),
     String(r.unexpected + r.errors),
     sharesText(r),
