@@ -234,6 +234,30 @@ onEachDatabase('console in a browser', (database) => {
       ])
     })
 
+    await t.test('reorder strategies in development with Move up and Move down', async () => {
+      const strategiesPath = '/api/admin/projects/web/features/new-checkout/environments/development/strategies'
+      for (const title of ['first', 'second', 'third']) {
+        assert.equal((await call(pennon, 'POST', strategiesPath, { name: 'flexibleRollout', title, parameters: { rollout: '10', stickiness: 'default', groupId: 'new-checkout' } })).status, 200)
+      }
+      const order = async () => ((await call(pennon, 'GET', strategiesPath)).body as Array<{ title: string }>).map((strategy) => strategy.title)
+      assert.deepEqual(await order(), ['first', 'second', 'third'])
+      // The page shows the flag already (the journey before): reload it for the new strategies.
+      await page.reload()
+      await heading(page, 'new-checkout')
+      const development = page.locator('[data-environment="development"]')
+      assert.ok(await page.getByRole('button', { name: 'Move strategy first up in development' }).isDisabled())
+      assert.ok(await page.getByRole('button', { name: 'Move strategy third down in development' }).isDisabled())
+      await page.getByRole('button', { name: 'Move strategy third up in development' }).click()
+      await development.locator('.strategy').nth(1).filter({ hasText: 'third' }).waitFor()
+      assert.deepEqual(await order(), ['first', 'third', 'second'])
+      // The keyboard stays on the moved strategy.
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Move strategy third up in development')
+      await page.getByRole('button', { name: 'Move strategy first down in development' }).click()
+      await development.locator('.strategy').first().filter({ hasText: 'third' }).waitFor()
+      assert.deepEqual(await order(), ['third', 'first', 'second'])
+      assert.deepEqual(await development.locator('.strategy-head strong').allInnerTexts(), ['third', 'first', 'second'])
+    })
+
     await t.test('try to archive a parent and read the warning', async () => {
       for (const name of ['checkout-parent', 'checkout-child']) assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features', { name })).status, 201)
       assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features/checkout-child/dependencies', { feature: 'checkout-parent' })).status, 200)
@@ -281,6 +305,7 @@ onEachDatabase('console in a browser', (database) => {
       assert.ok((await viewer.getByText('Needs UPDATE_FEATURE_ENVIRONMENT').count()) >= 2)
       assert.ok(await viewer.getByRole('button', { name: 'Add strategy in production' }).isDisabled())
       assert.ok(await viewer.getByRole('button', { name: 'Edit variants in production' }).isDisabled())
+      assert.ok(await viewer.getByRole('button', { name: 'Move strategy third down in development' }).isDisabled())
       await viewer.getByText('Needs UPDATE_FEATURE_ENVIRONMENT_VARIANTS', { exact: true }).first().waitFor()
       assert.ok(await viewer.getByRole('button', { name: 'Archive' }).isDisabled())
       await viewer.getByText('Needs DELETE_FEATURE', { exact: true }).waitFor()

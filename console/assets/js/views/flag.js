@@ -113,10 +113,36 @@ export async function flagView({ main, params, current }) {
         environment.enabled && !environment.strategies.some((strategy) => !strategy.disabled) ? badge('no active strategy', 'warn') : null),
       environment.strategies.length === 0
         ? h('p', { class: 'empty' }, 'No strategies. Switching on adds a 100% gradual rollout.')
-        : environment.strategies.map((strategy) => strategyCard(place, environment.name, strategy, segmentNames, openEditor(strategy))),
+        : environment.strategies.map((strategy, index) => strategyCard(place, environment.name, strategy, segmentNames, openEditor(strategy),
+          environment.strategies.length > 1 ? { up: index > 0 ? moveStrategy(place, environment, index, -1) : null, down: index < environment.strategies.length - 1 ? moveStrategy(place, environment, index, 1) : null } : null)),
       flag.archived ? null : guard(h('button', { type: 'button', class: 'secondary small', onclick: openEditor(undefined) }, `Add strategy in ${environment.name}`), 'CREATE_FEATURE_STRATEGY'),
       environment.variants.length ? h('div', null, h('h4', null, 'Variants'), variantList(environment.variants, true)) : null,
       flag.archived ? null : guard(h('button', { type: 'button', class: 'secondary small', onclick: editVariants }, `Edit variants in ${environment.name}`), 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS'))
+  }
+
+  /**
+   * Moves a strategy one place in its environment's evaluation order: every strategy gets its
+   * new position as sortOrder, so earlier gaps or ties cannot keep the old order.
+   * @param {string} place
+   * @param {Environment} environment
+   * @param {number} index
+   * @param {-1 | 1} by
+   */
+  function moveStrategy(place, environment, index, by) {
+    return async () => {
+      const ids = environment.strategies.map((strategy) => strategy.id)
+      const [moved = ''] = ids.splice(index, 1)
+      ids.splice(index + by, 0, moved)
+      const strategy = environment.strategies[index]
+      const label = strategy ? strategyLabel(strategy) : moved
+      await act(() => api('POST', `${place}/strategies/set-sort-order`, ids.map((id, sortOrder) => ({ id, sortOrder }))),
+        `Strategy ${label} moved ${by < 0 ? 'up' : 'down'} in ${environment.name}.`)
+      // The page was rebuilt: keep the keyboard on the moved strategy's buttons.
+      const buttons = [...main.querySelectorAll(`[data-strategy="${CSS.escape(moved)}"] button.move`)]
+      const next = buttons.find((button) => button instanceof HTMLButtonElement && !button.disabled && button.dataset.direction === (by < 0 ? 'up' : 'down')) ??
+        buttons.find((button) => button instanceof HTMLButtonElement && !button.disabled)
+      if (next instanceof HTMLElement) next.focus()
+    }
   }
 
   /**
@@ -125,10 +151,17 @@ export async function flagView({ main, params, current }) {
    * @param {import('../strategy-form.js').Strategy} strategy
    * @param {Map<number, string>} segmentNames
    * @param {() => void} edit
+   * @param {{ up: (() => Promise<void>) | null, down: (() => Promise<void>) | null } | null} moves null: the only strategy there
    */
-  function strategyCard(place, environment, strategy, segmentNames, edit) {
+  function strategyCard(place, environment, strategy, segmentNames, edit, moves) {
     const rollout = strategy.name === 'flexibleRollout' ? Number(strategy.parameters.rollout ?? '100') : null
-    const label = strategy.title || strategy.name
+    const label = strategyLabel(strategy)
+    /** @param {'up' | 'down'} direction */
+    const moveButton = (direction) => {
+      const move = moves?.[direction]
+      return guard(h('button', { type: 'button', class: 'secondary small move', 'data-direction': direction, disabled: !move, onclick: move,
+        'aria-label': `Move strategy ${label} ${direction} in ${environment}` }, direction === 'up' ? 'Move up' : 'Move down'), 'UPDATE_FEATURE_STRATEGY')
+    }
     return h('div', { class: `strategy${strategy.disabled ? ' paused' : ''}`, 'data-strategy': strategy.id },
       h('div', { class: 'strategy-head' },
         h('strong', null, label),
@@ -138,6 +171,7 @@ export async function flagView({ main, params, current }) {
           h('meter', { min: 0, max: 100, value: rollout, 'aria-label': 'Rollout' }), ` ${rollout}% of ${strategy.parameters.stickiness ?? 'default'}`,
           h('span', { class: 'hint' }, ` · group ${strategy.parameters.groupId ?? ''}`)),
         h('span', { class: 'row-actions' },
+          moves ? [moveButton('up'), moveButton('down')] : null,
           guard(h('button', { type: 'button', class: 'secondary small', onclick: edit, 'aria-label': `Edit strategy ${label} in ${environment}` }, 'Edit'), 'UPDATE_FEATURE_STRATEGY'),
           guard(h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove strategy ${label} in ${environment}`, onclick: async () => {
             const sure = await confirmDialog({ title: `Remove ${label} from ${environment}?`, body: 'If it was the last active strategy, the flag is switched off there.', confirm: 'Remove', danger: true })
@@ -236,6 +270,11 @@ export async function flagView({ main, params, current }) {
   }
 
   await render()
+}
+
+/** @param {import('../strategy-form.js').Strategy} strategy */
+function strategyLabel(strategy) {
+  return strategy.title || strategy.name
 }
 
 /**
