@@ -312,6 +312,49 @@ onEachDatabase('console in a browser', (database) => {
       await shot(viewer, 'viewer')
     })
 
+    await t.test("a project's environments: add one, remove two after confirming, and the last one is refused with the server's reason", async () => {
+      assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'envs', name: 'Environments' })).status, 201)
+      // Created after the project, so the project does not have it.
+      assert.equal((await call(pennon, 'POST', '/api/admin/environments', { name: 'staging', type: 'test' })).status, 201)
+      const inProject = async () => ((await call(pennon, 'GET', '/api/admin/environments/project/envs')).body.environments as Array<{ name: string; visible: boolean }>)
+        .filter((environment) => environment.visible).map((environment) => environment.name).sort()
+      assert.deepEqual(await inProject(), ['development', 'production'])
+      await page.goto(`${base}/#/projects/envs`)
+      await heading(page, 'Project envs')
+      await page.getByRole('button', { name: 'Add environment staging to envs' }).click()
+      await page.getByRole('button', { name: 'Remove environment staging from envs' }).waitFor()
+      assert.deepEqual(await inProject(), ['development', 'production', 'staging'])
+      const dialog = page.getByRole('dialog')
+      // Cancelled: nothing goes.
+      await page.getByRole('button', { name: 'Remove environment development from envs' }).click()
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.deepEqual(await inProject(), ['development', 'production', 'staging'])
+      for (const name of ['development', 'staging']) {
+        await page.getByRole('button', { name: `Remove environment ${name} from envs` }).click()
+        await dialog.getByText(`Every flag of envs loses its state, strategies and variants in ${name}`).waitFor()
+        await dialog.getByRole('button', { name: 'Remove environment' }).click()
+        await dialog.waitFor({ state: 'detached' })
+        await page.getByRole('button', { name: `Add environment ${name} to envs` }).waitFor()
+      }
+      assert.deepEqual(await inProject(), ['production'])
+      await page.getByRole('button', { name: 'Remove environment production from envs' }).click()
+      await dialog.getByRole('button', { name: 'Remove environment' }).click()
+      const refused = page.getByRole('alert').filter({ hasText: 'last environment' })
+      await refused.waitFor()
+      assert.equal(await refused.innerText(), 'Environment "production" is project "envs"\'s last environment: a project keeps at least one.')
+      assert.deepEqual(await inProject(), ['production'])
+      await shot(page, 'project-environments')
+
+      const viewer = watch(await (await newContext()).newPage())
+      await signIn(viewer, base, viewerSecret)
+      await viewer.goto(`${base}/#/projects/envs`)
+      await heading(viewer, 'Project envs')
+      assert.ok(await viewer.getByRole('button', { name: 'Remove environment production from envs' }).isDisabled())
+      assert.ok(await viewer.getByRole('button', { name: 'Add environment staging to envs' }).isDisabled())
+      await viewer.getByText('Needs ADMIN', { exact: true }).first().waitFor()
+    })
+
     await t.test(`${BIG_PROJECT_FLAGS.toLocaleString('en')} flags: the server pages, each page renders under 200 ms`, async () => {
       assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'big', name: 'Big' })).status, 201)
       await insertFlags(pennon, 'big', BIG_PROJECT_FLAGS)

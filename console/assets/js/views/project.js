@@ -1,12 +1,13 @@
 // @ts-check
 /**
  * A project's flags: the server pages, sorts and searches (GET …/features?offset&limit&query&sortBy&sortOrder),
- * so a project of 10,000 flags renders one page of 50 rows.
+ * so a project of 10,000 flags renders one page of 50 rows. Below them, its environments.
  */
 import { api, seg } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
 import { link, navigate } from '../router.js'
 import { badge, errorBox, guard, loading, pageHeader, section } from '../ui.js'
+import { projectEnvironments } from './project-environments.js'
 
 export const PAGE_SIZE = 50
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission']
@@ -34,7 +35,7 @@ export async function projectView({ main, params, query, current }) {
     h('button', { type: 'button', class: 'tab', 'aria-pressed': String(!state.archived), onclick: () => setArchived(false) }, 'Active'),
     h('button', { type: 'button', class: 'tab', 'aria-pressed': String(state.archived), onclick: () => setArchived(true) }, 'Archived'))
   replace(main, header, h('div', { class: 'toolbar' }, tabs, field('Search flags', search)), status, results,
-    section('New flag', createFlagForm(projectId)))
+    section('New flag', createFlagForm(projectId)), projectEnvironments(projectId, current))
 
   /** @param {boolean} archived */
   function setArchived(archived) {
