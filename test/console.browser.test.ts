@@ -355,6 +355,38 @@ onEachDatabase('console in a browser', (database) => {
       await viewer.getByText('Needs ADMIN', { exact: true }).first().waitFor()
     })
 
+    await t.test('strategies: a custom one refused then created with a parameter, deprecated and reactivated', async () => {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Strategies' }).click()
+      await heading(page, 'Strategies')
+      await page.getByRole('button', { name: 'Deprecate strategy flexibleRollout' }).waitFor()
+      // A built-in name is taken: the server's 409 is shown, the form kept.
+      await page.getByLabel('Name', { exact: true }).fill('default')
+      await page.getByRole('button', { name: 'Create strategy' }).click()
+      await page.getByRole('alert').filter({ hasText: 'A strategy named "default" already exists.' }).waitFor()
+      await page.getByLabel('Name', { exact: true }).fill('region')
+      await page.getByLabel('Description', { exact: true }).fill('By the region of the request')
+      await page.getByRole('button', { name: 'Add parameter' }).click()
+      await page.getByLabel('Parameter 1 name').fill('regions')
+      await page.getByLabel('Parameter 1 type').selectOption('list')
+      await page.getByLabel('Parameter 1 description').fill('Where it is on')
+      await page.getByLabel('Parameter 1 required').check()
+      await page.getByRole('button', { name: 'Create strategy' }).click()
+      await page.getByRole('button', { name: 'Deprecate strategy region' }).waitFor()
+      const stored = async () => (await call(pennon, 'GET', '/api/admin/strategies/region')).body
+      assert.deepEqual(await stored(), {
+        title: null, name: 'region', displayName: null, description: 'By the region of the request', editable: true, deprecated: false,
+        parameters: [{ name: 'regions', type: 'list', description: 'Where it is on', required: true }],
+      })
+      assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), '')
+      await page.getByRole('button', { name: 'Deprecate strategy region' }).click()
+      await page.locator('tr[data-strategy-definition="region"]', { hasText: 'deprecated' }).waitFor()
+      assert.equal((await stored()).deprecated, true)
+      await shot(page, 'strategies')
+      await page.getByRole('button', { name: 'Reactivate strategy region' }).click()
+      await page.getByRole('button', { name: 'Deprecate strategy region' }).waitFor()
+      assert.equal((await stored()).deprecated, false)
+    })
+
     await t.test(`${BIG_PROJECT_FLAGS.toLocaleString('en')} flags: the server pages, each page renders under 200 ms`, async () => {
       assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'big', name: 'Big' })).status, 201)
       await insertFlags(pennon, 'big', BIG_PROJECT_FLAGS)

@@ -12,6 +12,7 @@ import { flagView } from './views/flag.js'
 import { segmentsView, segmentEditView } from './views/segments.js'
 import { eventsView } from './views/events.js'
 import { tokensView } from './views/tokens.js'
+import { strategiesView } from './views/strategies.js'
 
 route('/projects', projectsView)
 route('/projects/:projectId', projectView)
@@ -23,6 +24,7 @@ route('/segments/new', segmentEditView)
 route('/segments/:id', segmentEditView)
 route('/events', eventsView)
 route('/tokens', tokensView)
+route('/strategies', strategiesView)
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'))
 const who = /** @type {HTMLElement} */ (document.getElementById('who'))
