@@ -1,7 +1,7 @@
 // @ts-check
 /** Small pieces every page uses: guarded controls, error boxes, headings, tables. */
 import { ApiError } from './api.js'
-import { h, uid } from './dom.js'
+import { announce, h, replace, showFieldErrors, uid } from './dom.js'
 import { can } from './session.js'
 
 /**
@@ -107,4 +107,57 @@ export function secretPanel(secret) {
   return h('div', { class: 'alert success secret-panel', role: 'region', 'aria-label': 'New secret' },
     h('p', null, h('strong', null, 'Copy this secret now: it is shown only this once.')),
     h('div', { class: 'secret-row' }, input, copy, status))
+}
+
+/**
+ * Shows a form's modal dialog until it closes. Each submit runs `send` (the Save button disabled
+ * meanwhile): true closes the dialog, false keeps it open (the form said what is wrong), and a
+ * refusal puts the server's details beside the fields they name, the rest in `general`, the form
+ * kept. Resolves whether something was saved.
+ * @param {{ dialog: HTMLDialogElement, form: HTMLFormElement, save: HTMLButtonElement, general: HTMLElement, send: () => Promise<boolean> }} options
+ * @returns {Promise<boolean>}
+ */
+export function openFormDialog({ dialog, form, save, general, send }) {
+  return new Promise((resolve) => {
+    let saved = false
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault()
+      save.disabled = true
+      try {
+        if (await send()) {
+          saved = true
+          dialog.close()
+        }
+      } catch (error) {
+        showFieldErrors(form, error instanceof ApiError ? error.details : [{ message: String(error) }], general)
+      } finally {
+        save.disabled = false
+      }
+    })
+    dialog.addEventListener('close', () => {
+      dialog.remove()
+      resolve(saved)
+    })
+    document.body.appendChild(dialog)
+    dialog.showModal()
+  })
+}
+
+/**
+ * What a page's buttons do: runs `action`; on success clears `notice`, announces `done` and
+ * reloads the page's data; a failure shows in `notice`.
+ * @param {HTMLElement} notice
+ * @param {() => Promise<unknown>} reload
+ * @param {() => Promise<unknown>} action
+ * @param {string} done
+ */
+export async function runAction(notice, reload, action, done) {
+  try {
+    await action()
+    replace(notice)
+    announce(done)
+    await reload()
+  } catch (error) {
+    replace(notice, errorBox(error))
+  }
 }

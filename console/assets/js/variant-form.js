@@ -4,9 +4,10 @@
  * (variable, or fixed in percent), stickiness, payload and overrides. The whole list is sent with
  * PUT …/variants; the server's 400 details land beside the field they name, the form kept.
  */
-import { api, ApiError } from './api.js'
+import { api } from './api.js'
 import { CONTEXT_FIELDS } from './constraint-editor.js'
 import { clearFieldErrors, field, h, replace, showFieldErrors, uid } from './dom.js'
+import { openFormDialog } from './ui.js'
 
 /** @typedef {{ contextName: string, values: string[] }} Override */
 /** @typedef {{ name: string, weight: number, weightType: string, stickiness: string, payload?: { type: string, value: string }, overrides?: Override[] }} Variant */
@@ -35,170 +36,152 @@ export function spreadWeights(rows) {
  * @returns {Promise<boolean>} whether the variants were saved
  */
 export function variantsDialog({ place, environment, variants }) {
-  return new Promise((resolve) => {
-    /** @type {{ read: () => { body: Record<string, unknown>, fix: boolean, weight: number, problems: { path: string, message: string }[] }, showWeight: (weight: number) => void }[]} */
-    let rows = []
-    const list = h('div', { class: 'variant-list' })
-    const contextList = h('datalist', { id: uid('context-names') }, CONTEXT_FIELDS.map((name) => h('option', { value: name })))
-    /** @type {Variant[]} */
-    let drafts = variants.map((variant) => ({ ...variant, overrides: (variant.overrides ?? []).map((override) => ({ ...override, values: [...override.values] })) }))
+  /** @type {{ read: () => { body: Record<string, unknown>, fix: boolean, weight: number, problems: { path: string, message: string }[] }, showWeight: (weight: number) => void }[]} */
+  let rows = []
+  const list = h('div', { class: 'variant-list' })
+  const contextList = h('datalist', { id: uid('context-names') }, CONTEXT_FIELDS.map((name) => h('option', { value: name })))
+  /** @type {Variant[]} */
+  let drafts = variants.map((variant) => ({ ...variant, overrides: (variant.overrides ?? []).map((override) => ({ ...override, values: [...override.values] })) }))
 
-    // Rows are rebuilt on add and remove (paths follow the index): read them back first.
-    function sync() {
-      drafts = rows.map((row) => {
-        const { body, weight } = row.read()
-        return /** @type {Variant} */ ({ ...body, weight })
-      })
+  // Rows are rebuilt on add and remove (paths follow the index): read them back first.
+  function sync() {
+    drafts = rows.map((row) => {
+      const { body, weight } = row.read()
+      return /** @type {Variant} */ ({ ...body, weight })
+    })
+  }
+
+  function render() {
+    rows = []
+    replace(list, drafts.map((variant, index) => variantRow(variant, index)))
+    if (drafts.length === 0) list.append(h('p', { class: 'empty' }, 'No variants: SDKs get the "disabled" variant while the flag is on.'))
+    refreshWeights()
+  }
+
+  function refreshWeights() {
+    const weights = spreadWeights(rows.map((row) => row.read()))
+    rows.forEach((row, index) => row.showWeight(weights[index] ?? 0))
+  }
+
+  /**
+   * @param {Variant} variant
+   * @param {number} index
+   */
+  function variantRow(variant, index) {
+    const path = `/body/${index}`
+    const name = h('input', { type: 'text', name: 'name', value: variant.name, autocomplete: 'off', required: true })
+    const weightType = h('select', { name: 'weightType' }, ['variable', 'fix'].map((value) =>
+      h('option', { value, selected: value === (variant.weightType === 'fix' ? 'fix' : 'variable') }, value === 'fix' ? 'fixed' : 'variable')))
+    const weight = h('input', { type: 'number', name: 'weight', min: 0, max: 100, step: 0.1, value: (variant.weight / 10).toFixed(1), inputmode: 'decimal' })
+    const known = STICKINESS.includes(variant.stickiness)
+    const stickiness = h('select', { name: 'stickiness' },
+      [...STICKINESS, CUSTOM].map((value) => h('option', { value, selected: value === (known ? variant.stickiness : CUSTOM) }, value === CUSTOM ? 'custom field…' : value)))
+    const customStickiness = h('input', { type: 'text', name: 'customStickiness', value: known ? '' : variant.stickiness, list: contextList.id, autocomplete: 'off' })
+    const customField = field('Custom stickiness field', customStickiness, { hint: 'A context field, e.g. tenantId' })
+    const payloadTypes = variant.payload && !PAYLOAD_TYPES.includes(variant.payload.type) ? [...PAYLOAD_TYPES, variant.payload.type] : PAYLOAD_TYPES
+    const payloadType = h('select', { name: 'payloadType' }, h('option', { value: '' }, 'none'),
+      payloadTypes.map((value) => h('option', { value, selected: value === variant.payload?.type }, value)))
+    const payloadValue = h('textarea', { name: 'payloadValue', rows: 2, spellcheck: 'false' })
+    payloadValue.value = variant.payload?.value ?? ''
+    const payloadField = field('Payload value', payloadValue, { path: `${path}/payload/value` })
+    const overrides = overrideEditor(variant.overrides ?? [], `${path}/overrides`, contextList.id, index + 1)
+
+    const showChoices = () => {
+      weight.disabled = weightType.value !== 'fix'
+      customField.hidden = stickiness.value !== CUSTOM
+      payloadField.hidden = payloadType.value === ''
     }
+    weightType.addEventListener('change', () => { showChoices(); refreshWeights() })
+    weight.addEventListener('input', refreshWeights)
+    stickiness.addEventListener('change', showChoices)
+    payloadType.addEventListener('change', showChoices)
+    showChoices()
 
-    function render() {
-      rows = []
-      replace(list, drafts.map((variant, index) => variantRow(variant, index)))
-      if (drafts.length === 0) list.append(h('p', { class: 'empty' }, 'No variants: SDKs get the "disabled" variant while the flag is on.'))
-      refreshWeights()
-    }
-
-    function refreshWeights() {
-      const weights = spreadWeights(rows.map((row) => row.read()))
-      rows.forEach((row, index) => row.showWeight(weights[index] ?? 0))
-    }
-
-    /**
-     * @param {Variant} variant
-     * @param {number} index
-     */
-    function variantRow(variant, index) {
-      const path = `/body/${index}`
-      const name = h('input', { type: 'text', name: 'name', value: variant.name, autocomplete: 'off', required: true })
-      const weightType = h('select', { name: 'weightType' }, ['variable', 'fix'].map((value) =>
-        h('option', { value, selected: value === (variant.weightType === 'fix' ? 'fix' : 'variable') }, value === 'fix' ? 'fixed' : 'variable')))
-      const weight = h('input', { type: 'number', name: 'weight', min: 0, max: 100, step: 0.1, value: (variant.weight / 10).toFixed(1), inputmode: 'decimal' })
-      const known = STICKINESS.includes(variant.stickiness)
-      const stickiness = h('select', { name: 'stickiness' },
-        [...STICKINESS, CUSTOM].map((value) => h('option', { value, selected: value === (known ? variant.stickiness : CUSTOM) }, value === CUSTOM ? 'custom field…' : value)))
-      const customStickiness = h('input', { type: 'text', name: 'customStickiness', value: known ? '' : variant.stickiness, list: contextList.id, autocomplete: 'off' })
-      const customField = field('Custom stickiness field', customStickiness, { hint: 'A context field, e.g. tenantId' })
-      const payloadTypes = variant.payload && !PAYLOAD_TYPES.includes(variant.payload.type) ? [...PAYLOAD_TYPES, variant.payload.type] : PAYLOAD_TYPES
-      const payloadType = h('select', { name: 'payloadType' }, h('option', { value: '' }, 'none'),
-        payloadTypes.map((value) => h('option', { value, selected: value === variant.payload?.type }, value)))
-      const payloadValue = h('textarea', { name: 'payloadValue', rows: 2, spellcheck: 'false' })
-      payloadValue.value = variant.payload?.value ?? ''
-      const payloadField = field('Payload value', payloadValue, { path: `${path}/payload/value` })
-      const overrides = overrideEditor(variant.overrides ?? [], `${path}/overrides`, contextList.id, index + 1)
-
-      const showChoices = () => {
-        weight.disabled = weightType.value !== 'fix'
-        customField.hidden = stickiness.value !== CUSTOM
-        payloadField.hidden = payloadType.value === ''
-      }
-      weightType.addEventListener('change', () => { showChoices(); refreshWeights() })
-      weight.addEventListener('input', refreshWeights)
-      stickiness.addEventListener('change', showChoices)
-      payloadType.addEventListener('change', showChoices)
-      showChoices()
-
-      rows.push({
-        read: () => {
-          const fix = weightType.value === 'fix'
-          const percent = Number(weight.value)
-          /** @type {{ path: string, message: string }[]} */
-          const problems = []
-          if (fix && (weight.value.trim() === '' || !Number.isFinite(percent) || percent < 0 || percent > 100)) {
-            problems.push({ path: `${path}/weight`, message: 'A fixed weight is a percentage from 0 to 100.' })
-          }
-          // The API counts tenths of a percent.
-          const tenths = Math.round(percent * 10)
-          const sticky = stickiness.value === CUSTOM ? customStickiness.value.trim() : stickiness.value
-          /** @type {Record<string, unknown>} */
-          const body = { name: name.value.trim(), weightType: fix ? 'fix' : 'variable', stickiness: sticky || 'default' }
-          if (fix) body.weight = Number.isFinite(tenths) ? tenths : 0
-          if (payloadType.value) {
-            body.payload = { type: payloadType.value, value: payloadValue.value }
-            if (payloadType.value === 'json') {
-              try {
-                JSON.parse(payloadValue.value)
-              } catch (error) {
-                problems.push({ path: `${path}/payload/value`, message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` })
-              }
+    rows.push({
+      read: () => {
+        const fix = weightType.value === 'fix'
+        const percent = Number(weight.value)
+        /** @type {{ path: string, message: string }[]} */
+        const problems = []
+        if (fix && (weight.value.trim() === '' || !Number.isFinite(percent) || percent < 0 || percent > 100)) {
+          problems.push({ path: `${path}/weight`, message: 'A fixed weight is a percentage from 0 to 100.' })
+        }
+        // The API counts tenths of a percent.
+        const tenths = Math.round(percent * 10)
+        const sticky = stickiness.value === CUSTOM ? customStickiness.value.trim() : stickiness.value
+        /** @type {Record<string, unknown>} */
+        const body = { name: name.value.trim(), weightType: fix ? 'fix' : 'variable', stickiness: sticky || 'default' }
+        if (fix) body.weight = Number.isFinite(tenths) ? tenths : 0
+        if (payloadType.value) {
+          body.payload = { type: payloadType.value, value: payloadValue.value }
+          if (payloadType.value === 'json') {
+            try {
+              JSON.parse(payloadValue.value)
+            } catch (error) {
+              problems.push({ path: `${path}/payload/value`, message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` })
             }
           }
-          body.overrides = overrides.value()
-          return { body, fix, weight: fix && Number.isFinite(tenths) ? tenths : 0, problems }
-        },
-        showWeight: (tenths) => { if (weight.disabled) weight.value = (tenths / 10).toFixed(1) },
-      })
-      return h('fieldset', { class: 'variant', 'data-path': path },
-        h('legend', null, `Variant ${index + 1}`),
-        h('p', { class: 'field-error', hidden: true }),
-        h('div', { class: 'form-grid' },
-          field('Name', name, { path: `${path}/name` }),
-          field('Weight type', weightType, { path: `${path}/weightType`, hint: 'Variable variants share what the fixed ones leave' }),
-          field('Weight (%)', weight, { path: `${path}/weight`, hint: 'One decimal: 33.3' }),
-          field('Stickiness', stickiness, { path: `${path}/stickiness`, hint: 'What keeps a user on the same variant' }),
-          customField,
-          field('Payload type', payloadType, { path: `${path}/payload/type` }),
-          payloadField),
-        overrides.element,
-        h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove variant ${index + 1}`, onclick: () => {
-          sync()
-          drafts.splice(index, 1)
-          render()
-        } }, 'Remove variant'))
-    }
-
-    const general = h('div')
-    const titleId = uid('dialog-title')
-    const save = h('button', { type: 'submit', class: 'primary' }, 'Save variants')
-    const form = h('form', { method: 'dialog', novalidate: true },
-      h('h2', { id: titleId }, `Variants in ${environment}`),
-      contextList,
-      // The list's own errors (the sum of fixed weights) name `/body`: they go to `general`, by the Save button.
-      list,
-      h('button', { type: 'button', class: 'secondary small', onclick: () => {
+        }
+        body.overrides = overrides.value()
+        return { body, fix, weight: fix && Number.isFinite(tenths) ? tenths : 0, problems }
+      },
+      showWeight: (tenths) => { if (weight.disabled) weight.value = (tenths / 10).toFixed(1) },
+    })
+    return h('fieldset', { class: 'variant', 'data-path': path },
+      h('legend', null, `Variant ${index + 1}`),
+      h('p', { class: 'field-error', hidden: true }),
+      h('div', { class: 'form-grid' },
+        field('Name', name, { path: `${path}/name` }),
+        field('Weight type', weightType, { path: `${path}/weightType`, hint: 'Variable variants share what the fixed ones leave' }),
+        field('Weight (%)', weight, { path: `${path}/weight`, hint: 'One decimal: 33.3' }),
+        field('Stickiness', stickiness, { path: `${path}/stickiness`, hint: 'What keeps a user on the same variant' }),
+        customField,
+        field('Payload type', payloadType, { path: `${path}/payload/type` }),
+        payloadField),
+      overrides.element,
+      h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove variant ${index + 1}`, onclick: () => {
         sync()
-        drafts.push({ name: '', weight: 0, weightType: 'variable', stickiness: 'default', overrides: [] })
+        drafts.splice(index, 1)
         render()
-        const names = list.querySelectorAll('input[name="name"]')
-        const last = names[names.length - 1]
-        if (last instanceof HTMLInputElement) last.focus()
-      } }, 'Add variant'),
-      general,
-      h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'),
-        save))
-    const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId }, form)
-    let saved = false
-    render()
+      } }, 'Remove variant'))
+  }
 
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault()
-      const read = rows.map((row) => row.read())
-      const problems = read.flatMap((row) => row.problems)
-      replace(general)
-      // What the browser can tell (bad JSON, a weight out of range) is said without a request.
-      if (problems.length) {
-        showFieldErrors(form, problems, general)
-        return
-      }
-      clearFieldErrors(form)
-      save.disabled = true
-      try {
-        await api('PUT', `${place}/variants`, read.map((row) => row.body))
-        saved = true
-        dialog.close()
-      } catch (error) {
-        showFieldErrors(form, error instanceof ApiError ? error.details : [{ message: String(error) }], general)
-      } finally {
-        save.disabled = false
-      }
-    })
-    dialog.addEventListener('close', () => {
-      dialog.remove()
-      resolve(saved)
-    })
-    document.body.appendChild(dialog)
-    dialog.showModal()
-  })
+  const general = h('div')
+  const titleId = uid('dialog-title')
+  const save = h('button', { type: 'submit', class: 'primary' }, 'Save variants')
+  const form = h('form', { method: 'dialog', novalidate: true },
+    h('h2', { id: titleId }, `Variants in ${environment}`),
+    contextList,
+    // The list's own errors (the sum of fixed weights) name `/body`: they go to `general`, by the Save button.
+    list,
+    h('button', { type: 'button', class: 'secondary small', onclick: () => {
+      sync()
+      drafts.push({ name: '', weight: 0, weightType: 'variable', stickiness: 'default', overrides: [] })
+      render()
+      const names = list.querySelectorAll('input[name="name"]')
+      const last = names[names.length - 1]
+      if (last instanceof HTMLInputElement) last.focus()
+    } }, 'Add variant'),
+    general,
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'),
+      save))
+  const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId }, form)
+  render()
+
+  return openFormDialog({ dialog, form, save, general, send: async () => {
+    const read = rows.map((row) => row.read())
+    const problems = read.flatMap((row) => row.problems)
+    replace(general)
+    // What the browser can tell (bad JSON, a weight out of range) is said without a request.
+    if (problems.length) {
+      showFieldErrors(form, problems, general)
+      return false
+    }
+    clearFieldErrors(form)
+    await api('PUT', `${place}/variants`, read.map((row) => row.body))
+    return true
+  } })
 }
 
 /**

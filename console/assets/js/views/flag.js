@@ -10,7 +10,7 @@ import { announce, confirmDialog, field, formatDate, h, replace } from '../dom.j
 import { link, navigate } from '../router.js'
 import { can } from '../session.js'
 import { strategyDialog } from '../strategy-form.js'
-import { badge, errorBox, guard, loading, pageHeader, section, toggleSwitch } from '../ui.js'
+import { badge, errorBox, guard, loading, pageHeader, section, runAction, toggleSwitch } from '../ui.js'
 import { variantsDialog } from '../variant-form.js'
 
 /** @typedef {import('../variant-form.js').Variant} Variant */
@@ -67,13 +67,7 @@ export async function flagView({ main, params, current }) {
    * @param {string} done
    */
   async function act(action, done) {
-    try {
-      await action()
-      announce(done)
-      await render()
-    } catch (error) {
-      replace(notice, errorBox(error))
-    }
+    await runAction(notice, render, action, done)
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { api, seg } from '../api.js'
 import { announce, confirmDialog, h, replace } from '../dom.js'
-import { badge, errorBox, guard, loading, section } from '../ui.js'
+import { badge, errorBox, guard, loading, runAction, section } from '../ui.js'
 
 /** @typedef {{ name: string, type: string, enabled: boolean, sortOrder: number, visible: boolean, projectEnabledToggleCount: number, projectApiTokenCount: number }} ProjectEnvironment */
 
@@ -61,14 +61,7 @@ export function projectEnvironments(projectId, current) {
 
   /** @param {() => Promise<unknown>} action @param {string} done */
   async function run(action, done) {
-    try {
-      await action()
-      replace(notice)
-      announce(done)
-      await load()
-    } catch (error) {
-      replace(notice, errorBox(error))
-    }
+    await runAction(notice, load, action, done)
   }
 
   void load()

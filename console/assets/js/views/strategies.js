@@ -6,7 +6,7 @@
  */
 import { api, ApiError, seg } from '../api.js'
 import { announce, field, h, replace, showFieldErrors, uid } from '../dom.js'
-import { badge, errorBox, guard, loading, pageHeader, section } from '../ui.js'
+import { badge, errorBox, guard, loading, pageHeader, runAction, section } from '../ui.js'
 
 /** @typedef {{ name: string, type: string, description: string, required: boolean }} Parameter */
 /** @typedef {{ name: string, title: string | null, displayName: string | null, description: string | null, editable: boolean, deprecated: boolean, parameters: Parameter[] }} StrategyDefinition */
@@ -55,14 +55,7 @@ export async function strategiesView({ main, current }) {
 
   /** @param {() => Promise<unknown>} action @param {string} done */
   async function run(action, done) {
-    try {
-      await action()
-      replace(notice)
-      announce(done)
-      await load()
-    } catch (error) {
-      replace(notice, errorBox(error))
-    }
+    await runAction(notice, load, action, done)
   }
 
   function createForm() {

@@ -3,7 +3,7 @@
 import { api, ApiError, seg } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
 import { can } from '../session.js'
-import { badge, errorBox, guard, loading, pageHeader, secretPanel, section } from '../ui.js'
+import { badge, errorBox, guard, loading, pageHeader, secretPanel, runAction, section } from '../ui.js'
 
 const ROLES = /** @type {const} */ ([[1, 'Admin'], [2, 'Editor'], [3, 'Viewer']])
 
@@ -82,13 +82,7 @@ export async function tokensView({ main, current }) {
 
   /** @param {() => Promise<unknown>} action @param {string} done */
   async function run(action, done) {
-    try {
-      await action()
-      announce(done)
-      await reload()
-    } catch (error) {
-      replace(errors, errorBox(error))
-    }
+    await runAction(errors, reload, action, done)
   }
 
   function tokenForm() {
