@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * One flag: its environments as switches, each with its strategies (rollout, constraints,
- * segments, variants) and variants (edited in a dialog); its parent and children; archive (after reading what the
- * archive would break), revive and delete.
+ * segments, variants; reordered in place) and variants (edited in a dialog); its parent and
+ * children; archive (after reading what the archive would break), revive and delete.
  */
 import { api, seg } from '../api.js'
 import { describeConstraint } from '../constraint-editor.js'
