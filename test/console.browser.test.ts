@@ -211,13 +211,15 @@ onEachDatabase('console in a browser', (database) => {
       await jsonError.waitFor()
       assert.match(await jsonError.innerText(), /^Not valid JSON/)
       await second.getByLabel('Payload value', { exact: true }).fill('{"color":"red"}')
+      await first.getByLabel('Payload type', { exact: true }).selectOption('csv')
+      await first.getByLabel('Payload value', { exact: true }).fill('eu,us')
       await first.getByRole('button', { name: 'Add override to variant 1' }).click()
       await first.getByLabel('Override context field', { exact: true }).fill('userId')
       await first.getByLabel('Override values', { exact: true }).fill('alice\nbob')
       await dialog.getByRole('button', { name: 'Save variants' }).click()
       await dialog.waitFor({ state: 'detached' })
       assert.deepEqual((await call(pennon, 'GET', variantsPath)).body.variants, [
-        { name: 'blue', weight: 600, weightType: 'fix', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['alice', 'bob'] }] },
+        { name: 'blue', weight: 600, weightType: 'fix', stickiness: 'default', payload: { type: 'csv', value: 'eu,us' }, overrides: [{ contextName: 'userId', values: ['alice', 'bob'] }] },
         { name: 'red', weight: 400, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"color":"red"}' }, overrides: [] },
       ])
       await page.locator('[data-environment="production"] td', { hasText: 'userId: alice, bob' }).waitFor()

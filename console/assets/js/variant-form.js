@@ -15,7 +15,8 @@ import { openFormDialog } from './ui.js'
 const TOTAL_WEIGHT = 1000
 const STICKINESS = ['default', 'userId', 'sessionId']
 const CUSTOM = 'custom'
-const PAYLOAD_TYPES = ['string', 'json', 'number']
+// As the server takes them (variant-rules.ts).
+const PAYLOAD_TYPES = ['string', 'json', 'csv', 'number']
 
 /**
  * The weights the server will store: fixed ones kept, the rest of 1000 shared by the variable
