@@ -45,11 +45,11 @@ export function sendEmpty(reply: FastifyReply, status: 200 | 202 | 204): Fastify
 }
 
 /**
- * Sends JSON text as it is: a Buffer, a string or a stream bypasses Fastify's serializer, so the
+ * Sends JSON bytes as they are: a Buffer or a stream bypasses Fastify's serializer, so the
  * response schema documents the shape without re-encoding a body that is already JSON.
  */
-export function sendJsonText(reply: FastifyReply, body: Buffer | string | Readable): FastifyReply {
-  if (typeof body !== 'string' && !Buffer.isBuffer(body)) {
+export function sendJsonText(reply: FastifyReply, body: Buffer | Readable): FastifyReply {
+  if (!Buffer.isBuffer(body)) {
     // Too late for an error response: the client sees a cut body. (A client leaving is no error.)
     body.once('error', (error) => reply.log.error({ err: error }, 'stream failed after the response began; the response was cut'))
   }

@@ -1,6 +1,6 @@
 /**
  * `GET /api/client/features` answered 304 before Fastify, when everything it takes is in memory:
- * a remembered, current token (auth.ts), the answer already built for the current flags
+ * a remembered, current token (api-tokens/authenticator.ts), the answer already built for the current flags
  * (client-features-service.ts), and an `If-None-Match` naming its ETag. This is what every SDK
  * sends on every poll while nothing changed, so it is most of the client API's traffic; going
  * through Fastify's routing, hooks and reply would cost it twice the CPU of node:http itself

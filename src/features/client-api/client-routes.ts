@@ -26,7 +26,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 }
 
 /** Answers 304 when the client has this ETag already; otherwise sends the bytes with it. */
-export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: Buffer | string, etag: string): FastifyReply {
+export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string): FastifyReply {
   reply.header('etag', etag)
   if (notModified(request, etag)) return reply.code(304).send()
   return sendJsonText(reply, body)

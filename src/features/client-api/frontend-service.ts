@@ -104,8 +104,13 @@ interface ScopeEvaluator {
 export function createFrontendService({ clientFeatures }: { clientFeatures: ClientFeaturesService }) {
   const evaluators = new Map<string, { version: number; evaluator: Promise<ScopeEvaluator> }>()
 
+  // A token's projects list is the same array on every request (its remembered principal's): its text is made once.
+  const projectKeys = new WeakMap<readonly string[], string>()
+
   function evaluatorFor(scope: ReadScope): Promise<ScopeEvaluator> {
-    const key = JSON.stringify([scope.environment, scope.projects])
+    let projects = projectKeys.get(scope.projects)
+    if (projects === undefined) projectKeys.set(scope.projects, (projects = JSON.stringify(scope.projects)))
+    const key = `${JSON.stringify(scope.environment)}${projects}`
     const { version, flags } = clientFeatures.environmentFlags(scope.environment)
     const known = evaluators.get(key)
     if (version !== undefined && known?.version === version) return known.evaluator

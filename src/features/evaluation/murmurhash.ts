@@ -166,12 +166,5 @@ export function normalizedVariantValue(id: string, groupId: string | undefined, 
 /** `(id) => normalizedValue(id, groupId, normalizer, seed)` for one groupId, compiled once. */
 export function bucketsOf(groupId: string | undefined, normalizer: number, seed: number): (id: string) => number {
   const hash = prefixedMurmurhash3(`${groupId}:`, seed)
-  // A hash above 2^31 is not a small integer to V8, and `%` on it divides as floating point. In
-  // two 16-bit halves every step stays a small integer while normalizer² stays below 2^31.
-  if (!(Number.isInteger(normalizer) && normalizer > 0 && normalizer < 46_000)) return (id) => (hash(id) % normalizer) + 1
-  const highFactor = 65536 % normalizer
-  return (id) => {
-    const h = hash(id)
-    return ((((h >>> 16) % normalizer) * highFactor + (h & 0xffff)) % normalizer) + 1
-  }
+  return (id) => (hash(id) % normalizer) + 1
 }
