@@ -5,40 +5,13 @@
  * 304, the tokens it takes, CORS for any origin, and the bodies it refuses.
  */
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
 import { normalizedStrategyValue, normalizedVariantValue } from '../evaluation/murmurhash.ts'
 import { addDependency, createFlag, createProject } from '../flags/flag-test-helpers.ts'
 import { addStrategy, placePath, toggle } from '../strategies/strategy-test-helpers.ts'
+import { ETAG, FRONTEND, frontendToken, JSON_TYPE, queryOf, togglesOf } from './frontend-test-helpers.ts'
 
-const FRONTEND = '/api/frontend'
-const JSON_TYPE = 'application/json; charset=utf-8'
-const ETAG = /^"[A-Za-z0-9_-]{27}"$/
-
-async function frontendToken(pennon: TestApp, environment?: string, projects?: string[]): Promise<string> {
-  const body = { tokenName: `frontend-${randomBytes(4).toString('hex')}`, type: 'frontend', ...(environment === undefined ? {} : { environment }), ...(projects === undefined ? {} : { projects }) }
-  const response = await call(pennon, 'POST', '/api/admin/api-tokens', body)
-  assert.equal(response.status, 201, response.text)
-  return response.body.secret
-}
-
-/** Checks a 200 answer: JSON with a strong ETag; returns the toggles. */
-function togglesOf(response: ApiResponse): any[] {
-  assert.equal(response.status, 200, response.text)
-  assert.equal(response.headers['content-type'], JSON_TYPE)
-  assert.match(response.headers.etag as string, ETAG)
-  assert.deepEqual(Object.keys(response.body), ['toggles'])
-  return response.body.toggles
-}
-
-/** A context sent as the browser SDK does (query parameters, custom ones as `properties[name]`). */
-function queryOf(context: Record<string, string>, properties: Record<string, string> = {}): string {
-  const parameters = new URLSearchParams(context)
-  for (const [name, value] of Object.entries(properties)) parameters.append(`properties[${name}]`, value)
-  const text = parameters.toString()
-  return text === '' ? '' : `?${text}`
-}
 
 /**
  * The toggles for one context, asked both ways (GET with query parameters, POST with a body),
@@ -128,31 +101,36 @@ onEachDatabase('frontend API', (database) => {
     const token = await frontendToken(pennon)
 
     const [inside, outside] = [idWhere('g', 50, true), idWhere('g', 50, false)]
-    assert.deepEqual(await namesFor(pennon, token, {}), [])
-    assert.deepEqual(await namesFor(pennon, token, { userId: 'ann' }), normalizedStrategyValue('ann', 'g') <= 50 ? ['by-user', 'users'] : ['users'])
-    assert.deepEqual(await namesFor(pennon, token, { userId: inside }), ['by-user'])
-    assert.deepEqual(await namesFor(pennon, token, { userId: outside }), [])
-    assert.deepEqual(await namesFor(pennon, token, { sessionId: inside }), ['by-session'])
-    assert.deepEqual(await namesFor(pennon, token, { sessionId: outside, userId: inside }), ['by-user'])
+    // Without a sessionId, each request gets a random one (as the reference), which decides `by-session` by chance: these send one outside it.
+    const names = (context: Record<string, string>, properties?: Record<string, string>) => namesFor(pennon, token, { sessionId: outside, ...context }, properties)
+    assert.deepEqual(await names({}), [])
+    assert.deepEqual(await names({ userId: 'ann' }), normalizedStrategyValue('ann', 'g') <= 50 ? ['by-user', 'users'] : ['users'])
+    assert.deepEqual(await names({ userId: inside }), ['by-user'])
+    assert.deepEqual(await names({ userId: outside }), [])
+    assert.deepEqual(await names({ sessionId: inside }), ['by-session'])
+    assert.deepEqual(await names({ sessionId: outside, userId: inside }), ['by-user'])
+    const bySession = new Set<boolean>()
+    for (let i = 0; i < 40; i++) bySession.add(togglesOf(await call(pennon, 'GET', FRONTEND, undefined, { token })).some((toggle) => toggle.name === 'by-session'))
+    assert.deepEqual([...bySession].sort(), [false, true], 'a random sessionId per request: on for some, off for others')
     // A custom stickiness field: a custom property, sent as properties[tenant] or (GET) as a plain parameter, or (POST) at the top of the context.
-    assert.deepEqual(await namesFor(pennon, token, {}, { tenant: inside }), ['by-tenant'])
-    assert.deepEqual(await namesFor(pennon, token, {}, { tenant: outside }), [])
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?tenant=${inside}`, undefined, { token })).map((toggle) => toggle.name), ['by-tenant'])
-    assert.deepEqual(togglesOf(await call(pennon, 'POST', FRONTEND, { context: { tenant: inside } }, { token })).map((toggle) => toggle.name), ['by-tenant'])
+    assert.deepEqual(await names({}, { tenant: inside }), ['by-tenant'])
+    assert.deepEqual(await names({}, { tenant: outside }), [])
+    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?tenant=${inside}&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name), ['by-tenant'])
+    assert.deepEqual(togglesOf(await call(pennon, 'POST', FRONTEND, { context: { tenant: inside, sessionId: outside } }, { token })).map((toggle) => toggle.name), ['by-tenant'])
 
     // Every constraint must hold; custom fields are properties, however sent.
-    assert.deepEqual(await namesFor(pennon, token, {}, { country: 'NO', plan: 'PROfessional', age: '18' }), ['nordic-pro'])
-    assert.deepEqual(await namesFor(pennon, token, {}, { country: 'NO', plan: 'PROfessional', age: '17' }), [])
-    assert.deepEqual(await namesFor(pennon, token, {}, { country: 'DK', plan: 'pro', age: '40' }), [])
-    assert.deepEqual(await namesFor(pennon, token, {}, { country: 'SE', plan: 'basic', age: '40' }), [])
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?country=SE&plan=pro&age=30`, undefined, { token })).map((toggle) => toggle.name), ['nordic-pro'])
-    assert.deepEqual(togglesOf(await call(pennon, 'POST', FRONTEND, { context: { country: 'SE', properties: { plan: 'pro', age: '30' } } }, { token })).map((toggle) => toggle.name), ['nordic-pro'])
-    assert.deepEqual(await namesFor(pennon, token, { appName: 'web', userId: 'carl' }), ['web-app'])
-    assert.deepEqual(await namesFor(pennon, token, { appName: 'web', userId: 'bob' }), ['users'])
-    assert.deepEqual(await namesFor(pennon, token, { appName: 'ios' }), [])
+    assert.deepEqual(await names({}, { country: 'NO', plan: 'PROfessional', age: '18' }), ['nordic-pro'])
+    assert.deepEqual(await names({}, { country: 'NO', plan: 'PROfessional', age: '17' }), [])
+    assert.deepEqual(await names({}, { country: 'DK', plan: 'pro', age: '40' }), [])
+    assert.deepEqual(await names({}, { country: 'SE', plan: 'basic', age: '40' }), [])
+    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?country=SE&plan=pro&age=30&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name), ['nordic-pro'])
+    assert.deepEqual(togglesOf(await call(pennon, 'POST', FRONTEND, { context: { country: 'SE', sessionId: outside, properties: { plan: 'pro', age: '30' } } }, { token })).map((toggle) => toggle.name), ['nordic-pro'])
+    assert.deepEqual(await names({ appName: 'web', userId: 'carl' }), ['web-app'])
+    assert.deepEqual(await names({ appName: 'web', userId: 'bob' }), ['users'])
+    assert.deepEqual(await names({ appName: 'ios' }), [])
     // A repeated query parameter counts once: its first value.
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=ann&userId=zoe`, undefined, { token })).map((toggle) => toggle.name).includes('users'), true)
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=zoe&userId=ann`, undefined, { token })).map((toggle) => toggle.name).includes('users'), false)
+    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=ann&userId=zoe&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name).includes('users'), true)
+    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=zoe&userId=ann&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name).includes('users'), false)
   })
 
   test('segments and dependencies: a segment adds its constraints; a child follows its parent (on, off, or one of its variants)', async (t) => {

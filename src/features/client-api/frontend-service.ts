@@ -4,8 +4,10 @@
  * evaluator (evaluation/evaluate.ts: compiled constraints, regexes, hashes) is built once per
  * environment, projects and version of the flags, and shared by every request meanwhile.
  */
-import { hash } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
+import { invalid } from '../../http/errors.ts'
 import { createEvaluator, type Evaluator } from '../evaluation/evaluate.ts'
+import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
 import { finalMix, mixBlock } from '../evaluation/murmurhash.ts'
 import type { EvaluationContext, FrontendFeature, VariantResult } from '../evaluation/types.ts'
 import type { ClientFeaturesService, ReadScope } from './client-features-service.ts'
@@ -16,9 +18,12 @@ const STANDARD_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'appNam
 const PROPERTY = /^properties\[(.+)\]$/
 
 /**
- * An Unleash context from what an SDK sent: `properties[name]` or any unknown field becomes a
- * custom property (as the reference does); a repeated query parameter counts once (its first value).
- * `remoteAddress` defaults to the caller's address.
+ * An Unleash context from what an SDK sent, as the reference's frontend API makes it:
+ * `properties[name]` or any unknown field becomes a custom property; a repeated query parameter
+ * counts once (its first value); empty standard fields count as not sent. Then the reference's
+ * defaults: `remoteAddress` is the caller's address, `sessionId` a fresh random one (so a
+ * `sessionId` or `default` stickiness without a userId is random per request), `appName`
+ * `frontend-api` and `environment` `default` (those of the SDK client it evaluates with).
  */
 export function contextFrom(sent: Record<string, unknown>, callerAddress: string): EvaluationContext {
   const context: Record<string, unknown> = {}
@@ -33,11 +38,23 @@ export function contextFrom(sent: Record<string, unknown>, callerAddress: string
     if (typeof value !== 'string') continue
     const property = PROPERTY.exec(key)
     if (property) properties[property[1]!] = value
-    else if (STANDARD_FIELDS.has(key)) context[key] = value
-    else properties[key] = value
+    else if (STANDARD_FIELDS.has(key)) {
+      if (value !== '') context[key] = value
+    } else properties[key] = value
   }
-  return { remoteAddress: callerAddress, ...context, properties } as EvaluationContext
+  return {
+    appName: FRONTEND_APP_NAME,
+    environment: FRONTEND_ENVIRONMENT,
+    remoteAddress: callerAddress,
+    ...context,
+    sessionId: (context.sessionId as string | undefined) ?? randomBytes(18).toString('hex'),
+    properties,
+  } as EvaluationContext
 }
+
+/** The reference evaluates frontend requests with an SDK client named `frontend-api`, whose environment is the SDK's default. */
+export const FRONTEND_APP_NAME = 'frontend-api'
+export const FRONTEND_ENVIRONMENT = 'default'
 
 const MAX_EVALUATORS = 64
 
@@ -131,6 +148,9 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
     /** The enabled flags for a context, as JSON bytes with their ETag. */
     async evaluate(scope: ReadScope, context: EvaluationContext): Promise<{ body: Buffer; etag: string }> {
       const { evaluator, write } = await evaluatorFor(scope)
+      // Matching is linear in the values (RE2), but values are the caller's: their total work is bounded per request.
+      const work = evaluator.regexWork(context)
+      if (work > MAX_REGEX_WORK) throw regexWorkTooLarge(work)
       const { json, etag } = write(evaluator.evaluateAll(context))
       return { body: json, etag }
     },
@@ -138,3 +158,9 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
 }
 
 export type FrontendService = ReturnType<typeof createFrontendService>
+
+const regexWorkTooLarge = (work: number) =>
+  invalid(
+    `The context's values are too long for this instance's REGEX constraints: matching them would cost ${work} units of work ` +
+      `(each value's length times the program size of the patterns on its field), more than the limit of ${MAX_REGEX_WORK} per request. Send shorter values.`,
+  )

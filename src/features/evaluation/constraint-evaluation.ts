@@ -1,17 +1,18 @@
 /**
  * Strategy and segment constraints, evaluated as the Node SDK evaluates them (its
- * `strategy.js` operators). Each constraint is compiled once into a predicate over the context:
- * values cleaned, numbers, dates, versions, regexes and IP ranges parsed ahead of time.
+ * `strategy.js` operators), with the packages it uses: `semver` for versions, `re2js` for
+ * REGEX, `ip-address` for IN_CIDR. Each constraint is compiled once into a predicate over the
+ * context: values cleaned, numbers, dates, versions, regexes and IP ranges parsed ahead of time.
  *
  * SDK rules kept on purpose: list values are trimmed and empty ones dropped, IN and NOT_IN
  * ignore `caseInsensitive`, DATE_* ignore `contextName` and read `currentTime`, `inverted`
  * negates the operator's answer (so a missing value with `inverted` passes), and an unknown
  * operator is false whatever `inverted` says.
  */
+import { Address4, Address6 } from 'ip-address'
+import { compare as compareVersions, parse as parseVersion } from 'semver'
 import { contextValue } from './context.ts'
-import { isInSubnet, parseIpv4, parseIpv6, sameAddress, type IpAddress } from './ip-ranges.ts'
-import { compileRe2 } from './re2-regex.ts'
-import { compareSemver, parseSemver } from './semver.ts'
+import { compileRegex } from './regex.ts'
 import type { ConstraintDefinition, EvaluationContext } from './types.ts'
 
 export type ContextPredicate = (context: EvaluationContext) => boolean
@@ -24,10 +25,19 @@ export const SUPPORTED_OPERATORS: ReadonlySet<string> = new Set([
 
 const never: ContextPredicate = () => false
 
-/** Compiles one constraint; a missing (null) constraint is false, as in the SDK. */
-export function compileConstraint(constraint: ConstraintDefinition | null | undefined): ContextPredicate {
+/**
+ * The REGEX work a context may cost, per context field: the program sizes of the REGEX
+ * constraints compiled on that field, summed (regex.ts, MAX_REGEX_WORK).
+ */
+export type RegexWeights = Map<string, number>
+
+/**
+ * Compiles one constraint; a missing (null) constraint is false, as in the SDK. A REGEX
+ * constraint adds its program size to `regexWeights` under its field.
+ */
+export function compileConstraint(constraint: ConstraintDefinition | null | undefined, regexWeights?: RegexWeights): ContextPredicate {
   if (constraint == null || !SUPPORTED_OPERATORS.has(constraint.operator)) return never
-  const check = compileOperator(constraint)
+  const check = constraint.operator === 'REGEX' ? compileRegexOperator(constraint, regexWeights) : compileOperator(constraint)
   return constraint.inverted ? (context) => !check(context) : check
 }
 
@@ -86,22 +96,14 @@ function compileOperator(constraint: ConstraintDefinition): ContextPredicate {
     case 'SEMVER_GTE':
     case 'SEMVER_LT':
     case 'SEMVER_LTE': {
-      const target = typeof constraint.value === 'string' ? parseSemver(constraint.value) : undefined
-      if (target === undefined) return never
+      const target = typeof constraint.value === 'string' ? parseVersion(constraint.value) : null
+      if (target === null) return never
       const compare = comparison(operator.slice(7))
       return (context) => {
         const text = contextValue(context, field)
         // The SDK refuses a leading `v` in the context's version (not in the constraint's).
-        const version = text === undefined || text.startsWith('v') ? undefined : parseSemver(text)
-        return version !== undefined && compare(compareSemver(version, target), 0)
-      }
-    }
-    case 'REGEX': {
-      const regex = typeof constraint.value === 'string' ? compileRe2(constraint.value, Boolean(constraint.caseInsensitive)) : undefined
-      if (regex === undefined) return never
-      return (context) => {
-        const value = contextValue(context, field)
-        return value !== undefined && regex.test(value)
+        const version = !text || text.startsWith('v') ? null : parseVersion(text)
+        return version !== null && compare(compareVersions(version, target), 0)
       }
     }
     case 'IN_CIDR':
@@ -149,21 +151,45 @@ function compileStringOperator(constraint: ConstraintDefinition): ContextPredica
   }
 }
 
-// An IPv4 context value is matched against the IPv4 entries only, an IPv6 one against the
-// IPv6 entries; entries that parse as neither are skipped.
+function compileRegexOperator(constraint: ConstraintDefinition, regexWeights: RegexWeights | undefined): ContextPredicate {
+  const field = constraint.contextName
+  const regex = typeof constraint.value === 'string' ? compileRegex(constraint.value, Boolean(constraint.caseInsensitive)) : undefined
+  if (regex === undefined) return never
+  regexWeights?.set(field, (regexWeights.get(field) ?? 0) + regex.programSize())
+  return (context) => {
+    const value = contextValue(context, field)
+    return value !== undefined && regex.test(value)
+  }
+}
+
+/** An IP range as `ip-address` reads it, with its correct form (an exact address matches by that). */
+interface IpRange<A extends Address4 | Address6> {
+  range: A
+  correctForm: string
+}
+
+function ipRanges<A extends Address4 | Address6>(values: string[], family: { isValid(text: string): boolean; new (text: string): A }): IpRange<A>[] {
+  return values.filter((text) => family.isValid(text)).map((text) => {
+    const range = new family(text)
+    return { range, correctForm: range.correctForm() }
+  })
+}
+
+// As the SDK: an IPv4 context value is matched against the IPv4 entries only, an IPv6 one
+// against the IPv6 entries; entries that parse as neither are skipped.
 function compileCidrOperator(constraint: ConstraintDefinition): ContextPredicate {
   const field = constraint.contextName
   const values = cleanValues(constraint)
-  const ipv4Ranges = values.map(parseIpv4).filter((range) => range !== undefined)
-  const ipv6Ranges = values.map(parseIpv6).filter((range) => range !== undefined)
-  const inAny = (address: IpAddress, ranges: IpAddress[]) =>
-    ranges.some((range) => sameAddress(address, range) || isInSubnet(address, range))
+  const ipv4Ranges = ipRanges(values, Address4)
+  const ipv6Ranges = ipRanges(values, Address6)
+  const inAny = <A extends Address4 | Address6>(address: A, ranges: IpRange<A>[]) => {
+    const correctForm = address.correctForm()
+    return ranges.some(({ range, correctForm: rangeForm }) => correctForm === rangeForm || address.isInSubnet(range))
+  }
   return (context) => {
     const value = contextValue(context, field)
     if (value === undefined) return false
-    const ipv4 = parseIpv4(value)
-    if (ipv4 !== undefined) return inAny(ipv4, ipv4Ranges)
-    const ipv6 = parseIpv6(value)
-    return ipv6 !== undefined && inAny(ipv6, ipv6Ranges)
+    if (Address4.isValid(value)) return inAny(new Address4(value), ipv4Ranges)
+    return Address6.isValid(value) && inAny(new Address6(value), ipv6Ranges)
   }
 }

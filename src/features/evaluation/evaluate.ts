@@ -5,7 +5,8 @@
  * flag then only reads the context.
  */
 import { hostname as osHostname } from 'node:os'
-import { allOf, compileConstraint, type ContextPredicate } from './constraint-evaluation.ts'
+import { allOf, compileConstraint, type ContextPredicate, type RegexWeights } from './constraint-evaluation.ts'
+import { contextValue } from './context.ts'
 import { ALWAYS, compileStrategy, createUserIdIndex, type StrategyOptions } from './strategies.ts'
 import type { ClientFeaturesPayload, ConstraintDefinition, EvaluationContext, FeatureDefinition, FrontendFeature, VariantResult } from './types.ts'
 import { compileVariantSelector, DISABLED_VARIANT, NO_VARIANT, type VariantSelector } from './variants.ts'
@@ -28,6 +29,12 @@ export interface Evaluator {
    * per flag, and what is derived from one (its JSON text) can be kept by identity.
    */
   evaluateAll(context: EvaluationContext): FrontendFeature[]
+  /**
+   * The most REGEX work evaluating `context` may cost: for each field REGEX constraints read,
+   * the value's length times their program sizes (regex.ts, MAX_REGEX_WORK). Each distinct
+   * constraint is evaluated at most once per call, so this bounds the matching done.
+   */
+  regexWork(context: EvaluationContext): number
 }
 
 interface CompiledStrategy {
@@ -79,7 +86,8 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   let pass = 0
   const currentPass = () => pass
   strategyOptions.userIds = createUserIdIndex(currentPass)
-  const shared = sharedPredicates(payload, currentPass)
+  const regexWeights: RegexWeights = new Map()
+  const shared = sharedPredicates(payload, currentPass, regexWeights)
   const segments = new Map<number, ContextPredicate>()
   for (const segment of payload.segments ?? []) segments.set(segment.id, shared.segment(segment.id, segment.constraints))
   // As the SDK's map by name: a later duplicate replaces an earlier one.
@@ -158,6 +166,11 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
       }
       return enabled
     },
+    regexWork(context) {
+      let work = 0
+      for (const [field, weight] of regexWeights) work += (contextValue(context, field)?.length ?? 0) * weight
+      return work
+    },
   }
 }
 
@@ -166,7 +179,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
  * same `plan IN [pro, team]` on hundreds of strategies, a segment on many) is evaluated at most
  * once per pass: its first answer in the pass is remembered.
  */
-function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => number) {
+function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => number, regexWeights: RegexWeights) {
   // Each definition's key is made once, when counted, and found again by identity when compiled.
   const keys = new Map<ConstraintDefinition | null | undefined, string>()
   const keyOf = (constraint: ConstraintDefinition | null | undefined) => {
@@ -202,7 +215,7 @@ function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => num
     const key = keyOf(definition)
     let predicate = constraints.get(key)
     if (predicate === undefined) {
-      predicate = compileConstraint(definition)
+      predicate = compileConstraint(definition, regexWeights)
       if (uses.get(key)! > 1) predicate = once(predicate)
       constraints.set(key, predicate)
     }

@@ -6,7 +6,7 @@
 import { contextValue } from './context.ts'
 import type { ContextPredicate } from './constraint-evaluation.ts'
 import { bucketsOf, normalizedStrategyValue, STRATEGY_SEED } from './murmurhash.ts'
-import { isInSubnet, parseIpv4 } from './ip-ranges.ts'
+import { Address4 } from 'ip-address'
 import type { EvaluationContext, StrategyDefinition } from './types.ts'
 
 export interface StrategyOptions {
@@ -141,15 +141,19 @@ function compileGradualRollout(parameters: Parameters, id: (context: EvaluationC
 
 /**
  * `IPs`: addresses or IPv4 CIDR ranges. An entry equal to the remote address as text matches
- * (IPv6 included); otherwise both must be valid IPv4 and the address inside the range.
+ * (IPv6 included); otherwise both must be valid IPv4 (`ip-address`, as the SDK) and the address inside the range.
  */
 function compileRemoteAddress(parameters: Parameters): ContextPredicate {
   if (!parameters.IPs) return never
-  const entries = parameters.IPs.split(LIST_SEPARATOR).map((text) => ({ text, range: parseIpv4(text) }))
+  const entries = parameters.IPs.split(LIST_SEPARATOR).map((text) => ({ text, range: readIpv4(text) }))
   return (context) => {
     const { remoteAddress } = context
     if (entries.some((entry) => entry.text === remoteAddress)) return true
-    const address = parseIpv4(remoteAddress || '')
-    return address !== undefined && entries.some((entry) => entry.range !== undefined && isInSubnet(address, entry.range))
+    const address = readIpv4(remoteAddress || '')
+    return address !== undefined && entries.some((entry) => entry.range !== undefined && address.isInSubnet(entry.range))
   }
+}
+
+function readIpv4(text: string): Address4 | undefined {
+  return Address4.isValid(text) ? new Address4(text) : undefined
 }

@@ -8,9 +8,9 @@ import {
   isStrictSemver,
   normalizeConstraint,
   OPERATORS,
-  regexError,
   type ConstraintInput,
 } from './constraints.ts'
+import { MAX_PROGRAM_SIZE, regexProblem } from '../evaluation/regex.ts'
 
 const at = '/body/constraints/0'
 
@@ -88,17 +88,26 @@ describe('semantic versions (SEMVER_*)', () => {
 })
 
 describe('regular expressions (REGEX)', () => {
-  test('takes what RE2, the syntax of the SDKs, takes, and says why a pattern is refused', () => {
-    assert.equal(regexError('^user-[0-9]+$'), undefined)
-    assert.equal(regexError('\\p{L}+'), undefined)
-    assert.equal(regexError('^[[:alpha:]]+$'), undefined)
-    assert.equal(regexError('a{'), undefined, 'RE2 reads a lone brace as itself')
-    assert.equal(regexError('(?i)abc'), undefined)
-    assert.equal(regexError('(('), 'Unterminated group')
-    assert.equal(regexError('\\q'), 'Invalid escape')
-    assert.equal(regexError('[b-a]'), 'Range out of order in character class')
-    assert.equal(regexError('(?<=a)b'), 'RE2, the syntax SDKs evaluate, has no lookarounds or backreferences')
-    assert.equal(regexError('(a)\\1'), 'RE2, the syntax SDKs evaluate, has no lookarounds or backreferences')
+  test('takes what RE2 (re2js, as the SDKs) takes, and says why a pattern is refused', () => {
+    assert.equal(regexProblem('^user-[0-9]+$', false), undefined)
+    assert.equal(regexProblem('\\p{L}+', false), undefined)
+    assert.equal(regexProblem('^[[:alpha:]]+$', false), undefined)
+    assert.equal(regexProblem('a{', false), undefined, 'RE2 reads a lone brace as itself')
+    assert.equal(regexProblem('(?i)abc', false), undefined)
+    assert.equal(regexProblem('((', false), 'missing closing ): `((`')
+    assert.equal(regexProblem('\\q', false), 'invalid escape sequence: `\\q`')
+    assert.equal(regexProblem('[b-a]', false), 'invalid character class range: `b-a`')
+    assert.equal(regexProblem('(?<=a)b', false), 'invalid named capture: `(?<=a)b`')
+    assert.equal(regexProblem('(a)\\1', false), 'invalid escape sequence: `\\1`')
+    assert.equal(regexProblem('x{1001}', false), 'invalid repeat count: `{1001}`')
+  })
+
+  test('refuses a pattern whose compiled program is over MAX_PROGRAM_SIZE', () => {
+    assert.equal(regexProblem('a{1000}b{1000}c{1000}d{1000}', false), undefined)
+    assert.equal(
+      regexProblem('a{1000}b{1000}c{1000}d{1000}e{1000}', false),
+      `the pattern is too large: its compiled program has 5002 instructions, at most ${MAX_PROGRAM_SIZE} are allowed`,
+    )
   })
 })
 
@@ -152,7 +161,7 @@ describe('checkConstraint', () => {
 
   test('REGEX must compile and may not be inverted; both problems are reported', () => {
     assert.deepEqual(checkConstraint({ contextName: 'c', operator: 'REGEX', value: '((', inverted: true }, at), [
-      { path: `${at}/value`, message: 'The `/body/constraints/0/value` property must be a regular expression that compiles (Unterminated group). You sent "((".' },
+      { path: `${at}/value`, message: 'The `/body/constraints/0/value` property must be a regular expression that compiles (missing closing ): `((`). You sent "((".' },
       { path: `${at}/inverted`, message: 'The `/body/constraints/0/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.' },
     ])
     assert.deepEqual(checkConstraint({ contextName: 'c', operator: 'REGEX', value: 'a', inverted: false }, at), [])

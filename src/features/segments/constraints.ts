@@ -7,8 +7,8 @@
 import { ALL_CLEAN, type BodyRules, type Clean } from '../../http/body-rules.ts'
 import type { ErrorDetail } from '../../http/errors.ts'
 import { quote } from '../../http/errors.ts'
-import { parseIpv4, parseIpv6 } from '../evaluation/ip-ranges.ts'
-import { compileRe2 } from '../evaluation/re2-regex.ts'
+import { Address4, Address6 } from 'ip-address'
+import { regexProblem } from '../evaluation/regex.ts'
 
 export const OPERATORS = [
   'NOT_IN',
@@ -51,8 +51,8 @@ export interface Constraint extends ConstraintInput {
 
 const MULTI_VALUE: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
 
-/** An IPv4 or IPv6 address, or a CIDR range, as the SDKs read them. */
-const isAddressOrRange = (value: string): boolean => parseIpv4(value.trim()) !== undefined || parseIpv6(value.trim()) !== undefined
+/** An IPv4 or IPv6 address, or a CIDR range, as the SDKs read them (`ip-address`). */
+const isAddressOrRange = (value: string): boolean => Address4.isValid(value.trim()) || Address6.isValid(value.trim())
 
 /** Optional sign, digits with an optional fraction (`5.`, `.5`), optional exponent. Nothing else (no hex, no spaces). */
 const NUMBER = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/
@@ -97,25 +97,6 @@ export function isStrictSemver(value: string): boolean {
   return m !== null && [m[1], m[2], m[3]].every((part) => Number.isSafeInteger(Number(part)))
 }
 
-/**
- * Why a pattern is not one the SDKs can evaluate, or undefined when it is. The SDKs run REGEX
- * constraints with RE2 (unleash-client: RE2JS), so a pattern is checked as RE2 reads it
- * (evaluation/re2-regex.ts): POSIX classes and `a{` are fine; lookarounds and backreferences,
- * which RE2 refuses, are refused here too. The reason given is JavaScript's where it has one.
- */
-export function regexError(pattern: string, caseInsensitive = false): string | undefined {
-  if (compileRe2(pattern, caseInsensitive) !== undefined) return undefined
-  try {
-    new RegExp(pattern, 'u')
-  } catch (error) {
-    const message = (error as Error).message
-    // V8 repeats the whole pattern: "Invalid regular expression: /((/u: Unterminated group".
-    const prefix = `Invalid regular expression: /${pattern}/u: `
-    return message.startsWith(prefix) ? message.slice(prefix.length) : message
-  }
-  return 'RE2, the syntax SDKs evaluate, has no lookarounds or backreferences'
-}
-
 const FORMATS: Record<string, { test: (value: string) => boolean; expected: string }> = {
   NUM: { test: isFiniteNumberText, expected: 'a finite number (optional sign, digits with an optional fraction, optional exponent, e.g. -1.5 or 1e3)' },
   DATE: { test: isIsoDateText, expected: 'an ISO-8601 date or date-time that exists (e.g. 2024-05-31 or 2024-05-31T12:00:00Z)' },
@@ -153,7 +134,8 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
   if (value === undefined) {
     details.push({ path: at, message: `The \`${at}\` property is required for the ${operator} operator. It was not present on the data you sent.` })
   } else if (operator === 'REGEX') {
-    const reason = regexError(value, constraint.caseInsensitive === true)
+    // Checked by re2js, which the SDKs evaluate REGEX with: lookarounds, backreferences and too large a program are refused.
+    const reason = regexProblem(value, constraint.caseInsensitive === true)
     if (reason !== undefined) {
       details.push({ path: at, message: `The \`${at}\` property must be a regular expression that compiles (${reason}). You sent ${quote(value)}.` })
     }

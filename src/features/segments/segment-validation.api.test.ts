@@ -130,11 +130,11 @@ onEachDatabase('segment validation', (database) => {
     const pennon = await useTestApp(t, database)
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '((' })),
-      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (Unterminated group). You sent "((".'),
+      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (missing closing ): `((`). You sent "((".'),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '(?=a)b' })),
-      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (RE2, the syntax SDKs evaluate, has no lookarounds or backreferences). You sent "(?=a)b".'),
+      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (invalid or unsupported Perl syntax: `(?=`). You sent "(?=a)b".'),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '^a$', inverted: true })),
@@ -163,7 +163,7 @@ onEachDatabase('segment validation', (database) => {
         path: '/body/constraints/2/values',
         message: 'The `/body/constraints/2/values` property is required for the STR_CONTAINS operator: it needs at least one value. It was not present on the data you sent.',
       },
-      at('/body/constraints/3/value', 'The `/body/constraints/3/value` property must be a regular expression that compiles (Unterminated character class). You sent "[".'),
+      at('/body/constraints/3/value', 'The `/body/constraints/3/value` property must be a regular expression that compiles (missing closing ]: `[`). You sent "[".'),
       at('/body/constraints/3/inverted', 'The `/body/constraints/3/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.'),
     )
     assert.deepEqual((await allEvents(pennon)).filter((e) => e.type.startsWith('segment-')), [])

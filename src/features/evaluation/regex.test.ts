@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { compileRe2 } from './re2-regex.ts'
+import { createEvaluator } from './evaluate.ts'
+import { compileRegex } from './regex.ts'
 
-// Expectations are RE2JS's answers (RE2JS.compile(pattern).matcher(value).find()).
+// Expectations are RE2's answers, as unleash-client gets them (RE2JS.compile(pattern, flags).matcher(value).find()):
+// these check that Pennon asks re2js the same question, with the caseInsensitive flag.
 function matches(pattern: string, value: string, caseInsensitive = false): boolean {
-  const regex = compileRe2(pattern, caseInsensitive)
+  const regex = compileRegex(pattern, caseInsensitive)
   assert.ok(regex, `${pattern} should compile`)
   return regex.test(value)
 }
 
-describe('compileRe2', () => {
+describe('compileRegex', () => {
   test('finds a match anywhere, like RE2JS find()', () => {
     assert.equal(matches('cat', 'concatenate'), true)
     assert.equal(matches('^cat$', 'Cat'), false)
@@ -37,8 +39,8 @@ describe('compileRe2', () => {
   })
 
   test('(?U) swaps greedy and lazy repetition', () => {
-    assert.equal(compileRe2('(?U)a+', false)?.exec('aaa')?.[0], 'a')
-    assert.equal(compileRe2('(?U)a+?', false)?.exec('aaa')?.[0], 'aaa')
+    assert.equal(matches('^(?U)a+$', 'aaa'), true)
+    assert.equal(matches('^(?U)(a+)(a*)$', 'aaa'), true)
   })
 
   test('Perl and POSIX classes are ASCII, with RE2 \\s (no \\v)', () => {
@@ -116,13 +118,54 @@ describe('compileRe2', () => {
       '\\x{110000}',
       'a\\',
     ]) {
-      assert.equal(compileRe2(pattern, false), undefined, pattern)
+      assert.equal(compileRegex(pattern, false), undefined, pattern)
     }
   })
 
   test('accepts RE2 forms that JS alone would not', () => {
     for (const pattern of ['(?P<name>a)', '(?<name>a)', '(?)', '^*', 'x{1000}', '(a{40}){25}', '(?i)', '\\pN', '[\\d-z]', '\\0', '\\012']) {
-      assert.notEqual(compileRe2(pattern, false), undefined, pattern)
+      assert.notEqual(compileRegex(pattern, false), undefined, pattern)
     }
+  })
+})
+
+// Patterns that make a backtracking engine take exponential (or high polynomial) time. RE2 never
+// backtracks, so each completes on a 100 KB value; a backtracking translation of the first would
+// still be running (30 characters took 20 s). No time is asserted: finishing is the proof.
+const CATASTROPHIC: Array<[pattern: string, value: string, expected: boolean]> = [
+  ['(a+)+$', `${'a'.repeat(100_000)}!`, false],
+  ['(a+)+!$', `${'a'.repeat(100_000)}!`, true],
+  ['^(a+)+$', `${'a'.repeat(100_000)}!`, false],
+  ['(a|aa)+$', `${'a'.repeat(100_000)}!`, false],
+  ['^(a|aa)+$', `${'a'.repeat(100_000)}!`, false],
+  ['^(.*a){20}$', `${'a'.repeat(100_000)}!`, false],
+  ['(.*a){20}', `${'a'.repeat(100_000)}!`, true],
+  ['^((a*)*)*b$', 'a'.repeat(100_000), false],
+  ['^(x+x+)+y$', 'x'.repeat(100_000), false],
+  ['^(\\w+\\s?)+$', `${'word '.repeat(20_000)}!`, false],
+  ['^[a-z]{1,1000}!$', 'a'.repeat(100_000), false],
+  ['(?i)^(a|b)*a(a|b){500}$', `${'ab'.repeat(50_000)}c`, false],
+]
+
+describe('REGEX in linear time', () => {
+  test('catastrophic patterns finish on 100 KB values with RE2\'s answer', () => {
+    for (const [pattern, value, expected] of CATASTROPHIC) assert.equal(matches(pattern, value), expected, pattern)
+  })
+
+  test('regexWork: each field\'s value length times the program sizes of the distinct REGEX constraints on it', () => {
+    const regex = (contextName: string, value: string) => ({ contextName, operator: 'REGEX', value })
+    const size = (pattern: string) => compileRegex(pattern, false)!.programSize()
+    const evaluator = createEvaluator({
+      features: [
+        { name: 'a', enabled: true, strategies: [{ name: 'default', constraints: [regex('email', '@example\\.com$'), regex('userId', '^u[0-9]+$')] }] },
+        // The same constraint again is evaluated once per context: it weighs once.
+        { name: 'b', enabled: true, strategies: [{ name: 'default', constraints: [regex('email', '@example\\.com$')] }] },
+        { name: 'c', enabled: true, strategies: [{ name: 'default', segments: [1] }] },
+      ],
+      segments: [{ id: 1, constraints: [regex('email', '^admin@')] }],
+    })
+    const context = { userId: 'u123', properties: { email: 'someone@example.com' } }
+    assert.equal(evaluator.regexWork(context), 19 * (size('@example\\.com$') + size('^admin@')) + 4 * size('^u[0-9]+$'))
+    assert.equal(evaluator.regexWork({}), 0)
   })
 })
