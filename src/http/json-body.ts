@@ -62,11 +62,54 @@ export function locateHostileInput(value: unknown, path: string): Error | undefi
   return undefined
 }
 
-/** The `application/json` parser: a clear 400 that says where the JSON broke. */
+/**
+ * How deep arrays and objects may nest in a body. Pennon's deepest documents (a JSON Patch of
+ * strategies, an import) nest under 10; every step after parsing (schema validation, the
+ * hostile-input walk, quoting a value in an error) recurses, so a deeper body is refused first.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `max`: one pass over its characters,
+ * skipping strings, before anything recurses into it. Brackets of malformed JSON are counted as
+ * they come; JSON.parse judges the rest.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  // A text can only nest as deep as it has opening brackets, which need a character each.
+  if (text.length <= max) return false
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      // Skip the string: to the next quote not escaped.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i)
+        if (d === BACKSLASH) i++
+        else if (d === QUOTE) break
+      }
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > max) return true
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+      depth--
+    }
+  }
+  return false
+}
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+
+/** The `application/json` parser: a clear 400 that says where the JSON broke, or that it nests too deep. */
 export function parseJsonBody(request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
   // Routes without a body schema ignore whatever was sent (e.g. curl -X DELETE with a JSON header).
   if (!request.routeOptions.schema?.body) return done(null, undefined)
   if (body.trim() === '') return done(invalid('The request body is empty: send a JSON document.', '/body'))
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    return done(invalid(`The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep: send a flatter document.`, '/body'))
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(body)
