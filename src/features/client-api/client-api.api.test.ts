@@ -138,8 +138,9 @@ onEachDatabase('client API', (database) => {
             },
           ],
           variants: [
-            { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'r' }, overrides: [{ contextName: 'userId', values: ['u1'] }] },
+            // Stored and served sorted by name, as the reference does (sent: red, then green).
             { name: 'green', weight: 500, weightType: 'variable', stickiness: 'sessionId', overrides: [] },
+            { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'r' }, overrides: [{ contextName: 'userId', values: ['u1'] }] },
           ],
         }),
       ],

@@ -205,8 +205,8 @@ onEachDatabase('frontend API', (database) => {
     const json = variant('json', { type: 'json', value: '{"size":2}' })
     const red = variant('red', { type: 'string', value: 'R' })
     const green = variant('green', { type: 'number', value: '7' })
-    /** The environment variant a user gets by weight: red then green, 500 each, by userId bucket in the flag's name. */
-    const byWeight = (userId: string, flagName: string) => (normalizedVariantValue(userId, flagName, 1000) <= 500 ? red : green)
+    /** The environment variant a user gets by weight: green then red (stored sorted by name), 500 each, by userId bucket in the flag's name. */
+    const byWeight = (userId: string, flagName: string) => (normalizedVariantValue(userId, flagName, 1000) <= 500 ? green : red)
 
     // ann: the first strategy enabled her, with its variant; bob: the second, without: the environment's.
     assert.deepEqual(await evaluate(pennon, token, { userId: 'ann' }), [

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { field } from '../../http/body-rules.ts'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { PatchBody, shapeCheck } from '../../http/json-patch.ts'
 import { BatchFeaturesBody } from '../flags/flag-schemas.ts'
 import { checkVariants } from '../strategies/variant-rules.ts'
 import { VariantsBody } from '../strategies/variant-schemas.ts'
-import { BulkParams, FeatureEnvironmentDetails, FeatureEnvironmentParams, VariantsResponse } from './feature-environment-schemas.ts'
+import { BulkParams, FeatureEnvironmentDetails, FeatureEnvironmentParams, FeatureParams, PushVariantsBody, VariantsResponse } from './feature-environment-schemas.ts'
 import type { FeatureEnvironmentService } from './feature-environment-service.ts'
 import { placeOf } from './flag-environment.ts'
 
@@ -83,4 +84,17 @@ export const featureEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironme
       response: { 200: VariantsResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
     },
   }, async (request) => flagEnvironments.patchVariants(placeOf(request.params), request.body, shapeCheck(request, VariantsBody), request.principal))
+
+  app.put('/projects/:projectId/features/:featureName/variants-batch', {
+    config: { permission: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', bodyRules: (body, clean) => field('variants', checkVariants)(body, clean) },
+    schema: {
+      tags,
+      summary: "Replace a flag's variants in several environments",
+      description: `${variantsDescription} The same list is stored in each environment named, all or none, with an event per environment; the answer is the list as stored.`,
+      params: FeatureParams,
+      body: PushVariantsBody,
+      response: { 200: VariantsResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+    },
+  }, async (request) =>
+    flagEnvironments.putVariantsInEnvironments({ project: request.params.projectId, feature: request.params.featureName }, request.body.environments, request.body.variants ?? [], request.principal))
 }

@@ -1,10 +1,17 @@
 import { Type } from '@sinclair/typebox'
 import { StrategyResponse } from '../strategies/strategy-schemas.ts'
-import { VariantResponse } from '../strategies/variant-schemas.ts'
+import { VariantResponse, VariantsBody } from '../strategies/variant-schemas.ts'
 
 const PathName = Type.String({ maxLength: 1000 })
 export const FeatureEnvironmentParams = Type.Object({ projectId: PathName, featureName: PathName, environment: PathName })
 export const BulkParams = Type.Object({ projectId: PathName, environment: PathName })
+export const FeatureParams = Type.Object({ projectId: PathName, featureName: PathName })
+
+/** PUT …/variants-batch (the reference's pushVariantsSchema). */
+export const PushVariantsBody = Type.Object({
+  variants: Type.Optional(VariantsBody),
+  environments: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, description: 'At least one' })),
+})
 
 export const FeatureEnvironmentResponse = Type.Object({
   name: Type.String(),

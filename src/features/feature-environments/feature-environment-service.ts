@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { validationFailed } from '../../http/errors.ts'
+import { invalid, validationFailed } from '../../http/errors.ts'
 import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/json-patch.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
@@ -50,12 +50,12 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
     await appendEvents(trx, audit, [{ type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', ...eventFor(place) }])
   }
 
-  async function saveVariants(trx: Kysely<Database>, place: FlagEnvironmentPlace, before: Variant[], input: readonly VariantInput[], actor: Actor): Promise<Variant[]> {
-    const details = checkVariants(input, '/body')
+  async function saveVariants(trx: Kysely<Database>, place: FlagEnvironmentPlace, before: Variant[], input: readonly VariantInput[], audit: AuditContext, path = '/body'): Promise<Variant[]> {
+    const details = checkVariants(input, path)
     if (details.length > 0) throw validationFailed(details)
     const after = normalizeVariants(input, { withOverrides: true })
     await createFeatureEnvironmentStore(trx).setVariants(place.feature, place.environment, after)
-    await appendEvents(trx, auditContext(actor), [{ type: 'feature-environment-variants-updated', ...eventFor(place), data: { variants: after }, preData: { variants: before } }])
+    await appendEvents(trx, audit, [{ type: 'feature-environment-variants-updated', ...eventFor(place), data: { variants: after }, preData: { variants: before } }])
     return after
   }
 
@@ -88,8 +88,28 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
     putVariants: (place: FlagEnvironmentPlace, input: readonly VariantInput[], actor: Actor) =>
       db.transaction().execute(async (trx) => {
         const { state } = await lockFlagEnvironment(trx, place)
-        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, input, actor) }
+        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, input, auditContext(actor)) }
       }),
+
+    /**
+     * PUT …/features/:featureName/variants-batch: the same variants in several environments, all or
+     * none, an event per environment. Each environment must be one of the project's (404 otherwise;
+     * the reference writes an event for an environment the flag is not in).
+     */
+    putVariantsInEnvironments: (place: Omit<FlagEnvironmentPlace, 'environment'>, environments: readonly string[] | undefined, input: readonly VariantInput[], actor: Actor) => {
+      if (environments === undefined || environments.length === 0) throw invalid('The `/body/environments` property must name at least one environment: no environments were provided.', '/body/environments')
+      return db.transaction().execute(async (trx) => {
+        const audit = auditContext(actor)
+        let variants: Variant[] = []
+        // In name order, as batches of switches lock them.
+        for (const environment of [...new Set(environments)].sort()) {
+          const at = { ...place, environment }
+          const { state } = await lockFlagEnvironment(trx, at)
+          variants = await saveVariants(trx, at, state.variants, input, audit, '/body/variants')
+        }
+        return { version: 1 as const, variants }
+      })
+    },
 
     patchVariants: (place: FlagEnvironmentPlace, operations: readonly PatchOperation[], checkShape: ShapeCheck, actor: Actor) =>
       db.transaction().execute(async (trx) => {
@@ -97,7 +117,7 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
         const patched = applyPatch(state.variants, operations)
         const shape = checkShape(patched)
         if (shape.length > 0) throw validationFailed(shape)
-        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, patched as VariantInput[], actor) }
+        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, patched as VariantInput[], auditContext(actor)) }
       }),
   }
 }

@@ -95,7 +95,7 @@ onEachDatabase('strategies', (database) => {
     const created = jsonOk(response)
     assert.match(created.id, ULID)
     assert.deepEqual(Object.keys(created), ['id', 'name', 'constraints', 'parameters', 'variants', 'segments', 'title', 'disabled', 'sortOrder'])
-    // The 700 that the fixed variant leaves are spread, the first ones taking one more.
+    // The 700 that the fixed variant leaves are spread, the first ones sent taking one more; then sorted by name, as the reference stores them.
     assert.deepEqual(created, strategy(created.id, {
       name: 'flexibleRollout',
       constraints: [
@@ -105,9 +105,9 @@ onEachDatabase('strategies', (database) => {
       parameters: { rollout: '50', stickiness: 'userId', groupId: 'checkout', extra: '7' },
       variants: [
         { name: 'blue', weight: 300, weightType: 'fix', stickiness: 'default', payload: { type: 'json', value: '{"a":1}' } },
-        { name: 'red', weight: 234, weightType: 'variable', stickiness: 'userId' },
         { name: 'green', weight: 233, weightType: 'variable', stickiness: 'default', payload: { type: 'number', value: '-1.5e3' } },
         { name: 'plain', weight: 233, weightType: 'variable', stickiness: 'default' },
+        { name: 'red', weight: 234, weightType: 'variable', stickiness: 'userId' },
       ],
       title: 'Half',
     }))

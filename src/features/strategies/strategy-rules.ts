@@ -39,12 +39,17 @@ export function checkStrategyParameters(name: string, parameters: ParameterInput
   return details
 }
 
-/** The stored parameters: every value as text; a flexible rollout gets its defaults (100%, default stickiness, grouped by flag). */
+/**
+ * The stored parameters: every value as text; a flexible rollout gets its defaults (100%, default
+ * stickiness, grouped by flag — an empty groupId too, as the reference stores it).
+ */
 export function normalizeParameters(name: string, parameters: ParameterInput | undefined, featureName: string): Record<string, string> {
   const stored: Record<string, string> = {}
   for (const [key, value] of Object.entries(parameters ?? {})) stored[key] = String(value)
   if (name === 'flexibleRollout') {
-    return { rollout: '100', stickiness: 'default', groupId: featureName, ...stored }
+    const withDefaults = { rollout: '100', stickiness: 'default', groupId: featureName, ...stored }
+    if (withDefaults.groupId === '') withDefaults.groupId = featureName
+    return withDefaults
   }
   return stored
 }

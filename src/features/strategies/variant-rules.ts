@@ -83,8 +83,13 @@ function isJson(text: string): boolean {
   }
 }
 
+// The reference sorts with `localeCompare` in its default locale, en-US wherever no other is set.
+const byName = new Intl.Collator('en-US').compare
+
 /**
- * The stored form of a list that passed checkVariants: defaults filled, variable weights spread.
+ * The stored form of a list that passed checkVariants: defaults filled, variable weights spread
+ * (in the order sent), then sorted by name as the reference stores them. SDKs pick a variant by
+ * its position in the list, so the order decides which user gets which variant.
  * `withOverrides`: environment variants carry overrides (always an array); strategy variants none.
  */
 export function normalizeVariants(variants: readonly VariantInput[], { withOverrides }: { withOverrides: boolean }): Variant[] {
@@ -102,6 +107,6 @@ export function normalizeVariants(variants: readonly VariantInput[], { withOverr
       stickiness: variant.stickiness ?? 'default',
       ...(variant.payload ? { payload: { type: variant.payload.type, value: variant.payload.value } } : {}),
       ...(withOverrides ? { overrides: (variant.overrides ?? []).map(({ contextName, values }) => ({ contextName, values })) } : {}),
-    }
-  })
+    } satisfies Variant
+  }).sort((a, b) => byName(a.name, b.name))
 }
