@@ -26,6 +26,10 @@ import { projectRoutes } from './features/projects/project-routes.ts'
 import { createProjectService } from './features/projects/project-service.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
+import { flagMetadataRoutes } from './features/flags/flag-metadata-routes.ts'
+import { createFlagMetadataService } from './features/flags/flag-metadata-service.ts'
+import { featureTypeRoutes } from './features/feature-types/feature-type-routes.ts'
+import { createFeatureTypeService } from './features/feature-types/feature-type-service.ts'
 import { segmentRoutes } from './features/segments/segment-routes.ts'
 import { createSegmentService } from './features/segments/segment-service.ts'
 import { eventRoutes } from './features/events/event-routes.ts'
@@ -130,6 +134,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(metricsAdminRoutes, { metrics })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
     await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
+    await admin.register(flagMetadataRoutes, { metadata: createFlagMetadataService({ db }) })
+    await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })

@@ -38,7 +38,7 @@ onEachDatabase('validation reports', (database) => {
       ['/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a finite number (optional sign, digits with an optional fraction, optional exponent, e.g. -1.5 or 1e3) for the NUM_GT operator. You sent "x".'],
     ))
     await expect400('/api/admin/projects/default/features', { name: 'bad name', type: 'nope' }, report(
-      ['/body/type', 'The `/body/type` property must be one of "release", "experiment", "operational", "kill-switch", "permission". You sent "nope".'],
+      ['/body/type', 'The `/body/type` property must be one of "release", "experiment", "operational", "kill-switch", "permission", "sunset". You sent "nope".'],
       ['/body/name', `The \`/body/name\` property ${URL_FRIENDLY}. You sent "bad name".`],
     ))
     await expect400('/api/admin/projects', { id: 'a b', name: 5 }, report(

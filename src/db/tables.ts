@@ -214,6 +214,16 @@ export interface CountersTable {
   value: number
 }
 
+/** A flag type and how long its flags are expected to live (migration 0009). */
+export interface FeatureTypesTable {
+  id: string
+  name: string
+  description: string
+  /** null: its flags are never potentially stale */
+  lifetime_days: number | null
+  sort_order: number
+}
+
 export interface Database {
   projects: ProjectsTable
   features: FeaturesTable
@@ -236,5 +246,6 @@ export interface Database {
   client_applications_usage: ClientApplicationsUsageTable
   client_instances: ClientInstancesTable
   last_seen_at_metrics: LastSeenAtMetricsTable
+  feature_types: FeatureTypesTable
 }
 

@@ -57,6 +57,7 @@ export interface StrategyDefinitionData {
   parameters: Array<{ name: string; type: string; description: string; required: boolean }>
 }
 export interface StrategyOrderData { strategyIds: string[]; sortOrders: number[] }
+export interface FeatureTypeData { id: string; name: string; description: string; lifetimeDays: number | null }
 export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
 export interface ServiceAccountTokenData { id: number; description: string; expiresAt: string | null; userId: number }
 
@@ -73,6 +74,10 @@ export type NewEvent = Base &
     | { type: 'feature-created'; data: FlagData }
     | { type: 'feature-archived' | 'feature-revived' | 'feature-dependencies-removed' }
     | { type: 'feature-deleted'; preData: FlagData }
+    | { type: 'feature-metadata-updated'; data: FlagData; preData: FlagData }
+    | { type: 'feature-stale-on' | 'feature-stale-off' }
+    | { type: 'feature-type-updated'; data: FeatureTypeData; preData: FeatureTypeData }
+    | { type: 'project-updated'; data: ProjectData; preData: ProjectData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }
     | { type: 'environment-created'; data: EnvironmentData }
     | { type: 'project-environment-added' | 'project-environment-removed' }

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { FeatureEnvironmentResponse } from '../feature-environments/feature-environment-schemas.ts'
 
-export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
+// The reference's types (8.2 added `sunset`); their lifetimes are in feature_types (GET /api/admin/feature-types).
+export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const
 export type FlagType = (typeof FLAG_TYPES)[number]
 
 // Path parameters are bounded but not checked further: an unknown name is a 404, not a 400.
@@ -28,6 +29,32 @@ export const CreateFlagBody = Type.Object({
 })
 export type CreateFlagBody = Static<typeof CreateFlagBody>
 
+const FlagTypeSchema = Type.Unsafe<FlagType>({ type: 'string', enum: [...FLAG_TYPES] })
+
+/** PUT: the metadata; what is not sent takes its default, as the reference replaces it. */
+export const UpdateFlagBody = Type.Object({
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Absent, "" or null: none' })),
+  type: Type.Optional(Type.Unsafe<FlagType>({ ...FlagTypeSchema, description: 'Absent: release' })),
+  stale: Type.Optional(Type.Boolean({ description: 'Absent: false' })),
+  archived: Type.Optional(Type.Boolean({ description: 'Must be what the flag is: archive and revive have routes of their own' })),
+  impressionData: Type.Optional(Type.Boolean({ description: 'Absent: false' })),
+})
+export type UpdateFlagBody = Static<typeof UpdateFlagBody>
+
+/** What a PATCH must leave: the metadata a flag always has. */
+export const FlagMetadata = Type.Object({
+  description: Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]),
+  type: FlagTypeSchema,
+  stale: Type.Boolean(),
+  impressionData: Type.Boolean(),
+})
+
+export const StaleBody = Type.Object({
+  features: Type.Array(Type.String(), { description: 'Names that are no flag are ignored' }),
+  stale: Type.Boolean(),
+})
+export type StaleBody = Static<typeof StaleBody>
+
 const flagProperties = {
   name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
@@ -41,9 +68,14 @@ const flagProperties = {
 
 export const FlagResponse = Type.Object(flagProperties)
 
+const potentiallyStale = Type.Boolean({ description: "Neither stale nor archived, and older than its type's expected lifetime (GET /api/admin/feature-types)" })
+
+/** A flag as read: with potentiallyStale, computed from its age when read. */
+export const FlagReadResponse = Type.Object({ ...flagProperties, potentiallyStale })
+
 export const FlagListResponse = Type.Object({
   version: Type.Literal(1),
-  features: Type.Array(FlagResponse),
+  features: Type.Array(FlagReadResponse),
   total: Type.Optional(Type.Integer({ minimum: 0, description: 'With any paging parameter: the flags matching, over every page' })),
 })
 
@@ -69,6 +101,7 @@ export const DependencyResponse = Type.Object({
 
 export const FlagDetailsResponse = Type.Object({
   ...flagProperties,
+  potentiallyStale,
   archivedAt: Type.Optional(Type.String({ format: 'date-time', description: 'present on archived flags only' })),
   environments: Type.Array(FeatureEnvironmentResponse, { description: "the flag's state, strategies and variants in each of its project's environments, by sort order" }),
   dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),

@@ -14,11 +14,15 @@ import { createArchiveValidator } from './archive-validation.ts'
 import { createDependencyService } from './dependency-service.ts'
 import { createDependencyStore, type Dependency } from './dependency-store.ts'
 import { flagNotFound } from './flag-errors.ts'
+import { withPotentiallyStale } from '../feature-types/feature-type-service.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import type { CreateFlagBody, ProjectFlagsQuery } from './flag-schemas.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 
-export interface FlagDetails extends Flag {
+/** A flag as read: whether it outlived its type's expected lifetime is computed then. */
+export type ReadFlag = Flag & { potentiallyStale: boolean }
+
+export interface FlagDetails extends ReadFlag {
   environments: Awaited<ReturnType<typeof environmentsOfFlag>>
   dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
   children: string[]
@@ -73,17 +77,17 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
       })
     },
 
-    list: async (project: string): Promise<Flag[]> => {
+    list: async (project: string): Promise<ReadFlag[]> => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
-      return createFlagStore(db).listActive(project)
+      return withPotentiallyStale(db, await createFlagStore(db).listActive(project))
     },
 
     /** One page of the project's active (or archived) flags, and how many match in all. */
-    page: async (project: string, query: ProjectFlagsQuery): Promise<{ features: Flag[]; total: number }> => {
+    page: async (project: string, query: ProjectFlagsQuery): Promise<{ features: ReadFlag[]; total: number }> => {
       const offset = wholeNumber(query.offset, '/query/offset', 0, 0, 1_000_000_000)
       const limit = wholeNumber(query.limit, '/query/limit', 100, 1, 1000)
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
-      return createFlagStore(db).page(project, {
+      const { features, total } = await createFlagStore(db).page(project, {
         search: query.query ?? '',
         archived: query.archived === 'true',
         sortBy: query.sortBy ?? 'name',
@@ -91,14 +95,20 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
         offset,
         limit,
       })
+      return { features: await withPotentiallyStale(db, features), total }
     },
 
     get: async (project: string, name: string): Promise<FlagDetails> => {
       const flag = await createFlagStore(db).find(name)
       if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
       const dependencies = createDependencyStore(db)
-      const [environments, parent, children] = await Promise.all([environmentsOfFlag(db, name), dependencies.parentOf(name), dependencies.childrenOf(name)])
-      return { ...flag, environments, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
+      const [[read], environments, parent, children] = await Promise.all([
+        withPotentiallyStale(db, [flag]),
+        environmentsOfFlag(db, name),
+        dependencies.parentOf(name),
+        dependencies.childrenOf(name),
+      ])
+      return { ...read!, environments, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
     },
 
     ...createDependencyService({ db }),

@@ -106,6 +106,20 @@ export function createFlagStore(db: Kysely<Database>) {
         .execute()
     },
 
+    /** Writes a flag's metadata: description, type, stale and impression data. */
+    async updateMetadata(flag: Pick<Flag, 'name' | 'description' | 'type' | 'stale' | 'impressionData'>): Promise<void> {
+      await db
+        .updateTable('features')
+        .set({ description: flag.description, type: flag.type, stale: flag.stale, impression_data: flag.impressionData })
+        .where('name', '=', flag.name)
+        .execute()
+    },
+
+    async setStale(names: readonly string[], stale: boolean): Promise<void> {
+      if (names.length === 0) return
+      await db.updateTable('features').set({ stale }).where(inNames(db, 'name', names)).execute()
+    },
+
     /** Archives the active flags among `names`; returns those it archived, sorted. */
     async archive(names: readonly string[], archivedAt: string): Promise<string[]> {
       if (names.length === 0) return []

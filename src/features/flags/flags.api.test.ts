@@ -101,13 +101,13 @@ onEachDatabase('flags', (database) => {
       withoutId(missing.body),
       validationError('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.'),
     )
-    const badType = await post({ name: 'typed', type: 'sunset' })
+    const badType = await post({ name: 'typed', type: 'retired' })
     assert.equal(badType.status, 400)
     assert.deepEqual(
       withoutId(badType.body),
       validationError(
         '/body/type',
-        'The `/body/type` property must be one of "release", "experiment", "operational", "kill-switch", "permission". You sent "sunset".',
+        'The `/body/type` property must be one of "release", "experiment", "operational", "kill-switch", "permission", "sunset". You sent "retired".',
       ),
     )
     const notString = await post({ name: 5, impressionData: 'yes' })
@@ -183,7 +183,7 @@ onEachDatabase('flags', (database) => {
     assert.deepEqual(Object.keys(list.body), ['version', 'features'])
     assert.equal(list.body.version, 1)
     assert.deepEqual(list.body.features.map((flag: any) => flag.name), [...names].sort())
-    assert.deepEqual(Object.keys(list.body.features[0]), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived'])
+    assert.deepEqual(Object.keys(list.body.features[0]), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived', 'potentiallyStale'])
     assert.deepEqual(list.body.features[0], await (async () => {
       const { dependencies, children, environments, ...flag } = await getFlag(pennon, list.body.features[0].name)
       return flag
@@ -210,7 +210,7 @@ onEachDatabase('flags', (database) => {
       name, lastSeenAt: null, enabled: false, type: name, sortOrder, variantCount: 0, strategies: [], variants: [], hasStrategies: false, hasEnabledStrategies: false,
     })
     const environments = [off('development', 2), off('production', 3)]
-    assert.equal(response.text, JSON.stringify({ ...parent, environments, dependencies: [], children: ['kid-a', 'kid-b'] }))
+    assert.equal(response.text, JSON.stringify({ ...parent, potentiallyStale: false, environments, dependencies: [], children: ['kid-a', 'kid-b'] }))
     const child = await getFlag(pennon, 'kid-a')
     assert.deepEqual(child.dependencies, [{ feature: 'parent', enabled: true, variants: ['v1'] }])
     assert.deepEqual(child.children, [])

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { field } from '../../http/body-rules.ts'
 import { errorResponses, NoContent, sendEmpty, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
-import { CreateProjectBody, ProjectListResponse, ProjectParams, ProjectResponse } from './project-schemas.ts'
+import { CreateProjectBody, ProjectListResponse, ProjectParams, ProjectResponse, UpdateProjectBody } from './project-schemas.ts'
 import type { ProjectService } from './project-service.ts'
 
 export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService }> = async (app, { projects }) => {
@@ -22,6 +22,18 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService
     reply.status(201)
     return projects.create(request.body, request.principal)
   })
+
+  app.put('/projects/:projectId', {
+    config: { permission: 'UPDATE_PROJECT' },
+    schema: {
+      tags: ['Projects'],
+      summary: "Change a project's name and description",
+      description: 'The id never changes. Event project-updated; none when nothing changes. (Enterprise-only in the reference; Pennon answers the project.)',
+      params: ProjectParams,
+      body: UpdateProjectBody,
+      response: { 200: ProjectResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+    },
+  }, async (request) => projects.update(request.params.projectId, request.body, request.principal))
 
   app.delete('/projects/:projectId', {
     config: { permission: 'DELETE_PROJECT' },

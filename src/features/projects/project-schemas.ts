@@ -10,6 +10,13 @@ export const CreateProjectBody = Type.Object({
 })
 export type CreateProjectBody = Static<typeof CreateProjectBody>
 
+/** PUT: the name, and the description (absent, "" or null: none). The id never changes. */
+export const UpdateProjectBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])),
+})
+export type UpdateProjectBody = Static<typeof UpdateProjectBody>
+
 export const ProjectResponse = Type.Object({
   id: Type.String(),
   name: Type.String(),

@@ -7,7 +7,7 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { projectNotFound } from './project-errors.ts'
 import { createProjectStore, type Project } from './project-store.ts'
-import type { CreateProjectBody } from './project-schemas.ts'
+import type { CreateProjectBody, UpdateProjectBody } from './project-schemas.ts'
 
 export function createProjectService({ db }: { db: Kysely<Database> }) {
   return {
@@ -32,6 +32,19 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
         return project
       })
     },
+
+    /** Name and description; event `project-updated` (data after, preData before), none when nothing changes. */
+    update: (id: string, input: UpdateProjectBody, actor: Actor): Promise<Project> =>
+      db.transaction().execute(async (trx) => {
+        const store = createProjectStore(trx)
+        const before = await store.find(id)
+        if (!before) throw projectNotFound(id)
+        const after: Project = { ...before, name: input.name, description: input.description || null }
+        if (after.name === before.name && after.description === before.description) return before
+        await store.update(after)
+        await appendEvents(trx, auditContext(actor), [{ type: 'project-updated', project: id, data: after, preData: before }])
+        return after
+      }),
 
     delete: (id: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {

@@ -32,6 +32,9 @@ export function createProjectStore(db: Kysely<Database>) {
         .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
         .execute()
     },
+    async update(project: Pick<Project, 'id' | 'name' | 'description'>): Promise<void> {
+      await db.updateTable('projects').set({ name: project.name, description: project.description }).where('id', '=', project.id).execute()
+    },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('projects').where('id', '=', id).execute()
     },

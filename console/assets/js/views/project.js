@@ -10,7 +10,7 @@ import { badge, errorBox, guard, loading, pageHeader, section } from '../ui.js'
 import { projectEnvironments } from './project-environments.js'
 
 export const PAGE_SIZE = 50
-const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission']
+const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset']
 
 /** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string, archived: boolean }} Flag */
 
