@@ -389,6 +389,50 @@ onEachDatabase('console in a browser', (database) => {
       assert.equal((await stored()).deprecated, false)
     })
 
+    await t.test("a flag's life: edit its metadata, see it potentially stale, mark it stale from the project's stale view; edit the project", async () => {
+      const flagApi = async () => (await call(pennon, 'GET', '/api/admin/projects/web/features/new-checkout')).body
+      await page.goto(`${base}/#/projects/web/features/new-checkout`)
+      await heading(page, 'new-checkout')
+      await page.getByRole('button', { name: 'Edit', exact: true }).click()
+      const dialog = page.getByRole('dialog', { name: 'Edit new-checkout' })
+      await dialog.getByLabel('Description').fill('The new checkout')
+      await dialog.getByLabel('Type').selectOption('operational')
+      await dialog.getByLabel(/Impression data/).check()
+      await dialog.getByRole('button', { name: 'Save flag' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      await page.getByText('expected lifetime: 7 days').waitFor()
+      const edited = await flagApi()
+      assert.deepEqual([edited.description, edited.type, edited.stale, edited.impressionData, edited.potentiallyStale], ['The new checkout', 'operational', false, true, false])
+
+      // Eight days old: past an operational flag's 7, so potentially stale on its page and in the project's stale view.
+      await pennon.database.db.updateTable('features').set({ created_at: new Date(Date.now() - 8 * 86_400_000).toISOString() }).where('name', '=', 'new-checkout').execute()
+      await page.reload()
+      await heading(page, 'new-checkout')
+      await page.locator('[data-potentially-stale]').waitFor()
+      await page.goto(`${base}/#/projects/web`)
+      await heading(page, 'Project web')
+      await page.getByRole('button', { name: 'Stale and potentially stale' }).click()
+      await page.getByText('1–1 of 1 stale or potentially stale flag').waitFor()
+      await page.locator('tr', { hasText: 'new-checkout' }).getByText('potentially stale').waitFor()
+      await page.getByRole('button', { name: 'Mark new-checkout stale' }).click()
+      await page.getByRole('button', { name: 'Unmark new-checkout stale' }).waitFor()
+      assert.equal((await flagApi()).stale, true)
+      assert.ok(page.url().endsWith('#/projects/web?stale=true'))
+
+      await page.getByRole('button', { name: 'Edit project' }).click()
+      const projectDialog = page.getByRole('dialog', { name: 'Edit project web' })
+      await projectDialog.getByLabel('Name').fill('')
+      await projectDialog.getByRole('button', { name: 'Save project' }).click()
+      await projectDialog.getByText('must NOT have fewer than 1 characters').waitFor()
+      await projectDialog.getByLabel('Name').fill('Web storefront')
+      await projectDialog.getByLabel('Description').fill('What customers see')
+      await projectDialog.getByRole('button', { name: 'Save project' }).click()
+      await projectDialog.waitFor({ state: 'detached' })
+      const projects = (await call(pennon, 'GET', '/api/admin/projects')).body.projects
+      const web = projects.find((project: { id: string }) => project.id === 'web')
+      assert.deepEqual([web.name, web.description], ['Web storefront', 'What customers see'])
+    })
+
     await t.test(`${BIG_PROJECT_FLAGS.toLocaleString('en')} flags: the server pages, each page renders under 200 ms`, async () => {
       assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'big', name: 'Big' })).status, 201)
       await insertFlags(pennon, 'big', BIG_PROJECT_FLAGS)

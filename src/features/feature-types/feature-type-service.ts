@@ -30,6 +30,15 @@ export async function withPotentiallyStale<F extends { type: string; stale: bool
   return flags.map((flag) => ({ ...flag, potentiallyStale: isPotentiallyStale(flag, lifetimes.get(flag.type), now) }))
 }
 
+/** For each type with a lifetime, the latest creation time (ISO) of a flag that has outlived it at `now`. */
+export async function lifetimeCutoffs(db: Kysely<Database>, now = Date.now()): Promise<Map<string, string>> {
+  const cutoffs = new Map<string, string>()
+  for (const [type, days] of await createFeatureTypeStore(db).lifetimes()) {
+    if (days !== null) cutoffs.set(type, new Date(now - days * DAY_MS).toISOString())
+  }
+  return cutoffs
+}
+
 export function createFeatureTypeService({ db }: { db: Kysely<Database> }) {
   return {
     list: async () => ({ version: 1 as const, types: await createFeatureTypeStore(db).list() }),

@@ -182,6 +182,10 @@ onEachDatabase('flag metadata', (database) => {
     assert.deepEqual(await potentially(), ['old-release'])
     assert.equal((await getFlag(pennon, 'old-release')).potentiallyStale, true)
     assert.equal((await call(pennon, 'GET', `${projectPath()}/features?offset=0`)).body.features.find((flag: any) => flag.name === 'old-release').potentiallyStale, true)
+    // The project's stale and potentially stale flags, paged by the server.
+    const staleView = await call(pennon, 'GET', `${projectPath()}/features?stale=true`)
+    assert.deepEqual(staleView.body.features.map((flag: any) => [flag.name, flag.stale, flag.potentiallyStale]), [['old-release', false, true], ['old-stale', true, false]])
+    assert.equal(staleView.body.total, 2)
 
     // A shorter lifetime counts at once; null and 0 mean never.
     const mark = await eventMark(pennon)
@@ -195,6 +199,7 @@ onEachDatabase('flag metadata', (database) => {
     assert.deepEqual(await potentially(), [])
     assert.equal((await call(pennon, 'PUT', '/api/admin/feature-types/kill-switch/lifetime', { lifetimeDays: 365 })).status, 200)
     assert.deepEqual(await potentially(), ['old-switch'])
+    assert.deepEqual((await call(pennon, 'GET', `${projectPath()}/features?stale=true`)).body.features.map((flag: any) => flag.name), ['old-stale', 'old-switch'])
 
     const unknown = await call(pennon, 'PUT', '/api/admin/feature-types/retired/lifetime', { lifetimeDays: 3 })
     assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'No flag type is called "retired". GET /api/admin/feature-types lists them.'))

@@ -6,7 +6,7 @@ import { dependencyRoutes } from './dependency-routes.ts'
 import { CreateFlagBody, FlagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams, ProjectFlagsQuery } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 
-const PAGING_PARAMETERS = ['query', 'offset', 'limit', 'sortBy', 'sortOrder', 'archived'] as const
+const PAGING_PARAMETERS = ['query', 'offset', 'limit', 'sortBy', 'sortOrder', 'archived', 'stale'] as const
 
 export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (app, { flags }) => {
   app.post('/projects/:projectId/features', {

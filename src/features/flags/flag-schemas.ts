@@ -90,6 +90,7 @@ export const ProjectFlagsQuery = Type.Object({
   sortBy: Type.Optional(Type.Unsafe<FlagSortKey>({ type: 'string', enum: [...FLAG_SORT_KEYS], description: 'Default name; ties are ordered by name' })),
   sortOrder: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], description: 'Default asc' })),
   archived: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: the archived flags instead of the active ones' })),
+  stale: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: only the stale and the potentially stale flags' })),
 })
 export type ProjectFlagsQuery = Static<typeof ProjectFlagsQuery>
 

@@ -14,7 +14,7 @@ import { createArchiveValidator } from './archive-validation.ts'
 import { createDependencyService } from './dependency-service.ts'
 import { createDependencyStore, type Dependency } from './dependency-store.ts'
 import { flagNotFound } from './flag-errors.ts'
-import { withPotentiallyStale } from '../feature-types/feature-type-service.ts'
+import { lifetimeCutoffs, withPotentiallyStale } from '../feature-types/feature-type-service.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import type { CreateFlagBody, ProjectFlagsQuery } from './flag-schemas.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
@@ -87,6 +87,7 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
       const offset = wholeNumber(query.offset, '/query/offset', 0, 0, 1_000_000_000)
       const limit = wholeNumber(query.limit, '/query/limit', 100, 1, 1000)
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+      const now = Date.now()
       const { features, total } = await createFlagStore(db).page(project, {
         search: query.query ?? '',
         archived: query.archived === 'true',
@@ -94,8 +95,9 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
         sortOrder: query.sortOrder ?? 'asc',
         offset,
         limit,
+        ...(query.stale === 'true' ? { staleOrCreatedBefore: await lifetimeCutoffs(db, now) } : {}),
       })
-      return { features: await withPotentiallyStale(db, features), total }
+      return { features: await withPotentiallyStale(db, features, now), total }
     },
 
     get: async (project: string, name: string): Promise<FlagDetails> => {

@@ -27,6 +27,11 @@ export function toFlag(row: FeaturesTable): Flag {
 export interface FlagPage {
   search: string
   archived: boolean
+  /**
+   * Only stale or potentially stale flags: the latest creation time at which a flag of each type
+   * (those with a lifetime) has outlived it, as ISO text.
+   */
+  staleOrCreatedBefore?: ReadonlyMap<string, string>
   sortBy: 'name' | 'createdAt' | 'type'
   sortOrder: 'asc' | 'desc'
   offset: number
@@ -76,6 +81,14 @@ export function createFlagStore(db: Kysely<Database>) {
           .where('project', '=', project)
           .where('archived_at', page.archived ? 'is not' : 'is', null)
           .$if(page.search !== '', (query) => query.where(sql<boolean>`${sql.raw(position)}(lower(name), ${page.search.toLowerCase()}) > 0`))
+          .$if(page.staleOrCreatedBefore !== undefined, (query) =>
+            query.where((eb) =>
+              eb.or([
+                eb('stale', '=', true),
+                ...[...page.staleOrCreatedBefore!].map(([type, cutoff]) => eb.and([eb('type', '=', type), eb('created_at', '<', cutoff)])),
+              ]),
+            ),
+          )
       const column = page.sortBy === 'createdAt' ? 'created_at' : page.sortBy
       const [rows, count] = await Promise.all([
         base()

@@ -7,6 +7,7 @@
 import { api, seg } from '../api.js'
 import { describeConstraint } from '../constraint-editor.js'
 import { announce, confirmDialog, field, formatDate, h, replace } from '../dom.js'
+import { flagMetadataDialog, lifetimeText } from '../metadata-form.js'
 import { link, navigate } from '../router.js'
 import { can } from '../session.js'
 import { strategyDialog } from '../strategy-form.js'
@@ -15,7 +16,7 @@ import { variantsDialog } from '../variant-form.js'
 
 /** @typedef {import('../variant-form.js').Variant} Variant */
 /** @typedef {{ name: string, enabled: boolean, type: string, strategies: import('../strategy-form.js').Strategy[], variants: Variant[] }} Environment */
-/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string, impressionData: boolean, archived: boolean, archivedAt?: string, environments: Environment[], dependencies: { feature: string, enabled: boolean, variants: string[] }[], children: string[] }} FlagDetails */
+/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, potentiallyStale: boolean, createdAt: string, impressionData: boolean, archived: boolean, archivedAt?: string, environments: Environment[], dependencies: { feature: string, enabled: boolean, variants: string[] }[], children: string[] }} FlagDetails */
 
 /** @param {import('../router.js').ViewContext} context */
 export async function flagView({ main, params, current }) {
@@ -27,21 +28,29 @@ export async function flagView({ main, params, current }) {
   const notice = h('div', { 'aria-live': 'polite' })
 
   async function render() {
-    /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }]} */
+    /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }, { types: import('../metadata-form.js').FeatureType[] }]} */
     let loaded
     try {
-      loaded = await Promise.all([api('GET', base), api('GET', '/segments'), api('GET', '/strategies')])
+      loaded = await Promise.all([api('GET', base), api('GET', '/segments'), api('GET', '/strategies'), api('GET', '/feature-types')])
     } catch (error) {
       if (current()) replace(main, pageHeader(name, { crumbs }), errorBox(error))
       return
     }
     if (!current()) return
-    const [flag, { segments }, { strategies: definitions }] = loaded
+    const [flag, { segments }, { strategies: definitions }, { types }] = loaded
+    const lifetime = types.find((type) => type.id === flag.type)?.lifetimeDays ?? null
+    const editMetadata = async () => {
+      if (await flagMetadataDialog({ base, flag, types })) {
+        announce(`${name} saved.`)
+        await render()
+      }
+    }
     const segmentNames = new Map(segments.map((segment) => [segment.id, segment.name]))
     const actions = flag.archived
       ? [guard(h('button', { type: 'button', class: 'secondary', onclick: () => act(() => api('POST', `/projects/${seg(projectId)}/revive`, { features: [name] }), `${name} revived.`) }, 'Revive'), 'UPDATE_FEATURE'),
         guard(h('button', { type: 'button', class: 'danger', onclick: deleteFlag }, 'Delete'), 'DELETE_FEATURE')]
-      : [guard(h('button', { type: 'button', class: 'danger', onclick: () => archiveFlag(flag) }, 'Archive'), 'DELETE_FEATURE')]
+      : [guard(h('button', { type: 'button', class: 'secondary', onclick: editMetadata }, 'Edit'), 'UPDATE_FEATURE'),
+        guard(h('button', { type: 'button', class: 'danger', onclick: () => archiveFlag(flag) }, 'Archive'), 'DELETE_FEATURE')]
     replace(main,
       pageHeader(name, {
         crumbs,
@@ -50,13 +59,18 @@ export async function flagView({ main, params, current }) {
       }),
       notice,
       flag.archived ? h('p', { class: 'alert warn' }, `Archived ${formatDate(flag.archivedAt)}: off everywhere, and SDKs no longer get it. Revive it to use it again.`) : null,
+      flag.potentiallyStale
+        ? h('p', { class: 'alert warn', 'data-potentially-stale': '' },
+          `Potentially stale: a ${flag.type} flag is expected to live ${lifetimeText(lifetime)}, and this one was created ${formatDate(flag.createdAt)}. `,
+          'Mark it stale once its code is gone, or archive it.')
+        : null,
       h('div', { class: 'grid-2' },
         section('About',
           h('dl', { class: 'facts' },
-            h('dt', null, 'Type'), h('dd', null, badge(flag.type)),
+            h('dt', null, 'Type'), h('dd', null, badge(flag.type), ` expected lifetime: ${lifetimeText(lifetime)}`),
             h('dt', null, 'Project'), h('dd', null, h('a', { href: link('projects', projectId) }, flag.project)),
             h('dt', null, 'Created'), h('dd', null, formatDate(flag.createdAt)),
-            h('dt', null, 'Stale'), h('dd', null, flag.stale ? 'yes' : 'no'),
+            h('dt', null, 'Stale'), h('dd', null, flag.stale ? badge('stale', 'warn') : flag.potentiallyStale ? badge('potentially stale', 'warn') : 'no'),
             h('dt', null, 'Impression data'), h('dd', null, flag.impressionData ? 'on' : 'off'))),
         dependencySection(flag)),
       section('Environments', h('div', { class: 'environments' }, flag.environments.map((environment) => environmentCard(flag, environment, segmentNames, segments, definitions)))))

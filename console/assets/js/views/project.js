@@ -1,18 +1,21 @@
 // @ts-check
 /**
  * A project's flags: the server pages, sorts and searches (GET …/features?offset&limit&query&sortBy&sortOrder),
- * so a project of 10,000 flags renders one page of 50 rows. Below them, its environments.
+ * so a project of 10,000 flags renders one page of 50 rows; tabs show the active ones, the stale and
+ * potentially stale ones (`stale=true`, to clean up), and the archived ones. Below them, its environments.
  */
 import { api, seg } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
 import { link, navigate } from '../router.js'
+import { projectDialog } from '../metadata-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section } from '../ui.js'
 import { projectEnvironments } from './project-environments.js'
 
 export const PAGE_SIZE = 50
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset']
 
-/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string, archived: boolean }} Flag */
+/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, potentiallyStale: boolean, createdAt: string, archived: boolean }} Flag */
+/** @typedef {'active' | 'stale' | 'archived'} Tab */
 
 /** @param {import('../router.js').ViewContext} context */
 export async function projectView({ main, params, query, current }) {
@@ -22,26 +25,42 @@ export async function projectView({ main, params, query, current }) {
     sortBy: query.get('sortBy') ?? 'name',
     sortOrder: query.get('sortOrder') === 'desc' ? 'desc' : 'asc',
     page: Math.max(0, Number(query.get('page') ?? '0') || 0),
-    archived: query.get('archived') === 'true',
+    /** @type {Tab} */
+    tab: query.get('archived') === 'true' ? 'archived' : query.get('stale') === 'true' ? 'stale' : 'active',
+    get archived() { return this.tab === 'archived' },
+  }
+  const editProject = async () => {
+    try {
+      /** @type {{ projects: { id: string, name: string, description: string | null }[] }} */
+      const { projects } = await api('GET', '/projects')
+      const project = projects.find((candidate) => candidate.id === projectId)
+      if (project && await projectDialog({ path: `/projects/${seg(projectId)}`, project })) announce(`Project ${projectId} saved.`)
+    } catch (error) {
+      results.prepend(errorBox(error))
+    }
   }
   const header = pageHeader(`Project ${projectId}`, {
     crumbs: [['Projects', '#/projects']],
-    actions: [h('a', { href: link('projects', projectId, 'events'), class: 'button secondary' }, 'Event log')],
+    actions: [
+      guard(h('button', { type: 'button', class: 'secondary', onclick: editProject }, 'Edit project'), 'UPDATE_PROJECT'),
+      h('a', { href: link('projects', projectId, 'events'), class: 'button secondary' }, 'Event log'),
+    ],
   })
   const results = h('div', { class: 'results' }, loading())
   const status = h('p', { class: 'result-count', role: 'status' })
   const search = h('input', { type: 'search', name: 'query', value: state.query, autocomplete: 'off', placeholder: 'Part of a flag name' })
+  /** @type {[Tab, string][]} */
+  const tabNames = [['active', 'Active'], ['stale', 'Stale and potentially stale'], ['archived', 'Archived']]
   const tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Which flags' },
-    h('button', { type: 'button', class: 'tab', 'aria-pressed': String(!state.archived), onclick: () => setArchived(false) }, 'Active'),
-    h('button', { type: 'button', class: 'tab', 'aria-pressed': String(state.archived), onclick: () => setArchived(true) }, 'Archived'))
+    tabNames.map(([tab, label]) => h('button', { type: 'button', class: 'tab', 'aria-pressed': String(state.tab === tab), onclick: () => setTab(tab) }, label)))
   replace(main, header, h('div', { class: 'toolbar' }, tabs, field('Search flags', search)), status, results,
     section('New flag', createFlagForm(projectId)), projectEnvironments(projectId, current))
 
-  /** @param {boolean} archived */
-  function setArchived(archived) {
-    state.archived = archived
+  /** @param {Tab} tab */
+  function setTab(tab) {
+    state.tab = tab
     state.page = 0
-    for (const [index, tab] of [...tabs.children].entries()) tab.setAttribute('aria-pressed', String((index === 1) === archived))
+    for (const [index, button] of [...tabs.children].entries()) button.setAttribute('aria-pressed', String(tabNames[index]?.[0] === tab))
     void load()
   }
 
@@ -66,11 +85,13 @@ export async function projectView({ main, params, query, current }) {
     if (state.sortOrder !== 'asc') kept.set('sortOrder', state.sortOrder)
     if (state.page > 0) kept.set('page', String(state.page))
     if (state.archived) kept.set('archived', 'true')
+    if (state.tab === 'stale') kept.set('stale', 'true')
     history.replaceState(null, '', `${link('projects', projectId)}${kept.size ? `?${kept}` : ''}`)
 
     const asked = new URLSearchParams({ offset: String(state.page * PAGE_SIZE), limit: String(PAGE_SIZE), sortBy: state.sortBy, sortOrder: state.sortOrder })
     if (state.query) asked.set('query', state.query)
     if (state.archived) asked.set('archived', 'true')
+    if (state.tab === 'stale') asked.set('stale', 'true')
     const started = performance.now()
     /** @type {{ features: Flag[], total: number }} */
     let answer
@@ -88,7 +109,7 @@ export async function projectView({ main, params, query, current }) {
     const last = state.page * PAGE_SIZE + answer.features.length
     status.textContent = answer.total === 0
       ? (state.query ? `No ${state.archived ? 'archived ' : ''}flag matches “${state.query}”.` : `No ${state.archived ? 'archived ' : ''}flags yet.`)
-      : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : ''}flag${answer.total === 1 ? '' : 's'}`
+      : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : state.tab === 'stale' ? 'stale or potentially stale ' : ''}flag${answer.total === 1 ? '' : 's'}`
     results.append(h('nav', { class: 'pager', 'aria-label': 'Pages' },
       h('button', { type: 'button', class: 'secondary', disabled: state.page === 0, onclick: () => { state.page -= 1; void load() } }, 'Previous'),
       h('span', null, `Page ${state.page + 1} of ${pages.toLocaleString()}`),
@@ -115,12 +136,21 @@ export async function projectView({ main, params, query, current }) {
     }
     return h('table', { class: 'table flags' },
       h('caption', { class: 'visually-hidden' }, `${state.archived ? 'Archived' : 'Active'} flags of ${projectId}; column headers sort`),
-      h('thead', null, h('tr', null, sortable('name', 'Name'), sortable('type', 'Type'), sortable('createdAt', 'Created'), h('th', { scope: 'col' }, state.archived ? 'Actions' : 'Description'))),
+      h('thead', null, h('tr', null, sortable('name', 'Name'), sortable('type', 'Type'), sortable('createdAt', 'Created'), h('th', { scope: 'col' }, state.tab === 'active' ? 'Description' : 'Actions'))),
       h('tbody', null, flags.map((flag) => h('tr', null,
-        h('th', { scope: 'row' }, h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name), flag.stale ? [' ', badge('stale', 'warn')] : null),
+        h('th', { scope: 'row' }, h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name),
+          flag.stale ? [' ', badge('stale', 'warn')] : flag.potentiallyStale ? [' ', badge('potentially stale', 'warn')] : null),
         h('td', null, badge(flag.type)),
         h('td', null, formatDate(flag.createdAt)),
-        h('td', null, state.archived ? archivedActions(flag.name) : flag.description ?? '')))))
+        h('td', null, state.tab === 'archived' ? archivedActions(flag.name) : state.tab === 'stale' ? staleActions(flag) : flag.description ?? '')))))
+  }
+
+  /** @param {Flag} flag */
+  function staleActions(flag) {
+    const stale = !flag.stale
+    return guard(h('button', { type: 'button', class: 'secondary small', 'aria-label': `${stale ? 'Mark' : 'Unmark'} ${flag.name} stale`, onclick: async () => {
+      await run(() => api('POST', `/projects/${seg(projectId)}/stale`, { features: [flag.name], stale }), `${flag.name} ${stale ? 'marked' : 'no longer'} stale.`)
+    } }, stale ? 'Mark stale' : 'Not stale'), 'UPDATE_FEATURE')
   }
 
   /** @param {string} name */
