@@ -91,7 +91,6 @@ onEachDatabase('console in a browser', (database) => {
       const files = [...consoleAssets().files.values()]
       t.diagnostic(`bundle: ${files.length} files, ${files.reduce((sum, file) => sum + file.body.length, 0)} bytes, ${files.reduce((sum, file) => sum + file.gzip.length, 0)} gzipped`)
       t.diagnostic(`first load [${database.name}]: index + ${load.assetCount} assets, ${load.transferred} bytes transferred (${load.decoded} decoded), DOMContentLoaded ${load.domContentLoaded} ms, load ${load.load} ms`)
-      assert.ok(load.load < 3000, `load took ${load.load} ms`)
       await shot(page, 'sign-in')
       await page.getByLabel('API token').fill('*:*.not-a-token')
       await page.getByRole('button', { name: 'Sign in' }).click()
@@ -433,7 +432,8 @@ onEachDatabase('console in a browser', (database) => {
       assert.deepEqual([web.name, web.description], ['Web storefront', 'What customers see'])
     })
 
-    await t.test(`${BIG_PROJECT_FLAGS.toLocaleString('en')} flags: the server pages, each page renders under 200 ms`, async () => {
+    // Timings are printed, never asserted (bench/ is for figures): a loaded CI machine would make them flaky.
+    await t.test(`${BIG_PROJECT_FLAGS.toLocaleString('en')} flags: the server pages, sorts and searches them, one page at a time`, async () => {
       assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'big', name: 'Big' })).status, 201)
       await insertFlags(pennon, 'big', BIG_PROJECT_FLAGS)
       await page.goto(`${base}/#/projects/big`)
@@ -458,11 +458,9 @@ onEachDatabase('console in a browser', (database) => {
       await measure(() => page.getByRole('button', { name: 'Name' }).click())
       await page.getByRole('link', { name: 'flag-09999' }).waitFor()
       t.diagnostic(`pages of ${BIG_PROJECT_FLAGS} flags [${database.name}] (fetch / render / click to rendered, ms): ${timings.map((x) => `${x.fetch}/${x.render}/${x.total}`).join(', ')}`)
-      for (const timing of timings) {
-        assert.ok(timing.render < 200, `rendering a page took ${timing.render} ms`)
-        // The server's part is measured too, loosely bounded: CI shares two cores with other test files.
-        assert.ok(timing.fetch + timing.render < 1000, `a page took ${timing.fetch + timing.render} ms from request to rendered`)
-      }
+      assert.equal(timings.length, 4)
+      // Only the page asked for is in the document: the ten names the search matched.
+      assert.equal(await page.locator('table.flags tbody tr').count(), 10)
     })
 
     await t.test('no script error and no CSP violation on any page', () => {
