@@ -8,6 +8,7 @@ import { auditContext, SYSTEM_ACTOR, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ServiceAccountData } from '../events/event-types.ts'
 import { createTokenStore, type ApiToken } from './token-store.ts'
+import { keepAnAdmin, lockAdminCredentials } from './admin-credentials.ts'
 import { apiTokenSecret, hashSecret, serviceAccountTokenSecret } from './token-secret.ts'
 import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccountTokenBody } from './token-schemas.ts'
 
@@ -72,6 +73,8 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
 
     deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
+        const admins = await lockAdminCredentials(trx)
+        keepAnAdmin(admins, (credential) => credential.kind === 'api-token' && credential.tokenName === tokenName, `API token ${quote(tokenName)} is`)
         const deleted = await createTokenStore(trx).deleteByName(tokenName)
         if (deleted.length === 0) throw notFound(`No API token is named ${quote(tokenName)}.`)
         const audit = auditContext(actor)
@@ -110,8 +113,10 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
 
     deleteServiceAccount: (id: number, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
+        const admins = await lockAdminCredentials(trx)
         const account = await createTokenStore(trx).findServiceAccount(id)
         if (!account) throw notFound(`No service account has id ${id}.`)
+        keepAnAdmin(admins, (credential) => credential.kind === 'service-account-token' && credential.accountId === id, `Service account ${quote(account.username)} holds`)
         // Its tokens go with it (foreign key cascade), so they stop working at once.
         await trx.deleteFrom('service_accounts').where('id', '=', id).execute()
         await appendEvents(trx, auditContext(actor), [{ type: 'service-account-deleted', preData: account }])

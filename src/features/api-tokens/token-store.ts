@@ -29,7 +29,8 @@ const apiTokenByHash = prepared((db: Kysely<Database>) =>
   db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects']).where('secret_hash', '=', ''),
 )
 
-const isExpired = (expiresAt: string | null, now: string): boolean => expiresAt !== null && expiresAt <= now
+/** Whether a credential's expiry (ISO time; null: never) has come at `now`. */
+export const isExpired = (expiresAt: string | null, now: string): boolean => expiresAt !== null && expiresAt <= now
 
 function apiTokenPrincipal(token: Pick<ApiTokensTable, 'token_name' | 'type' | 'expires_at' | 'environment' | 'projects'>): ResolvedToken {
   if (token.type === 'admin') return { principal: adminTokenPrincipal(token.token_name), expiresAt: token.expires_at }
