@@ -88,6 +88,20 @@ export function createTokenStore(db: Kysely<Database>) {
       return row === undefined
     },
 
+    /** Those of these secret hashes that no API token has yet. */
+    async notStored(hashes: readonly string[]): Promise<string[]> {
+      if (hashes.length === 0) return []
+      const rows = await db.selectFrom('api_tokens').select('secret_hash').where('secret_hash', 'in', hashes).execute()
+      const stored = new Set(rows.map((row) => row.secret_hash))
+      return hashes.filter((hash) => !stored.has(hash))
+    },
+
+    /** Token names like `admin%` (SQLite ignores the case; callers compare exactly). */
+    async namesLike(pattern: string): Promise<string[]> {
+      const rows = await db.selectFrom('api_tokens').select('token_name').distinct().where('token_name', 'like', pattern).execute()
+      return rows.map((row) => row.token_name)
+    },
+
     async insert(token: ApiToken, secretHash: string): Promise<void> {
       await db
         .insertInto('api_tokens')
