@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { createDb } from '../src/db/database.ts'
 import { startProcess, type Server } from '../bench/lib.ts'
@@ -82,9 +85,18 @@ onEachDatabase('npm run admin-token', (database) => {
   })
 })
 
-test('npm run admin-token: a bad configuration stops it with the message main.ts would give, and exit code 1', async () => {
+test('npm run admin-token: a bad configuration, or no database file, stops it with exit code 1', async (t) => {
   const result = await adminTokenCommand({ DATABASE_URL: 'mysql://nope' })
   assert.equal(result.code, 1)
   assert.equal(result.stdout, '')
   assert.equal(result.stderr, 'pennon admin-token: DATABASE_URL must be a postgres:// or postgresql:// URL\n')
+
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-cli-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'typo.sqlite')
+  const missing = await adminTokenCommand({ DATABASE_URL: '', DATABASE_FILE: file })
+  assert.equal(missing.code, 1)
+  assert.equal(missing.stdout, '')
+  assert.equal(missing.stderr, `pennon admin-token: no database at ${file}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`)
+  assert.equal(existsSync(file), false, 'no database is created')
 })

@@ -5,6 +5,7 @@
  * a running server takes the new token at once. Named `admin` (or `admin-2`, … when taken)
  * unless a name is given; its `api-token-created` event names the system as the actor.
  */
+import { existsSync } from 'node:fs'
 import { ConfigError, loadConfig } from '../config.ts'
 import { createDb } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
@@ -36,6 +37,11 @@ async function main(): Promise<number> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     process.stderr.write(`pennon admin-token: ${error.message}\n`)
+    return 1
+  }
+  // A mistyped path would otherwise create a new, empty database and mint the token there.
+  if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
+    process.stderr.write(`pennon admin-token: no database at ${config.databaseFile}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`)
     return 1
   }
   const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
