@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config.ts'
 import { createDb } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { buildApp } from './app.ts'
-import { createTokenService } from './features/api-tokens/token-service.ts'
+import { createTokenService, type BootstrapOutcome } from './features/api-tokens/token-service.ts'
 
 async function main(): Promise<void> {
   let config
@@ -18,19 +18,13 @@ async function main(): Promise<void> {
   }
 
   const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
-  let bootstrapSecret: string | undefined
+  let bootstrap: BootstrapOutcome = { kind: 'nothing' }
   await migrateToLatest(database.db, async () => {
-    bootstrapSecret = await createTokenService({ db: database.db }).bootstrap(config.initAdminApiTokens, config.authType === 'open-source')
+    bootstrap = await createTokenService({ db: database.db }).bootstrap(config.initAdminApiTokens, config.authType === 'open-source')
   })
 
   const app = await buildApp({ config, database })
-  if (bootstrapSecret) {
-    // Printed once, never logged as structured data and never stored in clear.
-    process.stdout.write(
-      `\nNo API token existed, so Pennon created an admin token. It is shown only this once:\n\n    ${bootstrapSecret}\n\n` +
-        `Use it as: curl -H "Authorization: ${bootstrapSecret}" http://127.0.0.1:${config.port}/api/admin/projects\n\n`,
-    )
-  }
+  tellOperator(bootstrap, config.port)
 
   let closing = false
   const shutdown = async (signal: string) => {
@@ -50,6 +44,27 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
+}
+
+/** What the start-up did about admin tokens, for the operator watching it start. */
+function tellOperator(outcome: BootstrapOutcome, port: number): void {
+  if (outcome.kind === 'generated') {
+    // Printed once, never logged as structured data and never stored in clear.
+    process.stdout.write(
+      `\nNo API token existed, so Pennon created an admin token. It is shown only this once:\n\n    ${outcome.secret}\n\n` +
+        `Use it as: curl -H "Authorization: ${outcome.secret}" http://127.0.0.1:${port}/api/admin/projects\n\n`,
+    )
+  } else if (outcome.kind === 'stored') {
+    const entries = outcome.count === 1 ? 'entry' : `${outcome.count} entries`
+    process.stdout.write(`\nStored the INIT_ADMIN_API_TOKENS ${entries} as admin token "${outcome.tokenName}".\n\n`)
+  } else if (outcome.kind === 'locked-out') {
+    process.stderr.write(
+      '\nWarning: no token can administer Pennon (no admin API token or Admin service-account token is left unexpired),\n' +
+        'so its admin API and console refuse everybody. To get back in, mint an admin token on this database:\n\n' +
+        '    npm run admin-token\n\n' +
+        'with the same DATABASE_URL or DATABASE_FILE (it prints the token once), or restart with INIT_ADMIN_API_TOKENS=*:*.<secret>.\n\n',
+    )
+  }
 }
 
 await main()

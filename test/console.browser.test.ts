@@ -294,6 +294,26 @@ onEachDatabase('console in a browser', (database) => {
       await shot(page, 'tokens')
     })
 
+    await t.test('tokens: deleting the last admin token, the one signed in with, is warned of and refused with the server\'s reason', async () => {
+      await page.goto(`${base}/#/tokens`)
+      await heading(page, 'Tokens and service accounts')
+      await page.getByRole('button', { name: 'Delete API token admin' }).click()
+      const dialog = page.getByRole('dialog')
+      await dialog.getByText('This is the token you are signed in with: once it is deleted, the console signs you out.').waitFor()
+      await dialog.getByText('This is the last admin token, and no Admin service account exists', { exact: false }).waitFor()
+      await dialog.getByRole('button', { name: 'Delete token' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      const refused = page.getByRole('alert').filter({ hasText: 'last credential' })
+      await refused.waitFor()
+      assert.equal(await refused.innerText(),
+        'API token "admin" is the last credential that can administer Pennon, so it cannot be deleted. Create another admin token or a token for an Admin service account first.')
+      const stored = (await call(pennon, 'GET', '/api/admin/api-tokens')).body.tokens as Array<{ tokenName: string; type: string }>
+      assert.deepEqual(stored.map((token) => [token.tokenName, token.type]), [['admin', 'admin']])
+      // Still signed in, on the same page.
+      await page.getByRole('button', { name: 'Delete API token admin' }).waitFor()
+      assert.ok(await page.locator('#nav').isVisible())
+    })
+
     await t.test('as a Viewer the switches and writes are disabled, naming the permission', async () => {
       const viewer = watch(await (await newContext()).newPage())
       await signIn(viewer, base, viewerSecret)

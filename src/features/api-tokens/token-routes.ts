@@ -34,7 +34,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: TokenService }> = 
 
   app.delete('/api-tokens/:tokenName', {
     config: { permission: 'ADMIN' },
-    schema: { tags, summary: 'Delete every API token with that name', params: TokenNameParams, response: { 200: NoContent, ...errorResponses(401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Delete every API token with that name',
+      description: 'Refused (409) when they are the last credentials that can administer Pennon: unexpired admin tokens and tokens of Admin service accounts.',
+      params: TokenNameParams,
+      response: { 200: NoContent, ...errorResponses(401, 403, 404, 409) },
+    },
   }, async (request, reply) => {
     await tokens.deleteApiToken(request.params.tokenName, request.principal)
     return sendEmpty(reply, 200)
@@ -57,7 +63,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: TokenService }> = 
 
   app.delete('/service-account/:id', {
     config: { permission: 'ADMIN' },
-    schema: { tags, summary: 'Delete a service account and its tokens', params: ServiceAccountParams, response: { 200: NoContent, ...errorResponses(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Delete a service account and its tokens',
+      description: 'Refused (409) when its tokens are the last credentials that can administer Pennon: unexpired admin tokens and tokens of Admin service accounts.',
+      params: ServiceAccountParams,
+      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+    },
   }, async (request, reply) => {
     await tokens.deleteServiceAccount(parseIntegerId(request.params.id, '/params/id'), request.principal)
     return sendEmpty(reply, 200)

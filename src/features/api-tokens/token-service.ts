@@ -8,6 +8,7 @@ import { auditContext, SYSTEM_ACTOR, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ServiceAccountData } from '../events/event-types.ts'
 import { createTokenStore, type ApiToken } from './token-store.ts'
+import { keepAnAdmin, lockAdminCredentials } from './admin-credentials.ts'
 import { apiTokenSecret, hashSecret, serviceAccountTokenSecret } from './token-secret.ts'
 import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccountTokenBody } from './token-schemas.ts'
 
@@ -25,25 +26,71 @@ function checkNotPast(expiresAt: string | null | undefined, path: string): void 
   if (problems.length > 0) throw validationFailed(problems)
 }
 
+/** What the start-up did about admin tokens (main.ts tells the operator). */
+export type BootstrapOutcome =
+  | { kind: 'nothing' }
+  | { kind: 'stored'; tokenName: string; count: number }
+  | { kind: 'generated'; tokenName: string; secret: string }
+  /** Tokens exist, none can administer Pennon, and no INIT_ADMIN_API_TOKENS entry was new. */
+  | { kind: 'locked-out' }
+
+/** `admin` unless a token has that name, else `admin-2`, `admin-3`, …: a name of its own, so a delete by name touches only it. */
+async function freeAdminName(trx: Kysely<Database>): Promise<string> {
+  const taken = new Set(await createTokenStore(trx).namesLike('admin%'))
+  if (!taken.has('admin')) return 'admin'
+  let n = 2
+  while (taken.has(`admin-${n}`)) n++
+  return `admin-${n}`
+}
+
+/** Admin tokens the system creates (start-up, the command line), each with its event. */
+async function storeSystemAdminTokens(trx: Kysely<Database>, tokenName: string, hashes: readonly string[]): Promise<void> {
+  const audit = auditContext(SYSTEM_ACTOR, 'system')
+  for (const hash of hashes) {
+    const token: ApiToken = { tokenName, type: 'admin', environment: '*', projects: ['*'], expiresAt: null, createdAt: audit.createdAt }
+    await createTokenStore(trx).insert(token, hash)
+    await appendEvents(trx, audit, [{ type: 'api-token-created', project: '*', environment: '*', data: token }])
+  }
+}
+
 export function createTokenService({ db }: { db: Kysely<Database> }) {
   return {
     /**
-     * At start-up: when no API token exists, store the INIT_ADMIN_API_TOKENS, or,
-     * with token auth on and none given, create one admin token and return its
-     * secret so it can be printed once.
+     * At start-up, when no API token exists or none can administer Pennon: store the
+     * INIT_ADMIN_API_TOKENS not stored yet; or, with token auth on, an empty table and none
+     * given, create one admin token (its secret is returned so it can be printed once). Tokens
+     * that exist but can no longer administer are never replaced unasked: that outcome is
+     * `locked-out`, and main.ts names the way back.
      */
-    bootstrap: (initTokens: readonly string[], createIfMissing: boolean): Promise<string | undefined> =>
+    bootstrap: (initTokens: readonly string[], createIfMissing: boolean): Promise<BootstrapOutcome> =>
       db.transaction().execute(async (trx) => {
         const store = createTokenStore(trx)
-        if (!(await store.isEmpty())) return undefined
-        const secrets = initTokens.length > 0 ? [...initTokens] : createIfMissing ? [apiTokenSecret('admin', ['*'], '*')] : []
-        const audit = auditContext(SYSTEM_ACTOR, 'system')
-        for (const secret of new Set(secrets)) {
-          const token: ApiToken = { tokenName: 'admin', type: 'admin', environment: '*', projects: ['*'], expiresAt: null, createdAt: audit.createdAt }
-          await store.insert(token, hashSecret(secret))
-          await appendEvents(trx, audit, [{ type: 'api-token-created', project: '*', environment: '*', data: token }])
+        const empty = await store.isEmpty()
+        const adminless = (await lockAdminCredentials(trx)).length === 0
+        if (!empty && !adminless) return { kind: 'nothing' }
+        const hashes = await store.notStored([...new Set(initTokens.map(hashSecret))])
+        if (hashes.length > 0) {
+          const tokenName = await freeAdminName(trx)
+          await storeSystemAdminTokens(trx, tokenName, hashes)
+          return { kind: 'stored', tokenName, count: hashes.length }
         }
-        return initTokens.length === 0 ? secrets[0] : undefined
+        if (!createIfMissing) return { kind: 'nothing' }
+        if (!empty) return { kind: 'locked-out' }
+        const secret = apiTokenSecret('admin', ['*'], '*')
+        await storeSystemAdminTokens(trx, 'admin', [hashSecret(secret)])
+        return { kind: 'generated', tokenName: 'admin', secret }
+      }),
+
+    /**
+     * A new admin token, created by the system for an operator at the database
+     * (`npm run admin-token`): named `tokenName`, or the first free of `admin`, `admin-2`, ….
+     */
+    mintAdminToken: (tokenName?: string): Promise<{ tokenName: string; secret: string }> =>
+      db.transaction().execute(async (trx) => {
+        const name = tokenName ?? (await freeAdminName(trx))
+        const secret = apiTokenSecret('admin', ['*'], '*')
+        await storeSystemAdminTokens(trx, name, [hashSecret(secret)])
+        return { tokenName: name, secret }
       }),
 
     listApiTokens: () => createTokenStore(db).list(),
@@ -72,6 +119,8 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
 
     deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
+        const admins = await lockAdminCredentials(trx)
+        keepAnAdmin(admins, (credential) => credential.kind === 'api-token' && credential.tokenName === tokenName, `API token ${quote(tokenName)} is`)
         const deleted = await createTokenStore(trx).deleteByName(tokenName)
         if (deleted.length === 0) throw notFound(`No API token is named ${quote(tokenName)}.`)
         const audit = auditContext(actor)
@@ -110,8 +159,10 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
 
     deleteServiceAccount: (id: number, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
+        const admins = await lockAdminCredentials(trx)
         const account = await createTokenStore(trx).findServiceAccount(id)
         if (!account) throw notFound(`No service account has id ${id}.`)
+        keepAnAdmin(admins, (credential) => credential.kind === 'service-account-token' && credential.accountId === id, `Service account ${quote(account.username)} holds`)
         // Its tokens go with it (foreign key cascade), so they stop working at once.
         await trx.deleteFrom('service_accounts').where('id', '=', id).execute()
         await appendEvents(trx, auditContext(actor), [{ type: 'service-account-deleted', preData: account }])

@@ -29,7 +29,8 @@ const apiTokenByHash = prepared((db: Kysely<Database>) =>
   db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects']).where('secret_hash', '=', ''),
 )
 
-const isExpired = (expiresAt: string | null, now: string): boolean => expiresAt !== null && expiresAt <= now
+/** Whether a credential's expiry (ISO time; null: never) has come at `now`. */
+export const isExpired = (expiresAt: string | null, now: string): boolean => expiresAt !== null && expiresAt <= now
 
 function apiTokenPrincipal(token: Pick<ApiTokensTable, 'token_name' | 'type' | 'expires_at' | 'environment' | 'projects'>): ResolvedToken {
   if (token.type === 'admin') return { principal: adminTokenPrincipal(token.token_name), expiresAt: token.expires_at }
@@ -85,6 +86,20 @@ export function createTokenStore(db: Kysely<Database>) {
     async isEmpty(): Promise<boolean> {
       const row = await db.selectFrom('api_tokens').select('secret_hash').limit(1).executeTakeFirst()
       return row === undefined
+    },
+
+    /** Those of these secret hashes that no API token has yet. */
+    async notStored(hashes: readonly string[]): Promise<string[]> {
+      if (hashes.length === 0) return []
+      const rows = await db.selectFrom('api_tokens').select('secret_hash').where('secret_hash', 'in', hashes).execute()
+      const stored = new Set(rows.map((row) => row.secret_hash))
+      return hashes.filter((hash) => !stored.has(hash))
+    },
+
+    /** Token names like `admin%` (SQLite ignores the case; callers compare exactly). */
+    async namesLike(pattern: string): Promise<string[]> {
+      const rows = await db.selectFrom('api_tokens').select('token_name').distinct().where('token_name', 'like', pattern).execute()
+      return rows.map((row) => row.token_name)
     },
 
     async insert(token: ApiToken, secretHash: string): Promise<void> {

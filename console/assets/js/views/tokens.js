@@ -1,14 +1,21 @@
 // @ts-check
-/** API tokens and service accounts: create (the secret shown once, with a copy button), list, delete. All need ADMIN. */
+/**
+ * API tokens and service accounts: create (the secret shown once, with a copy button), list, delete.
+ * All need ADMIN. A delete's confirmation says when it takes the caller's own credential or the
+ * last one that can administer Pennon; the server has the last word (a 409 is shown as it says).
+ */
 import { api, ApiError, seg } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
-import { can } from '../session.js'
+import { can, session } from '../session.js'
 import { badge, errorBox, guard, loading, pageHeader, secretPanel, runAction, section } from '../ui.js'
 
 const ROLES = /** @type {const} */ ([[1, 'Admin'], [2, 'Editor'], [3, 'Viewer']])
 
 /** @typedef {{ tokenName: string, type: string, environment: string, projects: string[], expiresAt: string | null, createdAt: string }} ApiToken */
 /** @typedef {{ id: number, username: string, name: string, rootRole: number, createdAt: string }} ServiceAccount */
+
+/** Whether an API token can administer Pennon: an admin token not expired. @param {ApiToken} token */
+const administers = (token) => token.type === 'admin' && (token.expiresAt === null || Date.parse(token.expiresAt) > Date.now())
 
 /** ISO from a date input (end of that day, UTC), or null. @param {HTMLInputElement} input */
 const expiry = (input) => (input.value ? new Date(`${input.value}T23:59:59.000Z`).toISOString() : null)
@@ -55,7 +62,8 @@ export async function tokensView({ main, current }) {
       h('td', null, token.expiresAt ? formatDate(token.expiresAt) : 'never'),
       h('td', null, formatDate(token.createdAt)),
       h('td', null, h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete API token ${token.tokenName}`, onclick: async () => {
-        const sure = await confirmDialog({ title: `Delete ${token.tokenName}?`, body: 'Every token with this name stops working at once.', confirm: 'Delete token', danger: true })
+        const body = h('div', null, h('p', null, 'Every token with this name stops working at once.'), tokenWarnings(token))
+        const sure = await confirmDialog({ title: `Delete ${token.tokenName}?`, body, confirm: 'Delete token', danger: true })
         if (!sure) return
         await run(() => api('DELETE', `/api-tokens/${seg(token.tokenName)}`), `API token ${token.tokenName} deleted.`)
       } }, 'Delete'))))))
@@ -71,7 +79,8 @@ export async function tokensView({ main, current }) {
       h('td', { class: 'row-actions' },
         h('button', { type: 'button', class: 'secondary small', 'aria-label': `New token for ${account.username}`, onclick: () => accountToken(account) }, 'New token'),
         h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete service account ${account.username}`, onclick: async () => {
-          const sure = await confirmDialog({ title: `Delete ${account.username}?`, body: 'Its tokens stop working at once.', confirm: 'Delete service account', danger: true })
+          const body = h('div', null, h('p', null, 'Its tokens stop working at once.'), accountWarnings(account))
+          const sure = await confirmDialog({ title: `Delete ${account.username}?`, body, confirm: 'Delete service account', danger: true })
           if (sure) await run(() => api('DELETE', `/service-account/${account.id}`), `Service account ${account.username} deleted.`)
         } }, 'Delete'))))))
 
@@ -79,6 +88,35 @@ export async function tokensView({ main, current }) {
   replace(main, pageHeader('Tokens and service accounts'), errors, secretSlot,
     section('API tokens', tokenTable, h('h3', null, 'New API token'), tokenForm()),
     section('Service accounts', accountTable, h('h3', null, 'New service account'), accountForm()))
+
+  /** What deleting these tokens would take away that the caller may not mean to. @param {ApiToken} token */
+  function tokenWarnings(token) {
+    const me = session.me
+    const own = me?.kind === 'admin-token' && me.name === token.tokenName
+    const others = tokens.filter((other) => administers(other) && other.tokenName !== token.tokenName)
+    const adminAccounts = serviceAccounts.filter((account) => account.rootRole === 1)
+    const last = administers(token) && others.length === 0
+    return [
+      own ? h('p', { class: 'alert warn' }, 'This is the token you are signed in with: once it is deleted, the console signs you out.') : null,
+      last && adminAccounts.length === 0
+        ? h('p', { class: 'alert warn' }, 'This is the last admin token, and no Admin service account exists: Pennon refuses to delete the last credential that can administer it. Create another admin token first.')
+        : null,
+      last && adminAccounts.length > 0
+        ? h('p', { class: 'alert warn' }, `This is the last admin token: it can go only while an Admin service account (${adminAccounts.map((account) => account.username).join(', ')}) holds an unexpired token.`)
+        : null,
+    ]
+  }
+
+  /** The same for a service account. @param {ServiceAccount} account */
+  function accountWarnings(account) {
+    const me = session.me
+    const own = me?.kind === 'service-account' && me.name === account.username
+    const last = account.rootRole === 1 && !tokens.some(administers) && !serviceAccounts.some((other) => other.rootRole === 1 && other.id !== account.id)
+    return [
+      own ? h('p', { class: 'alert warn' }, 'This is the service account you are signed in as: once it is deleted, the console signs you out.') : null,
+      last ? h('p', { class: 'alert warn' }, 'No admin token is left and this is the only Admin service account: if it holds an unexpired token, Pennon refuses to delete it. Create an admin token first.') : null,
+    ]
+  }
 
   /** @param {() => Promise<unknown>} action @param {string} done */
   async function run(action, done) {

@@ -1,0 +1,61 @@
+/**
+ * `npm run admin-token [-- <token name>]`: mints an admin API token straight in the database
+ * that DATABASE_URL or DATABASE_FILE names (configured as for `npm start`) and prints it once.
+ * The way back for an operator who has the database but no token that can administer Pennon;
+ * a running server takes the new token at once. Named `admin` (or `admin-2`, … when taken)
+ * unless a name is given; its `api-token-created` event names the system as the actor.
+ */
+import { existsSync } from 'node:fs'
+import { ConfigError, loadConfig } from '../config.ts'
+import { createDb } from '../db/database.ts'
+import { migrateToLatest } from '../db/migrate.ts'
+import { createTokenService } from '../features/api-tokens/token-service.ts'
+
+const USAGE = 'usage: npm run admin-token [-- <token name>]   (DATABASE_URL or DATABASE_FILE as for npm start)'
+
+/** The name asked for, held to the API's rules for a token name (1 to 255 characters, printable). */
+function tokenName(args: readonly string[]): string | undefined {
+  if (args.length === 0) return undefined
+  const name = args[0]!.trim()
+  if (args.length > 1 || name === '' || name.length > 255 || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new ConfigError(`a token name is one argument of 1 to 255 printable characters\n${USAGE}`)
+  }
+  return name
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2)
+  if (args[0] === '--help' || args[0] === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  let config
+  let name
+  try {
+    config = loadConfig(process.env)
+    name = tokenName(args)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`pennon admin-token: ${error.message}\n`)
+    return 1
+  }
+  // A mistyped path would otherwise create a new, empty database and mint the token there.
+  if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
+    process.stderr.write(`pennon admin-token: no database at ${config.databaseFile}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`)
+    return 1
+  }
+  const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
+  try {
+    await migrateToLatest(database.db)
+    const minted = await createTokenService({ db: database.db }).mintAdminToken(name)
+    process.stdout.write(
+      `Created admin token "${minted.tokenName}". It is shown only this once:\n\n    ${minted.secret}\n\n` +
+        `Use it as: curl -H "Authorization: ${minted.secret}" http://127.0.0.1:${config.port}/api/admin/projects\n`,
+    )
+    return 0
+  } finally {
+    await database.close()
+  }
+}
+
+process.exitCode = await main()

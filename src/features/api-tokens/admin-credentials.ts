@@ -1,0 +1,60 @@
+/**
+ * The rule that keeps Pennon administrable: the last credential that can administer it cannot be
+ * removed. Admin-capable: an unexpired admin API token, or an unexpired token of a service
+ * account whose root role is Admin. Without one, token auth locks everybody out of the admin API
+ * (the way back is a start-up with INIT_ADMIN_API_TOKENS or `npm run admin-token`: README.md).
+ */
+import type { Kysely } from 'kysely'
+import { dialectOf } from '../../db/dialect.ts'
+import type { Database } from '../../db/tables.ts'
+import { invalidOperation } from '../../http/errors.ts'
+import { ROOT_ROLES } from '../../http/permissions.ts'
+import { isExpired } from './token-store.ts'
+
+export type AdminCredential =
+  | { kind: 'api-token'; tokenName: string }
+  | { kind: 'service-account-token'; accountId: number }
+
+/**
+ * Every admin-capable credential, read inside the transaction that may remove some, with the rows
+ * locked: on PostgreSQL `FOR UPDATE` (in a fixed order, so two removers queue instead of
+ * deadlocking; the second then reads what the first left); SQLite's `BEGIN IMMEDIATE` already
+ * holds the write lock. So two concurrent removals of the last two never both see the other's.
+ */
+export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date().toISOString()): Promise<AdminCredential[]> {
+  const lock = dialectOf(trx) === 'postgres'
+  const apiTokens = await trx
+    .selectFrom('api_tokens')
+    .select(['token_name', 'expires_at'])
+    .where('type', '=', 'admin')
+    .orderBy('secret_hash')
+    .$if(lock, (query) => query.forUpdate())
+    .execute()
+  // The account's row too: the rule depends on its root role.
+  const accountTokens = await trx
+    .selectFrom('service_account_tokens as t')
+    .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
+    .select(['t.service_account_id', 't.expires_at'])
+    .where('a.root_role', '=', ROOT_ROLES.Admin)
+    .orderBy('t.id')
+    .$if(lock, (query) => query.forUpdate())
+    .execute()
+  return [
+    ...apiTokens.filter((token) => !isExpired(token.expires_at, now)).map((token) => ({ kind: 'api-token' as const, tokenName: token.token_name })),
+    ...accountTokens
+      .filter((token) => !isExpired(token.expires_at, now))
+      .map((token) => ({ kind: 'service-account-token' as const, accountId: token.service_account_id })),
+  ]
+}
+
+const WHY = 'Create another admin token or a token for an Admin service account first.'
+
+/**
+ * Refuses (409) a removal that takes away admin-capable credentials and leaves none. A removal
+ * of credentials that administer nothing, or when none is left anyway, is not this rule's business.
+ */
+export function keepAnAdmin(credentials: readonly AdminCredential[], removes: (credential: AdminCredential) => boolean, what: string): void {
+  if (credentials.some(removes) && credentials.every(removes)) {
+    throw invalidOperation(`${what} the last credential that can administer Pennon, so it cannot be deleted. ${WHY}`)
+  }
+}
