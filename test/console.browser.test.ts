@@ -1,5 +1,5 @@
 /**
- * The console in a real browser: the system's headless Chromium (Debian's `chromium`; `.ci/run`
+ * The console (and Swagger UI) in a real browser: the system's headless Chromium (Debian's `chromium`; `.ci/run`
  * installs it), driven by playwright-core, which never downloads a browser of its own. A real
  * Pennon listens on 127.0.0.1 on each database. CONSOLE_SCREENSHOTS=1 writes docs/console/*.png.
  */
@@ -425,5 +425,35 @@ onEachDatabase('console in a browser', (database) => {
       // The 4xx answers the journeys provoke on purpose (a wrong token, a bad segment value) are no problem.
       assert.deepEqual(problems.filter((problem) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(problem)), [])
     })
+  })
+
+  test('Swagger UI at /docs/openapi renders the operations and tries one out under its strict CSP', { skip, timeout: 120_000 }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = pennon.app.server.address()
+    assert.ok(address && typeof address === 'object')
+    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
+    t.after(() => browser.close())
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    page.setDefaultTimeout(15_000)
+    const problems: string[] = []
+    page.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') problems.push(`console: ${message.text()}`) })
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    // Each violation is also an event in the page: collected there, it names the directive.
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP: ${event.violatedDirective} ${event.blockedURI}`))
+    })
+    const response = await page.goto(`http://127.0.0.1:${address.port}/docs/openapi/`)
+    assert.match(String(response?.headers()['content-security-policy']), /^default-src 'none'; script-src 'self';/)
+    const health = page.locator('.opblock-get', { hasText: '/health' })
+    await health.waitFor()
+    assert.ok((await page.locator('.opblock').count()) > 50, 'every operation is listed')
+    await page.locator('.opblock-get', { hasText: '/api/admin/projects' }).first().waitFor()
+    await health.locator('.opblock-summary').click()
+    await health.getByRole('button', { name: 'Try it out' }).click()
+    await health.getByRole('button', { name: 'Execute' }).click()
+    await health.locator('.live-responses-table .response-col_status', { hasText: '200' }).waitFor()
+    assert.match(await health.locator('.live-responses-table .microlight').first().innerText(), /"health": "GOOD"/)
+    assert.deepEqual(problems, [])
   })
 })
