@@ -5,7 +5,6 @@
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import { sql } from 'kysely'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -15,6 +14,7 @@ import { createAuthenticator } from './features/api-tokens/authenticator.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
 import { isSdkPath, registerSdkPipeline } from './http/sdk-pipeline.ts'
 import { createCorsHandler } from './http/cors.ts'
+import { docsUi } from './http/docs-ui.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
 import { parseJsonBody } from './http/json-body.ts'
@@ -116,7 +116,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
       return { schema: transformed, url, route }
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs/openapi' })
+  await app.register(docsUi, { routePrefix: '/docs/openapi' })
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   app.get('/health', {

@@ -1,5 +1,5 @@
 /**
- * The console in a real browser: the system's headless Chromium (Debian's `chromium`; `.ci/run`
+ * The console (and Swagger UI) in a real browser: the system's headless Chromium (Debian's `chromium`; `.ci/run`
  * installs it), driven by playwright-core, which never downloads a browser of its own. A real
  * Pennon listens on 127.0.0.1 on each database. CONSOLE_SCREENSHOTS=1 writes docs/console/*.png.
  */
@@ -483,9 +483,106 @@ onEachDatabase('console in a browser', (database) => {
       assert.equal(await page.locator('table.flags tbody tr').count(), 10)
     })
 
+    await t.test('on a phone (390 px): no page scrolls sideways, every navigation link is on screen and works, wide tables scroll in their own box', async () => {
+      const phone = watch(await (await browser.newContext({ viewport: { width: 390, height: 844 }, reducedMotion: 'reduce', isMobile: true, hasTouch: true })).newPage())
+      await signIn(phone, base, pennon.adminToken)
+      const fitsTheScreen = async (where: string) => {
+        const { scrollWidth, innerWidth, tooWide } = await phone.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          // A phone zooms out to show a page wider than itself, and its window grows with it.
+          innerWidth: window.innerWidth,
+          // What sticks out, outside any box that scrolls it: named in the failure.
+          tooWide: [...document.body.querySelectorAll('*')]
+            .filter((element) => element.getBoundingClientRect().right > 390)
+            .filter((element) => {
+              for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) if (getComputedStyle(box).overflowX !== 'visible') return false
+              return true
+            })
+            .map((element) => `${element.tagName.toLowerCase()}${element.className ? `.${element.className}` : ''} ${Math.round(element.getBoundingClientRect().right)}`).slice(0, 5),
+        }))
+        assert.ok(innerWidth === 390 && scrollWidth <= innerWidth, `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`)
+        const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
+        assert.equal(await nav.count(), 5)
+        for (const link of await nav.all()) {
+          const box = await link.boundingBox()
+          // Across the screen (scrolled down a long page, the bar is above, as on any page).
+          assert.ok(box && box.x >= 0 && box.x + box.width <= innerWidth, `${where}: ${await link.innerText()} is off screen: ${JSON.stringify(box)}`)
+          // Visible, stable, enabled and not covered by anything: a tap would reach it.
+          await link.click({ trial: true })
+        }
+      }
+      // The pages the navigation leads to, each reached by tapping its link.
+      for (const [label, title] of [['Projects', 'Projects'], ['Segments', 'Segments'], ['Strategies', 'Strategies'], ['Event log', 'Event log'], ['Tokens', 'Tokens and service accounts']]) {
+        await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click()
+        await heading(phone, title!)
+        await fitsTheScreen(label!)
+      }
+      // The strategies' table is wider than the phone: it scrolls inside its own box, not the page.
+      await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Strategies' }).click()
+      await heading(phone, 'Strategies')
+      const table = await phone.locator('main table').first().evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }))
+      assert.ok(table.scrollWidth > table.clientWidth, `the table (${table.scrollWidth} px) scrolls within its ${table.clientWidth} px`)
+      // A project's flags, a flag, a segment: reached by address.
+      for (const [hash, title] of [['#/projects/web', 'Project web'], ['#/projects/web/features/new-checkout', 'new-checkout'], ['#/segments', 'Segments']]) {
+        await phone.goto(`${base}/${hash}`)
+        await heading(phone, title!)
+        await fitsTheScreen(hash!)
+      }
+      await phone.getByRole('link', { name: 'beta-users' }).click()
+      await heading(phone, 'beta-users')
+      await fitsTheScreen('a segment')
+      // A dialog fits the screen too.
+      await phone.goto(`${base}/#/projects/web/features/new-checkout`)
+      await heading(phone, 'new-checkout')
+      await phone.getByRole('button', { name: 'Add strategy in production' }).click()
+      const dialog = phone.getByRole('dialog')
+      await dialog.getByRole('button', { name: 'Add constraint' }).click()
+      const box = await dialog.boundingBox()
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `the dialog is off screen: ${JSON.stringify(box)}`)
+      const inDialog = await dialog.evaluate((element) => element.scrollWidth <= element.clientWidth)
+      assert.ok(inDialog, 'nothing in the dialog is wider than it')
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      await fitsTheScreen('a flag, after the dialog')
+      await phone.mouse.move(0, 0) // the last link tried keeps no hover in the picture
+      await shot(phone, 'phone-flag')
+    })
+
     await t.test('no script error and no CSP violation on any page', () => {
       // The 4xx answers the journeys provoke on purpose (a wrong token, a bad segment value) are no problem.
       assert.deepEqual(problems.filter((problem) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(problem)), [])
     })
+  })
+
+  test('Swagger UI at /docs/openapi renders the operations and tries one out under its strict CSP', { skip, timeout: 240_000 }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = pennon.app.server.address()
+    assert.ok(address && typeof address === 'object')
+    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
+    t.after(() => browser.close())
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    // Its bundle is 1.4 MB of script: on two cores shared with the other test files, loading and
+    // rendering every operation has taken over 20 s.
+    page.setDefaultTimeout(60_000)
+    const problems: string[] = []
+    page.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') problems.push(`console: ${message.text()}`) })
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    // Each violation is also an event in the page: collected there, it names the directive.
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP: ${event.violatedDirective} ${event.blockedURI}`))
+    })
+    const response = await page.goto(`http://127.0.0.1:${address.port}/docs/openapi/`)
+    assert.match(String(response?.headers()['content-security-policy']), /^default-src 'none'; script-src 'self';/)
+    const health = page.locator('.opblock-get', { hasText: '/health' })
+    await health.waitFor()
+    assert.ok((await page.locator('.opblock').count()) > 50, 'every operation is listed')
+    await page.locator('.opblock-get', { hasText: '/api/admin/projects' }).first().waitFor()
+    await health.locator('.opblock-summary').click()
+    await health.getByRole('button', { name: 'Try it out' }).click()
+    await health.getByRole('button', { name: 'Execute' }).click()
+    await health.locator('.live-responses-table .response-col_status', { hasText: '200' }).waitFor()
+    assert.match(await health.locator('.live-responses-table .microlight').first().innerText(), /"health": "GOOD"/)
+    assert.deepEqual(problems, [])
   })
 })

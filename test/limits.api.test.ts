@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../src/config.ts'
 import { createAuthThrottle } from '../src/http/auth-throttle.ts'
 import { createAuthenticator } from '../src/features/api-tokens/authenticator.ts'
 import { createTokenStore } from '../src/features/api-tokens/token-store.ts'
+import { consoleAssets } from '../src/features/console/console-assets.ts'
 import { apiToken, call, DATABASES, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from './test-app.ts'
 
 const UNKNOWN = 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'
@@ -196,6 +197,50 @@ onEachDatabase('CORS', (database) => {
       headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
     })
     assert.equal(otherPreflight.statusCode, 401, 'no preflight answer for an origin not listed')
+  })
+
+  test('with CORS_ORIGINS, every answer but the SDK APIs\' varies on Origin, so a shared cache keeps one per origin', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { CORS_ORIGINS: 'https://admin.example.com' } })
+    const asset = `/console/${consoleAssets().version}/js/main.js`
+    const urls = ['/', asset, '/docs/openapi/', '/docs/openapi/static/swagger-ui.css', '/docs/openapi.json', '/health', '/api/admin/projects', '/api/admin/nope', '/nope']
+    for (const origin of ['https://admin.example.com', 'https://evil.example.com', undefined]) {
+      for (const url of urls) {
+        const response = await call(pennon, 'GET', url, undefined, { headers: { 'accept-encoding': 'gzip', ...(origin === undefined ? {} : { origin }) } })
+        const what = `${url} from ${origin}`
+        // The console's files are gzipped when asked, so they vary on that too.
+        assert.equal(response.headers.vary, url === '/' || url === asset ? 'Origin, Accept-Encoding' : 'Origin', what)
+        assert.equal(response.headers['access-control-allow-origin'], origin === 'https://admin.example.com' ? origin : undefined, what)
+      }
+    }
+    // The console's immutable files: the answer a cache may keep for a year names the Origin it was for.
+    const immutable = await call(pennon, 'GET', asset, undefined, { token: null, headers: { origin: 'https://admin.example.com' } })
+    assert.equal(immutable.headers['cache-control'], 'public, max-age=31536000, immutable')
+    assert.equal(immutable.headers.vary, 'Origin, Accept-Encoding')
+    const { etag } = (await call(pennon, 'GET', '/', undefined, { token: null })).headers
+    const revalidated = await call(pennon, 'GET', '/', undefined, { token: null, headers: { 'if-none-match': String(etag) } })
+    assert.equal(revalidated.status, 304)
+    assert.equal(revalidated.headers.vary, 'Origin, Accept-Encoding')
+    const preflight = await pennon.app.inject({
+      method: 'OPTIONS',
+      url: '/api/admin/segments',
+      headers: { origin: 'https://admin.example.com', 'access-control-request-method': 'POST' },
+    })
+    assert.equal(preflight.headers.vary, 'Origin')
+    // The frontend API answers `*` to every origin: its answers do not depend on the Origin.
+    const frontend = await call(pennon, 'GET', '/api/frontend', undefined, { headers: { origin: 'https://admin.example.com' } })
+    assert.equal(frontend.status, 200)
+    assert.equal(frontend.headers['access-control-allow-origin'], '*')
+    assert.equal(frontend.headers.vary, undefined)
+  })
+
+  test('without CORS_ORIGINS nothing depends on the Origin: no CORS headers, no Vary on it', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const asset = `/console/${consoleAssets().version}/js/main.js`
+    for (const url of ['/', asset, '/docs/openapi/', '/health', '/api/admin/projects']) {
+      const response = await call(pennon, 'GET', url, undefined, { headers: { origin: 'https://admin.example.com' } })
+      assert.equal(response.headers.vary, url === '/' || url === asset ? 'Accept-Encoding' : undefined, url)
+      assert.equal(response.headers['access-control-allow-origin'], undefined, url)
+    }
   })
 })
 

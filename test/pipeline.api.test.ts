@@ -1,6 +1,7 @@
 /** Spec §0: the check order, every error status through a real route, one error shape. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { DOCS_CSP } from '../src/http/docs-ui.ts'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from './test-app.ts'
 
 const MISSING = 'Authentication required: send an API token in the Authorization header.'
@@ -199,5 +200,31 @@ onEachDatabase('request pipeline', (database) => {
     const ui = await call(pennon, 'GET', '/docs/openapi/', undefined, { token: null })
     assert.equal(ui.status, 200)
     assert.match(String(ui.headers['content-type']), /text\/html/)
+  })
+
+  test('Swagger UI: a strict CSP, never framed, never sniffed, on the page and everything it loads', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const expectedCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; " +
+      "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    assert.equal(DOCS_CSP, expectedCsp)
+    for (const [url, type] of [
+      ['/docs/openapi/', 'text/html; charset=utf-8'],
+      ['/docs/openapi', 'text/html; charset=utf-8'],
+      ['/docs/openapi/static/swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+      ['/docs/openapi/static/swagger-initializer.js', 'application/javascript; charset=utf-8'],
+      ['/docs/openapi/static/swagger-ui.css', 'text/css; charset=utf-8'],
+      ['/docs/openapi/json', 'application/json; charset=utf-8'],
+    ]) {
+      const response = await call(pennon, 'GET', url!, undefined, { token: null })
+      assert.equal(response.status, 200, url)
+      assert.equal(response.headers['content-type'], type, url)
+      assert.equal(response.headers['content-security-policy'], expectedCsp, url)
+      assert.equal(response.headers['x-frame-options'], 'DENY', url)
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', url)
+      assert.equal(response.headers['referrer-policy'], 'no-referrer', url)
+    }
+    // The page loads nothing inline and nothing from elsewhere.
+    const page = await call(pennon, 'GET', '/docs/openapi/', undefined, { token: null })
+    assert.doesNotMatch(page.text, /<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=|(src|href)="(https?:)?\/\//i)
   })
 })

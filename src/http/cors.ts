@@ -4,6 +4,7 @@
  * without credentials.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { addVary } from './vary.ts'
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE'
 const ALLOWED_HEADERS = 'Authorization, Content-Type'
@@ -12,10 +13,12 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type'
 export function createCorsHandler(origins: readonly string[]) {
   const allowed = new Set(origins)
   return function handleCors(request: FastifyRequest, reply: FastifyReply): boolean {
+    // Every answer depends on the Origin, including one without CORS headers (no Origin, or one
+    // not listed): a shared cache must not give it to a listed origin, nor one origin's to another.
+    addVary(reply, 'Origin')
     const origin = request.headers.origin
     if (origin === undefined || !allowed.has(origin)) return false
     reply.header('access-control-allow-origin', origin)
-    reply.header('vary', 'Origin')
     if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return false
     reply
       .code(204)

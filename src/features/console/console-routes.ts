@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { consoleAssets, type ConsoleFile } from './console-assets.ts'
+import { addVary } from '../../http/vary.ts'
 
 /** Nothing inline, nothing from elsewhere: scripts, styles and API calls come from this origin only. */
 export const CONSOLE_CSP = [
@@ -21,7 +22,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile): FastifyReply {
   const gzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')
-  reply.header('content-type', file.type).header('vary', 'accept-encoding')
+  reply.header('content-type', file.type)
+  addVary(reply, 'Accept-Encoding')
   if (gzip) reply.header('content-encoding', 'gzip')
   return reply.send(gzip ? file.gzip : file.body)
 }
@@ -39,6 +41,7 @@ export const consoleRoutes: FastifyPluginAsync<{ authType: string; dir?: string 
       .header('referrer-policy', 'no-referrer')
       .header('x-frame-options', 'DENY')
       .header('cross-origin-opener-policy', 'same-origin')
+    addVary(reply, 'Accept-Encoding') // on a 304 too: it names what the 200 varies on
     if (request.headers['if-none-match'] === etag) return reply.code(304).send()
     return send(request, reply, index)
   })

@@ -1,0 +1,135 @@
+/**
+ * The README's SDK snippets, run as a reader would run them: saved in a fresh folder of a default
+ * `npm init -y` project (CommonJS: its package.json names no "type"), with the SDK installed
+ * there, against a real Pennon listening on 127.0.0.1.
+ */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { test } from 'node:test'
+import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const NODE_MODULES = new URL('../node_modules/', import.meta.url)
+
+/** The fenced block right after the README's `<!-- README test: <file> … -->` marker. */
+function snippet(file: string): string {
+  const marker = README.indexOf(`<!-- README test: ${file} `)
+  assert.ok(marker >= 0, `the README marks no snippet ${file}`)
+  const block = /^```[a-z]*\n([\s\S]*?)^```$/m.exec(README.slice(marker))
+  assert.ok(block, `no code block after the marker of ${file}`)
+  return block[1]!
+}
+
+/** Replaces each placeholder, which must occur exactly once (a README change breaks this loudly). */
+function fillIn(code: string, values: Record<string, string>): string {
+  for (const [placeholder, value] of Object.entries(values)) {
+    assert.equal(code.split(placeholder).length - 1, 1, `the snippet names ${placeholder} once`)
+    code = code.replace(placeholder, () => value)
+  }
+  return code
+}
+
+/**
+ * A folder as `npm init -y` and `npm install <packages>` leave it: the default package.json
+ * (npm 11 writes `"type": "commonjs"`, npm 10 no "type": `.js` files are CommonJS either way),
+ * each package under node_modules (linked from Pennon's own, which has them as development
+ * dependencies).
+ */
+function projectFolder(t: { after(fn: () => void): void }, packages: string[], npm: 10 | 11 = 11): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-readme-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({
+    name: basename(dir).toLowerCase(),
+    version: '1.0.0',
+    main: 'index.js',
+    scripts: { test: 'echo "Error: no test specified" && exit 1' },
+    keywords: [],
+    author: '',
+    license: 'ISC',
+    ...(npm === 11 ? { type: 'commonjs' } : {}),
+    description: '',
+  }, null, 2)}\n`)
+  mkdirSync(join(dir, 'node_modules'))
+  for (const name of packages) symlinkSync(realpathSync(new URL(name, NODE_MODULES)), join(dir, 'node_modules', name), 'dir')
+  return dir
+}
+
+/**
+ * `node <file>` in `dir`, its output read line by line: `next()` is the next line printed.
+ * The program polls forever, as an application does: it is stopped when the test ends.
+ */
+function run(t: { after(fn: () => void): void }, dir: string, file: string) {
+  // A clean environment: the SDK's backup file goes to the folder, nothing of the test runner's leaks in.
+  const child = spawn(process.execPath, [file], { cwd: dir, env: { PATH: process.env.PATH ?? '', TMPDIR: dir, HOME: dir } })
+  t.after(() => { child.kill() })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  return {
+    async next(): Promise<string> {
+      const line = await lines.next()
+      assert.ok(!line.done, `${file} ended without printing more: ${stderr}`)
+      return line.value
+    },
+    stderr: () => stderr,
+  }
+}
+
+/** What the README's curl commands do before the snippet: the flag, a production client token, the switch on. */
+async function prepare(pennon: TestApp, type: 'client' | 'frontend'): Promise<string> {
+  const flag = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'new-checkout' })
+  assert.ok(flag.status === 201 || flag.status === 409, flag.text)
+  const token = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: type === 'client' ? 'shop' : 'shop-web', type, environment: 'production' })
+  assert.equal(token.status, 201, token.text)
+  assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/new-checkout/environments/production/on')).status, 200)
+  return token.body.secret
+}
+
+async function listen(pennon: TestApp): Promise<string> {
+  await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = pennon.app.server.address()
+  assert.ok(address && typeof address === 'object')
+  return `http://127.0.0.1:${address.port}`
+}
+
+onEachDatabase('README', (database) => {
+  // The SDK asks every 15 s by default: seeing the switch off takes up to one interval.
+  test('the Node SDK snippet, saved as app.js in a default npm project, prints the flag, then its change', { timeout: 60_000 }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listen(pennon)
+    const secret = await prepare(pennon, 'client')
+    const code = fillIn(snippet('app.js'), { 'http://127.0.0.1:4242/api/': `${base}/api/`, '<client token secret>': secret })
+    const apps = ([10, 11] as const).map((npm) => {
+      const dir = projectFolder(t, ['unleash-client'], npm)
+      writeFileSync(join(dir, 'app.js'), code)
+      return run(t, dir, 'app.js')
+    })
+    for (const app of apps) assert.equal(await app.next(), 'new-checkout is on for user 42')
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/new-checkout/environments/production/off')).status, 200)
+    for (const app of apps) {
+      assert.equal(await app.next(), 'new-checkout is off for user 42')
+      assert.equal(app.stderr(), '')
+    }
+  })
+
+  test('the frontend API\'s answer the README shows, and the browser SDK snippet with a frontend token', { timeout: 60_000 }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listen(pennon)
+    const secret = await prepare(pennon, 'frontend')
+    const shown = /^# (\{"toggles".*\})$/m.exec(README)
+    assert.ok(shown, 'the README shows an answer of the frontend API')
+    const answer = await call(pennon, 'GET', '/api/frontend?userId=42', undefined, { token: secret })
+    assert.equal(answer.status, 200)
+    assert.deepEqual(answer.body, JSON.parse(shown[1]!))
+    const dir = projectFolder(t, ['unleash-proxy-client'])
+    // An ES module, as a bundler or a <script type="module"> takes it: .mjs under Node.
+    writeFileSync(join(dir, 'web.mjs'), fillIn(snippet('web.mjs'), { 'http://127.0.0.1:4242/api/frontend': `${base}/api/frontend`, '<frontend token secret>': secret }))
+    const web = run(t, dir, 'web.mjs')
+    assert.equal(await web.next(), 'new-checkout is on for user 42')
+    assert.equal(web.stderr(), '')
+  })
+})
