@@ -131,6 +131,30 @@ onEachDatabase('event log completeness', (database) => {
     await run('PATCH', `${place}/variants`, `${P}/audit/features/other/environments/production/variants`, [{ op: 'remove', path: '/0' }], 200, [
       { type: 'feature-environment-variants-updated', ...at('production'), data: { variants: [] }, preData: { variants } },
     ])
+    await run('PUT', '/api/admin/projects/{projectId}/features/{featureName}/variants-batch', `${P}/audit/features/other/variants-batch`, { variants: [{ name: 'blue' }], environments: ['production'] }, 200, [
+      { type: 'feature-environment-variants-updated', ...at('production'), data: { variants }, preData: { variants: [] } },
+    ])
+    // A flag's metadata, stale marking, flag types and the project itself.
+    const flagUrl = `${P}/audit/features/other`
+    const withoutRead = ({ potentiallyStale: _p, ...flag }: any) => flag
+    const described = await run('PUT', '/api/admin/projects/{projectId}/features/{name}', flagUrl, { description: 'audited', stale: true }, 200, (r) => [
+      { type: 'feature-metadata-updated', featureName: 'other', project: 'audit', data: withoutRead(r.body), preData: features.other },
+      { type: 'feature-stale-on', featureName: 'other', project: 'audit' },
+    ])
+    await run('PATCH', '/api/admin/projects/{projectId}/features/{name}', flagUrl, [{ op: 'replace', path: '/stale', value: false }], 200, (r) => [
+      { type: 'feature-metadata-updated', featureName: 'other', project: 'audit', data: withoutRead(r.body), preData: withoutRead(described.body) },
+      { type: 'feature-stale-off', featureName: 'other', project: 'audit' },
+    ])
+    await run('POST', '/api/admin/projects/{projectId}/stale', `${P}/audit/stale`, { features: ['other', 'ghost'], stale: true }, 202, [
+      { type: 'feature-stale-on', featureName: 'other', project: 'audit' },
+    ])
+    const release = (await call(pennon, 'GET', '/api/admin/feature-types')).body.types[0]
+    await run('PUT', '/api/admin/feature-types/{id}/lifetime', '/api/admin/feature-types/release/lifetime', { lifetimeDays: 30 }, 200, [
+      { type: 'feature-type-updated', data: { ...release, lifetimeDays: 30 }, preData: release },
+    ])
+    const renamed = await run('PUT', '/api/admin/projects/{projectId}', `${P}/audit`, { name: 'Audited', description: 'for the audit' }, 200, (r) => [
+      { type: 'project-updated', project: 'audit', data: r.body, preData: project.body },
+    ])
     await run('DELETE', `${projectEnvironments}/{environment}`, `${P}/audit/environments/staging`, undefined, 200, [
       { type: 'project-environment-removed', project: 'audit', environment: 'staging' },
     ])
@@ -164,7 +188,7 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', '/api/frontend/client/register', '/api/frontend/client/register', registration, 200, [])
 
     const archivedFlag = async (name: string) => {
-      const { dependencies: _d, children: _c, environments: _e, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
+      const { dependencies: _d, children: _c, environments: _e, potentiallyStale: _p, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag
     }
     const [archivedChild, archivedOther] = [await archivedFlag('child'), await archivedFlag('other')]
@@ -206,7 +230,7 @@ onEachDatabase('event log completeness', (database) => {
     await run('DELETE', '/api/admin/service-account/{id}', `/api/admin/service-account/${account.body.id}`, undefined, 200, [
       { type: 'service-account-deleted', preData: account.body },
     ])
-    await run('DELETE', '/api/admin/projects/{projectId}', `${P}/audit`, undefined, 200, [{ type: 'project-deleted', project: 'audit', preData: project.body }])
+    await run('DELETE', '/api/admin/projects/{projectId}', `${P}/audit`, undefined, 200, [{ type: 'project-deleted', project: 'audit', preData: renamed.body }])
 
     // Failed writes leave no event.
     for (const [method, url, body, status] of [
