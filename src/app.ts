@@ -51,6 +51,8 @@ import { createMetricsService } from './features/metrics/metrics-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
+import { contextFieldRoutes } from './features/context-fields/context-field-routes.ts'
+import { createContextFieldService } from './features/context-fields/context-field-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -139,6 +141,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }) })
     await admin.register(strategyRoutes, { strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
+    await admin.register(contextFieldRoutes, { contextFields: createContextFieldService({ db }) })
   }, { prefix: ADMIN_PREFIX })
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).
