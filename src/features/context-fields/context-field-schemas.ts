@@ -30,10 +30,12 @@ export const LegalValue = Type.Object(
 export type LegalValue = Static<typeof LegalValue>
 
 const LegalValues = Type.Array(LegalValue, { maxItems: LEGAL_VALUES_LIMIT, description: 'Unique by value, kept in the order sent' })
+// One schema of two types rather than a union: a wrong value gets one message, not one per branch.
+const stringOrNull = (options: { maxLength: number; description?: string }) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
 // The reference takes null as no description too (its joi schema does).
-const Description = Type.Union([Type.String({ maxLength: 250 }), Type.Null()])
+const Description = stringOrNull({ maxLength: 250 })
 const SortOrder = Type.Integer({ minimum: -(2 ** 31), maximum: 2 ** 31 - 1, description: 'Where the field comes in a list sorted by it; 0 when created without it' })
-const Project = Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: 'An existing project the field belongs to; null or absent: every project\'s field' })
+const Project = stringOrNull({ maxLength: 1000, description: 'An existing project the field belongs to; null or absent: every project\'s field' })
 
 // Other properties are accepted and ignored, as the reference strips them: a field read with GET
 // (usedInFeatures, createdAt, …) can be sent back as it is.
