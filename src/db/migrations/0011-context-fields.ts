@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { columnTypes } from '../dialect.ts'
+import { columnTypes, dialectOf } from '../dialect.ts'
 
 /**
  * Context fields: the names constraints are offered, with their legal values and whether
@@ -54,9 +54,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     ])
     .onConflict((oc) => oc.column('name').doNothing())
     .execute()
+
+  // Strategy and segment writes check legal values remembered per change version: a change made
+  // by hand must move it too (as in migration 0002).
+  if (dialectOf(db) === 'postgres') {
+    await sql`create trigger context_fields_notify_change after insert or update or delete or truncate on context_fields
+      for each statement execute function pennon_notify_change()`.execute(db)
+  }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  if (dialectOf(db) === 'postgres') await sql`drop trigger if exists context_fields_notify_change on context_fields`.execute(db)
   await sql`drop index if exists feature_strategies_constrained_idx`.execute(db)
   await db.schema.dropTable('context_fields').ifExists().execute()
 }
