@@ -144,7 +144,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
-    await admin.register(contextFieldRoutes, { contextFields: createContextFieldService({ db }) })
+    await admin.register(contextFieldRoutes, { contextFields: createContextFieldService({ db, changes }) })
   }, { prefix: ADMIN_PREFIX })
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).

@@ -5,6 +5,7 @@
  * as well. Each change and its event go in one transaction.
  */
 import type { Kysely } from 'kysely'
+import type { ChangeWatch } from '../../db/change-watch.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { ALL_CLEAN, allOf, field, type BodyRules } from '../../http/body-rules.ts'
@@ -75,7 +76,20 @@ export interface Scope {
   project?: string
 }
 
-export function createContextFieldService({ db }: { db: Kysely<Database> }) {
+export function createContextFieldService({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
+  // The usage counts depend on strategies and flags only: remembered per the watch's 'flags' version
+  // (a console opening a constraint editor lists the fields each time; the scan is one pass over the
+  // strategies that have constraints, docs/api.md).
+  let remembered: { version: number; usage: Map<string, FieldUsage> } | undefined
+  async function usage(store: ContextFieldStore): Promise<Map<string, FieldUsage>> {
+    const version = changes.version('flags')
+    if (remembered !== undefined && version !== undefined && remembered.version === version) return remembered.usage
+    const counted = await store.usage()
+    // Kept for this version only if nothing was written meanwhile.
+    remembered = version !== undefined && changes.version('flags') === version ? { version, usage: counted } : undefined
+    return counted
+  }
+
   /** A project named in a path must exist (404), before anything else is said. */
   async function checkScope(store: ContextFieldStore, scope: Scope): Promise<void> {
     if (scope.project !== undefined && !(await store.holdProject(scope.project))) throw projectNotFound(scope.project)
@@ -123,8 +137,8 @@ export function createContextFieldService({ db }: { db: Kysely<Database> }) {
         ? await store.list({ project: /^project$/i.test(include ?? '') ? 'any' : null })
         : await store.list({ project: scope.project, orRoot: /^root$/i.test(include ?? '') })
       if (fields.length === 0) return []
-      const usage = await store.usage()
-      return fields.map((field) => withUsage(field, usage))
+      const counted = await usage(store)
+      return fields.map((field) => withUsage(field, counted))
     },
 
     /** Any field by name, through either API (as the reference). */

@@ -108,25 +108,21 @@ export function createContextFieldStore(db: Kysely<Database>) {
     },
 
     /**
-     * Per defined field used: how many active flags and projects constrain on it. One pass over
-     * the strategies that have constraints (an index holds exactly those: migration 0011), each
-     * one's JSON read by the database, grouped there: a few rows come back, whatever the number
-     * of strategies or fields.
+     * Per context name used (defined as a field or not): how many active flags and projects
+     * constrain on it. One pass over the strategies that have constraints (an index holds exactly
+     * those: migration 0011), each one's JSON read by the database and counted there: a row per
+     * name comes back, whatever the number of strategies.
      */
     async usage(): Promise<Map<string, FieldUsage>> {
       const { join, contextName } = constraintsOf(db)
-      const { rows } = await sql<{ name: string; features: number | string; projects: number | string }>`
-        select used.name, count(distinct used.feature_name) as features, count(distinct used.project) as projects
-        from (
-          select distinct ${contextName} as name, fs.feature_name, fs.project
-          from feature_strategies fs
-          join features f on f.name = fs.feature_name
-          cross join ${join}
-          where fs.constraints <> '[]' and f.archived_at is null
-        ) used
-        where used.name in (select name from context_fields)
-        group by used.name`.execute(db)
-      return new Map(rows.map((row) => [row.name, { features: Number(row.features), projects: Number(row.projects) }]))
+      const { rows } = await sql<{ name: string | null; features: number | string; projects: number | string }>`
+        select ${contextName} as name, count(distinct fs.feature_name) as features, count(distinct fs.project) as projects
+        from feature_strategies fs
+        join features f on f.name = fs.feature_name
+        cross join ${join}
+        where fs.constraints <> '[]' and f.archived_at is null
+        group by 1`.execute(db)
+      return new Map(rows.filter((row) => row.name !== null).map((row) => [row.name!, { features: Number(row.features), projects: Number(row.projects) }]))
     },
 
     /** The strategies of active flags with a constraint on `name`, by flag, environment and order. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import { call, errorOf, eventually, onEachDatabase, useTestApp, useTwoInstances, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { archive, createFlag, createProject, eventMark } from '../flags/flag-test-helpers.ts'
 import { addStrategy, assertEmpty, fromOneRequestIn, jsonOk, strategiesPath } from '../strategies/strategy-test-helpers.ts'
 
@@ -71,6 +71,21 @@ onEachDatabase('context fields in use', (database) => {
     const deleted = await eventMark(pennon)
     assertEmpty(await call(pennon, 'DELETE', `${CONTEXT}/plan`))
     assert.deepEqual(fromOneRequestIn(await deleted.since()).map((event) => event.type), ['context-field-deleted'])
+  })
+
+  test('the counts are remembered until strategies or flags change, on this instance or another', async (t) => {
+    const { first, second } = await useTwoInstances(t, database)
+    await createField(first, { name: 'plan' })
+    await createFlag(first, 'a')
+    assert.deepEqual((await usage(second)).plan, [0, 0])
+    await addStrategy(first, 'a', 'development', { name: 'default', constraints: [inList(['free'])] })
+    assert.deepEqual((await usage(first)).plan, [1, 1])
+    await eventually(async () => (await usage(second)).plan?.[0] === 1, 'the other instance counts the new strategy')
+    assert.equal((await archive(first, ['a'])).status, 202)
+    await eventually(async () => (await usage(second)).plan?.[0] === 0, 'the other instance leaves the archived flag out')
+    // By hand: no event, but the database says it changed.
+    await first.database.db.updateTable('features').set({ archived_at: null }).where('name', '=', 'a').execute()
+    await eventually(async () => (await usage(second)).plan?.[0] === 1, 'the other instance sees the flag back')
   })
 
   test('a refusal names ten flags and says there are more', async (t) => {
