@@ -178,14 +178,16 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
     /**
      * As the reference's PUT: legalValues and stickiness are replaced (none and false when not
      * sent); description is kept when not sent. sortOrder is kept when not sent (the reference
-     * resets it to 0), and a project sent moves the field there (null or absent: it stays).
+     * resets it to 0), and a project sent moves the field there (null or absent, or through a
+     * project's API: it stays).
      */
     update: (name: string, input: UpdateContextFieldBody, actor: Actor, scope: Scope): Promise<void> => {
       check(updateFieldRules, input)
       return db.transaction().execute(async (trx) => {
         const store = createContextFieldStore(trx)
         const before = await fieldToChange(store, name, scope)
-        const project = input.project ?? before.project
+        // Through a project's API the field stays the project's.
+        const project = scope.project ?? input.project ?? before.project
         if (project !== before.project) await checkBodyProject(store, project)
         const { project: _project, ...rest } = before
         const after: ContextField = {
