@@ -168,6 +168,39 @@ onEachDatabase('context fields in use', (database) => {
     assert.equal((await createField(pennon, { name: 'zone', project: 'default' })).project, 'default')
   })
 
+  test('at the same time: legal values added to one field all stay; one create of a name wins; a project deleted while a field is created in it keeps both or neither', async (t) => {
+    const pennon = await useTestApp(t, database)
+    await createField(pennon, { name: 'plan' })
+    const values = Array.from({ length: 20 }, (_, i) => `v${i}`)
+    const added = await Promise.all(values.map((value) => call(pennon, 'POST', `${CONTEXT}/plan/legal-values`, { value })))
+    assert.deepEqual(added.map((response) => response.status), values.map(() => 200))
+    const legal = jsonOk(await call(pennon, 'GET', `${CONTEXT}/plan`)).legalValues.map((legalValue: { value: string }) => legalValue.value)
+    assert.deepEqual([...legal].sort(), [...values].sort())
+
+    const creates = await Promise.all(Array.from({ length: 8 }, () => call(pennon, 'POST', CONTEXT, { name: 'tier' })))
+    assert.deepEqual(creates.map((response) => response.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409])
+
+    const outcomes = new Map<string, number>()
+    for (let round = 0; round < 10; round++) {
+      const project = `p${round}`
+      await createProject(pennon, project)
+      // Half the rounds send the delete first.
+      const create = () => call(pennon, 'POST', projectContext(project), { name: `own-${round}` })
+      const remove = () => call(pennon, 'DELETE', `/api/admin/projects/${project}`)
+      const [field, deleted] = round % 2 === 0 ? await Promise.all([create(), remove()]) : (await Promise.all([remove(), create()])).reverse()
+      const projects = jsonOk(await call(pennon, 'GET', '/api/admin/projects')).projects.map((p: { id: string }) => p.id)
+      const exists = projects.includes(project)
+      outcomes.set(`${field!.status}/${deleted!.status}`, (outcomes.get(`${field!.status}/${deleted!.status}`) ?? 0) + 1)
+      if (field!.status === 201) {
+        assert.deepEqual([deleted!.status, exists], [409, true], `round ${round}`)
+      } else {
+        assert.deepEqual([field!.status, deleted!.status, exists], [404, 200, false], `round ${round}`)
+        assert.equal((await call(pennon, 'GET', `${CONTEXT}/own-${round}`)).status, 404)
+      }
+    }
+    t.diagnostic(`create/delete outcomes [${database.name}]: ${[...outcomes].map(([key, count]) => `${key} ×${count}`).join(', ')}`)
+  })
+
   test("a project's API on an unknown project is a 404, whatever the route", async (t) => {
     const pennon = await useTestApp(t, database)
     const P = projectContext('ghost')
