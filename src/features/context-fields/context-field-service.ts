@@ -109,13 +109,16 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
     if (project !== undefined && !(await store.holdProject(project))) throw unknownProject(project)
   }
 
-  /** The write that can break the name's uniqueness, or lose its project to a concurrent delete. */
-  async function writing(write: () => Promise<void>, fieldName: string, project: string | undefined): Promise<void> {
+  /**
+   * The write that can break the name's uniqueness, or lose its project to a concurrent delete
+   * (on PostgreSQL the project is held, so only a delete that came first: it is gone).
+   */
+  async function writing(write: () => Promise<void>, fieldName: string, project: string | undefined, scope: Scope): Promise<void> {
     try {
       await write()
     } catch (error) {
       if (isUniqueViolation(error)) throw taken(fieldName)
-      if (isForeignKeyViolation(error) && project !== undefined) throw unknownProject(project)
+      if (isForeignKeyViolation(error) && project !== undefined) throw scope.project === undefined ? unknownProject(project) : projectNotFound(project)
       throw error
     }
   }
@@ -169,7 +172,7 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
           createdAt: audit.createdAt,
           ...(project === undefined ? {} : { project }),
         }
-        await writing(() => store.insert(created), input.name, project)
+        await writing(() => store.insert(created), input.name, project, scope)
         await appendEvents(trx, audit, [{ type: 'context-field-created', data: created }])
         return created
       })
@@ -198,7 +201,7 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
           legalValues: legalValuesOf(input.legalValues),
           ...(project === undefined ? {} : { project }),
         }
-        await writing(() => store.update(after), name, project)
+        await writing(() => store.update(after), name, project, scope)
         // (No event when nothing changed: appendEvents drops an event whose data equals its preData.)
         await appendEvents(trx, auditContext(actor), [{ type: 'context-field-updated', data: after, preData: before }])
       })
