@@ -55,6 +55,9 @@ import { createMetricsService } from './features/metrics/metrics-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
+import { contextFieldRoutes } from './features/context-fields/context-field-routes.ts'
+import { createContextFieldService } from './features/context-fields/context-field-service.ts'
+import { createLegalValues } from './features/context-fields/legal-values.ts'
 
 export interface AppOptions {
   config: Config
@@ -130,21 +133,24 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   const metrics = createMetricsService({ db, log: app.log, flushIntervalMs: config.metricsFlushMs })
   app.addHook('onClose', () => metrics.close())
 
+  // Constraints on a context field with legal values use only those (strategies and segments).
+  const legalValues = createLegalValues({ changes })
   await app.register(async (admin) => {
     await admin.register(metricsAdminRoutes, { metrics })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
     await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
     await admin.register(flagMetadataRoutes, { metadata: createFlagMetadataService({ db }) })
     await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
-    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config }) })
+    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
     await admin.register(meRoutes)
     await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
-    const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }) })
+    const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
+    await admin.register(contextFieldRoutes, { contextFields: createContextFieldService({ db, changes }) })
   }, { prefix: ADMIN_PREFIX })
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).

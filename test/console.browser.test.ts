@@ -452,6 +452,96 @@ onEachDatabase('console in a browser', (database) => {
       assert.deepEqual([web.name, web.description], ['Web storefront', 'What customers see'])
     })
 
+    await t.test('context fields: one created with legal values and edited, the constraint editor offers it and its values, deleted once unused; a Viewer only reads', async () => {
+      const nav = page.getByRole('navigation', { name: 'Main' })
+      await nav.getByRole('link', { name: 'Context fields' }).click()
+      await heading(page, 'Context fields')
+      await page.locator('tr[data-context-field="sessionId"]', { hasText: 'sticky' }).waitFor()
+      // A built-in name is taken: the server's 409 is shown, the form kept.
+      await page.getByLabel('Name', { exact: true }).fill('userId')
+      await page.getByRole('button', { name: 'Create context field' }).click()
+      await page.getByRole('alert').filter({ hasText: 'A context field named "userId" already exists.' }).waitFor()
+      await page.getByLabel('Name', { exact: true }).fill('plan')
+      await page.getByLabel('Description', { exact: true }).fill('Billing plan')
+      await page.getByLabel('Sticky').check()
+      for (const [index, value, description] of [[1, 'free', 'Free tier'], [2, 'pro', '']] as const) {
+        await page.getByRole('button', { name: 'Add legal value' }).click()
+        await page.getByLabel(`Legal value ${index}`, { exact: true }).fill(value)
+        if (description) await page.getByLabel(`Legal value ${index} description`).fill(description)
+      }
+      await page.getByRole('button', { name: 'Create context field' }).click()
+      await page.getByRole('button', { name: 'Edit context field plan' }).waitFor()
+      const stored = async (name = 'plan') => {
+        const { createdAt, ...field } = (await call(pennon, 'GET', `/api/admin/context/${name}`)).body
+        assert.match(createdAt, /^\d{4}-/)
+        return field
+      }
+      assert.deepEqual(await stored(), { name: 'plan', description: 'Billing plan', stickiness: true, sortOrder: 0, legalValues: [{ value: 'free', description: 'Free tier' }, { value: 'pro' }] })
+      assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), '')
+
+      await page.getByRole('button', { name: 'Edit context field plan' }).click()
+      const dialog = page.getByRole('dialog')
+      await dialog.getByLabel('Sticky').uncheck()
+      await dialog.getByRole('button', { name: 'Add legal value' }).click()
+      // The same value twice: the server's reason lands beside the field, the dialog stays.
+      await dialog.getByLabel('Legal value 3', { exact: true }).fill('free')
+      await dialog.getByRole('button', { name: 'Save context field' }).click()
+      const duplicate = dialog.locator('[data-path="/body/legalValues/2/value"] > .field-error')
+      await duplicate.waitFor()
+      assert.match(await duplicate.innerText(), /must be unique among the legal values: legal value 0 is "free" too/)
+      await dialog.getByLabel('Legal value 3', { exact: true }).fill('enterprise')
+      await dialog.getByLabel('Legal value 3 description').fill('Contract customers')
+      await dialog.getByRole('button', { name: 'Remove legal value 1' }).click()
+      await dialog.getByRole('button', { name: 'Save context field' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.deepEqual(await stored(), { name: 'plan', description: 'Billing plan', stickiness: false, sortOrder: 0, legalValues: [{ value: 'pro' }, { value: 'enterprise', description: 'Contract customers' }] })
+      await page.locator('tr[data-context-field="plan"]', { hasText: 'Contract customers' }).waitFor()
+      await shot(page, 'context-fields')
+
+      // The strategy dialog's constraint editor offers the field, then its legal values to pick.
+      await page.goto(`${base}/#/projects/web/features/new-checkout`)
+      await heading(page, 'new-checkout')
+      await page.getByRole('button', { name: 'Add strategy in development' }).click()
+      await dialog.getByRole('button', { name: 'Add constraint' }).click()
+      await dialog.locator('datalist option[value="plan"]').waitFor({ state: 'attached' })
+      await dialog.getByLabel('Context field').fill('plan')
+      assert.deepEqual(await dialog.getByRole('group', { name: 'Values' }).getByRole('checkbox').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value)), ['pro', 'enterprise'])
+      await dialog.getByRole('checkbox', { name: 'enterprise' }).check()
+      await shot(page, 'constraint-legal-values')
+      await dialog.getByRole('button', { name: 'Add strategy' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      const strategies = (await call(pennon, 'GET', '/api/admin/projects/web/features/new-checkout/environments/development/strategies')).body
+      assert.deepEqual(strategies.at(-1).constraints, [{ contextName: 'plan', operator: 'IN', values: ['enterprise'] }])
+
+      // In use: the refusal names the flag; an unused field goes.
+      await nav.getByRole('link', { name: 'Context fields' }).click()
+      await heading(page, 'Context fields')
+      await page.locator('tr[data-context-field="plan"]', { hasText: '1 flag in 1 project' }).waitFor()
+      await page.getByRole('button', { name: 'Delete context field plan' }).click()
+      await dialog.getByRole('button', { name: 'Delete context field' }).click()
+      const refused = page.getByRole('alert').filter({ hasText: 'strategy constraints' })
+      await refused.waitFor()
+      assert.equal(await refused.innerText(), 'Context field "plan" is used by the strategy constraints of flag "new-checkout": remove those constraints first.')
+      assert.equal((await call(pennon, 'GET', '/api/admin/context/plan')).status, 200)
+      assert.equal((await call(pennon, 'POST', '/api/admin/context', { name: 'zone' })).status, 201)
+      await page.reload()
+      await heading(page, 'Context fields')
+      await page.getByRole('button', { name: 'Delete context field zone' }).click()
+      await dialog.getByRole('button', { name: 'Delete context field' }).click()
+      await page.locator('tr[data-context-field="zone"]').waitFor({ state: 'detached' })
+      assert.equal((await call(pennon, 'GET', '/api/admin/context/zone')).status, 404)
+
+      const viewer = watch(await (await newContext()).newPage())
+      await signIn(viewer, base, viewerSecret)
+      await viewer.goto(`${base}/#/context-fields`)
+      await heading(viewer, 'Context fields')
+      await viewer.locator('tr[data-context-field="plan"]').waitFor()
+      assert.ok(await viewer.getByRole('button', { name: 'Edit context field plan' }).isDisabled())
+      assert.ok(await viewer.getByRole('button', { name: 'Delete context field plan' }).isDisabled())
+      assert.ok(await viewer.getByRole('button', { name: 'Create context field' }).isDisabled())
+      await viewer.getByText('Needs CREATE_CONTEXT_FIELD', { exact: true }).waitFor()
+    })
+
     // Timings are printed, never asserted (bench/ is for figures): a loaded CI machine would make them flaky.
     await t.test(`${BIG_PROJECT_FLAGS.toLocaleString('en')} flags: the server pages, sorts and searches them, one page at a time`, async () => {
       assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'big', name: 'Big' })).status, 201)
@@ -502,7 +592,7 @@ onEachDatabase('console in a browser', (database) => {
         }))
         assert.ok(innerWidth === 390 && scrollWidth <= innerWidth, `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`)
         const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
-        assert.equal(await nav.count(), 5)
+        assert.equal(await nav.count(), 6)
         for (const link of await nav.all()) {
           const box = await link.boundingBox()
           // Across the screen (scrolled down a long page, the bar is above, as on any page).

@@ -230,6 +230,26 @@ onEachDatabase('event log completeness', (database) => {
     await run('DELETE', '/api/admin/service-account/{id}', `/api/admin/service-account/${account.body.id}`, undefined, 200, [
       { type: 'service-account-deleted', preData: account.body },
     ])
+    // Context fields, through the root API and a project's.
+    for (const [context, url, project] of [['/api/admin/context', '/api/admin/context', {}], [`${P}/{projectId}/context`, `${P}/audit/context`, { project: 'audit' }]] as const) {
+      const field = await run('POST', context, url, { name: `tier-${project.project ?? 'root'}`, legalValues: [{ value: 'gold' }] }, 201, (r) => [{ type: 'context-field-created', data: r.body }])
+      const name = field.body.name
+      const described = { ...field.body, description: 'Support tier' }
+      await run('PUT', `${context}/{contextField}`, `${url}/${name}`, { description: 'Support tier', legalValues: [{ value: 'gold' }] }, 200, [
+        { type: 'context-field-updated', data: described, preData: field.body },
+      ])
+      const silver = { ...described, legalValues: [{ value: 'gold' }, { value: 'silver' }] }
+      await run('POST', `${context}/{contextField}/legal-values`, `${url}/${name}/legal-values`, { value: 'silver' }, 200, [
+        { type: 'context-field-updated', data: silver, preData: described },
+      ])
+      await run('DELETE', `${context}/{contextField}/legal-values/{legalValue}`, `${url}/${name}/legal-values/gold`, undefined, 200, [
+        { type: 'context-field-updated', data: { ...silver, legalValues: [{ value: 'silver' }] }, preData: silver },
+      ])
+      await run('POST', `${context}/validate`, `${url}/validate`, { name: 'free-name' }, 200, [])
+      await run('DELETE', `${context}/{contextField}`, `${url}/${name}`, undefined, 200, [
+        { type: 'context-field-deleted', preData: { ...silver, legalValues: [{ value: 'silver' }] } },
+      ])
+    }
     await run('DELETE', '/api/admin/projects/{projectId}', `${P}/audit`, undefined, 200, [{ type: 'project-deleted', project: 'audit', preData: renamed.body }])
 
     // Failed writes leave no event.
@@ -247,6 +267,10 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/strategies', { name: 'default', parameters: [] }, 409],
       ['PUT', '/api/admin/strategies/default', { parameters: [] }, 409],
       ['DELETE', '/api/admin/strategies/ghost', undefined, 404],
+      ['POST', '/api/admin/context', { name: 'userId' }, 409],
+      ['PUT', '/api/admin/context/ghost', {}, 404],
+      ['POST', '/api/admin/context/userId/legal-values', { value: '' }, 400],
+      ['DELETE', `${P}/default/context/userId`, undefined, 404],
     ] as const) {
       assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
     }

@@ -7,6 +7,7 @@ import * as environmentsStrategies from './migrations/0005-environments-strategi
 import * as strategyDefinitions from './migrations/0006-strategy-definitions.ts'
 import * as clientMetrics from './migrations/0007-client-metrics.ts'
 import * as featureTypes from './migrations/0009-feature-types.ts'
+import * as contextFields from './migrations/0011-context-fields.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0006-strategy-definitions': strategyDefinitions,
   '0007-client-metrics': clientMetrics,
   '0009-feature-types': featureTypes,
+  '0011-context-fields': contextFields,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -152,6 +152,19 @@ export interface StrategyDefinitionsTable {
   created_at: Timestamp
 }
 
+/** Context fields constraints are offered (migration 0011): the built-in ones are rows too. */
+export interface ContextFieldsTable {
+  name: string
+  description: string | null
+  stickiness: Bool
+  sort_order: number
+  /** JSON text: [{value, description?}] */
+  legal_values: string
+  /** A project's own field; null: every project's */
+  project: string | null
+  created_at: Timestamp
+}
+
 /** SDK usage counts of one flag in one application and environment, per hour (migration 0007). */
 export interface ClientMetricsEnvTable {
   feature_name: string
@@ -247,5 +260,6 @@ export interface Database {
   client_instances: ClientInstancesTable
   last_seen_at_metrics: LastSeenAtMetricsTable
   feature_types: FeatureTypesTable
+  context_fields: ContextFieldsTable
 }
 

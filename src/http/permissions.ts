@@ -19,6 +19,11 @@ export const PERMISSIONS = [
   'CREATE_PROJECT',
   'UPDATE_PROJECT',
   'DELETE_PROJECT',
+  'CREATE_CONTEXT_FIELD',
+  'UPDATE_CONTEXT_FIELD',
+  'DELETE_CONTEXT_FIELD',
+  // A project's own context fields (the reference gives it to a project's owners; here ADMIN holds it).
+  'UPDATE_PROJECT_CONTEXT',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
@@ -48,6 +53,9 @@ const EDITOR_PERMISSIONS: readonly Permission[] = [
   'CREATE_PROJECT',
   'UPDATE_PROJECT',
   'DELETE_PROJECT',
+  'CREATE_CONTEXT_FIELD',
+  'UPDATE_CONTEXT_FIELD',
+  'DELETE_CONTEXT_FIELD',
 ]
 
 export function rolePermissions(rootRole: number): ReadonlySet<Permission> {

@@ -13,6 +13,7 @@ import { segmentsView, segmentEditView } from './views/segments.js'
 import { eventsView } from './views/events.js'
 import { tokensView } from './views/tokens.js'
 import { strategiesView } from './views/strategies.js'
+import { contextFieldsView } from './views/context-fields.js'
 
 route('/projects', projectsView)
 route('/projects/:projectId', projectView)
@@ -25,6 +26,7 @@ route('/segments/:id', segmentEditView)
 route('/events', eventsView)
 route('/tokens', tokensView)
 route('/strategies', strategiesView)
+route('/context-fields', contextFieldsView)
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'))
 const who = /** @type {HTMLElement} */ (document.getElementById('who'))

@@ -29,7 +29,7 @@ export function strategyDialog({ place, flagName, project, environment, strategy
   const parameterSlot = h('div', { class: 'parameters' })
   /** @type {() => Record<string, string>} */
   let readParameters = () => ({})
-  const constraints = constraintEditor(strategy?.constraints ?? [])
+  const constraints = constraintEditor(strategy?.constraints ?? [], { project })
   const offered = segments.filter((segment) => segment.project === undefined || segment.project === project)
   const segmentBoxes = offered.map((segment) => ({
     segment,

@@ -56,6 +56,16 @@ export interface StrategyDefinitionData {
   deprecated: boolean
   parameters: Array<{ name: string; type: string; description: string; required: boolean }>
 }
+/** A context field as GET /api/admin/context/:name shows it, keys in the reference's order. */
+export interface ContextFieldData {
+  name: string
+  description: string | null
+  stickiness: boolean
+  sortOrder: number
+  legalValues: Array<{ value: string; description?: string }>
+  createdAt: string
+  project?: string
+}
 export interface StrategyOrderData { strategyIds: string[]; sortOrders: number[] }
 export interface FeatureTypeData { id: string; name: string; description: string; lifetimeDays: number | null }
 export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
@@ -99,6 +109,9 @@ export type NewEvent = Base &
     | { type: 'service-account-created'; data: ServiceAccountData }
     | { type: 'service-account-deleted'; preData: ServiceAccountData }
     | { type: 'service-account-token-created'; data: ServiceAccountTokenData }
+    | { type: 'context-field-created'; data: ContextFieldData }
+    | { type: 'context-field-updated'; data: ContextFieldData; preData: ContextFieldData }
+    | { type: 'context-field-deleted'; preData: ContextFieldData }
   )
 
 export type EventType = NewEvent['type']

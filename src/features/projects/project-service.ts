@@ -49,7 +49,8 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
     delete: (id: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
         const store = createProjectStore(trx)
-        const project = await store.find(id)
+        // Locked first, so a context field written into it meanwhile is either seen below or finds it gone.
+        const project = await store.find(id, { forUpdate: true })
         if (!project) throw projectNotFound(id)
         if (id === 'default') throw invalidOperation('The "default" project cannot be deleted.')
         const contents = await store.contents(id)
@@ -58,6 +59,7 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
           throw invalidOperation(`Project "${id}" still holds archived feature flags: delete them first (POST /api/admin/projects/${id}/delete).`)
         }
         if (contents.segments) throw invalidOperation(`Project "${id}" still has segments: delete them or move them first.`)
+        if (contents.contextFields) throw invalidOperation(`Project "${id}" still has context fields of its own: delete them or move them first.`)
         await store.delete(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-deleted', project: id, preData: project }])
       }),

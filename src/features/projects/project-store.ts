@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { dialectOf } from '../../db/dialect.ts'
 import type { Database, ProjectsTable } from '../../db/tables.ts'
 import type { ProjectData } from '../events/event-types.ts'
 
@@ -8,8 +9,14 @@ const toProject = (row: ProjectsTable): Project => ({ id: row.id, name: row.name
 
 export function createProjectStore(db: Kysely<Database>) {
   return {
-    async find(id: string): Promise<Project | undefined> {
-      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst()
+    /** `forUpdate` locks its row on PostgreSQL: what is written into the project (holding it FOR KEY SHARE) waits, then finds it gone. */
+    async find(id: string, { forUpdate = false } = {}): Promise<Project | undefined> {
+      const row = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', id)
+        .$if(forUpdate && dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .executeTakeFirst()
       return row && toProject(row)
     },
     async exists(id: string): Promise<boolean> {
@@ -39,11 +46,12 @@ export function createProjectStore(db: Kysely<Database>) {
       await db.deleteFrom('projects').where('id', '=', id).execute()
     },
     /** What still lives in a project, for the delete rule: counts bounded by a LIMIT, never a scan. */
-    async contents(id: string): Promise<{ activeFlags: boolean; archivedFlags: boolean; segments: boolean }> {
+    async contents(id: string): Promise<{ activeFlags: boolean; archivedFlags: boolean; segments: boolean; contextFields: boolean }> {
       const active = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is', null).limit(1).executeTakeFirst()
       const archived = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is not', null).limit(1).executeTakeFirst()
       const segment = await db.selectFrom('segments').select('id').where('project', '=', id).limit(1).executeTakeFirst()
-      return { activeFlags: active !== undefined, archivedFlags: archived !== undefined, segments: segment !== undefined }
+      const contextField = await db.selectFrom('context_fields').select('name').where('project', '=', id).limit(1).executeTakeFirst()
+      return { activeFlags: active !== undefined, archivedFlags: archived !== undefined, segments: segment !== undefined, contextFields: contextField !== undefined }
     },
   }
 }

@@ -10,6 +10,7 @@ import { exceedsLimit, invalid, invalidOperation, nameExists, notFound, quote, v
 import { ALL_CLEAN, allOf, field } from '../../http/body-rules.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
+import type { LegalValues } from '../context-fields/legal-values.ts'
 import { constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
@@ -74,7 +75,7 @@ async function write<T>(fields: SegmentFields, statement: Promise<T>): Promise<T
 // Most creates in one transaction (group commit).
 const CREATES_PER_COMMIT = 64
 
-export function createSegmentService({ db, config }: { db: Kysely<Database>; config: Config }) {
+export function createSegmentService({ db, config, legalValues }: { db: Kysely<Database>; config: Config; legalValues: LegalValues }) {
   /**
    * Creates that arrive while one is written go together in the next transaction (group-commit.ts):
    * on PostgreSQL one statement, one lock hold on the counters and one flush for the batch; on
@@ -109,7 +110,8 @@ export function createSegmentService({ db, config }: { db: Kysely<Database>; con
       constraints: input.constraints.map(normalizeConstraint),
     }
     const nameDetails = nameRule(input, ALL_CLEAN)
-    const constraintDetails = constraintsRuleOfSegments(input, ALL_CLEAN)
+    // Values outside a context field's legal values (those are remembered while nothing changes).
+    const constraintDetails = [...constraintsRuleOfSegments(input, ALL_CLEAN), ...await legalValues.problems(db, input.constraints)]
     if (nameDetails.length + constraintDetails.length > 0) {
       const projectDetails = fields.project !== null && !(await createSegmentStore(db).projectExists(fields.project)) ? [unknownProject(fields.project)] : []
       throw validationFailed([...nameDetails, ...projectDetails, ...constraintDetails])

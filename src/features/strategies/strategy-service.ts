@@ -17,6 +17,7 @@ import type { NewEvent } from '../events/event-types.ts'
 import { createFeatureEnvironmentStore, type FeatureEnvironment } from '../feature-environments/feature-environment-store.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
 import { normalizeConstraint } from '../segments/constraints.ts'
+import type { LegalValues } from '../context-fields/legal-values.ts'
 import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
 import type { StrategyNames } from './strategy-names.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
@@ -46,16 +47,16 @@ async function disableWhenNoneActive(trx: Kysely<Database>, place: FlagEnvironme
   return [{ type: 'feature-environment-disabled', ...eventFor(place) }]
 }
 
-/** `names`: the strategy names flags may use (the definitions', strategy-names.ts). */
-export function createStrategyService({ db, config, names }: { db: Kysely<Database>; config: Config; names: StrategyNames }) {
+/** `names`: the strategy names flags may use (the definitions', strategy-names.ts); `legalValues`: the context fields' (context-fields/legal-values.ts). */
+export function createStrategyService({ db, config, names, legalValues }: { db: Kysely<Database>; config: Config; names: StrategyNames; legalValues: LegalValues }) {
   // The rules for one set of known names, made again only when the names were read again.
   let rules: { known: ReadonlySet<string>; check: BodyRules } | undefined
   const rulesFor = (known: ReadonlySet<string>): BodyRules =>
     rules?.known === known ? rules.check : (rules = { known, check: strategyBodyRules(known, config.segmentValuesLimit) }).check
 
   /**
-   * Every rule, all violations at once (`segmentDetails`: segmentProblems' findings; `known`: the
-   * names confirmed in the transaction); then the stored form.
+   * Every rule, all violations at once (`segmentDetails`: segmentProblems' and legalValues'
+   * findings; `known`: the names confirmed in the transaction); then the stored form.
    */
   function build(input: StrategyInput, id: string, featureName: string, sortOrder: number, segmentDetails: readonly ErrorDetail[], known: ReadonlySet<string>): FeatureStrategy {
     const details = [...rulesFor(known)(input, ALL_CLEAN), ...segmentDetails]
@@ -102,7 +103,7 @@ export function createStrategyService({ db, config, names }: { db: Kysely<Databa
   /** Inside a locked flag environment: adds a strategy, and its event. */
   async function add(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> {
     const store = createStrategyStore(trx)
-    const problems = await segmentProblems(trx, input.segments ?? [], place.project)
+    const problems = [...await segmentProblems(trx, input.segments ?? [], place.project), ...await legalValues.problems(trx, input.constraints ?? [])]
     const known = await names.confirm(trx, input.name)
     const strategy = build(input, ulid(), place.feature, await store.nextSortOrder(place.feature, place.environment), problems, known)
     await store.insert(place, strategy, audit.createdAt)
@@ -118,7 +119,7 @@ export function createStrategyService({ db, config, names }: { db: Kysely<Databa
       const before = await store.find(place, id)
       if (!before) throw strategyNotFound(id, place)
       const input = next(before)
-      const problems = await segmentProblems(trx, input.segments ?? [], place.project)
+      const problems = [...await segmentProblems(trx, input.segments ?? [], place.project), ...await legalValues.problems(trx, input.constraints ?? [])]
       const after = build(input, before.id, place.feature, before.sortOrder, problems, await names.confirm(trx, input.name))
       if (isDeepStrictEqual(after, before)) return before
       await store.update(after)
