@@ -55,6 +55,8 @@ import { createMetricsService } from './features/metrics/metrics-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
+import { playgroundRoutes } from './features/playground/playground-routes.ts'
+import { createPlaygroundService } from './features/playground/playground-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -156,6 +158,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics })
+  // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
+  await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({ db: reader, changes, clientFeatures }) })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   await app.register(consoleRoutes, { authType: config.authType })
