@@ -242,6 +242,8 @@ onEachDatabase('playground', (database) => {
     await createFlag(pennon, 'dark')
     const [dark] = [(await addStrategy(pennon, 'dark', DEV, { name: 'default' })).id]
     const body = { environment: DEV, context: { appName: 'web', userId: '1' } }
+    // `*` among the projects is every project, as alone.
+    assert.deepEqual(jsonOk(await call(pennon, 'POST', PLAYGROUND, { ...body, projects: ['*'] })).features, jsonOk(await call(pennon, 'POST', PLAYGROUND, body)).features)
     assert.deepEqual(jsonOk(await call(pennon, 'POST', PLAYGROUND, body)).features, [
       {
         isEnabled: false,
