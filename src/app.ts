@@ -58,6 +58,8 @@ import { consoleRoutes } from './features/console/console-routes.ts'
 import { contextFieldRoutes } from './features/context-fields/context-field-routes.ts'
 import { createContextFieldService } from './features/context-fields/context-field-service.ts'
 import { createLegalValues } from './features/context-fields/legal-values.ts'
+import { playgroundRoutes } from './features/playground/playground-routes.ts'
+import { createPlaygroundService } from './features/playground/playground-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -162,6 +164,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics })
+  // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
+  await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({ db: reader, changes, clientFeatures }) })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   await app.register(consoleRoutes, { authType: config.authType })

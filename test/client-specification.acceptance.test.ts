@@ -4,7 +4,9 @@
  *  - the real Node SDK (`unleash-client`) reads `GET /api/client/features` with a client token,
  *    and every `tests[]` / `variantTests[]` expectation is asserted with its answers;
  *  - the real browser SDK (`unleash-proxy-client`, run in Node) reads the frontend API with a
- *    frontend token for each test's context, and must agree with the specification too.
+ *    frontend token for each test's context, and must agree with the specification too;
+ *  - the admin playground (`POST /api/admin/playground`) is asked with each test's context, and
+ *    its `isEnabled` and `variant` must be the specification's and the Node SDK's answers.
  * A test whose flag Pennon refuses to hold as the file describes it is not applicable: it is
  * listed by name with the answer that refused it (docs/client-api.md says why each differs).
  */
@@ -13,7 +15,7 @@ import { after, describe, test } from 'node:test'
 import { once } from 'node:events'
 import { InMemStorageProvider, Unleash, type Context } from 'unleash-client'
 import { UnleashClient } from 'unleash-proxy-client'
-import { apiToken, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
 import { createSpecificationState, readingRemoteAddress, readSpecificationFile, specificationFiles, stateOf, type SpecificationTest } from './specification-state.ts'
 
 const tally = new Map<string, { passed: number; notApplicable: string[] }>()
@@ -47,6 +49,26 @@ async function frontendClient(base: string, token: string, context: Record<strin
 /** What the SDKs return, as the files write it: the deprecated `featureEnabled` left out. */
 const asWritten = ({ featureEnabled: _deprecated, ...variant }: Record<string, unknown>) => variant
 
+/**
+ * A test's context as the playground takes it (sdkContextSchema): the SDK's appName when the test
+ * has none (the Node SDK above is `specification`), and a null property left out — to the SDK a
+ * null property is none, and the playground takes text only, as the reference's.
+ */
+function playgroundContext(context: Record<string, unknown>): Record<string, unknown> {
+  const { properties, ...fields } = context as { properties?: Record<string, unknown> }
+  const texts = properties && Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== null))
+  return { appName: 'specification', ...fields, ...(texts ? { properties: texts } : {}) }
+}
+
+/** What the playground says of one flag (a flag it does not list is off, as in the SDK). */
+async function playgroundAnswer(pennon: TestApp, test: SpecificationTest & { kind: 'isEnabled' | 'getVariant' }): Promise<unknown> {
+  const response = await call(pennon, 'POST', '/api/admin/playground', { environment: 'development', context: playgroundContext(test.context) })
+  assert.equal(response.status, 200, response.text)
+  const feature = (response.body.features as Array<{ name: string; isEnabled: boolean; variant: Record<string, unknown> }>).find((f) => f.name === test.toggleName)
+  if (test.kind === 'isEnabled') return feature?.isEnabled ?? false
+  return asWritten(feature?.variant ?? { name: 'disabled', enabled: false, feature_enabled: false })
+}
+
 onEachDatabase('client specification', (database) => {
   for (const fileName of specificationFiles()) {
     const file = readSpecificationFile(fileName)
@@ -56,7 +78,7 @@ onEachDatabase('client specification', (database) => {
     ]
 
     describe(`${fileName} [${database.name}]`, () => {
-      test('the Node SDK (client API) and the browser SDK (frontend API) answer as the specification says', { timeout: 120_000 }, async (t) => {
+      test('the Node SDK (client API), the browser SDK (frontend API) and the playground answer as the specification says', { timeout: 120_000 }, async (t) => {
         const pennon = await useTestApp(t, database)
         const state = stateOf(file)
         const { refused } = await createSpecificationState(pennon, state)
@@ -78,7 +100,7 @@ onEachDatabase('client specification', (database) => {
         const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
         await Promise.race([once(sdk, 'synchronized'), failed])
 
-        for (const [api, key] of [['client API', 'unleash-client'], ['frontend API', 'unleash-proxy-client']] as const) {
+        for (const [api, key] of [['client API', 'unleash-client'], ['frontend API', 'unleash-proxy-client'], ['playground', 'the admin playground']] as const) {
           const counts = { passed: 0, notApplicable: [] as string[] }
           tally.set(`${fileName} via ${key} [${database.name}]`, counts)
           for (const test of cases) {
@@ -94,10 +116,16 @@ onEachDatabase('client specification', (database) => {
               continue
             }
             const where = `${fileName} ${api} ${test.kind}: ${test.description}`
-            if (api === 'client API') {
+            const sdkAnswer = () => {
               const context = test.context as Context
-              const actual = test.kind === 'isEnabled' ? sdk.isEnabled(test.toggleName, context) : asWritten(sdk.getVariant(test.toggleName, context) as unknown as Record<string, unknown>)
+              return test.kind === 'isEnabled' ? sdk.isEnabled(test.toggleName, context) : asWritten(sdk.getVariant(test.toggleName, context) as unknown as Record<string, unknown>)
+            }
+            if (api === 'client API') {
+              assert.deepEqual(sdkAnswer(), test.expectedResult, where)
+            } else if (api === 'playground') {
+              const actual = await playgroundAnswer(pennon, test)
               assert.deepEqual(actual, test.expectedResult, where)
+              assert.deepEqual(actual, sdkAnswer(), `${where}: the Node SDK's answer`)
             } else {
               const client = await frontendClient(base, frontendToken, test.context)
               try {

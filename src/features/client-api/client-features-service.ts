@@ -190,6 +190,12 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
     /** An environment's flags (for the frontend API's evaluator). */
     environmentFlags: (environment: string): { version: number | undefined; flags: Promise<EnvironmentFlags> } => flagsOf(environment),
 
+    /**
+     * An environment's flags as the SDKs are served them, with each strategy's id and title and the
+     * disabled strategies marked (for the playground's explanations), read now.
+     */
+    explainedFlags: (environment: string): Promise<EnvironmentFlags> => readEnvironmentFlags(db, environment, { explained: true }),
+
     /** The flags a scope may read, from an environment's flags. */
     visible: (flags: EnvironmentFlags, scope: ReadScope): ClientFeature[] => visible(flags, scope, {}),
   }

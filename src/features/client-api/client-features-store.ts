@@ -15,6 +15,11 @@ export interface ClientStrategy {
   variants: Omit<Variant, 'overrides'>[]
   /** Ids of the segments whose constraints also apply, ascending; only when there are some. */
   segments?: number[]
+  /** Only in a read for explaining (`{ explained: true }`, the playground): never sent to SDKs. */
+  id?: string
+  title?: string
+  /** Ditto: such a read has the disabled strategies too, marked (the evaluator lists them, never evaluates them). */
+  disabled?: boolean
 }
 
 export interface ClientDependency {
@@ -53,18 +58,26 @@ export interface EnvironmentFlags {
   revisionId: number
 }
 
+export interface ReadOptions {
+  /**
+   * For explaining an evaluation (the playground): strategies carry their `id` and `title`, and
+   * the disabled ones are there too, with `disabled: true`. The rest is what SDKs are served.
+   */
+  explained?: boolean
+}
+
 /**
  * One snapshot (a repeatable-read transaction on PostgreSQL; on SQLite a read transaction, which
  * sees one state of the file), so a strategy never names a segment the same read does not have.
  */
-export function readEnvironmentFlags(db: Kysely<Database>, environment: string): Promise<EnvironmentFlags> {
+export function readEnvironmentFlags(db: Kysely<Database>, environment: string, options: ReadOptions = {}): Promise<EnvironmentFlags> {
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
-    .execute((trx) => readIn(trx, environment))
+    .execute((trx) => readIn(trx, environment, options.explained === true))
 }
 
-async function readIn(db: Kysely<Database>, environment: string): Promise<EnvironmentFlags> {
+async function readIn(db: Kysely<Database>, environment: string, explained: boolean): Promise<EnvironmentFlags> {
   const [flags, strategies, links, segments, dependencies, revision] = await Promise.all([
     db
       .selectFrom('features')
@@ -75,9 +88,9 @@ async function readIn(db: Kysely<Database>, environment: string): Promise<Enviro
       .execute(),
     db
       .selectFrom('feature_strategies')
-      .select(['id', 'feature_name', 'strategy_name', 'constraints', 'parameters', 'variants'])
+      .select(['id', 'feature_name', 'strategy_name', 'constraints', 'parameters', 'variants', 'title', 'disabled'])
       .where('environment', '=', environment)
-      .where('disabled', '=', false)
+      .$if(!explained, (query) => query.where('disabled', '=', false))
       .orderBy('feature_name')
       .orderBy('sort_order')
       .orderBy('id')
@@ -110,6 +123,7 @@ async function readIn(db: Kysely<Database>, environment: string): Promise<Enviro
       parameters: JSON.parse(row.parameters),
       variants: JSON.parse(row.variants),
       ...(segmentIds ? { segments: segmentIds } : {}),
+      ...(explained ? { id: row.id, ...(row.title ? { title: row.title } : {}), disabled: Boolean(row.disabled) } : {}),
     })
     strategiesOf.set(row.feature_name, list)
   }

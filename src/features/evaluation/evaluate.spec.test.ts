@@ -3,6 +3,9 @@
  * index.json): an evaluator is built from the file's `state` and every `tests[]` (isEnabled) and
  * `variantTests[]` (getVariant) expectation is asserted with the test's context.
  *
+ * The same expectations hold for the explain mode (explain.ts): `explainAll` of an evaluator made
+ * with `{ explain: true }` must answer every test as isEnabled and getVariant do.
+ *
  * Files 19 and 20 describe the delta API: their state is a list of events instead of a
  * payload. The SDK applies them to its feature and segment maps; `stateFromEvents` does the
  * same to build the equivalent payload, so those files run too.
@@ -13,6 +16,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { createEvaluator } from './evaluate.ts'
+import { DISABLED_VARIANT } from './variants.ts'
 import type { ClientFeaturesPayload, EvaluationContext, FeatureDefinition, SegmentDefinition } from './types.ts'
 
 interface SpecificationFile {
@@ -73,6 +77,9 @@ for (const fileName of fileNames) {
   const file: SpecificationFile = JSON.parse(readFileSync(join(directory, fileName), 'utf8'))
   const state = 'events' in file.state ? stateFromEvents(file.state.events) : file.state
   const evaluator = createEvaluator(state)
+  const explaining = createEvaluator(state, { explain: true })
+  const explained = (toggleName: string, context: EvaluationContext) =>
+    explaining.explainAll(context).find((explanation) => explanation.name === toggleName) ?? { isEnabled: false, variant: DISABLED_VARIANT }
   const tests = file.tests ?? []
   const variantTests = file.variantTests ?? []
   counts.push(`  ${fileName}: ${tests.length} isEnabled + ${variantTests.length} getVariant`)
@@ -82,6 +89,7 @@ for (const fileName of fileNames) {
     for (const { description, context, toggleName, expectedResult } of tests) {
       test(`isEnabled: ${description}`, () => {
         assert.equal(evaluator.isEnabled(toggleName, context), expectedResult)
+        assert.equal(explained(toggleName, context).isEnabled, expectedResult, 'explain mode')
       })
     }
     for (const { description, context, toggleName, expectedResult } of variantTests) {
@@ -90,6 +98,8 @@ for (const fileName of fileNames) {
         // The SDK also returns the deprecated `featureEnabled`, which the files leave out.
         assert.equal(featureEnabled, variant.feature_enabled)
         assert.deepEqual(variant, expectedResult)
+        const { featureEnabled: _, ...explainedVariant } = explained(toggleName, context).variant
+        assert.deepEqual(explainedVariant, expectedResult, 'explain mode')
       })
     }
   })

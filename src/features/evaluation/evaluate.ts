@@ -7,15 +7,18 @@
 import { hostname as osHostname } from 'node:os'
 import { allOf, compileConstraint, type ContextPredicate, type RegexWeights } from './constraint-evaluation.ts'
 import { contextValue } from './context.ts'
-import { ALWAYS, compileStrategy, createUserIdIndex, type StrategyOptions } from './strategies.ts'
-import type { ClientFeaturesPayload, ConstraintDefinition, EvaluationContext, FeatureDefinition, FrontendFeature, VariantResult } from './types.ts'
-import { compileVariantSelector, DISABLED_VARIANT, NO_VARIANT, type VariantSelector } from './variants.ts'
+import { explainStrategy, type DependencyExplanation, type ExplainedStrategy, type FeatureExplanation, type SegmentExplanation } from './explain.ts'
+import { ALWAYS, BUILT_IN_STRATEGIES, compileStrategyRule, createUserIdIndex, type StrategyOptions } from './strategies.ts'
+import type { ClientFeaturesPayload, ConstraintDefinition, EvaluationContext, FeatureDefinition, FrontendFeature, StrategyDefinition, VariantResult } from './types.ts'
+import { compileVariants, DISABLED_VARIANT, NO_VARIANT, type CompiledVariants, type VariantSelector } from './variants.ts'
 
 export interface EvaluatorOptions {
   /** applicationHostname's host name; default as the SDK: $HOSTNAME, else os.hostname(). */
   hostname?: string
   /** Randomness for random stickiness and gradualRolloutRandom; default Math.random. */
   random?: () => number
+  /** Keep what `explainAll` needs (explain.ts); evaluators made without it keep none of it. */
+  explain?: boolean
 }
 
 export interface Evaluator {
@@ -35,6 +38,14 @@ export interface Evaluator {
    * constraint is evaluated at most once per call, so this bounds the matching done.
    */
   regexWork(context: EvaluationContext): number
+}
+
+export interface ExplainingEvaluator extends Evaluator {
+  /**
+   * Every flag of the payload (in its order) for one context, with what decided it. One pass,
+   * as `evaluateAll`: a parent is decided once, and its children's dependencies read that answer.
+   */
+  explainAll(context: EvaluationContext): FeatureExplanation[]
 }
 
 interface CompiledStrategy {
@@ -67,6 +78,8 @@ interface CompiledFeature {
   hasDependencies: boolean
   /** The feature's toggles made so far, one per variant result (a few: the variants are compiled once). */
   toggles: FrontendFeature[]
+  /** Explain mode only: every strategy's pieces (disabled ones included), and the flag's variants. */
+  explained: { strategies: ExplainedStrategy[]; variants: CompiledVariants['explain'] } | undefined
 }
 
 /**
@@ -75,8 +88,14 @@ interface CompiledFeature {
  */
 type Outcome = boolean | VariantResult
 
-/** Compiles `payload` for repeated evaluation. The payload is not modified nor kept. */
-export function createEvaluator(payload: ClientFeaturesPayload, options: EvaluatorOptions = {}): Evaluator {
+/**
+ * Compiles `payload` for repeated evaluation. The payload is not modified nor kept. A strategy
+ * marked `disabled` takes no part (the SDKs never receive one); with `explain` it is listed.
+ */
+export function createEvaluator(payload: ClientFeaturesPayload, options: EvaluatorOptions & { explain: true }): ExplainingEvaluator
+export function createEvaluator(payload: ClientFeaturesPayload, options?: EvaluatorOptions): Evaluator
+export function createEvaluator(payload: ClientFeaturesPayload, options: EvaluatorOptions = {}): Evaluator | ExplainingEvaluator {
+  const explain = options.explain === true
   const strategyOptions: StrategyOptions = {
     hostname: (options.hostname ?? (process.env.HOSTNAME || osHostname() || 'undefined')).toLowerCase(),
     random: options.random ?? Math.random,
@@ -87,12 +106,15 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   const currentPass = () => pass
   strategyOptions.userIds = createUserIdIndex(currentPass)
   const regexWeights: RegexWeights = new Map()
-  const shared = sharedPredicates(payload, currentPass, regexWeights)
+  const shared = sharedPredicates(payload, currentPass, regexWeights, explain)
   const segments = new Map<number, ContextPredicate>()
   for (const segment of payload.segments ?? []) segments.set(segment.id, shared.segment(segment.id, segment.constraints))
+  // Explain mode: each segment's constraints one by one (the same shared predicates).
+  const segmentConstraints = new Map<number, ContextPredicate[]>()
+  if (explain) for (const segment of payload.segments ?? []) segmentConstraints.set(segment.id, (segment.constraints ?? []).map(shared.constraint))
   // As the SDK's map by name: a later duplicate replaces an earlier one.
   const features = new Map<string, CompiledFeature>()
-  for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions))
+  for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions, explain))
   for (const feature of features.values()) for (const dependency of feature.dependencies) dependency.parentFeature = features.get(dependency.parent)
   shared.release()
   // evaluateAll lists enabled flags only: a switched-off or malformed one need not be looked at.
@@ -119,21 +141,31 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     return feature.variants(context) ?? NO_VARIANT
   }
   // One level only, as in the SDK: a parent that has dependencies of its own fails the child.
-  const dependenciesSatisfied = (feature: CompiledFeature, context: EvaluationContext): boolean => {
-    for (const dependency of feature.dependencies) {
-      const parent = dependency.parentFeature
-      if (parent === undefined || parent.hasDependencies) return false
-      const decided = outcome(parent, context)
-      if (!dependency.parentEnabled) {
-        if (decided !== false) return false
-      } else if (dependency.variants !== undefined) {
-        const variant = variantOf(parent, decided, context)
-        if (!variant.feature_enabled || !dependency.variants.has(variant.name)) return false
-      } else if (decided === false) {
-        return false
-      }
-    }
+  // `explained` (explain mode) receives each dependency checked.
+  const dependenciesSatisfied = (feature: CompiledFeature, context: EvaluationContext, explained?: DependencyExplanation[]): boolean => {
+    for (const dependency of feature.dependencies) if (!dependencySatisfied(dependency, context, explained)) return false
     return true
+  }
+  const dependencySatisfied = (dependency: CompiledDependency, context: EvaluationContext, explained: DependencyExplanation[] | undefined): boolean => {
+    const parent = dependency.parentFeature
+    if (parent === undefined || parent.hasDependencies) {
+      explained?.push({ parent: dependency.parent, found: parent !== undefined, parentHasDependencies: parent !== undefined, parentEnabled: undefined, satisfied: false })
+      return false
+    }
+    const decided = outcome(parent, context)
+    let satisfied: boolean
+    let variant: VariantResult | undefined
+    if (!dependency.parentEnabled) satisfied = decided === false
+    else if (dependency.variants !== undefined) {
+      variant = variantOf(parent, decided, context)
+      satisfied = variant.feature_enabled && dependency.variants.has(variant.name)
+    } else satisfied = decided !== false
+    if (explained !== undefined) {
+      const entry: DependencyExplanation = { parent: dependency.parent, found: true, parentHasDependencies: false, parentEnabled: decided !== false, satisfied }
+      if (variant !== undefined) entry.parentVariant = variant.name
+      explained.push(entry)
+    }
+    return satisfied
   }
 
   const toggleOf = (feature: CompiledFeature, variant: VariantResult): FrontendFeature => {
@@ -144,7 +176,59 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     return toggle
   }
 
-  return {
+  // Explain mode: a segment's explanation is made once per pass, whatever the strategies using it.
+  const segmentAnswers = new Map<number, { pass: number; explanation: SegmentExplanation }>()
+  const explainSegment = (id: number, context: EvaluationContext): SegmentExplanation => {
+    const known = segmentAnswers.get(id)
+    if (known !== undefined && known.pass === pass) return known.explanation
+    const constraints = segmentConstraints.get(id)
+    const results = constraints?.map((predicate) => predicate(context)) ?? []
+    const explanation: SegmentExplanation = { id, found: constraints !== undefined, result: constraints !== undefined && results.every(Boolean), constraints: results }
+    segmentAnswers.set(id, { pass, explanation })
+    return explanation
+  }
+  /** The flag's explanation; its outcome becomes the pass's decision (as `outcome` would have made it). */
+  const explainFeature = (feature: CompiledFeature, context: EvaluationContext): FeatureExplanation => {
+    const explained = feature.explained!
+    const strategies = explained.strategies.map((strategy) => explainStrategy(strategy, context, explainSegment))
+    const dependencies: DependencyExplanation[] = []
+    const satisfied = !feature.hasDependencies || dependenciesSatisfied(feature, context, dependencies)
+    const first = strategies.findIndex((strategy) => strategy.enabled)
+    const enabledBy = first >= 0 ? first : undefined
+    // decide(), from the explained pieces.
+    let decided: Outcome = false
+    if (feature.enabled && feature.strategies !== undefined && satisfied) {
+      if (feature.strategies.length === 0) decided = true
+      else if (enabledBy !== undefined) decided = strategies[enabledBy]!.variant?.variant ?? true
+    }
+    feature.pass = pass
+    feature.decided = decided
+    // variantOf(), likewise.
+    let variant: VariantResult
+    let variantChoice: FeatureExplanation['variantChoice']
+    if (decided === false) variant = DISABLED_VARIANT
+    else if (decided !== true) {
+      variant = decided
+      variantChoice = { ...strategies[enabledBy!]!.variant!, strategy: enabledBy }
+    } else {
+      const choice = explained.variants(context)
+      variant = choice.variant ?? NO_VARIANT
+      if (choice.variant !== undefined) variantChoice = choice
+    }
+    return {
+      name: feature.name,
+      switchedOn: feature.enabled,
+      isEnabled: decided !== false,
+      variant,
+      strategies,
+      enabledBy,
+      hasUnsatisfiedDependency: !satisfied,
+      dependencies,
+      variantChoice,
+    }
+  }
+
+  const evaluator: ExplainingEvaluator = {
     isEnabled(name, context) {
       pass++
       const feature = features.get(name)
@@ -171,7 +255,17 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
       for (const [field, weight] of regexWeights) work += (contextValue(context, field)?.length ?? 0) * weight
       return work
     },
+    explainAll(context) {
+      if (!explain) throw new Error('explainAll needs an evaluator created with { explain: true }')
+      pass++
+      const explanations = new Map<CompiledFeature, FeatureExplanation>()
+      // Parents first (a parent with dependencies of its own is never asked): a child's dependency reads the parent's explained outcome.
+      for (const feature of features.values()) if (!feature.hasDependencies) explanations.set(feature, explainFeature(feature, context))
+      for (const feature of features.values()) if (feature.hasDependencies) explanations.set(feature, explainFeature(feature, context))
+      return [...features.values()].map((feature) => explanations.get(feature)!)
+    },
   }
+  return evaluator
 }
 
 /**
@@ -179,7 +273,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
  * same `plan IN [pro, team]` on hundreds of strategies, a segment on many) is evaluated at most
  * once per pass: its first answer in the pass is remembered.
  */
-function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => number, regexWeights: RegexWeights) {
+function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => number, regexWeights: RegexWeights, explain: boolean) {
   // Each definition's key is made once, when counted, and found again by identity when compiled.
   const keys = new Map<ConstraintDefinition | null | undefined, string>()
   const keyOf = (constraint: ConstraintDefinition | null | undefined) => {
@@ -192,6 +286,7 @@ function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => num
   for (const feature of payload.features) {
     if (!Array.isArray(feature.strategies)) continue
     for (const strategy of feature.strategies) {
+      if (strategy?.disabled === true && !explain) continue
       for (const constraint of strategy?.constraints ?? []) count(keyOf(constraint))
       for (const id of strategy?.segments ?? []) count(`segment ${id}`)
     }
@@ -239,41 +334,55 @@ function compileFeature(
   segments: ReadonlyMap<number, ContextPredicate>,
   constraintOf: (constraint: ConstraintDefinition | null | undefined) => ContextPredicate,
   options: StrategyOptions,
+  explain: boolean,
 ): CompiledFeature {
-  const strategies = Array.isArray(feature.strategies)
-    ? feature.strategies.map((strategy): CompiledStrategy => {
-        if (strategy == null) return { matches: () => false }
-        const constraints = (strategy.constraints ?? []).map(constraintOf)
-        // A segment id missing from the payload makes the strategy false, as in the SDK.
-        for (const id of strategy.segments ?? []) constraints.push(segments.get(id) ?? (() => false))
-        const constraintsHold = allOf(constraints)
-        const rule = compileStrategy(strategy, options)
-        const variants = Array.isArray(strategy.variants) ? strategy.variants : []
-        return {
-          // Without constraints, or with the default strategy, one call instead of two.
-          matches: constraints.length === 0 ? rule : rule === ALWAYS ? constraintsHold : (context) => constraintsHold(context) && rule(context),
-          variants:
-            variants.length === 0
-              ? undefined
-              : compileVariantSelector(
-                  variants,
-                  strategy.parameters?.groupId,
-                  variants[0].stickiness || strategy.parameters?.stickiness,
-                  options.random,
-                ),
-        }
-      })
-    : undefined
+  const explained: ExplainedStrategy[] = []
+  const compileOne = (strategy: StrategyDefinition | null): CompiledStrategy => {
+    if (strategy == null) {
+      if (explain) explained.push({ disabled: false, known: false, constraints: [], segments: [], rule: () => ({ enabled: false }) })
+      return { matches: () => false }
+    }
+    const own = (strategy.constraints ?? []).map(constraintOf)
+    const constraints = [...own]
+    // A segment id missing from the payload makes the strategy false, as in the SDK.
+    for (const id of strategy.segments ?? []) constraints.push(segments.get(id) ?? (() => false))
+    const constraintsHold = allOf(constraints)
+    const rule = compileStrategyRule(strategy, options)
+    const variants = Array.isArray(strategy.variants) ? strategy.variants : []
+    const compiledVariants =
+      variants.length === 0
+        ? undefined
+        : compileVariants(variants, strategy.parameters?.groupId, variants[0].stickiness || strategy.parameters?.stickiness, options.random)
+    const known = BUILT_IN_STRATEGIES.has(strategy.name)
+    if (explain) explained.push({ disabled: false, known, constraints: own, segments: strategy.segments ?? [], rule: rule.explain, variants: compiledVariants?.explain })
+    const matches = rule.matches
+    return {
+      // Without constraints, or with the default strategy, one call instead of two.
+      matches: constraints.length === 0 ? matches : matches === ALWAYS ? constraintsHold : (context) => constraintsHold(context) && matches(context),
+      variants: compiledVariants?.select,
+    }
+  }
+  let strategies: CompiledStrategy[] | undefined
+  if (Array.isArray(feature.strategies)) {
+    strategies = []
+    for (const strategy of feature.strategies) {
+      if (strategy?.disabled !== true) strategies.push(compileOne(strategy))
+      else if (explain) {
+        explained.push({ disabled: true, known: BUILT_IN_STRATEGIES.has(strategy.name), constraints: (strategy.constraints ?? []).map(constraintOf), segments: strategy.segments ?? [] })
+      }
+    }
+  }
   const featureVariants = Array.isArray(feature.variants) ? feature.variants : []
+  const variants = compileVariants(featureVariants, feature.name, featureVariants[0]?.stickiness, options.random)
   const dependencies = feature.dependencies ?? []
-  return {
+  const compiled: CompiledFeature = {
     pass: -1,
     decided: false,
     name: feature.name,
     enabled: Boolean(feature.enabled),
     impressionData: Boolean(feature.impressionData),
     strategies,
-    variants: compileVariantSelector(featureVariants, feature.name, featureVariants[0]?.stickiness, options.random),
+    variants: variants.select,
     dependencies: dependencies.map((dependency) => ({
       parent: dependency.feature,
       parentFeature: undefined,
@@ -282,5 +391,8 @@ function compileFeature(
     })),
     hasDependencies: dependencies.length > 0,
     toggles: [],
+    // Present (if undefined) on every compiled feature, so that all have one shape.
+    explained: explain ? { strategies: explained, variants: variants.explain } : undefined,
   }
+  return compiled
 }

@@ -67,10 +67,66 @@ const never: ContextPredicate = () => false
 // The SDK splits lists (userIds, IPs, hostNames) on commas with any surrounding spaces.
 const LIST_SEPARATOR = /\s*,\s*/
 
+/** The strategy names the SDK evaluates; any other (a custom strategy) is false. */
+export const BUILT_IN_STRATEGIES: ReadonlySet<string> = new Set([
+  'default', 'userWithId', 'flexibleRollout', 'gradualRolloutUserId', 'gradualRolloutSessionId', 'gradualRolloutRandom', 'remoteAddress', 'applicationHostname',
+])
+
+/** A strategy's own rule, compiled: the predicate, and the same rule telling what decided it (explain mode). */
+export interface StrategyRule {
+  matches: ContextPredicate
+  /** One evaluation with what decided it: a random draw is drawn once, and both come from it. */
+  explain: (context: EvaluationContext) => RuleExplanation
+}
+
+/** What decided a strategy's own rule for one context. */
+export interface RuleExplanation {
+  enabled: boolean
+  /** Rollout strategies: the id bucketed and its bucket. */
+  rollout?: RolloutExplanation
+}
+
+/**
+ * Where a rollout put the context: `stickiness` is the field whose value was bucketed (`default`
+ * resolved to `userId` or `sessionId`), or `random`; `value` that value (a random id for
+ * `random`), null when the context has none (then the rollout is false); `bucket` 1–100, null
+ * without a value. The rollout holds when `bucket <= percentage` (and percentage > 0).
+ */
+export interface RolloutExplanation {
+  percentage: number | null
+  groupId: string
+  stickiness: string
+  value: string | null
+  bucket: number | null
+}
+
 /** The strategy's own rule, for the strategy names the SDK knows; false for any other. */
 export function compileStrategy(strategy: StrategyDefinition, options: StrategyOptions): ContextPredicate {
+  return compileStrategyRule(strategy, options).matches
+}
+
+/** compileStrategy's predicate with its explanation, both from the same compiled pieces. */
+export function compileStrategyRule(strategy: StrategyDefinition, options: StrategyOptions): StrategyRule {
   const parameters: Parameters = strategy.parameters ?? {}
   switch (strategy.name) {
+    case 'flexibleRollout':
+      return compileFlexibleRollout(parameters, options)
+    case 'gradualRolloutUserId':
+      return compileGradualRollout(parameters, 'userId')
+    case 'gradualRolloutSessionId':
+      return compileGradualRollout(parameters, 'sessionId')
+    case 'gradualRolloutRandom':
+      return compileGradualRolloutRandom(parameters, options)
+    default: {
+      const matches = compilePlainRule(strategy.name, parameters, options)
+      return { matches, explain: (context) => ({ enabled: matches(context) }) }
+    }
+  }
+}
+
+/** The rules whose answer is all there is to tell. */
+function compilePlainRule(name: string, parameters: Parameters, options: StrategyOptions): ContextPredicate {
+  switch (name) {
     case 'default':
       return ALWAYS
     case 'userWithId': {
@@ -78,16 +134,6 @@ export function compileStrategy(strategy: StrategyDefinition, options: StrategyO
       if (options.userIds !== undefined) return options.userIds.add(userIds)
       const listed = new Set(userIds)
       return (context) => context.userId !== undefined && listed.has(context.userId)
-    }
-    case 'flexibleRollout':
-      return compileFlexibleRollout(parameters, options)
-    case 'gradualRolloutUserId':
-      return compileGradualRollout(parameters, (context) => context.userId)
-    case 'gradualRolloutSessionId':
-      return compileGradualRollout(parameters, (context) => context.sessionId)
-    case 'gradualRolloutRandom': {
-      const percentage = Number(parameters.percentage)
-      return () => percentage >= Math.floor(options.random() * 100) + 1
     }
     case 'remoteAddress':
       return compileRemoteAddress(parameters)
@@ -100,28 +146,53 @@ export function compileStrategy(strategy: StrategyDefinition, options: StrategyO
   }
 }
 
+const numberOrNull = (value: number) => (Number.isNaN(value) ? null : value)
+
 /**
  * `rollout` percent of stickiness ids, bucketed by `groupId:id`. Stickiness `default` is the
  * userId, else the sessionId, else a random id; `random` is always random; any other name is a
  * context field, and the strategy is false without it. Without a groupId the SDK uses the
  * context's `featureToggle` field, else '' (it never sets that field itself).
  */
-function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions): ContextPredicate {
+function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions): StrategyRule {
   const percentage = Number(parameters.rollout)
-  // Every bucket is 1..100: no id holds below 1 %, and from 100 % on every id does, without a hash.
-  if (!(percentage > 0)) return never
   const stickiness = parameters.stickiness || 'default'
   const groupId = parameters.groupId
   const buckets = groupId ? bucketsOf(groupId, 100, STRATEGY_SEED) : undefined
   const randomId = () => `${Math.round(options.random() * 10000) + 1}`
-  const inRollout = (id: string, context: EvaluationContext) =>
-    percentage >= 100 || (buckets !== undefined ? buckets(id) : normalizedStrategyValue(id, String(ownField(context, 'featureToggle') || ''))) <= percentage
+  const groupOf = (context: EvaluationContext) => String(ownField(context, 'featureToggle') || '')
+  const bucketOf = (id: string, context: EvaluationContext) => (buckets !== undefined ? buckets(id) : normalizedStrategyValue(id, groupOf(context)))
+  const inRollout = (id: string, context: EvaluationContext) => percentage >= 100 || bucketOf(id, context) <= percentage
+
+  const explain = (context: EvaluationContext): RuleExplanation => {
+    // The id as the predicates below take it.
+    const [field, id] =
+      stickiness === 'default'
+        ? context.userId
+          ? ['userId', context.userId]
+          : context.sessionId
+            ? ['sessionId', context.sessionId]
+            : ['random', randomId()]
+        : stickiness === 'random'
+          ? ['random', randomId()]
+          : [stickiness, contextValue(context, stickiness)]
+    const bucket = id ? bucketOf(id, context) : null
+    return {
+      enabled: percentage > 0 && bucket !== null && (percentage >= 100 || bucket <= percentage),
+      rollout: { percentage: numberOrNull(percentage), groupId: groupId || groupOf(context), stickiness: field, value: id || null, bucket },
+    }
+  }
+  // Every bucket is 1..100: no id holds below 1 %, and from 100 % on every id does, without a hash.
+  if (!(percentage > 0)) return { matches: never, explain }
   // One closure per kind of stickiness, so that the common ones read their field directly.
-  if (stickiness === 'default') return (context) => inRollout(context.userId || context.sessionId || randomId(), context)
-  if (stickiness === 'random') return (context) => inRollout(randomId(), context)
-  return (context) => {
-    const id = contextValue(context, stickiness)
-    return !!id && inRollout(id, context)
+  if (stickiness === 'default') return { matches: (context) => inRollout(context.userId || context.sessionId || randomId(), context), explain }
+  if (stickiness === 'random') return { matches: (context) => inRollout(randomId(), context), explain }
+  return {
+    matches: (context) => {
+      const id = contextValue(context, stickiness)
+      return !!id && inRollout(id, context)
+    },
+    explain,
   }
 }
 
@@ -130,12 +201,36 @@ function ownField(context: EvaluationContext, field: string): unknown {
 }
 
 /** Legacy rollouts: `percentage` percent of user ids or session ids, bucketed by `groupId:id`. */
-function compileGradualRollout(parameters: Parameters, id: (context: EvaluationContext) => string | undefined): ContextPredicate {
+function compileGradualRollout(parameters: Parameters, field: 'userId' | 'sessionId'): StrategyRule {
   const percentage = Number(parameters.percentage)
-  const buckets = bucketsOf(parameters.groupId || '', 100, STRATEGY_SEED)
-  return (context) => {
-    const value = id(context)
-    return !!value && percentage > 0 && buckets(value) <= percentage
+  const groupId = parameters.groupId || ''
+  const buckets = bucketsOf(groupId, 100, STRATEGY_SEED)
+  return {
+    matches: (context) => {
+      const value = context[field]
+      return !!value && percentage > 0 && buckets(value) <= percentage
+    },
+    explain: (context) => {
+      const value = context[field]
+      const bucket = value ? buckets(value) : null
+      return {
+        enabled: bucket !== null && percentage > 0 && bucket <= percentage,
+        rollout: { percentage: numberOrNull(percentage), groupId, stickiness: field, value: value || null, bucket },
+      }
+    },
+  }
+}
+
+/** `percentage` percent of calls, at random: the draw is a number 1–100, and holds when at most `percentage`. */
+function compileGradualRolloutRandom(parameters: Parameters, options: StrategyOptions): StrategyRule {
+  const percentage = Number(parameters.percentage)
+  const draw = () => Math.floor(options.random() * 100) + 1
+  return {
+    matches: () => percentage >= draw(),
+    explain: () => {
+      const bucket = draw()
+      return { enabled: percentage >= bucket, rollout: { percentage: numberOrNull(percentage), groupId: '', stickiness: 'random', value: null, bucket } }
+    },
   }
 }
 

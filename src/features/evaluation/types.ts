@@ -27,6 +27,11 @@ export interface StrategyDefinition {
   /** Ids of segments whose constraints also apply; an unknown id makes the strategy false. */
   segments?: number[] | null
   variants?: VariantDefinition[] | null
+  /**
+   * Never in what SDKs receive (the server leaves disabled strategies out). A payload made for
+   * explaining (the playground) keeps them with `disabled: true`: listed, never evaluated.
+   */
+  disabled?: boolean
 }
 
 export interface ConstraintDefinition {
