@@ -51,6 +51,10 @@ import { createMetricsService } from './features/metrics/metrics-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
+import { tagTypeRoutes } from './features/tags/tag-type-routes.ts'
+import { createTagTypeService } from './features/tags/tag-type-service.ts'
+import { tagRoutes } from './features/tags/tag-routes.ts'
+import { createTagService } from './features/tags/tag-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -139,6 +143,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }) })
     await admin.register(strategyRoutes, { strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
+    await admin.register(tagTypeRoutes, { tagTypes: createTagTypeService({ db }) })
+    await admin.register(tagRoutes, { tagService: createTagService({ db }) })
   }, { prefix: ADMIN_PREFIX })
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).

@@ -19,6 +19,9 @@ export const PERMISSIONS = [
   'CREATE_PROJECT',
   'UPDATE_PROJECT',
   'DELETE_PROJECT',
+  'CREATE_TAG_TYPE',
+  'UPDATE_TAG_TYPE',
+  'DELETE_TAG_TYPE',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
@@ -48,6 +51,10 @@ const EDITOR_PERMISSIONS: readonly Permission[] = [
   'CREATE_PROJECT',
   'UPDATE_PROJECT',
   'DELETE_PROJECT',
+  // As the reference's Editor. Creating, deleting and applying tags needs UPDATE_FEATURE.
+  'CREATE_TAG_TYPE',
+  'UPDATE_TAG_TYPE',
+  'DELETE_TAG_TYPE',
 ]
 
 export function rolePermissions(rootRole: number): ReadonlySet<Permission> {
