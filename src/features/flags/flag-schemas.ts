@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { FeatureEnvironmentResponse } from '../feature-environments/feature-environment-schemas.ts'
+import { FlagListTags } from '../tags/tag-schemas.ts'
 
 export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
 export type FlagType = (typeof FLAG_TYPES)[number]
@@ -43,7 +44,7 @@ export const FlagResponse = Type.Object(flagProperties)
 
 export const FlagListResponse = Type.Object({
   version: Type.Literal(1),
-  features: Type.Array(FlagResponse),
+  features: Type.Array(Type.Object({ ...flagProperties, tags: FlagListTags })),
   total: Type.Optional(Type.Integer({ minimum: 0, description: 'With any paging parameter: the flags matching, over every page' })),
 })
 
@@ -58,6 +59,11 @@ export const ProjectFlagsQuery = Type.Object({
   sortBy: Type.Optional(Type.Unsafe<FlagSortKey>({ type: 'string', enum: [...FLAG_SORT_KEYS], description: 'Default name; ties are ordered by name' })),
   sortOrder: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], description: 'Default asc' })),
   archived: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: the archived flags instead of the active ones' })),
+  tag: Type.Optional(
+    Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], {
+      description: 'type:value, repeatable: only the flags with one of these tags (with or without paging)',
+    }),
+  ),
 })
 export type ProjectFlagsQuery = Static<typeof ProjectFlagsQuery>
 

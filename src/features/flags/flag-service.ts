@@ -17,6 +17,7 @@ import { flagNotFound } from './flag-errors.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import type { CreateFlagBody, ProjectFlagsQuery } from './flag-schemas.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
+import { withTags, type TagFilter } from '../tags/tag-filter.ts'
 
 export interface FlagDetails extends Flag {
   environments: Awaited<ReturnType<typeof environmentsOfFlag>>
@@ -73,24 +74,27 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
       })
     },
 
-    list: async (project: string): Promise<Flag[]> => {
+    /** The project's active flags (with any of `tags`, when given), each with its tags. */
+    list: async (project: string, tags?: readonly TagFilter[]) => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
-      return createFlagStore(db).listActive(project)
+      return withTags(db, await createFlagStore(db).listActive(project, tags))
     },
 
-    /** One page of the project's active (or archived) flags, and how many match in all. */
-    page: async (project: string, query: ProjectFlagsQuery): Promise<{ features: Flag[]; total: number }> => {
+    /** One page of the project's active (or archived) flags (with any of `tags`), each with its tags, and how many match in all. */
+    page: async (project: string, query: ProjectFlagsQuery, tags?: readonly TagFilter[]) => {
       const offset = wholeNumber(query.offset, '/query/offset', 0, 0, 1_000_000_000)
       const limit = wholeNumber(query.limit, '/query/limit', 100, 1, 1000)
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
-      return createFlagStore(db).page(project, {
+      const { features, total } = await createFlagStore(db).page(project, {
         search: query.query ?? '',
         archived: query.archived === 'true',
         sortBy: query.sortBy ?? 'name',
         sortOrder: query.sortOrder ?? 'asc',
         offset,
         limit,
+        ...(tags ? { tags } : {}),
       })
+      return { features: await withTags(db, features), total }
     },
 
     get: async (project: string, name: string): Promise<FlagDetails> => {
