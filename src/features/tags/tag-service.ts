@@ -17,8 +17,8 @@ import type { TagBody, TagsBulkAddBody, UpdateTagsBody } from './tag-schemas.ts'
 import { createTagStore, tagKey, type Tag, type TaggedFlag } from './tag-store.ts'
 import { createTagTypeStore } from './tag-type-store.ts'
 
-const describe = (tag: Tag) => `of type ${quote(tag.type)} with value ${quote(tag.value)}`
-const tagNotFound = (tag: Tag): AppError => notFound(`There's no tag ${describe(tag)}.`)
+const tagText = (tag: Tag) => `of type ${quote(tag.type)} with value ${quote(tag.value)}`
+const tagNotFound = (tag: Tag): AppError => notFound(`There's no tag ${tagText(tag)}.`)
 const flagNotFound = (name: string): AppError => notFound(`There's no flag named ${quote(name)}.`)
 
 /** A tag as stored: its value trimmed, as the reference stores a created tag's. */
@@ -76,7 +76,7 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
   /** One flag's tags changed in one transaction; 404 when it does not exist (archived flags keep, and may change, theirs). */
   const changeFlagTags = (featureName: string, change: TagChange, actor: Actor): Promise<void> =>
     db.transaction().execute(async (trx) => {
-      const [flag] = await createTagStore(trx).holdFlags([featureName])
+      const [flag] = await createTagStore(trx).findFlags([featureName], { hold: true })
       if (!flag) throw flagNotFound(featureName)
       const audit = auditContext(actor)
       await appendEvents(trx, audit, await changeTags(trx, [flag], change, audit, actor.userId))
@@ -84,7 +84,7 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
 
   const flagTags = async (featureName: string) => {
     const store = createTagStore(db)
-    if ((await store.holdFlags([featureName])).length === 0) throw flagNotFound(featureName)
+    if ((await store.findFlags([featureName])).length === 0) throw flagNotFound(featureName)
     return store.ofFlagWithColor(featureName)
   }
 
@@ -106,7 +106,7 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
         }
         const audit = auditContext(actor)
         // (A create that raced this one to the same tag finds it there: the insert does nothing.)
-        if ((await createTagStore(trx).ensure([tag], audit.createdAt)).length === 0) throw nameExists(`A tag ${describe(tag)} already exists.`)
+        if ((await createTagStore(trx).ensure([tag], audit.createdAt)).length === 0) throw nameExists(`A tag ${tagText(tag)} already exists.`)
         await appendEvents(trx, audit, [{ type: 'tag-created', data: tag }])
         return tag
       })
@@ -153,7 +153,7 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
       return db.transaction().execute(async (trx) => {
         if (!(await createProjectStore(trx).exists(projectId))) throw projectNotFound(projectId)
         const names = [...new Set(input.features)]
-        const held = new Map((await createTagStore(trx).holdFlags(names)).map((flag) => [flag.feature, flag]))
+        const held = new Map((await createTagStore(trx).findFlags(names, { hold: true })).map((flag) => [flag.feature, flag]))
         const misplaced: ErrorDetail[] = input.features.flatMap((name, index) => {
           const flag = held.get(name)
           if (flag?.project === projectId) return []

@@ -132,18 +132,18 @@ export function createTagStore(db: Kysely<Database>) {
     },
 
     /**
-     * The named flags that exist (active or archived), by name. On PostgreSQL they are held
+     * The named flags that exist (active or archived), by name. `hold`: on PostgreSQL they are held
      * (FOR KEY SHARE) until the transaction ends, so none is deleted for good before its tags are
      * written; their other changes (archive, edits) are not held up.
      */
-    async holdFlags(names: readonly string[]): Promise<TaggedFlag[]> {
+    async findFlags(names: readonly string[], { hold = false } = {}): Promise<TaggedFlag[]> {
       if (names.length === 0) return []
       const rows = await db
         .selectFrom('features')
         .select(['name', 'project'])
         .where(inNames(db, 'name', names))
         .orderBy('name')
-        .$if(postgres, (query) => query.forKeyShare())
+        .$if(postgres && hold, (query) => query.forKeyShare())
         .execute()
       return rows.map((row) => ({ feature: row.name, project: row.project }))
     },
