@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * A project's flags: the server pages, sorts and searches (GET …/features?offset&limit&query&sortBy&sortOrder),
- * so a project of 10,000 flags renders one page of 50 rows. Below them, its environments.
+ * A project's flags: the server pages, sorts, searches and filters by tag (GET
+ * …/features?offset&limit&query&sortBy&sortOrder&tag), so a project of 10,000 flags renders one
+ * page of 50 rows, each with its tags. Below them, its environments.
  */
 import { api, seg } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
@@ -12,7 +13,7 @@ import { projectEnvironments } from './project-environments.js'
 export const PAGE_SIZE = 50
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission']
 
-/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string, archived: boolean }} Flag */
+/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string, archived: boolean, tags: { value: string, type: string }[] }} Flag */
 
 /** @param {import('../router.js').ViewContext} context */
 export async function projectView({ main, params, query, current }) {
@@ -23,6 +24,7 @@ export async function projectView({ main, params, query, current }) {
     sortOrder: query.get('sortOrder') === 'desc' ? 'desc' : 'asc',
     page: Math.max(0, Number(query.get('page') ?? '0') || 0),
     archived: query.get('archived') === 'true',
+    tag: query.get('tag') ?? '',
   }
   const header = pageHeader(`Project ${projectId}`, {
     crumbs: [['Projects', '#/projects']],
@@ -34,7 +36,19 @@ export async function projectView({ main, params, query, current }) {
   const tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Which flags' },
     h('button', { type: 'button', class: 'tab', 'aria-pressed': String(!state.archived), onclick: () => setArchived(false) }, 'Active'),
     h('button', { type: 'button', class: 'tab', 'aria-pressed': String(state.archived), onclick: () => setArchived(true) }, 'Archived'))
-  replace(main, header, h('div', { class: 'toolbar' }, tabs, field('Search flags', search)), status, results,
+  // Any tag that exists (type:value, as the filter takes it); filled once the tags are read.
+  const tagFilter = h('select', { name: 'tag' }, h('option', { value: '' }, 'Any tag'), state.tag ? h('option', { value: state.tag, selected: true }, state.tag) : null)
+  tagFilter.addEventListener('change', () => {
+    state.tag = tagFilter.value
+    state.page = 0
+    void load()
+  })
+  api('GET', '/tags').then((/** @type {{ tags: { type: string, value: string }[] }} */ { tags }) => {
+    const values = tags.map((tag) => `${tag.type}:${tag.value}`)
+    const options = [...new Set([...values, ...(state.tag ? [state.tag] : [])])].map((value) => h('option', { value, selected: value === state.tag }, value))
+    tagFilter.replaceChildren(h('option', { value: '' }, 'Any tag'), ...options)
+  }).catch(() => {})
+  replace(main, header, h('div', { class: 'toolbar' }, tabs, field('Search flags', search), field('Tag', tagFilter)), status, results,
     section('New flag', createFlagForm(projectId)), projectEnvironments(projectId, current))
 
   /** @param {boolean} archived */
@@ -66,11 +80,13 @@ export async function projectView({ main, params, query, current }) {
     if (state.sortOrder !== 'asc') kept.set('sortOrder', state.sortOrder)
     if (state.page > 0) kept.set('page', String(state.page))
     if (state.archived) kept.set('archived', 'true')
+    if (state.tag) kept.set('tag', state.tag)
     history.replaceState(null, '', `${link('projects', projectId)}${kept.size ? `?${kept}` : ''}`)
 
     const asked = new URLSearchParams({ offset: String(state.page * PAGE_SIZE), limit: String(PAGE_SIZE), sortBy: state.sortBy, sortOrder: state.sortOrder })
     if (state.query) asked.set('query', state.query)
     if (state.archived) asked.set('archived', 'true')
+    if (state.tag) asked.set('tag', state.tag)
     const started = performance.now()
     /** @type {{ features: Flag[], total: number }} */
     let answer
@@ -87,7 +103,9 @@ export async function projectView({ main, params, query, current }) {
     const first = answer.total === 0 ? 0 : state.page * PAGE_SIZE + 1
     const last = state.page * PAGE_SIZE + answer.features.length
     status.textContent = answer.total === 0
-      ? (state.query ? `No ${state.archived ? 'archived ' : ''}flag matches “${state.query}”.` : `No ${state.archived ? 'archived ' : ''}flags yet.`)
+      ? (state.query || state.tag
+        ? `No ${state.archived ? 'archived ' : ''}flag matches${state.query ? ` “${state.query}”` : ''}${state.tag ? ` with tag ${state.tag}` : ''}.`
+        : `No ${state.archived ? 'archived ' : ''}flags yet.`)
       : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : ''}flag${answer.total === 1 ? '' : 's'}`
     results.append(h('nav', { class: 'pager', 'aria-label': 'Pages' },
       h('button', { type: 'button', class: 'secondary', disabled: state.page === 0, onclick: () => { state.page -= 1; void load() } }, 'Previous'),
@@ -117,7 +135,8 @@ export async function projectView({ main, params, query, current }) {
       h('caption', { class: 'visually-hidden' }, `${state.archived ? 'Archived' : 'Active'} flags of ${projectId}; column headers sort`),
       h('thead', null, h('tr', null, sortable('name', 'Name'), sortable('type', 'Type'), sortable('createdAt', 'Created'), h('th', { scope: 'col' }, state.archived ? 'Actions' : 'Description'))),
       h('tbody', null, flags.map((flag) => h('tr', null,
-        h('th', { scope: 'row' }, h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name), flag.stale ? [' ', badge('stale', 'warn')] : null),
+        h('th', { scope: 'row' }, h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name), flag.stale ? [' ', badge('stale', 'warn')] : null,
+          flag.tags.map((tag) => [' ', badge(`${tag.type}: ${tag.value}`)])),
         h('td', null, badge(flag.type)),
         h('td', null, formatDate(flag.createdAt)),
         h('td', null, state.archived ? archivedActions(flag.name) : flag.description ?? '')))))
