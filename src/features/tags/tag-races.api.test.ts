@@ -1,6 +1,6 @@
 /**
  * Two instances on one database, tag requests racing each other: tagging with a type or a tag
- * that is being deleted, and two requests creating the same tag. Whichever wins, the tables are
+ * that is being deleted, two requests creating the same tag, two changing the same flags' tags. Whichever wins, the tables are
  * what the events say: every flag's tags replay from its feature-tagged / feature-untagged events,
  * every tag from tag-created / tag-deleted, every tag type from its events.
  */
@@ -41,7 +41,7 @@ async function tagViolations(db: Kysely<Database>): Promise<string[]> {
 }
 
 onEachDatabase('tag races', (database) => {
-  test(`${ROUNDS} rounds: tagging against deleting its type or tag, and two requests creating one tag`, { timeout: 300_000 }, async (t) => {
+  test(`${ROUNDS} rounds: tagging against deleting its type or tag, two requests creating one tag, two changing the same flags`, { timeout: 300_000 }, async (t) => {
     const { first: a, second: b } = await useTwoInstances(t, database)
     const tally = { typeDeletedFirst: 0, taggedFirst: 0 }
     for (let round = 0; round < ROUNDS; round++) {
@@ -75,6 +75,17 @@ onEachDatabase('tag races', (database) => {
       assert.deepEqual(both.map((response) => response.status), [201, 201])
       const created = await a.database.db.selectFrom('events').select('id').where('type', '=', 'tag-created').where('json', 'like', `%"value":"same-${round}"%`).execute()
       assert.equal(created.length, 1, `round ${round}: tag-created events`)
+
+      // Two requests changing the same flags' tags in opposite orders: they queue, neither fails.
+      const tagA = { type: 'simple', value: `a-${round}` }
+      const tagB = { type: 'simple', value: `b-${round}` }
+      const opposite = await Promise.all([
+        call(a, 'PUT', `${projectPath()}/tags`, { features: [flags[0], flags[1]], tags: { addedTags: [tagA, tagB], removedTags: [] } }),
+        call(b, 'PUT', `${projectPath()}/tags`, { features: [flags[1], flags[0]], tags: { addedTags: [tagB, tagA], removedTags: [] } }),
+        call(a, 'PUT', flagTagsPath(flags[2]!), { addedTags: [tagB], removedTags: [tagA] }),
+        call(b, 'PUT', flagTagsPath(flags[2]!), { addedTags: [tagA], removedTags: [tagB] }),
+      ])
+      assert.deepEqual(opposite.map((response) => response.status), [200, 200, 200, 200], opposite.map((response) => response.text).join('\n'))
     }
     assert.deepEqual(await tagViolations(a.database.db), [])
     t.diagnostic(`[${database.name}] the tagging won ${tally.taggedFirst} times, the type's deletion ${tally.typeDeletedFirst} times`)

@@ -1,7 +1,7 @@
 /**
  * Tags, and the tags of flags. Tagging a flag creates the tag when it does not exist yet (its
- * type must), as the reference does. Every change writes its events in its own transaction: a
- * tag created, a flag tagged or untagged — only what really changed, so adding a tag a flag has
+ * type must), as the reference does. Each change and its events go in one transaction: a tag
+ * created, a flag tagged or untagged — only what really changed, so adding a tag a flag has
  * already, or removing one it lacks, records nothing.
  */
 import type { Kysely } from 'kysely'
@@ -14,7 +14,7 @@ import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { bulkTagsRules, check, tagRules, updateTagsRules } from './tag-rules.ts'
 import type { TagBody, TagsBulkAddBody, UpdateTagsBody } from './tag-schemas.ts'
-import { createTagStore, tagKey, type Tag, type TaggedFlag } from './tag-store.ts'
+import { compareTags, createTagStore, tagKey, type Tag, type TaggedFlag } from './tag-store.ts'
 import { createTagTypeStore } from './tag-type-store.ts'
 
 const tagText = (tag: Tag) => `of type ${quote(tag.type)} with value ${quote(tag.value)}`
@@ -59,7 +59,8 @@ async function changeTags(trx: Kysely<Database>, flags: readonly TaggedFlag[], c
   const names = flags.map((flag) => flag.feature)
   const removing = new Set(removed.map(tagKey))
   const tagged = new Map<string, Set<string>>()
-  for (const tag of added) if (!removing.has(tagKey(tag))) tagged.set(tagKey(tag), await store.tag(names, tag, userId, audit.createdAt))
+  // Rows are written in key order whatever the order sent, so two requests writing the same rows cannot deadlock.
+  for (const tag of [...added].sort(compareTags)) if (!removing.has(tagKey(tag))) tagged.set(tagKey(tag), await store.tag(names, tag, userId, audit.createdAt))
   const untagged = new Map<string, Set<string>>()
   for (const tag of removed) untagged.set(tagKey(tag), await store.untag(names, tag))
 

@@ -44,13 +44,14 @@ export function createTagStore(db: Kysely<Database>) {
 
     /**
      * Creates the tags that do not exist (their types must), and returns them, in the order given.
+     * They are inserted in key order, so two requests creating some of the same tags cannot deadlock.
      * On PostgreSQL every one of them is then held (FOR KEY SHARE) until the transaction ends, so
      * that none is deleted before the flags tagged with it are written; one deleted between its
      * insert and the hold (its deleter committed in between) is created again.
      */
     async ensure(tags: readonly Tag[], createdAt: string): Promise<Tag[]> {
       const created: Tag[] = []
-      let missing = tags
+      let missing = [...tags].sort(compareTags)
       for (let attempt = 0; missing.length > 0 && attempt < 2; attempt++) {
         const inserted = await db
           .insertInto('tags')
@@ -61,7 +62,10 @@ export function createTagStore(db: Kysely<Database>) {
         const fresh = new Set(inserted.map(tagKey))
         created.push(...missing.filter((tag) => fresh.has(tagKey(tag))))
         // SQLite: this transaction is the only writer, so every one of them is there until it ends.
-        if (!postgres) return created
+        if (!postgres) {
+          missing = []
+          break
+        }
         const held = await db
           .selectFrom('tags')
           .select(['type', 'value'])
@@ -132,9 +136,10 @@ export function createTagStore(db: Kysely<Database>) {
     },
 
     /**
-     * The named flags that exist (active or archived), by name. `hold`: on PostgreSQL they are held
-     * (FOR KEY SHARE) until the transaction ends, so none is deleted for good before its tags are
-     * written; their other changes (archive, edits) are not held up.
+     * The named flags that exist (active or archived), by name. `hold`: on PostgreSQL they are
+     * locked (FOR NO KEY UPDATE, in name order) until the transaction ends, so changes of the same
+     * flags' tags queue instead of deadlocking, and none of them is archived or deleted meanwhile;
+     * their strategies and switches (other tables) are not held up.
      */
     async findFlags(names: readonly string[], { hold = false } = {}): Promise<TaggedFlag[]> {
       if (names.length === 0) return []
@@ -143,13 +148,14 @@ export function createTagStore(db: Kysely<Database>) {
         .select(['name', 'project'])
         .where(inNames(db, 'name', names))
         .orderBy('name')
-        .$if(postgres && hold, (query) => query.forKeyShare())
+        .$if(postgres && hold, (query) => query.forNoKeyUpdate())
         .execute()
       return rows.map((row) => ({ feature: row.name, project: row.project }))
     },
 
-    /** Tags the flags that lack the tag; returns those it tagged. */
-    async tag(flags: readonly string[], tag: Tag, userId: number, createdAt: string): Promise<Set<string>> {
+    /** Tags the flags that lack the tag (in name order, so two requests tagging the same flags cannot deadlock); returns those it tagged. */
+    async tag(names: readonly string[], tag: Tag, userId: number, createdAt: string): Promise<Set<string>> {
+      const flags = [...names].sort()
       const tagged = new Set<string>()
       for (let start = 0; start < flags.length; start += ROWS_PER_INSERT) {
         const rows = await db
@@ -183,6 +189,9 @@ export function createTagStore(db: Kysely<Database>) {
     },
   }
 }
+
+/** By type, then value: the one order every request writes tags in. */
+export const compareTags = (a: Tag, b: Tag): number => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
 
 /** One string per tag: a type is URL-friendly, so it holds no `:`. */
 export const tagKey = (tag: Tag): string => `${tag.type}:${tag.value}`
