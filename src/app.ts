@@ -60,6 +60,10 @@ import { createContextFieldService } from './features/context-fields/context-fie
 import { createLegalValues } from './features/context-fields/legal-values.ts'
 import { playgroundRoutes } from './features/playground/playground-routes.ts'
 import { createPlaygroundService } from './features/playground/playground-service.ts'
+import { tagTypeRoutes } from './features/tags/tag-type-routes.ts'
+import { createTagTypeService } from './features/tags/tag-type-service.ts'
+import { tagRoutes } from './features/tags/tag-routes.ts'
+import { createTagService } from './features/tags/tag-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -153,6 +157,8 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     await admin.register(strategyRoutes, { strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
     await admin.register(contextFieldRoutes, { contextFields: createContextFieldService({ db, changes }) })
+    await admin.register(tagTypeRoutes, { tagTypes: createTagTypeService({ db }) })
+    await admin.register(tagRoutes, { tagService: createTagService({ db }) })
   }, { prefix: ADMIN_PREFIX })
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).

@@ -276,6 +276,48 @@ onEachDatabase('console in a browser', (database) => {
       assert.equal((await call(pennon, 'GET', '/api/admin/projects/web/features/checkout-parent')).body.archived, false)
     })
 
+    await t.test("tags: a flag's tags added (a bad value refused beside its field) and removed; the project's flags filtered by tag", async () => {
+      const tagsOf = async (feature: string) => (await call(pennon, 'GET', `/api/admin/features/${feature}/tags`)).body.tags
+      assert.equal((await call(pennon, 'POST', '/api/admin/tag-types', { name: 'team', description: 'Owning team' })).status, 201)
+      await page.goto(`${base}/#/projects/web/features/new-checkout`)
+      await heading(page, 'new-checkout')
+      await page.getByText('No tags.').waitFor()
+      assert.equal(await page.getByLabel('Tag type').inputValue(), 'simple')
+      await page.getByLabel('Tag value').fill(' w ')
+      await page.getByRole('button', { name: 'Add tag' }).click()
+      const error = page.locator('[data-path="/body/value"] > .field-error')
+      await error.waitFor()
+      assert.match(await error.innerText(), /must be 2 to 50 characters long/)
+      assert.deepEqual(await tagsOf('new-checkout'), [])
+      await page.getByLabel('Tag value').fill('web')
+      await page.getByRole('button', { name: 'Add tag' }).click()
+      await page.getByRole('button', { name: 'Remove tag simple: web' }).waitFor()
+      await page.getByLabel('Tag type').selectOption('team')
+      await page.getByLabel('Tag value').fill('checkout team')
+      await page.getByRole('button', { name: 'Add tag' }).click()
+      await page.getByRole('button', { name: 'Remove tag team: checkout team' }).waitFor()
+      assert.deepEqual(await tagsOf('new-checkout'), [{ type: 'simple', value: 'web', color: '#FFFFFF' }, { type: 'team', value: 'checkout team', color: null }])
+      await page.getByRole('button', { name: 'Remove tag simple: web' }).click()
+      await page.getByRole('button', { name: 'Remove tag simple: web' }).waitFor({ state: 'detached' })
+      assert.deepEqual(await tagsOf('new-checkout'), [{ type: 'team', value: 'checkout team', color: null }])
+
+      assert.equal((await call(pennon, 'POST', '/api/admin/features/checkout-child/tags', { type: 'simple', value: 'web' })).status, 201)
+      await page.goto(`${base}/#/projects/web`)
+      await heading(page, 'Project web')
+      await page.getByText('1–3 of 3 flags').waitFor()
+      await page.getByLabel('Tag', { exact: true }).selectOption('team:checkout team')
+      await page.getByText('1–1 of 1 flag').waitFor()
+      await page.getByRole('row', { name: /new-checkout/ }).getByText('team: checkout team').waitFor()
+      assert.ok(page.url().endsWith(`#/projects/web?${new URLSearchParams({ tag: 'team:checkout team' })}`), page.url())
+      const listed = (await call(pennon, 'GET', `/api/admin/projects/web/features?${new URLSearchParams({ tag: 'team:checkout team' })}`)).body.features
+      assert.deepEqual(listed.map((flag: { name: string }) => flag.name), ['new-checkout'])
+      await page.getByLabel('Tag', { exact: true }).selectOption('simple:web')
+      await page.getByRole('link', { name: 'checkout-child' }).waitFor()
+      await page.getByText('1–1 of 1 flag').waitFor()
+      await page.getByLabel('Tag', { exact: true }).selectOption('')
+      await page.getByText('1–3 of 3 flags').waitFor()
+    })
+
     let viewerSecret = ''
     await t.test('tokens: a Viewer service account and its token, the secret shown once', async () => {
       await page.goto(`${base}/#/tokens`)
@@ -330,6 +372,8 @@ onEachDatabase('console in a browser', (database) => {
       await viewer.getByText('Needs UPDATE_FEATURE_ENVIRONMENT_VARIANTS', { exact: true }).first().waitFor()
       assert.ok(await viewer.getByRole('button', { name: 'Archive' }).isDisabled())
       await viewer.getByText('Needs DELETE_FEATURE', { exact: true }).waitFor()
+      assert.ok(await viewer.getByRole('button', { name: 'Add tag' }).isDisabled())
+      assert.ok(await viewer.getByRole('button', { name: 'Remove tag team: checkout team' }).isDisabled())
       await shot(viewer, 'viewer')
     })
 

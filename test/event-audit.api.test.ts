@@ -14,6 +14,8 @@ interface Expected {
   environment?: string | null
   data?: unknown
   preData?: unknown
+  /** The flag's tags, `[{value, type}]` (events about a tagged flag) */
+  tags?: unknown[]
 }
 
 /** Runs one request and returns the events it added, checked to be one group by the admin token. */
@@ -26,7 +28,7 @@ async function eventsOf(pennon: TestApp, request: () => Promise<ApiResponse>, st
     assert.deepEqual(Object.keys(event), [
       'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'groupType', 'groupId',
     ])
-    assert.deepEqual([event.createdBy, event.createdByUserId, event.groupType, event.tags], ['admin', -42, 'transaction', []])
+    assert.deepEqual([event.createdBy, event.createdByUserId, event.groupType], ['admin', -42, 'transaction'])
     assert.equal(event.groupId, added[0].groupId, 'one groupId per request')
     assert.equal(event.createdAt, added[0].createdAt, 'one timestamp per request')
   }
@@ -35,8 +37,8 @@ async function eventsOf(pennon: TestApp, request: () => Promise<ApiResponse>, st
 
 function expectEvents(actual: any[], expected: Expected[]): void {
   assert.deepEqual(
-    actual.map((e) => ({ type: e.type, featureName: e.featureName, project: e.project, environment: e.environment, data: e.data, preData: e.preData })),
-    expected.map((e) => ({ featureName: null, project: null, environment: null, data: null, preData: null, ...e })),
+    actual.map((e) => ({ type: e.type, featureName: e.featureName, project: e.project, environment: e.environment, data: e.data, preData: e.preData, tags: e.tags })),
+    expected.map((e) => ({ featureName: null, project: null, environment: null, data: null, preData: null, tags: [], ...e })),
   )
 }
 
@@ -176,6 +178,9 @@ onEachDatabase('event log completeness', (database) => {
     covered.add('POST /api/frontend/')
     assert.deepEqual(await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200), [])
     assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/audit-frontend')).status, 200)
+    // The playground reads: explaining flags for a context records nothing.
+    await run('POST', '/api/admin/playground', '/api/admin/playground', { environment: 'production', context: { appName: 'audit', userId: 'u' } }, 200, [])
+    await run('POST', '/api/admin/playground/advanced', '/api/admin/playground/advanced', { environments: ['production'], context: { appName: 'audit', userId: 'u,v' } }, 200, [])
     // SDK metrics and registrations record no event (nor does the reference, per report).
     const bucket = { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { parent: { yes: 1, no: 0 } } }
     const registration = { appName: 'audit-app', strategies: ['default'], started: new Date().toISOString(), interval: 1000 }
@@ -252,6 +257,38 @@ onEachDatabase('event log completeness', (database) => {
     }
     await run('DELETE', '/api/admin/projects/{projectId}', `${P}/audit`, undefined, 200, [{ type: 'project-deleted', project: 'audit', preData: renamed.body }])
 
+    // Tag types, tags and the tags of flags; events about a tagged flag record its tags.
+    const tagTypes = '/api/admin/tag-types'
+    const team = { name: 'team', description: 'Owning team', icon: null, color: '#123456' }
+    await run('POST', tagTypes, tagTypes, { name: 'team', description: 'Owning team', color: '#123456' }, 201, [{ type: 'tag-type-created', data: team }])
+    await run('POST', `${tagTypes}/validate`, `${tagTypes}/validate`, { name: 'unused' }, 200, [])
+    const teamWithIcon = { ...team, icon: 'people' }
+    await run('PUT', `${tagTypes}/{name}`, `${tagTypes}/team`, { icon: 'people' }, 200, [{ type: 'tag-type-updated', data: teamWithIcon, preData: team }])
+    const core = { type: 'team', value: 'core' }
+    const web = { type: 'simple', value: 'web' }
+    await run('POST', '/api/admin/tags', '/api/admin/tags', core, 201, [{ type: 'tag-created', data: core }])
+    assert.equal((await call(pennon, 'POST', `${P}/default/features`, { name: 'tagged' })).status, 201)
+    const flagTags = '/api/admin/features/{featureName}/tags'
+    const onFlag = { featureName: 'tagged', project: 'default' }
+    await run('POST', flagTags, '/api/admin/features/tagged/tags', web, 201, [
+      { type: 'tag-created', data: web },
+      { type: 'feature-tagged', ...onFlag, data: web, tags: [{ value: 'web', type: 'simple' }] },
+    ])
+    await run('PUT', flagTags, '/api/admin/features/tagged/tags', { addedTags: [core], removedTags: [web] }, 200, [
+      { type: 'feature-tagged', ...onFlag, data: core, tags: [{ value: 'core', type: 'team' }] },
+      { type: 'feature-untagged', ...onFlag, preData: web, tags: [{ value: 'core', type: 'team' }] },
+    ])
+    await run('DELETE', `${flagTags}/{type}/{value}`, '/api/admin/features/tagged/tags/team/core', undefined, 200, [{ type: 'feature-untagged', ...onFlag, preData: core }])
+    await run('PUT', '/api/admin/projects/{projectId}/tags', `${P}/default/tags`, { features: ['tagged'], tags: { addedTags: [core], removedTags: [] } }, 200, [
+      { type: 'feature-tagged', ...onFlag, data: core, tags: [{ value: 'core', type: 'team' }] },
+    ])
+    await run('DELETE', '/api/admin/tags/{type}/{value}', '/api/admin/tags/simple/web', undefined, 200, [{ type: 'tag-deleted', data: web }])
+    await run('DELETE', `${tagTypes}/{name}`, `${tagTypes}/team`, undefined, 200, [
+      { type: 'feature-untagged', ...onFlag, preData: core },
+      { type: 'tag-deleted', data: core },
+      { type: 'tag-type-deleted', preData: teamWithIcon },
+    ])
+
     // Failed writes leave no event.
     for (const [method, url, body, status] of [
       ['POST', `${P}/default/features`, { name: 'bad name' }, 400],
@@ -271,6 +308,9 @@ onEachDatabase('event log completeness', (database) => {
       ['PUT', '/api/admin/context/ghost', {}, 404],
       ['POST', '/api/admin/context/userId/legal-values', { value: '' }, 400],
       ['DELETE', `${P}/default/context/userId`, undefined, 404],
+      ['POST', '/api/admin/features/ghost/tags', { type: 'simple', value: 'web' }, 404],
+      ['POST', '/api/admin/tags', { type: 'ghost', value: 'web' }, 400],
+      ['DELETE', '/api/admin/tag-types/ghost', undefined, 404],
     ] as const) {
       assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
     }

@@ -38,6 +38,10 @@ test('a statement may change served flags when it names a flag table, or when it
     ['delete from "features" where "name" in (select value from json_each(?))', true],
     ['update "segments" set "name" = ?', true],
     ['insert into "project_environments" ("project", "environment") values (?, ?)', true],
+    // A flag's tags (the client API's tag filter), and what cascades into them.
+    ['insert into "feature_tags" ("feature_name", "tag_type", "tag_value") values (?, ?, ?)', true],
+    ['delete from "tag_types" where "name" = ?', true],
+    ['delete from "tags" where "type" = ? and "value" = ?', true],
     ['drop table "metrics"', true],
   ]
   assert.deepEqual(

@@ -13,7 +13,7 @@ export interface ChangeWatch {
   /**
    * `'tokens'`: a version that moves only when a principal may have changed (a write naming a token
    * table), or when which tables changed is unknown; `'flags'`: likewise for what SDKs are served
-   * (flags, their environments and strategies, segments, projects).
+   * (flags, their environments and strategies, segments, projects, the flags' tags).
    */
   version(watched?: Watched): number | undefined
   close(): Promise<void>
@@ -38,7 +38,7 @@ export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true 
 const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens)\b/i
 
 /** The tables flags are served to SDKs from; what cascades into them starts from a table listed here too. */
-const FLAG_TABLES = /\b(projects|features|feature_dependencies|environments|project_environments|feature_environments|feature_strategies|feature_strategy_segments|segments|strategy_definitions)\b/i
+const FLAG_TABLES = /\b(projects|features|feature_dependencies|environments|project_environments|feature_environments|feature_strategies|feature_strategy_segments|segments|strategy_definitions|feature_tags|tags|tag_types)\b/i
 
 // A plain insert, update or delete (or a WITH around them) writes only the tables it names;
 // anything else (a schema change, a pragma) may touch any of them.

@@ -8,6 +8,7 @@ import * as strategyDefinitions from './migrations/0006-strategy-definitions.ts'
 import * as clientMetrics from './migrations/0007-client-metrics.ts'
 import * as featureTypes from './migrations/0009-feature-types.ts'
 import * as contextFields from './migrations/0011-context-fields.ts'
+import * as tags from './migrations/0010-tags.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0007-client-metrics': clientMetrics,
   '0009-feature-types': featureTypes,
   '0011-context-fields': contextFields,
+  '0010-tags': tags,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -221,6 +221,31 @@ export interface LastSeenAtMetricsTable {
   last_seen_at: Timestamp
 }
 
+/** Kinds of tags (`simple` is seeded); a tag's type. */
+export interface TagTypesTable {
+  name: string
+  description: string | null
+  icon: string | null
+  /** `#RRGGBB`, or null */
+  color: string | null
+  created_at: Timestamp
+}
+
+export interface TagsTable {
+  type: string
+  value: string
+  created_at: Timestamp
+}
+
+/** The tags of each flag (archived ones keep theirs; a flag deleted for good takes its rows along). */
+export interface FeatureTagsTable {
+  feature_name: string
+  tag_type: string
+  tag_value: string
+  created_by_user_id: number
+  created_at: Timestamp
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -261,5 +286,8 @@ export interface Database {
   last_seen_at_metrics: LastSeenAtMetricsTable
   feature_types: FeatureTypesTable
   context_fields: ContextFieldsTable
+  tag_types: TagTypesTable
+  tags: TagsTable
+  feature_tags: FeatureTagsTable
 }
 

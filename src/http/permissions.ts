@@ -24,6 +24,9 @@ export const PERMISSIONS = [
   'DELETE_CONTEXT_FIELD',
   // A project's own context fields (the reference gives it to a project's owners; here ADMIN holds it).
   'UPDATE_PROJECT_CONTEXT',
+  'CREATE_TAG_TYPE',
+  'UPDATE_TAG_TYPE',
+  'DELETE_TAG_TYPE',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
@@ -56,6 +59,10 @@ const EDITOR_PERMISSIONS: readonly Permission[] = [
   'CREATE_CONTEXT_FIELD',
   'UPDATE_CONTEXT_FIELD',
   'DELETE_CONTEXT_FIELD',
+  // As the reference's Editor. Creating, deleting and applying tags needs UPDATE_FEATURE.
+  'CREATE_TAG_TYPE',
+  'UPDATE_TAG_TYPE',
+  'DELETE_TAG_TYPE',
 ]
 
 export function rolePermissions(rootRole: number): ReadonlySet<Permission> {

@@ -282,7 +282,7 @@ onEachDatabase('client API', (database) => {
     assert.deepEqual((await read(pennon, oneProject)).body.features, [flag('report', { project: 'other', strategies: [rolloutOf('report')] })])
   })
 
-  test('filters: project (repeatable, within the token\'s), namePrefix, tag (no flag has tags); each echoed in query; a malformed tag is a 400', async (t) => {
+  test('filters: project (repeatable, within the token\'s), namePrefix, tag (repeatable: any of them); each echoed in query; a malformed tag is a 400', async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'shop')
     await createProject(pennon, 'other')
@@ -316,9 +316,20 @@ onEachDatabase('client API', (database) => {
     assert.deepEqual(names(await read(pennon, shopToken, '?project=default')), [])
     assert.deepEqual(names(await read(pennon, shopToken, '?namePrefix=pay')), ['pay-other', 'pay-shop'])
 
-    // Tags: Pennon has none, so a tag filter matches no flag; a value may hold colons.
+    // Tags: flags with any of them (the other filters apply too); a value may hold colons.
+    assert.equal((await call(pennon, 'POST', '/api/admin/tag-types', { name: 'team' })).status, 201)
+    for (const [feature, type, value] of [['pay-card', 'simple', 'beta'], ['pay-cash', 'team', 'a:b'], ['pay-other', 'simple', 'beta'], ['home', 'team', 'a:b'], ['pay-shop', 'simple', 'alpha']]) {
+      assert.equal((await call(pennon, 'POST', `/api/admin/features/${feature}/tags`, { type, value })).status, 201)
+    }
     const tagged = await read(pennon, client, '?tag=simple:beta&tag=team:a:b&namePrefix=pay&project=default')
-    assert.deepEqual(tagged.body, { version: 2, features: [], query: query({ tag: [['simple', 'beta'], ['team', 'a:b']], project: ['default'], namePrefix: 'pay' }) })
+    assert.deepEqual(tagged.body, {
+      version: 2,
+      features: [flag('pay-card'), flag('pay-cash')],
+      query: query({ tag: [['simple', 'beta'], ['team', 'a:b']], project: ['default'], namePrefix: 'pay' }),
+    })
+    assert.deepEqual(names(await read(pennon, client, '?tag=simple:beta')), ['pay-card', 'pay-other'])
+    assert.deepEqual(names(await read(pennon, shopToken, '?tag=simple:beta')), ['pay-other'])
+    assert.deepEqual(names(await read(pennon, client, '?tag=simple:nobody')), [])
     for (const [search, sent, index] of [['tag=simple', 'simple', 0], ['tag=:beta', ':beta', 0], ['tag=simple:', 'simple:', 0], ['tag=', '', 0], ['tag=a:b&tag=nocolon', 'nocolon', 1]] as const) {
       const refused = await call(pennon, 'GET', `${FEATURES}?${search}`, undefined, { token: client })
       assert.equal(refused.status, 400, search)

@@ -2,15 +2,16 @@
  * What SDKs read, computed once per change of the flags and served from memory. Each
  * environment's flags are read once per version of the change watch's `'flags'` (change-watch.ts:
  * writes of flags, strategies, segments, environments — by this instance, another one, or by
- * hand); each distinct answer (scope, filters, segment form) is built once from them, with its
- * ETag, and kept until the flags change. Metrics, events and tokens do not end either.
+ * hand); each distinct answer (scope, filters, segment form) is built once from them (a tag filter
+ * reads which flags have its tags then), with its ETag, and kept until the flags or their tags
+ * change. Metrics, events and tokens do not end either.
  */
 import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import type { TokenScope } from '../../http/permissions.ts'
-import { readEnvironmentFlags, type ClientFeature, type ClientSegment, type EnvironmentFlags } from './client-features-store.ts'
+import { flagsTagged, readEnvironmentFlags, type ClientFeature, type ClientSegment, type EnvironmentFlags } from './client-features-store.ts'
 
 /** Which flags a caller may read: an environment, and its projects (`*`: every project). */
 export interface ReadScope {
@@ -115,18 +116,17 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
     }
   }
 
-  /** The flags a scope may read, filtered. */
-  function visible(flags: EnvironmentFlags, scope: ReadScope, filters: FeatureFilters): ClientFeature[] {
+  /** The flags a scope may read, filtered; `tagged`: the flags with a tag the filter names (any of them, as the reference). */
+  function visible(flags: EnvironmentFlags, scope: ReadScope, filters: FeatureFilters, tagged?: ReadonlySet<string>): ClientFeature[] {
     const everyProject = scope.projects.includes(ALL)
     const projects = everyProject ? undefined : new Set(scope.projects)
     const asked = filters.project && filters.project.length > 0 ? new Set(filters.project) : undefined
-    // Pennon has no tags: a tag filter matches no flag.
-    if (filters.tag && filters.tag.length > 0) return []
     return flags.features.filter(
       (feature) =>
         (!projects || projects.has(feature.project)) &&
         (!asked || asked.has(feature.project)) &&
-        (filters.namePrefix === undefined || feature.name.startsWith(filters.namePrefix)),
+        (filters.namePrefix === undefined || feature.name.startsWith(filters.namePrefix)) &&
+        (!tagged || tagged.has(feature.name)),
     )
   }
 
@@ -138,7 +138,9 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
       const known = version === undefined ? undefined : answers.get(key)
       if (known && known.version === version) return known.answer
       const flags = await reading
-      const features = visible(flags, scope, filters)
+      // Read after the flags: a tag change meanwhile moves the version, so this answer is not kept.
+      const tagged = filters.tag && filters.tag.length > 0 ? await flagsTagged(db, filters.tag) : undefined
+      const features = visible(flags, scope, filters, tagged)
       const query = {
         ...(filters.tag ? { tag: filters.tag } : {}),
         ...(filters.project ? { project: filters.project } : {}),

@@ -158,3 +158,14 @@ async function readIn(db: Kysely<Database>, environment: string, explained: bool
     revisionId: Number(revision?.value ?? 0),
   }
 }
+
+/** The flags with any of these tags (`[type, value]`), active or not: the tag filter of the client API. */
+export async function flagsTagged(db: Kysely<Database>, tags: readonly (readonly string[])[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('feature_tags')
+    .select('feature_name')
+    .distinct()
+    .where((eb) => eb.or(tags.map(([type, value]) => eb.and([eb('tag_type', '=', type!), eb('tag_value', '=', value!)]))))
+    .execute()
+  return new Set(rows.map((row) => row.feature_name))
+}

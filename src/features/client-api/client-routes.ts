@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, sendJsonText } from '../../http/common-schemas.ts'
-import { notFound, quote, validationFailed } from '../../http/errors.ts'
+import { notFound, quote } from '../../http/errors.ts'
+import { parseTagFilter } from '../tags/tag-filter.ts'
 import { ClientFeatureResponse, ClientFeaturesQuery, ClientFeaturesResponse } from './client-schemas.ts'
 import { readScope, takesSegmentsApart, type ClientFeaturesService, type FeatureFilters } from './client-features-service.ts'
 
@@ -32,18 +33,6 @@ export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body:
   return sendJsonText(reply, body)
 }
 
-/** `simple:beta` → `['simple', 'beta']`, as the reference reads a tag filter. */
-function tagFilter(values: string[] | undefined): string[][] | undefined {
-  if (values === undefined) return undefined
-  return values.map((value, index) => {
-    const at = value.indexOf(':')
-    if (at <= 0 || at === value.length - 1) {
-      throw validationFailed([{ path: `/query/tag/${index}`, message: `The \`/query/tag\` filter must look like "type:value". You sent ${quote(value)}.` }])
-    }
-    return [value.slice(0, at), value.slice(at + 1)]
-  })
-}
-
 export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFeaturesService }> = async (app, { clientFeatures }) => {
   app.get('/features', {
     config: { sdkApi: 'client' },
@@ -53,7 +42,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFea
       description:
         "The token's environment and projects (an admin token: every project, in `?environment=`, default development). " +
         'Segments are sent apart (ids in strategies, each segment once) to SDKs that send `Unleash-Client-Spec` 4.2.0 or later, as the reference does; ' +
-        'otherwise their constraints are inlined. Answers carry an ETag; `If-None-Match` with it answers 304. Pennon has no tags: a `tag` filter matches no flag.',
+        'otherwise their constraints are inlined. Answers carry an ETag; `If-None-Match` with it answers 304. ' +
+        '`tag=type:value` (repeatable) keeps the flags with any of those tags.',
       querystring: ClientFeaturesQuery,
       response: { 200: ClientFeaturesResponse, 304: Type.Null({ description: 'Not modified: the ETag sent is current' }), ...errorResponses(400, 401, 403) },
     },
@@ -62,7 +52,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFea
     const filters: FeatureFilters = {
       ...(query.project === undefined ? {} : { project: asList(query.project)! }),
       ...(query.namePrefix === undefined ? {} : { namePrefix: query.namePrefix }),
-      ...(query.tag === undefined ? {} : { tag: tagFilter(asList(query.tag))! }),
+      ...(query.tag === undefined ? {} : { tag: parseTagFilter(asList(query.tag)!) }),
     }
     const segmentsApart = query.inlineSegmentConstraints !== 'true' && takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined)
     const { body, etag } = await clientFeatures.features(readScope(request.principal.scope, query.environment), filters, segmentsApart)

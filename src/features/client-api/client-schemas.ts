@@ -7,7 +7,7 @@ const OneOrMany = (description: string) => Type.Union([Type.String({ maxLength: 
 export const ClientFeaturesQuery = Type.Object({
   project: Type.Optional(OneOrMany('Only flags of these projects (within the token\'s)')),
   namePrefix: Type.Optional(Type.String({ maxLength: 1000, description: 'Only flags whose name starts with this' })),
-  tag: Type.Optional(OneOrMany('type:value; Pennon has no tags, so no flag matches')),
+  tag: Type.Optional(OneOrMany('type:value: only flags with one of these tags')),
   environment: Type.Optional(Type.String({ maxLength: 1000, description: 'For admin tokens only; a client token reads its own environment' })),
   inlineSegmentConstraints: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: segment constraints inlined whatever the SDK says' })),
 })

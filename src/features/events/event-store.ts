@@ -4,7 +4,8 @@ import { advanceCounter } from '../../db/counters.ts'
 import { preparedInsert } from '../../db/prepared.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
 import type { AuditContext } from './audit.ts'
-import type { NewEvent } from './event-types.ts'
+import type { EventTag, NewEvent } from './event-types.ts'
+import { createTagStore } from '../tags/tag-store.ts'
 
 // 11 bound values per row; SQLite allows 32,766 per statement.
 const ROWS_PER_INSERT = 1000
@@ -13,7 +14,8 @@ const ROWS_PER_INSERT = 1000
  * Appends events inside the caller's transaction, so a change and its events
  * commit or vanish together. An event whose data deep-equals its preData records
  * nothing and is dropped. Ids come from a gap-free counter, so the newest event's
- * id is also the number of events.
+ * id is also the number of events. An event about a flag records the tags the flag
+ * has then (after the change), as the reference does, unless it brings its own.
  */
 export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, events: readonly NewEvent[]): Promise<void> {
   const kept = events.filter((event) => {
@@ -23,9 +25,10 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   })
   if (kept.length === 0) return
 
+  const tags = await flagTags(trx, kept)
   const lastId = await advanceCounter(trx, 'event_id', kept.length)
   const firstId = lastId - kept.length + 1
-  const rows = kept.map((event, index) => toRow(firstId + index, audit, event))
+  const rows = kept.map((event, index) => toRow(firstId + index, audit, event, event.tags ?? (event.featureName ? tags.get(event.featureName) : undefined)))
   if (rows.length === 1) {
     await trx.executeQuery(insertOne(trx, rows[0]!))
     return
@@ -44,7 +47,17 @@ export async function insertEventAroundIds(trx: Kysely<Database>, event: EventAr
 // Most writes record one event: that insert is compiled once.
 const insertOne = preparedInsert<EventsTable>('events', ['id', 'type', 'created_by', 'created_by_user_id', 'created_at', 'feature_name', 'project', 'environment', 'group_type', 'group_id', 'json'])
 
-function toRow(id: number, audit: AuditContext, event: NewEvent): EventsTable {
+/** The tags of the flags the events are about (those that bring none of their own), as events show them. */
+async function flagTags(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<Map<string, EventTag[]>> {
+  const names = new Set<string>()
+  for (const event of events) if (event.featureName && !event.tags) names.add(event.featureName)
+  const tags = new Map<string, EventTag[]>()
+  if (names.size === 0) return tags
+  for (const [name, list] of await createTagStore(trx).ofFlags([...names])) tags.set(name, list.map(({ type, value }) => ({ value, type })))
+  return tags
+}
+
+function toRow(id: number, audit: AuditContext, event: NewEvent, tags: readonly EventTag[] = []): EventsTable {
   const featureName = event.featureName ?? null
   const project = event.project ?? null
   const environment = event.environment ?? null
@@ -57,7 +70,7 @@ function toRow(id: number, audit: AuditContext, event: NewEvent): EventsTable {
     createdByUserId: audit.createdByUserId,
     data: 'data' in event ? event.data : null,
     preData: 'preData' in event ? event.preData : null,
-    tags: [],
+    tags,
     featureName,
     project,
     environment,

@@ -71,10 +71,22 @@ export interface FeatureTypeData { id: string; name: string; description: string
 export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
 export interface ServiceAccountTokenData { id: number; description: string; expiresAt: string | null; userId: number }
 
+/** A tag type (GET /api/admin/tag-types/:name), keys in the reference's order. */
+export interface TagTypeData { name: string; description: string | null; icon: string | null; color: string | null }
+/** A tag, as the tag routes show it. */
+export interface TagData { type: string; value: string }
+/** A tag in an event's `tags`, keys in the reference's order there. */
+export interface EventTag { value: string; type: string }
+
 interface Base {
   featureName?: string | null
   project?: string | null
   environment?: string | null
+  /**
+   * An event about a flag records the flag's tags (appendEvents reads those it has when the event
+   * is written); these instead, where they are gone by then (a flag deleted for good).
+   */
+  tags?: readonly EventTag[]
 }
 
 export type NewEvent = Base &
@@ -112,6 +124,12 @@ export type NewEvent = Base &
     | { type: 'context-field-created'; data: ContextFieldData }
     | { type: 'context-field-updated'; data: ContextFieldData; preData: ContextFieldData }
     | { type: 'context-field-deleted'; preData: ContextFieldData }
+    | { type: 'tag-type-created'; data: TagTypeData }
+    | { type: 'tag-type-updated'; data: TagTypeData; preData: TagTypeData }
+    | { type: 'tag-type-deleted'; preData: TagTypeData }
+    | { type: 'tag-created' | 'tag-deleted'; data: TagData }
+    | { type: 'feature-tagged'; data: TagData }
+    | { type: 'feature-untagged'; preData: TagData }
   )
 
 export type EventType = NewEvent['type']

@@ -15,6 +15,7 @@ import { createDependencyStore } from './dependency-store.ts'
 import { flagNotFound } from './flag-errors.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
+import { createTagStore } from '../tags/tag-store.ts'
 
 const distinct = (names: readonly string[]): string[] => [...new Set(names)]
 
@@ -68,15 +69,24 @@ export function createArchiveService({ db }: { db: Kysely<Database> }) {
         await appendEvents(trx, auditContext(actor), revived.map((name) => ({ type: 'feature-revived', featureName: name, project })))
       }),
 
-    /** Archived flags of the project are removed for good; active ones are skipped. */
+    /** Archived flags of the project are removed for good (their tags with them); active ones are skipped. */
     delete: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
         await requireProject(trx, project)
         const flags = createFlagStore(trx)
         const found = await flags.lockMany(distinct(names))
         checkSameProject('delete', project, found)
-        const deleted = await flags.deleteArchived(found.filter((flag) => flag.archived).map((flag) => flag.name))
-        await appendEvents(trx, auditContext(actor), deleted.map((flag) => ({ type: 'feature-deleted', featureName: flag.name, project, preData: flag })))
+        const archived = found.filter((flag) => flag.archived).map((flag) => flag.name)
+        // Their events record the tags they had, as the reference's: by the time events are written, the tags are gone.
+        const tags = await createTagStore(trx).ofFlags(archived)
+        const deleted = await flags.deleteArchived(archived)
+        await appendEvents(trx, auditContext(actor), deleted.map((flag) => ({
+          type: 'feature-deleted',
+          featureName: flag.name,
+          project,
+          preData: flag,
+          tags: (tags.get(flag.name) ?? []).map(({ type, value }) => ({ value, type })),
+        })))
       }),
   }
 }

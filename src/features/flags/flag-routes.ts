@@ -5,6 +5,7 @@ import { archiveRoutes } from './archive-routes.ts'
 import { dependencyRoutes } from './dependency-routes.ts'
 import { CreateFlagBody, FlagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams, ProjectFlagsQuery } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
+import { parseTagFilter } from '../tags/tag-filter.ts'
 
 const PAGING_PARAMETERS = ['query', 'offset', 'limit', 'sortBy', 'sortOrder', 'archived', 'stale'] as const
 
@@ -27,7 +28,7 @@ export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = asy
     config: { permission: 'NONE' },
     schema: {
       tags: ['Flags'],
-      summary: 'List the active flags of a project, sorted by name; with a paging parameter, one page of them',
+      summary: 'List the active flags of a project, sorted by name, with their tags; with a paging parameter, one page of them',
       params: ProjectFlagsParams,
       querystring: ProjectFlagsQuery,
       response: { 200: FlagListResponse, ...errorResponses(400, 401, 403, 404) },
@@ -36,8 +37,9 @@ export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = asy
     const { query } = request
     // Other query parameters are ignored, as before paging existed.
     const paged = PAGING_PARAMETERS.some((name) => query[name] !== undefined)
-    if (!paged) return { version: 1 as const, features: await flags.list(request.params.projectId) }
-    return { version: 1 as const, ...(await flags.page(request.params.projectId, query)) }
+    const tags = query.tag === undefined ? undefined : parseTagFilter(typeof query.tag === 'string' ? [query.tag] : query.tag)
+    if (!paged) return { version: 1 as const, features: await flags.list(request.params.projectId, tags) }
+    return { version: 1 as const, ...(await flags.page(request.params.projectId, query, tags)) }
   })
 
   app.get('/projects/:projectId/features/:name', {

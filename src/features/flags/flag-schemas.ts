@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { FeatureEnvironmentResponse } from '../feature-environments/feature-environment-schemas.ts'
+import { FlagListTags } from '../tags/tag-schemas.ts'
 
 // The reference's types (8.2 added `sunset`); their lifetimes are in feature_types (GET /api/admin/feature-types).
 export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const
@@ -75,7 +76,7 @@ export const FlagReadResponse = Type.Object({ ...flagProperties, potentiallyStal
 
 export const FlagListResponse = Type.Object({
   version: Type.Literal(1),
-  features: Type.Array(FlagReadResponse),
+  features: Type.Array(Type.Object({ ...flagProperties, potentiallyStale, tags: FlagListTags })),
   total: Type.Optional(Type.Integer({ minimum: 0, description: 'With any paging parameter: the flags matching, over every page' })),
 })
 
@@ -91,6 +92,11 @@ export const ProjectFlagsQuery = Type.Object({
   sortOrder: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], description: 'Default asc' })),
   archived: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: the archived flags instead of the active ones' })),
   stale: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: only the stale and the potentially stale flags' })),
+  tag: Type.Optional(
+    Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], {
+      description: 'type:value, repeatable: only the flags with one of these tags (with or without paging)',
+    }),
+  ),
 })
 export type ProjectFlagsQuery = Static<typeof ProjectFlagsQuery>
 

@@ -18,6 +18,7 @@ import { lifetimeCutoffs, withPotentiallyStale } from '../feature-types/feature-
 import { projectNotFound } from '../projects/project-errors.ts'
 import type { CreateFlagBody, ProjectFlagsQuery } from './flag-schemas.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
+import { withTags, type TagFilter } from '../tags/tag-filter.ts'
 
 /** A flag as read: whether it outlived its type's expected lifetime is computed then. */
 export type ReadFlag = Flag & { potentiallyStale: boolean }
@@ -77,13 +78,14 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
       })
     },
 
-    list: async (project: string): Promise<ReadFlag[]> => {
+    /** The project's active flags (with any of `tags`, when given), each with potentiallyStale and its tags. */
+    list: async (project: string, tags?: readonly TagFilter[]) => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
-      return withPotentiallyStale(db, await createFlagStore(db).listActive(project))
+      return withTags(db, await withPotentiallyStale(db, await createFlagStore(db).listActive(project, tags)))
     },
 
-    /** One page of the project's active (or archived) flags, and how many match in all. */
-    page: async (project: string, query: ProjectFlagsQuery): Promise<{ features: ReadFlag[]; total: number }> => {
+    /** One page of the project's active (or archived) flags (with any of `tags`), each with potentiallyStale and its tags, and how many match in all. */
+    page: async (project: string, query: ProjectFlagsQuery, tags?: readonly TagFilter[]) => {
       const offset = wholeNumber(query.offset, '/query/offset', 0, 0, 1_000_000_000)
       const limit = wholeNumber(query.limit, '/query/limit', 100, 1, 1000)
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
@@ -96,8 +98,9 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
         offset,
         limit,
         ...(query.stale === 'true' ? { staleOrCreatedBefore: await lifetimeCutoffs(db, now) } : {}),
+        ...(tags ? { tags } : {}),
       })
-      return { features: await withPotentiallyStale(db, features, now), total }
+      return { features: await withTags(db, await withPotentiallyStale(db, features, now)), total }
     },
 
     get: async (project: string, name: string): Promise<FlagDetails> => {

@@ -3,6 +3,7 @@ import { dialectOf } from '../../db/dialect.ts'
 import type { Database, FeaturesTable } from '../../db/tables.ts'
 import type { FlagData } from '../events/event-types.ts'
 import { inNames } from './name-set.ts'
+import { hasAnyTag, type TagFilter } from '../tags/tag-filter.ts'
 
 /** A flag as the API shows it; `archivedAt` only on archived flags. */
 export interface Flag extends FlagData {
@@ -36,6 +37,8 @@ export interface FlagPage {
   sortOrder: 'asc' | 'desc'
   offset: number
   limit: number
+  /** Only the flags with any of these tags */
+  tags?: readonly TagFilter[]
 }
 
 export function createFlagStore(db: Kysely<Database>) {
@@ -64,8 +67,15 @@ export function createFlagStore(db: Kysely<Database>) {
       return rows.map(toFlag)
     },
 
-    async listActive(project: string): Promise<Flag[]> {
-      const rows = await db.selectFrom('features').selectAll().where('project', '=', project).where('archived_at', 'is', null).orderBy('name').execute()
+    async listActive(project: string, tags?: readonly TagFilter[]): Promise<Flag[]> {
+      const rows = await db
+        .selectFrom('features')
+        .selectAll()
+        .where('project', '=', project)
+        .where('archived_at', 'is', null)
+        .$if(tags !== undefined, (query) => query.where(hasAnyTag(tags!)))
+        .orderBy('name')
+        .execute()
       return rows.map(toFlag)
     },
 
@@ -89,6 +99,7 @@ export function createFlagStore(db: Kysely<Database>) {
               ]),
             ),
           )
+          .$if(page.tags !== undefined, (query) => query.where(hasAnyTag(page.tags!)))
       const column = page.sortBy === 'createdAt' ? 'created_at' : page.sortBy
       const [rows, count] = await Promise.all([
         base()

@@ -2,7 +2,8 @@
 /**
  * One flag: its environments as switches, each with its strategies (rollout, constraints,
  * segments, variants; reordered in place) and variants (edited in a dialog); its parent and
- * children; archive (after reading what the archive would break), revive and delete.
+ * children; its tags (flag-tags.js); archive (after reading what the archive would break),
+ * revive and delete.
  */
 import { api, seg } from '../api.js'
 import { describeConstraint } from '../constraint-editor.js'
@@ -13,6 +14,7 @@ import { can } from '../session.js'
 import { strategyDialog } from '../strategy-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section, runAction, toggleSwitch } from '../ui.js'
 import { variantsDialog } from '../variant-form.js'
+import { tagSection } from './flag-tags.js'
 
 /** @typedef {import('../variant-form.js').Variant} Variant */
 /** @typedef {{ name: string, enabled: boolean, type: string, strategies: import('../strategy-form.js').Strategy[], variants: Variant[] }} Environment */
@@ -28,16 +30,16 @@ export async function flagView({ main, params, current }) {
   const notice = h('div', { 'aria-live': 'polite' })
 
   async function render() {
-    /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }, { types: import('../metadata-form.js').FeatureType[] }]} */
+    /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }, { types: import('../metadata-form.js').FeatureType[] }, { tags: import('./flag-tags.js').FlagTag[] }, { tagTypes: import('./flag-tags.js').TagType[] }]} */
     let loaded
     try {
-      loaded = await Promise.all([api('GET', base), api('GET', '/segments'), api('GET', '/strategies'), api('GET', '/feature-types')])
+      loaded = await Promise.all([api('GET', base), api('GET', '/segments'), api('GET', '/strategies'), api('GET', '/feature-types'), api('GET', `/features/${seg(name)}/tags`), api('GET', '/tag-types')])
     } catch (error) {
       if (current()) replace(main, pageHeader(name, { crumbs }), errorBox(error))
       return
     }
     if (!current()) return
-    const [flag, { segments }, { strategies: definitions }, { types }] = loaded
+    const [flag, { segments }, { strategies: definitions }, { types }, { tags }, { tagTypes }] = loaded
     const lifetime = types.find((type) => type.id === flag.type)?.lifetimeDays ?? null
     const editMetadata = async () => {
       if (await flagMetadataDialog({ base, flag, types })) {
@@ -73,6 +75,7 @@ export async function flagView({ main, params, current }) {
             h('dt', null, 'Stale'), h('dd', null, flag.stale ? badge('stale', 'warn') : flag.potentiallyStale ? badge('potentially stale', 'warn') : 'no'),
             h('dt', null, 'Impression data'), h('dd', null, flag.impressionData ? 'on' : 'off'))),
         dependencySection(flag)),
+      tagSection({ name, tags, tagTypes, act, reload: render }),
       section('Environments', h('div', { class: 'environments' }, flag.environments.map((environment) => environmentCard(flag, environment, segmentNames, segments, definitions)))))
   }
 

@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * A project's flags: the server pages, sorts and searches (GET …/features?offset&limit&query&sortBy&sortOrder),
- * so a project of 10,000 flags renders one page of 50 rows; tabs show the active ones, the stale and
- * potentially stale ones (`stale=true`, to clean up), and the archived ones. Below them, its environments.
+ * A project's flags: the server pages, sorts, searches and filters by tag (GET
+ * …/features?offset&limit&query&sortBy&sortOrder&tag), so a project of 10,000 flags renders one
+ * page of 50 rows, each with its tags; tabs show the active ones, the stale and potentially stale
+ * ones (`stale=true`, to clean up), and the archived ones. Below them, its environments.
  */
 import { api, seg } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
@@ -14,7 +15,7 @@ import { projectEnvironments } from './project-environments.js'
 export const PAGE_SIZE = 50
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset']
 
-/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, potentiallyStale: boolean, createdAt: string, archived: boolean }} Flag */
+/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, potentiallyStale: boolean, createdAt: string, archived: boolean, tags: { value: string, type: string }[] }} Flag */
 /** @typedef {'active' | 'stale' | 'archived'} Tab */
 
 /** @param {import('../router.js').ViewContext} context */
@@ -28,6 +29,7 @@ export async function projectView({ main, params, query, current }) {
     /** @type {Tab} */
     tab: query.get('archived') === 'true' ? 'archived' : query.get('stale') === 'true' ? 'stale' : 'active',
     get archived() { return this.tab === 'archived' },
+    tag: query.get('tag') ?? '',
   }
   const editProject = async () => {
     try {
@@ -53,7 +55,19 @@ export async function projectView({ main, params, query, current }) {
   const tabNames = [['active', 'Active'], ['stale', 'Stale and potentially stale'], ['archived', 'Archived']]
   const tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Which flags' },
     tabNames.map(([tab, label]) => h('button', { type: 'button', class: 'tab', 'aria-pressed': String(state.tab === tab), onclick: () => setTab(tab) }, label)))
-  replace(main, header, h('div', { class: 'toolbar' }, tabs, field('Search flags', search)), status, results,
+  // Any tag that exists (type:value, as the filter takes it); filled once the tags are read.
+  const tagFilter = h('select', { name: 'tag' }, h('option', { value: '' }, 'Any tag'), state.tag ? h('option', { value: state.tag, selected: true }, state.tag) : null)
+  tagFilter.addEventListener('change', () => {
+    state.tag = tagFilter.value
+    state.page = 0
+    void load()
+  })
+  api('GET', '/tags').then((/** @type {{ tags: { type: string, value: string }[] }} */ { tags }) => {
+    const values = tags.map((tag) => `${tag.type}:${tag.value}`)
+    const options = [...new Set([...values, ...(state.tag ? [state.tag] : [])])].map((value) => h('option', { value, selected: value === state.tag }, value))
+    tagFilter.replaceChildren(h('option', { value: '' }, 'Any tag'), ...options)
+  }).catch(() => {})
+  replace(main, header, h('div', { class: 'toolbar' }, tabs, field('Search flags', search), field('Tag', tagFilter)), status, results,
     section('New flag', createFlagForm(projectId)), projectEnvironments(projectId, current))
 
   /** @param {Tab} tab */
@@ -86,12 +100,14 @@ export async function projectView({ main, params, query, current }) {
     if (state.page > 0) kept.set('page', String(state.page))
     if (state.archived) kept.set('archived', 'true')
     if (state.tab === 'stale') kept.set('stale', 'true')
+    if (state.tag) kept.set('tag', state.tag)
     history.replaceState(null, '', `${link('projects', projectId)}${kept.size ? `?${kept}` : ''}`)
 
     const asked = new URLSearchParams({ offset: String(state.page * PAGE_SIZE), limit: String(PAGE_SIZE), sortBy: state.sortBy, sortOrder: state.sortOrder })
     if (state.query) asked.set('query', state.query)
     if (state.archived) asked.set('archived', 'true')
     if (state.tab === 'stale') asked.set('stale', 'true')
+    if (state.tag) asked.set('tag', state.tag)
     const started = performance.now()
     /** @type {{ features: Flag[], total: number }} */
     let answer
@@ -108,7 +124,9 @@ export async function projectView({ main, params, query, current }) {
     const first = answer.total === 0 ? 0 : state.page * PAGE_SIZE + 1
     const last = state.page * PAGE_SIZE + answer.features.length
     status.textContent = answer.total === 0
-      ? (state.query ? `No ${state.archived ? 'archived ' : ''}flag matches “${state.query}”.` : `No ${state.archived ? 'archived ' : ''}flags yet.`)
+      ? (state.query || state.tag
+        ? `No ${state.archived ? 'archived ' : ''}flag matches${state.query ? ` “${state.query}”` : ''}${state.tag ? ` with tag ${state.tag}` : ''}.`
+        : `No ${state.archived ? 'archived ' : ''}flags yet.`)
       : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : state.tab === 'stale' ? 'stale or potentially stale ' : ''}flag${answer.total === 1 ? '' : 's'}`
     results.append(h('nav', { class: 'pager', 'aria-label': 'Pages' },
       h('button', { type: 'button', class: 'secondary', disabled: state.page === 0, onclick: () => { state.page -= 1; void load() } }, 'Previous'),
@@ -139,7 +157,8 @@ export async function projectView({ main, params, query, current }) {
       h('thead', null, h('tr', null, sortable('name', 'Name'), sortable('type', 'Type'), sortable('createdAt', 'Created'), h('th', { scope: 'col' }, state.tab === 'active' ? 'Description' : 'Actions'))),
       h('tbody', null, flags.map((flag) => h('tr', null,
         h('th', { scope: 'row' }, h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name),
-          flag.stale ? [' ', badge('stale', 'warn')] : flag.potentiallyStale ? [' ', badge('potentially stale', 'warn')] : null),
+          flag.stale ? [' ', badge('stale', 'warn')] : flag.potentiallyStale ? [' ', badge('potentially stale', 'warn')] : null,
+          flag.tags.map((tag) => [' ', badge(`${tag.type}: ${tag.value}`)])),
         h('td', null, badge(flag.type)),
         h('td', null, formatDate(flag.createdAt)),
         h('td', null, state.tab === 'archived' ? archivedActions(flag.name) : state.tab === 'stale' ? staleActions(flag) : flag.description ?? '')))))
