@@ -6,6 +6,7 @@ import * as partialIndexes from './migrations/0004-partial-indexes.ts'
 import * as environmentsStrategies from './migrations/0005-environments-strategies.ts'
 import * as strategyDefinitions from './migrations/0006-strategy-definitions.ts'
 import * as clientMetrics from './migrations/0007-client-metrics.ts'
+import * as clientMetricsLimits from './migrations/0008-client-metrics-limits.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0005-environments-strategies': environmentsStrategies,
   '0006-strategy-definitions': strategyDefinitions,
   '0007-client-metrics': clientMetrics,
+  '0008-client-metrics-limits': clientMetricsLimits,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

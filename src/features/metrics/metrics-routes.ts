@@ -13,11 +13,17 @@ import {
 } from './metrics-schemas.ts'
 import type { Caller, MetricsService } from './metrics-service.ts'
 
-const caller = (request: FastifyRequest): Caller => ({ scope: request.principal.scope, clientIp: request.ip })
+// Applications a client or frontend token introduces are counted against it, by its name (docs/metrics.md, "Limits").
+const caller = (request: FastifyRequest): Caller => ({
+  scope: request.principal.scope,
+  token: request.principal.scope === undefined ? null : request.principal.name,
+  clientIp: request.ip,
+})
 
 const stored =
   'Answered before the counts are stored: they are added up in memory and written about every second (METRICS_FLUSH_MS), one row per hour, flag, environment and application. ' +
-  'Flags that do not exist, or that the token may not read, are ignored. The environment is the token\'s (an admin token: `environment` in the body, default development).'
+  'Flags that do not exist, or that the token may not read, are ignored. The environment is the token\'s (an admin token: `environment` in the body, default development). ' +
+  'What a report may add is limited (new applications, instances, variant names a flag does not have): what is past a limit is dropped (docs/metrics.md, "Limits").'
 // Bodies SDKs send while far more is held than written (the database down or too slow): they keep their counts and send them later.
 const sdkErrors = errorResponses(400, 401, 403, 413, 415, 429)
 
@@ -27,7 +33,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
     config: { sdkApi: 'client' },
     schema: { tags: ['Client API'], summary: 'Report how often flags were evaluated in a time window', description: stored, body: ClientMetricsBody, response: { 202: NoContent, ...sdkErrors } },
   }, async (request, reply) => {
-    metrics.reportMetrics(caller(request), request.body)
+    await metrics.reportMetrics(caller(request), request.body)
     return sendEmpty(reply, 202)
   })
 
@@ -41,7 +47,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 202: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.reportBulk(caller(request), request.body)
+    await metrics.reportBulk(caller(request), request.body)
     return sendEmpty(reply, 202)
   })
 
@@ -55,7 +61,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 202: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.register(caller(request), request.body)
+    await metrics.register(caller(request), request.body)
     return sendEmpty(reply, 202)
   })
 
@@ -69,7 +75,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 200: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.reportMetrics(caller(request), request.body)
+    await metrics.reportMetrics(caller(request), request.body)
     return sendEmpty(reply, 200)
   })
 
@@ -83,7 +89,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 200: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.register(caller(request), request.body)
+    await metrics.register(caller(request), request.body)
     return sendEmpty(reply, 200)
   })
 }

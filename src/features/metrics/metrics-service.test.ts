@@ -17,30 +17,40 @@ const bucket = (toggles: Record<string, { yes?: number; no?: number }>) => ({
 onEachDatabase('metrics service', (database) => {
   test('a failed flush keeps its counts; too much held is refused with 429, and accepted again once written', async (t) => {
     const pennon = await useTestApp(t, database)
-    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'kept' })).status, 201)
+    for (const name of ['kept', 'filler']) assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name })).status, 201)
     const { db } = pennon.database
     const errors: unknown[] = []
-    const log = { error: (...args: unknown[]) => errors.push(args) } as unknown as FastifyBaseLogger
+    const log = { error: (...args: unknown[]) => errors.push(args), warn: () => {} } as unknown as FastifyBaseLogger
     const maxHeld = 2_000
-    const metrics = createMetricsService({ db, log, flushIntervalMs: 3_600_000, limits: { flushAt: maxHeld, maxHeld } })
+    const metrics = createMetricsService({
+      db,
+      changes: pennon.database.watchChanges(),
+      log,
+      flushIntervalMs: 3_600_000,
+      limits: { flushAt: maxHeld, maxHeld, maxApplications: 100_000, applicationsPerToken: 100_000, instancesPerApplication: 100 },
+    })
     t.after(() => metrics.close())
-    const caller = { scope: undefined, clientIp: '127.0.0.1' }
-    const stored = async () => (await db.selectFrom('client_metrics_env').select(['yes', 'no']).where('feature_name', '=', 'kept').execute()).map((r) => [r.yes, r.no])
+    const caller = { scope: undefined, token: null, clientIp: '127.0.0.1' }
+    const stored = async () =>
+      (await db.selectFrom('client_metrics_env').select(['yes', 'no']).where('feature_name', '=', 'kept').where('app_name', '=', 'service-test').execute()).map((r) => [r.yes, r.no])
 
     // The counts table gone for a while: flushes fail.
     await sql`alter table client_metrics_env rename to client_metrics_env_away`.execute(db)
-    metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
+    await metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
     await metrics.flush()
     assert.equal(errors.length, 1, 'the failed flush is logged')
-    metrics.reportMetrics(caller, bucket({ kept: { yes: 2, no: 1 } }))
+    await metrics.reportMetrics(caller, bucket({ kept: { yes: 2, no: 1 } }))
 
-    // Unknown names are held until a flush drops them: fill up past maxHeld with flushes failing.
-    const names = 500
+    // Fill up past maxHeld with flushes failing: each Edge post holds 250 new applications, and a count of each.
+    const perPost = 250
     let round = 0
     while (true) {
-      const toggles = Object.fromEntries(Array.from({ length: names }, (_, i) => [`unknown-${round}-${i}`, { yes: 1 }]))
+      const apps = Array.from({ length: perPost }, (_, i) => `app-${round}-${i}`)
       try {
-        metrics.reportMetrics(caller, bucket(toggles))
+        await metrics.reportBulk(caller, {
+          applications: apps.map((appName) => ({ appName, instanceId: 'i', environment: 'development' })),
+          metrics: apps.map((appName) => ({ featureName: 'filler', appName, environment: 'development', yes: 1 })),
+        })
       } catch (error) {
         assert.ok(error instanceof AppError)
         assert.equal(error.status, 429)
@@ -48,16 +58,18 @@ onEachDatabase('metrics service', (database) => {
         break
       }
       await metrics.flush()
-      assert.ok(++round * names <= maxHeld + names, 'refused once maxHeld entries are held')
+      assert.ok(++round * 2 * perPost <= maxHeld + 2 * perPost, 'refused once maxHeld entries are held')
     }
-    assert.equal(round, Math.ceil(maxHeld / names))
+    assert.equal(round, Math.ceil(maxHeld / (2 * perPost)))
+    assert.ok(metrics.held >= maxHeld)
 
     await sql`alter table client_metrics_env_away rename to client_metrics_env`.execute(db)
     await metrics.flush()
+    assert.equal(metrics.held, 0)
     assert.deepEqual(await stored(), [[3, 1]], 'the counts of every failed flush, written once')
-    metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
+    await metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
     await metrics.flush()
     assert.deepEqual(await stored(), [[4, 1]])
-    assert.equal((await db.selectFrom('client_metrics_env').select('feature_name').execute()).length, 1, 'unknown names never stored')
+    assert.equal((await db.selectFrom('client_metrics_env').select('app_name').where('feature_name', '=', 'filler').execute()).length, round * perPost)
   })
 })

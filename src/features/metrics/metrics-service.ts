@@ -3,15 +3,25 @@
  * once, written in one transaction per flush — every `flushIntervalMs`, sooner when much is
  * held, and when the app closes. A crash loses what arrived since the last flush
  * (docs/reliability.md). No audit event is written, as in the reference.
+ *
+ * Frontend tokens are public (they ship inside web and mobile apps), so anyone may post reports:
+ * what a report may add is bounded before it is held (docs/metrics.md, "Limits"). Counts of flags
+ * and environments that do not exist are dropped (metrics-names.ts), new applications are taken
+ * within their limits (metrics-applications.ts), instances and variant names within theirs
+ * (metrics-aggregate.ts, and metrics-store.ts for what is stored), and a bucket's hour is near the
+ * time it arrives. What was already recorded is never refused for a limit.
  */
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
+import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { AppError, invalid, quote } from '../../http/errors.ts'
 import type { TokenScope } from '../../http/permissions.ts'
-import { createMetricsAggregate, hourOf, toRows, type Batch, type Instance, type Reporter } from './metrics-aggregate.ts'
+import { createApplicationAdmission, type Refusal } from './metrics-applications.ts'
+import { createMetricsAggregate, hourOf, OTHER_VARIANTS, toRows, type Batch, type Instance, type Names, type Reporter } from './metrics-aggregate.ts'
+import { createKnownNames, isOwnVariant, type KnownNames } from './metrics-names.ts'
 import type { ApplicationsQuery, BulkMetricsBody, ClientMetricsBody, DateValue, RegisterBody } from './metrics-schemas.ts'
-import { createMetricsStore } from './metrics-store.ts'
+import { createMetricsStore, type Dropped } from './metrics-store.ts'
 
 /** The environment of metrics sent with an admin token (or AUTH_TYPE=none) that name none. */
 export const DEFAULT_ENVIRONMENT = 'development'
@@ -20,13 +30,24 @@ export const FLUSH_AT = 20_000
 /** Past this many entries held (flushes failing or slower than arrivals), reports get 429: the SDKs keep their counts and retry later. */
 export const MAX_HELD = 200_000
 const HOUR_MS = 3_600_000
-/** Counts of older hours and instances not seen for as long are removed (hourly), as the reference keeps 48 hours. */
+/** Counts of older hours, and instances and applications not seen for as long, are removed (hourly), as the reference keeps 48 hours of counts. */
 const RETENTION_MS = 48 * HOUR_MS
 
-/** Who sent a report: the token's scope (none for an admin token or AUTH_TYPE=none) and the client address. */
+/** Who sent a report: the token's scope (none for an admin token or AUTH_TYPE=none), its name, and the client address. */
 export interface Caller {
   scope: TokenScope | undefined
+  /** A client or frontend token's name: the applications it introduces are counted against it. Null: an admin token, or AUTH_TYPE=none. */
+  token: string | null
   clientIp: string
+}
+
+/**
+ * The hour a report's counts go in: the hour of its `stop` (a bulk metric's `timestamp`), as the
+ * reference stores it, when that is within the hour before it arrived; otherwise (a clock far
+ * off, a date from another year) the hour it arrived. So a report adds to two hours at most.
+ */
+export function hourOfReport(stop: number, arrived: number): string {
+  return hourOf(stop <= arrived && stop >= arrived - HOUR_MS ? stop : arrived)
 }
 
 /**
@@ -53,40 +74,91 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const busy = () =>
   new AppError(429, 'TooManyRequestsError', 'Pennon is holding more metrics than it has stored yet: send these again in a few seconds.', { headers: { 'retry-after': '5' } })
 
-export interface MetricsServiceOptions {
-  db: Kysely<Database>
-  log: FastifyBaseLogger
-  flushIntervalMs: number
-  now?: () => number
+export interface MetricsLimits {
+  /** Applications recorded in all (config: METRICS_MAX_APPLICATIONS) */
+  maxApplications: number
+  /** Of those, introduced by one client or frontend token (METRICS_APPLICATIONS_PER_TOKEN) */
+  applicationsPerToken: number
+  /** Instances recorded per application (METRICS_INSTANCES_PER_APPLICATION) */
+  instancesPerApplication: number
   /** FLUSH_AT and MAX_HELD unless given (tests). */
-  limits?: { flushAt: number; maxHeld: number }
+  flushAt?: number
+  maxHeld?: number
 }
 
-export function createMetricsService({ db, log, flushIntervalMs, now = Date.now, limits = { flushAt: FLUSH_AT, maxHeld: MAX_HELD } }: MetricsServiceOptions) {
-  const aggregate = createMetricsAggregate()
+export interface MetricsServiceOptions {
+  db: Kysely<Database>
+  /** What says the flags may have changed (the names a report may count: metrics-names.ts) */
+  changes: ChangeWatch
+  log: FastifyBaseLogger
+  flushIntervalMs: number
+  limits: MetricsLimits
+  now?: () => number
+}
+
+const ALL = '*'
+const mayRead = (projects: readonly string[], project: string) => projects.includes(ALL) || projects.includes(project)
+
+/** What a report's counts may name, for the token's projects. */
+function namesFor(names: KnownNames, reporter: Reporter): Names {
+  return {
+    counted(flag) {
+      const known = names.flags.get(flag)
+      return known !== undefined && mayRead(reporter.projects, known.project)
+    },
+    ownVariant: (flag, variant) => isOwnVariant(names, flag, variant),
+  }
+}
+
+const WARNINGS: Record<Refusal | keyof Dropped, (limits: MetricsLimits) => string> = {
+  applications: (limits) => `SDK metrics: ${limits.maxApplications} applications are recorded (METRICS_MAX_APPLICATIONS); reports of new applications are ignored until some expire`,
+  token: (limits) => `SDK metrics: a token introduced ${limits.applicationsPerToken} applications (METRICS_APPLICATIONS_PER_TOKEN); its reports of new applications are ignored until some expire`,
+  instances: (limits) => `SDK metrics: an application has ${limits.instancesPerApplication} instances recorded (METRICS_INSTANCES_PER_APPLICATION); further instances are not recorded, their counts are`,
+  variants: () => `SDK metrics: a flag was reported with more than ${OTHER_VARIANTS} variant names it does not have in one hour; those past it are not stored`,
+}
+
+export function createMetricsService({ db, changes, log, flushIntervalMs, now = Date.now, limits }: MetricsServiceOptions) {
+  const flushAt = limits.flushAt ?? FLUSH_AT
+  const maxHeld = limits.maxHeld ?? MAX_HELD
+  const aggregate = createMetricsAggregate({ instancesPerApplication: limits.instancesPerApplication })
+  const known = createKnownNames({ db, changes, now })
+  const applications = createApplicationAdmission({ db, limits: { maxApplications: limits.maxApplications, perToken: limits.applicationsPerToken }, now })
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> | undefined
   let closed = false
   let cleanedAt = Number.NEGATIVE_INFINITY
+  // Each limit is logged at most once an hour: a flood of junk must not flood the log too.
+  const warnedAt = new Map<keyof typeof WARNINGS, number>()
 
-  async function write(batch: Batch): Promise<void> {
+  function warn(kind: keyof typeof WARNINGS): void {
+    const at = now()
+    if (at - (warnedAt.get(kind) ?? Number.NEGATIVE_INFINITY) < HOUR_MS) return
+    warnedAt.set(kind, at)
+    log.warn(WARNINGS[kind](limits))
+  }
+
+  async function write(batch: Batch, takenAt: number): Promise<void> {
     if (batch.size === 0) return
+    let dropped: Dropped
     try {
-      const names = new Set<string>()
-      for (const group of batch.groups.values()) for (const name of group.flags.keys()) names.add(name)
-      // A read: which flags exist, in which project (outside the transaction, which then only writes).
-      const projects = await createMetricsStore(db).flagProjects([...names])
-      const rows = toRows(batch, (flag) => projects.get(flag))
-      await db.transaction().execute((trx) => createMetricsStore(trx).write(rows))
+      // Which flags exist, in which project, with which variants: as remembered, or read (outside the transaction, which then only reads its keys and writes).
+      const names = await known.current()
+      const rows = toRows(batch, (flag) => names.flags.get(flag)?.project, (app) => applications.introducer(app))
+      const writeLimits = { ownVariant: (flag: string, variant: string) => isOwnVariant(names, flag, variant), otherVariants: OTHER_VARIANTS, instancesPerApplication: limits.instancesPerApplication }
+      dropped = await db.transaction().execute((trx) => createMetricsStore(trx).write(rows, writeLimits))
     } catch (error) {
       aggregate.putBack(batch)
       log.error({ err: error }, 'SDK metrics could not be stored; they are kept for the next flush')
       return
     }
-    if (now() - cleanedAt < HOUR_MS) return
-    cleanedAt = now()
+    if (dropped.instances > 0) warn('instances')
+    if (dropped.variants > 0) warn('variants')
     try {
+      await applications.reload(takenAt)
+      if (now() - cleanedAt < HOUR_MS) return
+      cleanedAt = now()
       await createMetricsStore(db).removeExpired(iso(now() - RETENTION_MS))
+      await applications.reload(now(), true)
     } catch (error) {
       log.error({ err: error }, 'expired SDK metrics could not be removed')
     }
@@ -95,7 +167,8 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
   /** Writes what is held now, after any write under way. */
   async function flush(): Promise<void> {
     while (writing) await writing
-    writing = write(aggregate.take()).finally(() => (writing = undefined))
+    const takenAt = now()
+    writing = write(aggregate.take(), takenAt).finally(() => (writing = undefined))
     await writing
   }
 
@@ -104,8 +177,20 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
     if (!writing) void flush()
   }
 
-  function accept(): void {
-    if (aggregate.size >= limits.maxHeld) throw busy()
+  /** The names a report may count, once what is recorded is known; then 429 if too much is held. */
+  async function accept(): Promise<KnownNames> {
+    const names = await known.current()
+    await applications.ready()
+    if (aggregate.size >= maxHeld) throw busy()
+    return names
+  }
+
+  /** Whether a report of this application in this environment may be held. */
+  function admitted(names: KnownNames, caller: Caller, appName: string, environment: string): boolean {
+    if (!names.environments.has(environment)) return false
+    const verdict = applications.admit(appName, caller.token)
+    if (verdict !== true) warn(verdict)
+    return verdict === true
   }
 
   function accepted(): void {
@@ -113,23 +198,23 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
       timer = setInterval(flushSoon, flushIntervalMs)
       timer.unref()
     }
-    if (aggregate.size >= limits.flushAt || closed) flushSoon()
+    if (aggregate.size >= flushAt || closed) flushSoon()
   }
 
   const store = () => createMetricsStore(db)
 
   return {
     /** POST /api/client/metrics, /api/frontend/client/metrics: the counts of a bucket, and the instance seen. */
-    reportMetrics(caller: Caller, body: ClientMetricsBody): void {
+    async reportMetrics(caller: Caller, body: ClientMetricsBody): Promise<void> {
       const at = now()
       const reporter = reporterOf(caller.scope, body.environment)
       let hour: string | undefined
       if (body.bucket) {
         millisecondsOf(body.bucket.start, '/body/bucket/start')
-        // The hour of the bucket's end, as the reference stores it.
-        hour = hourOf(millisecondsOf(body.bucket.stop, '/body/bucket/stop'))
+        hour = hourOfReport(millisecondsOf(body.bucket.stop, '/body/bucket/stop'), at)
       }
-      accept()
+      const names = await accept()
+      if (!admitted(names, caller, body.appName, reporter.environment)) return
       aggregate.seeInstance({
         ...reporter,
         appName: body.appName,
@@ -138,16 +223,18 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
         clientIp: caller.clientIp,
         lastSeenAt: at,
       })
-      if (body.bucket && hour !== undefined) aggregate.addCounts(reporter, body.appName, hour, at, body.bucket.toggles)
+      if (body.bucket && hour !== undefined) aggregate.addCounts(reporter, body.appName, hour, at, body.bucket.toggles, namesFor(names, reporter))
       accepted()
     },
 
     /** POST /api/client/register, /api/frontend/client/register. */
-    register(caller: Caller, body: RegisterBody): void {
+    async register(caller: Caller, body: RegisterBody): Promise<void> {
       const started = millisecondsOf(body.started, '/body/started')
-      accept()
+      const reporter = reporterOf(caller.scope, body.environment)
+      const names = await accept()
+      if (!admitted(names, caller, body.appName, reporter.environment)) return
       aggregate.seeInstance({
-        ...reporterOf(caller.scope, body.environment),
+        ...reporter,
         appName: body.appName,
         instanceId: instanceIdOf(body.instanceId),
         sdkVersion: text(body.sdkVersion),
@@ -164,19 +251,21 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
      * POST /api/client/metrics/bulk (Unleash Edge): registrations and counts of many applications.
      * With a token of one environment, entries of other environments are ignored, as the reference does.
      */
-    reportBulk(caller: Caller, body: BulkMetricsBody): void {
+    async reportBulk(caller: Caller, body: BulkMetricsBody): Promise<void> {
       const at = now()
       const scoped = caller.scope !== undefined && caller.scope.environment !== '*'
       const ours = (environment: string) => !scoped || environment === caller.scope!.environment
-      const applications = body.applications.filter((application) => ours(application.environment))
+      const applicationsSeen = body.applications.filter((application) => ours(application.environment))
       const metrics = body.metrics.filter((metric) => ours(metric.environment))
       // Every date is read before anything is kept: a 400 keeps nothing.
-      const started = applications.map((application, i) => (application.started === undefined ? undefined : millisecondsOf(application.started, `/body/applications/${i}/started`)))
-      const hours = metrics.map((metric, i) => hourOf(metric.timestamp === undefined ? at : millisecondsOf(metric.timestamp, `/body/metrics/${i}/timestamp`)))
-      accept()
-      applications.forEach((application, i) => {
+      const started = applicationsSeen.map((application, i) => (application.started === undefined ? undefined : millisecondsOf(application.started, `/body/applications/${i}/started`)))
+      const hours = metrics.map((metric, i) => (metric.timestamp === undefined ? hourOf(at) : hourOfReport(millisecondsOf(metric.timestamp, `/body/metrics/${i}/timestamp`), at)))
+      const names = await accept()
+      applicationsSeen.forEach((application, i) => {
+        const reporter = reporterOf(caller.scope, application.environment)
+        if (!admitted(names, caller, application.appName, reporter.environment)) return
         const instance: Instance = {
-          ...reporterOf(caller.scope, application.environment),
+          ...reporter,
           appName: application.appName,
           instanceId: instanceIdOf(application.instanceId),
           sdkVersion: text(application.sdkVersion),
@@ -189,13 +278,20 @@ export function createMetricsService({ db, log, flushIntervalMs, now = Date.now,
         aggregate.seeInstance(instance)
       })
       metrics.forEach((metric, i) => {
-        aggregate.addCounts(reporterOf(caller.scope, metric.environment), metric.appName, hours[i]!, at, { [metric.featureName]: metric })
+        const reporter = reporterOf(caller.scope, metric.environment)
+        if (!admitted(names, caller, metric.appName, reporter.environment)) return
+        aggregate.addCounts(reporter, metric.appName, hours[i]!, at, { [metric.featureName]: metric }, namesFor(names, reporter))
       })
       accepted()
     },
 
     /** Writes what is held now (tests, and the app's close). */
     flush,
+
+    /** Flag, variant and instance entries held until the next flush (what bounds memory: tests, docs/metrics.md). */
+    get held(): number {
+      return aggregate.size
+    },
 
     /** Stops the timer and writes what is held: the app's onClose. */
     async close(): Promise<void> {
