@@ -10,8 +10,9 @@
  *    (1 in 10 `web-shop` itself), instance ids and SDK versions, each real flag with 40 random
  *    variant names, 40 unknown flag names, a bucket `stop` anywhere within ±5 days; registrations
  *    with 50 strategy names of 100 characters.
- * 3. The largest bodies one at a time (1 MB: 40,000 variants of one flag; 30,000 unknown flag
- *    names; a bulk post of 10,000 entries, each a new application): the server CPU per request.
+ * 3. The largest bodies one at a time (about 1 MB: 40,000 variants of one flag; 30,000 unknown
+ *    flag names; 30,000 invalid counts; a bulk post of 10,000 entries, each a new application):
+ *    the server CPU per request.
  * 4. `web-shop` and a new app with another frontend token report again; the flag's admin read.
  * Then Pennon is stopped (SIGTERM writes what it holds) and the rows and sizes are read.
  *   node bench/hostile-metrics.ts
@@ -67,7 +68,7 @@ function hostileRegistration(): string {
 const bucket = (toggles: Record<string, unknown>) => ({ start: new Date().toISOString(), stop: new Date().toISOString(), toggles })
 
 /** The three largest bodies an attacker can send (each about BODY_LIMIT, 1 MB). */
-const largest: Array<{ label: string; path: string; body: () => string; token: 'frontend' | 'client' }> = [
+const largest: Array<{ label: string; path: string; body: () => string; token: 'frontend' | 'client'; status?: number }> = [
   {
     label: '40,000 variants of one flag',
     path: '/api/frontend/client/metrics',
@@ -79,6 +80,13 @@ const largest: Array<{ label: string; path: string; body: () => string; token: '
     path: '/api/frontend/client/metrics',
     token: 'frontend',
     body: () => JSON.stringify({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: 30_000 }, () => [`g-${random(12)}`, { yes: 1 }]))) }),
+  },
+  {
+    label: '30,000 invalid counts (a 400 listing 50 of them)',
+    path: '/api/frontend/client/metrics',
+    token: 'frontend',
+    status: 400,
+    body: () => JSON.stringify({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: 30_000 }, () => [`g-${random(12)}`, { yes: -1 }]))) }),
   },
   {
     label: 'bulk: 10,000 entries of new applications',
@@ -196,7 +204,7 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
       for (const body of bodies) {
         const answer = await fetch(`${base}${shape.path}`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body })
         await answer.arrayBuffer()
-        if (answer.status >= 300) throw new Error(`${shape.label}: ${answer.status}`)
+        if (shape.status === undefined ? answer.status >= 300 : answer.status !== shape.status) throw new Error(`${shape.label}: ${answer.status}`)
       }
       perRequest.push(`${shape.label} (${(bytes / 1e6).toFixed(2)} MB): ${(((cpuSeconds(server.pid) - before) / LARGEST) * 1000).toFixed(0)} ms CPU per request`)
     }

@@ -28,6 +28,7 @@ test('reports add up per hour, application, environment and flag; empty counts a
   ])
   assert.deepEqual(rows.variants, [['a', 'app', 'development', HOUR, 'x', 3]])
   assert.deepEqual(rows.lastSeen, [['a', 'development', new Date(2000).toISOString()]])
+  assert.deepEqual(rows.applications, [['app', null, null, new Date(2000).toISOString(), null]], 'an application that only sent counts is recorded too')
 })
 
 test('only flags that exist and that the reporting token may read become rows; one row whatever the scopes', () => {

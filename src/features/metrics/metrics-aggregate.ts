@@ -299,6 +299,15 @@ export function toRows(batch: Batch, projectOf: (flag: string) => string | undef
     ])
   }
 
+  // An application that only sent counts (an Edge bulk entry with no registration) is recorded too: every application counted is one the limits know of.
+  for (const group of batch.groups.values()) {
+    const seenAt = iso(group.lastSeenAt)
+    const application = applications.get(group.appName)
+    if (application === undefined) applications.set(group.appName, [group.appName, null, null, seenAt, introducedBy(group.appName)])
+    else if (application[3] < seenAt) application[3] = seenAt
+    for (const project of group.projects) usage.set(`${group.appName}\u0000${project}\u0000${group.environment}`, [group.appName, project, group.environment])
+  }
+
   return {
     metrics: sortedValues(metrics),
     variants: sortedValues(variants),

@@ -63,8 +63,9 @@ function hostileRegistration(): unknown {
 
 function hostileBulk(): unknown {
   const apps = Array.from({ length: 20 }, () => `edge-junk-${random()}`)
+  // Half of them only send counts (no registration).
   return {
-    applications: apps.map((appName) => ({ appName, instanceId: random(), environment: 'development' })),
+    applications: apps.slice(10).map((appName) => ({ appName, instanceId: random(), environment: 'development' })),
     metrics: apps.flatMap((appName) => [
       { featureName: 'search', appName, environment: 'development', yes: 1, variants: Object.fromEntries(Array.from({ length: 30 }, () => [random(), 1])) },
       { featureName: `ghost-${random()}`, appName, environment: 'development', yes: 1 },
@@ -118,6 +119,8 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
     assert.equal(byToken('edge'), PER_TOKEN)
     assert.equal(applications.length, 2 * PER_TOKEN)
     assert.ok(applications.some((row) => row.app_name === 'web-shop'))
+    const counted = await pennon.database.db.selectFrom('client_metrics_env').select('app_name').distinct().execute()
+    assert.ok(counted.every((row) => applications.some((application) => application.app_name === row.app_name)), 'every application counted is recorded')
     assert.ok(await count(pennon, 'client_instances') <= applications.length * INSTANCES)
     assert.ok(await count(pennon, 'client_applications_usage') <= applications.length)
     assert.ok(await count(pennon, 'client_metrics_env') <= applications.length * FLAGS.length * 2)
