@@ -1,6 +1,7 @@
 /**
  * The service alone, over a real database: a flush that fails keeps its counts for the next one,
- * and past MAX_HELD held entries (here a smaller limit) a report is refused with 429 rather than held.
+ * and past MAX_HELD held entries (here a smaller limit) a report is refused with 429 rather than held;
+ * applications not seen for 48 hours make room for new ones (a clock of the test's).
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -8,6 +9,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { call, onEachDatabase, sql, useTestApp } from '../../../test/test-app.ts'
 import { AppError } from '../../http/errors.ts'
 import { createMetricsService } from './metrics-service.ts'
+
+const HOUR = 3_600_000
 
 const bucket = (toggles: Record<string, { yes?: number; no?: number }>) => ({
   appName: 'service-test',
@@ -71,5 +74,40 @@ onEachDatabase('metrics service', (database) => {
     await metrics.flush()
     assert.deepEqual(await stored(), [[4, 1]])
     assert.equal((await db.selectFrom('client_metrics_env').select('app_name').where('feature_name', '=', 'filler').execute()).length, round * perPost)
+  })
+
+  test('an application not seen for 48 hours is removed, and makes room for a new one', async (t) => {
+    const pennon = await useTestApp(t, database)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'kept' })).status, 201)
+    const { db } = pennon.database
+    let clock = Date.now()
+    const log = { error: (...args: unknown[]) => assert.fail(String(args)), warn: () => {} } as unknown as FastifyBaseLogger
+    const metrics = createMetricsService({
+      db,
+      changes: pennon.database.watchChanges(),
+      log,
+      flushIntervalMs: 3_600_000,
+      now: () => clock,
+      limits: { maxApplications: 1, applicationsPerToken: 1, instancesPerApplication: 1 },
+    })
+    t.after(() => metrics.close())
+    const caller = { scope: undefined, token: null, clientIp: '127.0.0.1' }
+    const report = (appName: string) => metrics.reportMetrics(caller, { ...bucket({ kept: { yes: 1 } }), appName })
+    const recorded = async () => (await db.selectFrom('client_applications').select('app_name').execute()).map((row) => row.app_name)
+
+    await report('old')
+    await metrics.flush()
+    clock += HOUR
+    await report('new')
+    await metrics.flush()
+    assert.deepEqual(await recorded(), ['old'], 'the one application there may be')
+    clock += 48 * HOUR
+    // Nothing held: the flush still removes what expired.
+    await metrics.flush()
+    assert.deepEqual(await recorded(), [])
+    await report('new')
+    await metrics.flush()
+    assert.deepEqual(await recorded(), ['new'])
+    assert.deepEqual((await db.selectFrom('client_applications_usage').select('app_name').execute()).map((row) => row.app_name), ['new'])
   })
 })

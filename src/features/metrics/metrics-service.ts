@@ -138,29 +138,31 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
   }
 
   async function write(batch: Batch, takenAt: number): Promise<void> {
-    if (batch.size === 0) return
-    let dropped: Dropped
-    try {
-      // Which flags exist, in which project, with which variants: as remembered, or read (outside the transaction, which then only reads its keys and writes).
-      const names = await known.current()
-      const rows = toRows(batch, (flag) => names.flags.get(flag)?.project, (app) => applications.introducer(app))
-      const writeLimits = { ownVariant: (flag: string, variant: string) => isOwnVariant(names, flag, variant), otherVariants: OTHER_VARIANTS, instancesPerApplication: limits.instancesPerApplication }
-      dropped = await db.transaction().execute((trx) => createMetricsStore(trx).write(rows, writeLimits))
-    } catch (error) {
-      aggregate.putBack(batch)
-      log.error({ err: error }, 'SDK metrics could not be stored; they are kept for the next flush')
-      return
+    if (batch.size > 0) {
+      let dropped: Dropped
+      try {
+        // Which flags exist, in which project, with which variants: as remembered, or read (outside the transaction, which then only reads its keys and writes).
+        const names = await known.current()
+        const rows = toRows(batch, (flag) => names.flags.get(flag)?.project, (app) => applications.introducer(app))
+        const writeLimits = { ownVariant: (flag: string, variant: string) => isOwnVariant(names, flag, variant), otherVariants: OTHER_VARIANTS, instancesPerApplication: limits.instancesPerApplication }
+        dropped = await db.transaction().execute((trx) => createMetricsStore(trx).write(rows, writeLimits))
+      } catch (error) {
+        aggregate.putBack(batch)
+        log.error({ err: error }, 'SDK metrics could not be stored; they are kept for the next flush')
+        return
+      }
+      if (dropped.instances > 0) warn('instances')
+      if (dropped.variants > 0) warn('variants')
     }
-    if (dropped.instances > 0) warn('instances')
-    if (dropped.variants > 0) warn('variants')
+    // Hourly, even when nothing was held: while every report is refused for a limit, what expires must still make room.
     try {
       await applications.reload(takenAt)
       if (now() - cleanedAt < HOUR_MS) return
       cleanedAt = now()
       await createMetricsStore(db).removeExpired(iso(now() - RETENTION_MS))
-      await applications.reload(now(), true)
+      await applications.reload(takenAt, true)
     } catch (error) {
-      log.error({ err: error }, 'expired SDK metrics could not be removed')
+      log.error({ err: error }, 'recorded SDK applications could not be read again, or expired SDK metrics removed')
     }
   }
 
