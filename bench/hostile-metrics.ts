@@ -10,9 +10,9 @@
  *    (1 in 10 `web-shop` itself), instance ids and SDK versions, each real flag with 40 random
  *    variant names, 40 unknown flag names, a bucket `stop` anywhere within ±5 days; registrations
  *    with 50 strategy names of 100 characters.
- * 3. The largest bodies one at a time (about 1 MB: 40,000 variants of one flag; 30,000 unknown
- *    flag names; 30,000 invalid counts; a bulk post of 10,000 entries, each a new application):
- *    the server CPU per request.
+ * 3. The costliest bodies, LARGEST times each, one at a time: as many variants of one flag, unknown
+ *    flag names, invalid counts, or bulk entries of new applications as fit in the metrics body
+ *    limit (256 KiB), and a 1 MB body (413): the server CPU per request.
  * 4. `web-shop` and a new app with another frontend token report again; the flag's admin read.
  * Then Pennon is stopped (SIGTERM writes what it holds) and the rows and sizes are read.
  *   node bench/hostile-metrics.ts
@@ -35,7 +35,12 @@ const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const FLAGS = ['checkout', 'search', 'banner']
 const TABLES = ['client_applications', 'client_applications_usage', 'client_instances', 'client_metrics_env', 'client_metrics_env_variants', 'last_seen_at_metrics']
 
-const random = (length = 12) => randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length)
+// Random names cut from one pool of random hex at random places: cheap enough that the client is not what limits the rate.
+const POOL = randomBytes(1 << 20).toString('hex')
+const random = (length = 12) => {
+  const at = Math.floor(Math.random() * (POOL.length - length))
+  return POOL.slice(at, at + length)
+}
 const DAY = 86_400_000
 
 /** Resident memory now, in MB (Linux VmRSS). */
@@ -67,35 +72,51 @@ function hostileRegistration(): string {
 
 const bucket = (toggles: Record<string, unknown>) => ({ start: new Date().toISOString(), stop: new Date().toISOString(), toggles })
 
-/** The three largest bodies an attacker can send (each about BODY_LIMIT, 1 MB). */
+const LIMIT = 256 * 1024
+/** A body of `make(n)` with the largest n whose JSON fits in the metrics body limit (256 KiB). */
+function largestOf(make: (n: number) => unknown, perEntry: number): string {
+  let n = Math.floor(LIMIT / perEntry)
+  let body = JSON.stringify(make(n))
+  while (Buffer.byteLength(body) > LIMIT) body = JSON.stringify(make((n = Math.floor(n * 0.98))))
+  return body
+}
+
+/** The costliest bodies an attacker can send: objects of as many keys as fit, an Edge post of as many new applications, and one over the limit. */
 const largest: Array<{ label: string; path: string; body: () => string; token: 'frontend' | 'client'; status?: number }> = [
   {
-    label: '40,000 variants of one flag',
+    label: 'variants of one flag',
     path: '/api/frontend/client/metrics',
     token: 'frontend',
-    body: () => JSON.stringify({ appName: 'web-shop', bucket: bucket({ checkout: { yes: 1, variants: Object.fromEntries(Array.from({ length: 40_000 }, () => [random(12), 1])) } }) }),
+    body: () => largestOf((n) => ({ appName: 'web-shop', bucket: bucket({ checkout: { yes: 1, variants: Object.fromEntries(Array.from({ length: n }, () => [random(12), 1])) } }) }), 17),
   },
   {
-    label: '30,000 unknown flag names',
+    label: 'unknown flag names',
     path: '/api/frontend/client/metrics',
     token: 'frontend',
-    body: () => JSON.stringify({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: 30_000 }, () => [`g-${random(12)}`, { yes: 1 }]))) }),
+    body: () => largestOf((n) => ({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: n }, () => [`g-${random(12)}`, { yes: 1 }]))) }), 27),
   },
   {
-    label: '30,000 invalid counts (a 400 listing 50 of them)',
+    label: 'invalid counts (a 400 listing 50 of them)',
     path: '/api/frontend/client/metrics',
     token: 'frontend',
     status: 400,
-    body: () => JSON.stringify({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: 30_000 }, () => [`g-${random(12)}`, { yes: -1 }]))) }),
+    body: () => largestOf((n) => ({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: n }, () => [`g-${random(12)}`, { yes: -1 }]))) }), 28),
   },
   {
-    label: 'bulk: 10,000 entries of new applications',
+    label: 'bulk entries of new applications',
     path: '/api/client/metrics/bulk',
     token: 'client',
-    body: () => JSON.stringify({
+    body: () => largestOf((n) => ({
       applications: [],
-      metrics: Array.from({ length: 10_000 }, () => ({ featureName: 'checkout', appName: `a-${random(8)}`, environment: 'development', yes: 1 })),
-    }),
+      metrics: Array.from({ length: n }, () => ({ featureName: 'checkout', appName: `a-${random(8)}`, environment: 'development', yes: 1 })),
+    }), 87),
+  },
+  {
+    label: '1 MB of variants (413)',
+    path: '/api/frontend/client/metrics',
+    token: 'frontend',
+    status: 413,
+    body: () => JSON.stringify({ appName: 'web-shop', bucket: bucket({ checkout: { yes: 1, variants: Object.fromEntries(Array.from({ length: 60_000 }, () => [random(12), 1])) } }) }),
   },
 ]
 
@@ -206,7 +227,8 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
         await answer.arrayBuffer()
         if (shape.status === undefined ? answer.status >= 300 : answer.status !== shape.status) throw new Error(`${shape.label}: ${answer.status}`)
       }
-      perRequest.push(`${shape.label} (${(bytes / 1e6).toFixed(2)} MB): ${(((cpuSeconds(server.pid) - before) / LARGEST) * 1000).toFixed(0)} ms CPU per request`)
+      const keys = (bodies[0]!.match(/":/g) ?? []).length
+      perRequest.push(`${shape.label} (${(bytes / 1024).toFixed(0)} KiB, ${keys.toLocaleString('en-US')} keys): ${(((cpuSeconds(server.pid) - before) / LARGEST) * 1000).toFixed(0)} ms CPU per request`)
     }
 
     await ok(api(base, 'POST', '/api/frontend/client/metrics', legit('web-shop'), frontend))

@@ -163,7 +163,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     fastPath = undefined
   })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
-  await app.register(metricsSdkRoutes, { metrics })
+  await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   await app.register(consoleRoutes, { authType: config.authType })

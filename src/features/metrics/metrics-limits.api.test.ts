@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { loadConfig } from '../../config.ts'
-import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
+import { apiToken, call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { hourOf, OTHER_VARIANTS } from './metrics-aggregate.ts'
+import { METRICS_BODY_LIMIT } from './metrics-routes.ts'
 import { MAX_HELD } from './metrics-service.ts'
 
 const LIMITS = { METRICS_MAX_APPLICATIONS: '10', METRICS_APPLICATIONS_PER_TOKEN: '4', METRICS_INSTANCES_PER_APPLICATION: '3' }
@@ -160,6 +161,30 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
     )
     // Each limit reached is logged once (not once per report).
     assert.equal(pennon.logs.filter((line) => line.includes('METRICS_APPLICATIONS_PER_TOKEN')).length, 1)
+  })
+
+  test(`a metrics body over ${METRICS_BODY_LIMIT / 1024} KiB is refused with 413 on every SDK route; one of the limit is read (then judged by its schema)`, async (t) => {
+    const pennon = await useTestApp(t, database, { env: ENV })
+    await setUp(pennon)
+    const [frontend, client] = [await apiToken(pennon, 'frontend'), await apiToken(pennon, 'client')]
+    const sized = (bytes: number) => {
+      const body = { appName: 'sized', instanceId: '', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { banner: { yes: 1 } } } }
+      body.instanceId = 'x'.repeat(bytes - JSON.stringify(body).length)
+      return body
+    }
+    for (const [url, token, status] of [
+      ['/api/frontend/client/metrics', frontend, 200], ['/api/frontend/client/register', frontend, 200],
+      ['/api/client/metrics', client, 202], ['/api/client/metrics/bulk', client, 202], ['/api/client/register', client, 202],
+    ] as const) {
+      const tooLarge = await call(pennon, 'POST', url, sized(METRICS_BODY_LIMIT + 1), { token })
+      assert.equal(tooLarge.status, 413, url)
+      assert.deepEqual(withoutId(tooLarge.body), errorOf('PayloadTooLargeError', 'The request body is larger than this server accepts.'))
+      // Of the limit: past the size check, on to the schema (255 characters at most in an instance id).
+      assert.equal((await call(pennon, 'POST', url, sized(METRICS_BODY_LIMIT), { token })).status, 400, url)
+    }
+    await ok(call(pennon, 'POST', '/api/frontend/client/metrics', { appName: 'sized', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {
+      banner: { yes: 1, variants: Object.fromEntries(Array.from({ length: 14_000 }, (_, i) => [`v-${String(i).padStart(9, '0')}`, 1])) },
+    } } }, { token: frontend }), 200)
   })
 
   test('past METRICS_MAX_APPLICATIONS no token records a new application; those recorded go on', async (t) => {

@@ -27,9 +27,19 @@ const stored =
 // Bodies SDKs send while far more is held than written (the database down or too slow): they keep their counts and send them later.
 const sdkErrors = errorResponses(400, 401, 403, 413, 415, 429)
 
+/**
+ * The largest metrics body taken (or BODY_LIMIT if smaller). The reference takes 100 kB (Express's
+ * default), so the SDKs and Edge already send less; a smaller limit bounds what one request of
+ * junk costs: a body's parsing costs most for objects of many keys (toggles, variants), about
+ * 1 ms of CPU per thousand (docs/reliability.md, "Hostile metrics").
+ */
+export const METRICS_BODY_LIMIT = 256 * 1024
+
 /** What SDKs post: /api/client (server SDKs, Edge) and /api/frontend (browser and mobile SDKs). */
-export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsService }> = async (app, { metrics }) => {
+export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsService; bodyLimit: number }> = async (app, { metrics, bodyLimit: configured }) => {
+  const bodyLimit = Math.min(configured, METRICS_BODY_LIMIT)
   app.post(`${CLIENT_PREFIX}/metrics`, {
+    bodyLimit,
     config: { sdkApi: 'client' },
     schema: { tags: ['Client API'], summary: 'Report how often flags were evaluated in a time window', description: stored, body: ClientMetricsBody, response: { 202: NoContent, ...sdkErrors } },
   }, async (request, reply) => {
@@ -38,6 +48,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
   })
 
   app.post(`${CLIENT_PREFIX}/metrics/bulk`, {
+    bodyLimit,
     config: { sdkApi: 'client' },
     schema: {
       tags: ['Client API'],
@@ -52,6 +63,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
   })
 
   app.post(`${CLIENT_PREFIX}/register`, {
+    bodyLimit,
     config: { sdkApi: 'client' },
     schema: {
       tags: ['Client API'],
@@ -66,6 +78,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
   })
 
   app.post(`${FRONTEND_PREFIX}/client/metrics`, {
+    bodyLimit,
     config: { sdkApi: 'frontend' },
     schema: {
       tags: ['Frontend API'],
@@ -80,6 +93,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
   })
 
   app.post(`${FRONTEND_PREFIX}/client/register`, {
+    bodyLimit,
     config: { sdkApi: 'frontend' },
     schema: {
       tags: ['Frontend API'],
