@@ -1,6 +1,7 @@
 /**
  * The service alone, over a real database: a flush that fails keeps its counts for the next one,
  * and past MAX_HELD held entries (here a smaller limit) a report is refused with 429 rather than held;
+ * one token's reports past MAX_HELD_PER_TOKEN are refused the same way, and no one else's;
  * applications not seen for 48 hours make room for new ones (a clock of the test's).
  */
 import assert from 'node:assert/strict'
@@ -109,5 +110,45 @@ onEachDatabase('metrics service', (database) => {
     await metrics.flush()
     assert.deepEqual(await recorded(), ['new'])
     assert.deepEqual((await db.selectFrom('client_applications_usage').select('app_name').execute()).map((row) => row.app_name), ['new'])
+  })
+
+  test("one token's reports past what it may hold get 429 until the next flush; other tokens' are taken", async (t) => {
+    const pennon = await useTestApp(t, database)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'filler' })).status, 201)
+    const log = { error: (_context: { err: unknown }, message: string) => assert.fail(`${message}: ${String(_context.err)}`), warn: () => {} } as unknown as FastifyBaseLogger
+    const metrics = createMetricsService({
+      db: pennon.database.db,
+      changes: pennon.database.watchChanges(),
+      log,
+      flushIntervalMs: 3_600_000,
+      limits: { flushAt: 10_000, maxHeld: 10_000, maxHeldPerToken: 300, maxApplications: 100_000, applicationsPerToken: 100_000, instancesPerApplication: 100 },
+    })
+    t.after(() => metrics.close())
+    const scope = { environment: 'development', projects: ['*'] }
+    const [junk, other, admin] = [{ scope, token: 'junk', clientIp: '10.0.0.1' }, { scope, token: 'other', clientIp: '10.0.0.2' }, { scope: undefined, token: null, clientIp: '10.0.0.3' }]
+    let post = 0
+    // 100 new applications, each an instance and a count: 200 entries.
+    const bulk = () => {
+      const apps = Array.from({ length: 100 }, (_, i) => `app-${post}-${i}`)
+      post++
+      return {
+        applications: apps.map((appName) => ({ appName, instanceId: 'i', environment: 'development' })),
+        metrics: apps.map((appName) => ({ featureName: 'filler', appName, environment: 'development', yes: 1 })),
+      }
+    }
+    const status = async (caller: typeof junk | typeof admin) => {
+      try {
+        await metrics.reportBulk(caller, bulk())
+        return 202
+      } catch (error) {
+        assert.ok(error instanceof AppError)
+        return error.status
+      }
+    }
+    assert.deepEqual([await status(junk), await status(junk), await status(junk)], [202, 202, 429], 'past 300 entries')
+    assert.deepEqual([await status(other), await status(admin), await status(other), await status(junk)], [202, 202, 202, 429])
+    await metrics.flush()
+    assert.equal(await status(junk), 202)
+    await metrics.close()
   })
 })

@@ -29,6 +29,12 @@ export const DEFAULT_ENVIRONMENT = 'development'
 export const FLUSH_AT = 20_000
 /** Past this many entries held (flushes failing or slower than arrivals), reports get 429: the SDKs keep their counts and retry later. */
 export const MAX_HELD = 200_000
+/**
+ * Of those, held for one client or frontend token's reports: past it that token's reports get 429
+ * until the next flush, so one token alone (a public frontend token) cannot fill what all may hold
+ * and have everyone's reports refused.
+ */
+export const MAX_HELD_PER_TOKEN = 50_000
 const HOUR_MS = 3_600_000
 /** Counts of older hours, and instances and applications not seen for as long, are removed (hourly), as the reference keeps 48 hours of counts. */
 const RETENTION_MS = 48 * HOUR_MS
@@ -81,9 +87,10 @@ export interface MetricsLimits {
   applicationsPerToken: number
   /** Instances recorded per application (METRICS_INSTANCES_PER_APPLICATION) */
   instancesPerApplication: number
-  /** FLUSH_AT and MAX_HELD unless given (tests). */
+  /** FLUSH_AT, MAX_HELD and MAX_HELD_PER_TOKEN unless given (tests). */
   flushAt?: number
   maxHeld?: number
+  maxHeldPerToken?: number
 }
 
 export interface MetricsServiceOptions {
@@ -120,6 +127,9 @@ const WARNINGS: Record<Refusal | keyof Dropped, (limits: MetricsLimits) => strin
 export function createMetricsService({ db, changes, log, flushIntervalMs, now = Date.now, limits }: MetricsServiceOptions) {
   const flushAt = limits.flushAt ?? FLUSH_AT
   const maxHeld = limits.maxHeld ?? MAX_HELD
+  const maxHeldPerToken = limits.maxHeldPerToken ?? MAX_HELD_PER_TOKEN
+  // Entries each token's reports added since the aggregate was last taken.
+  const heldBy = new Map<string, number>()
   const aggregate = createMetricsAggregate({ instancesPerApplication: limits.instancesPerApplication })
   const known = createKnownNames({ db, changes, now })
   const applications = createApplicationAdmission({ db, limits: { maxApplications: limits.maxApplications, perToken: limits.applicationsPerToken }, now })
@@ -170,6 +180,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
   async function flush(): Promise<void> {
     while (writing) await writing
     const takenAt = now()
+    heldBy.clear()
     writing = write(aggregate.take(), takenAt).finally(() => (writing = undefined))
     await writing
   }
@@ -179,11 +190,16 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
     if (!writing) void flush()
   }
 
-  /** The names a report may count, once what is recorded is known; then 429 if too much is held. */
-  async function accept(): Promise<KnownNames> {
+  /** The names a report may count, once what is recorded is known; then 429 if too much is held, in all or for the caller's token. */
+  async function accept(caller: Caller): Promise<KnownNames> {
+    // From the first report on, refused or not: expired applications are removed hourly even while every report is refused for a limit.
+    if (timer === undefined && !closed) {
+      timer = setInterval(flushSoon, flushIntervalMs)
+      timer.unref()
+    }
     const names = await known.current()
     await applications.ready()
-    if (aggregate.size >= maxHeld) throw busy()
+    if (aggregate.size >= maxHeld || (caller.token !== null && (heldBy.get(caller.token) ?? 0) >= maxHeldPerToken)) throw busy()
     return names
   }
 
@@ -195,11 +211,9 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
     return verdict === true
   }
 
-  function accepted(): void {
-    if (timer === undefined && !closed) {
-      timer = setInterval(flushSoon, flushIntervalMs)
-      timer.unref()
-    }
+  /** After a report was added (`before`: the entries held until then). */
+  function accepted(caller: Caller, before: number): void {
+    if (caller.token !== null) heldBy.set(caller.token, (heldBy.get(caller.token) ?? 0) + aggregate.size - before)
     if (aggregate.size >= flushAt || closed) flushSoon()
   }
 
@@ -215,7 +229,8 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         millisecondsOf(body.bucket.start, '/body/bucket/start')
         hour = hourOfReport(millisecondsOf(body.bucket.stop, '/body/bucket/stop'), at)
       }
-      const names = await accept()
+      const names = await accept(caller)
+      const before = aggregate.size
       if (!admitted(names, caller, body.appName, reporter.environment)) return
       aggregate.seeInstance({
         ...reporter,
@@ -226,14 +241,15 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         lastSeenAt: at,
       })
       if (body.bucket && hour !== undefined) aggregate.addCounts(reporter, body.appName, hour, at, body.bucket.toggles, namesFor(names, reporter))
-      accepted()
+      accepted(caller, before)
     },
 
     /** POST /api/client/register, /api/frontend/client/register. */
     async register(caller: Caller, body: RegisterBody): Promise<void> {
       const started = millisecondsOf(body.started, '/body/started')
       const reporter = reporterOf(caller.scope, body.environment)
-      const names = await accept()
+      const names = await accept(caller)
+      const before = aggregate.size
       if (!admitted(names, caller, body.appName, reporter.environment)) return
       aggregate.seeInstance({
         ...reporter,
@@ -246,7 +262,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         strategies: body.strategies,
         lastSeenAt: now(),
       })
-      accepted()
+      accepted(caller, before)
     },
 
     /**
@@ -262,7 +278,8 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
       // Every date is read before anything is kept: a 400 keeps nothing.
       const started = applicationsSeen.map((application, i) => (application.started === undefined ? undefined : millisecondsOf(application.started, `/body/applications/${i}/started`)))
       const hours = metrics.map((metric, i) => (metric.timestamp === undefined ? hourOf(at) : hourOfReport(millisecondsOf(metric.timestamp, `/body/metrics/${i}/timestamp`), at)))
-      const names = await accept()
+      const names = await accept(caller)
+      const before = aggregate.size
       applicationsSeen.forEach((application, i) => {
         const reporter = reporterOf(caller.scope, application.environment)
         if (!admitted(names, caller, application.appName, reporter.environment)) return
@@ -284,7 +301,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         if (!admitted(names, caller, metric.appName, reporter.environment)) return
         aggregate.addCounts(reporter, metric.appName, hours[i]!, at, { [metric.featureName]: metric }, namesFor(names, reporter))
       })
-      accepted()
+      accepted(caller, before)
     },
 
     /** Writes what is held now (tests, and the app's close). */
