@@ -81,19 +81,34 @@ export function createKnownNames({ db, changes, now = Date.now }: { db: Kysely<D
     return names
   }
 
+  /** The names as of now: remembered, or read again if anything they come from may have changed. */
+  async function current(): Promise<KnownNames> {
+    const version = changes.version('flags')
+    if (remembered && (version === undefined ? now() - remembered.readAt < UNKNOWN_VERSION_MS : version === remembered.version)) return remembered.names
+    if (reading !== undefined && reading.version === version) return reading.names
+    const started = { version, names: read(version) }
+    reading = started
+    started.names.then(
+      () => (reading === started ? (reading = undefined) : undefined),
+      () => (reading === started ? (reading = undefined) : undefined),
+    )
+    return started.names
+  }
+
   return {
-    /** The names as of now: remembered, or read again if anything they come from may have changed. */
-    async current(): Promise<KnownNames> {
-      const version = changes.version('flags')
-      if (remembered && (version === undefined ? now() - remembered.readAt < UNKNOWN_VERSION_MS : version === remembered.version)) return remembered.names
-      if (reading !== undefined && reading.version === version) return reading.names
-      const current = { version, names: read(version) }
-      reading = current
-      current.names.then(
-        () => (reading === current ? (reading = undefined) : undefined),
-        () => (reading === current ? (reading = undefined) : undefined),
-      )
-      return current.names
+    current,
+
+    /**
+     * The names last read, at once (undefined before the first read), and a read started if they
+     * may be out of date. Enough for a report that names only flags and environments in them: they
+     * differ from what exists by what changed a moment ago at most, and a flush counts by the
+     * current names. (On SQLite every commit, a flush's too, may have changed the flags: waiting
+     * for each read would stall every report after each flush.)
+     */
+    latest(): KnownNames | undefined {
+      if (remembered === undefined) return undefined
+      current().catch(() => {})
+      return remembered.names
     },
   }
 }

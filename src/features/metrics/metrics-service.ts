@@ -106,6 +106,12 @@ export interface MetricsServiceOptions {
 const ALL = '*'
 const mayRead = (projects: readonly string[], project: string) => projects.includes(ALL) || projects.includes(project)
 
+/** Whether every one of these flags is among the names. */
+function allKnown(names: KnownNames, flags: Iterable<string>): boolean {
+  for (const flag of flags) if (!names.flags.has(flag)) return false
+  return true
+}
+
 /** What a report's counts may name, for the token's projects. */
 function namesFor(names: KnownNames, reporter: Reporter): Names {
   return {
@@ -190,14 +196,19 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
     if (!writing) void flush()
   }
 
-  /** The names a report may count, once what is recorded is known; then 429 if too much is held, in all or for the caller's token. */
-  async function accept(caller: Caller): Promise<KnownNames> {
+  /**
+   * The names a report may count — those last read if they hold every flag and environment it
+   * names (`covers`), else the current ones — once what is recorded is known; then 429 if too much
+   * is held, in all or for the caller's token.
+   */
+  async function accept(caller: Caller, covers: (names: KnownNames) => boolean): Promise<KnownNames> {
     // From the first report on, refused or not: expired applications are removed hourly even while every report is refused for a limit.
     if (timer === undefined && !closed) {
       timer = setInterval(flushSoon, flushIntervalMs)
       timer.unref()
     }
-    const names = await known.current()
+    const latest = known.latest()
+    const names = latest !== undefined && covers(latest) ? latest : await known.current()
     await applications.ready()
     if (aggregate.size >= maxHeld || (caller.token !== null && (heldBy.get(caller.token) ?? 0) >= maxHeldPerToken)) throw busy()
     return names
@@ -229,7 +240,8 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         millisecondsOf(body.bucket.start, '/body/bucket/start')
         hour = hourOfReport(millisecondsOf(body.bucket.stop, '/body/bucket/stop'), at)
       }
-      const names = await accept(caller)
+      const toggles = body.bucket?.toggles ?? {}
+      const names = await accept(caller, (latest) => latest.environments.has(reporter.environment) && allKnown(latest, Object.keys(toggles)))
       const before = aggregate.size
       if (!admitted(names, caller, body.appName, reporter.environment)) return
       aggregate.seeInstance({
@@ -248,7 +260,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
     async register(caller: Caller, body: RegisterBody): Promise<void> {
       const started = millisecondsOf(body.started, '/body/started')
       const reporter = reporterOf(caller.scope, body.environment)
-      const names = await accept(caller)
+      const names = await accept(caller, (latest) => latest.environments.has(reporter.environment))
       const before = aggregate.size
       if (!admitted(names, caller, body.appName, reporter.environment)) return
       aggregate.seeInstance({
@@ -278,7 +290,8 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
       // Every date is read before anything is kept: a 400 keeps nothing.
       const started = applicationsSeen.map((application, i) => (application.started === undefined ? undefined : millisecondsOf(application.started, `/body/applications/${i}/started`)))
       const hours = metrics.map((metric, i) => (metric.timestamp === undefined ? hourOf(at) : hourOfReport(millisecondsOf(metric.timestamp, `/body/metrics/${i}/timestamp`), at)))
-      const names = await accept(caller)
+      const environments = [...applicationsSeen, ...metrics].map((entry) => reporterOf(caller.scope, entry.environment).environment)
+      const names = await accept(caller, (latest) => environments.every((environment) => latest.environments.has(environment)) && allKnown(latest, metrics.map((metric) => metric.featureName)))
       const before = aggregate.size
       applicationsSeen.forEach((application, i) => {
         const reporter = reporterOf(caller.scope, application.environment)
