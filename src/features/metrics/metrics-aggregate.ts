@@ -5,7 +5,8 @@
  * rows (`toRows`), keeping only flags that exist and that the reporting token may read; if the
  * write fails, the rows' aggregate goes back (`putBack`) and is added to what arrived meanwhile.
  * What a report may add is bounded (docs/metrics.md, "Limits"): only the flags `Names` counts,
- * OTHER_VARIANTS variant names per flag besides its own, and INSTANCES per application.
+ * OTHER_VARIANTS variant names per flag besides its own, and `instancesPerApplication` instances
+ * per application (past it, a sighting of the application).
  * Pure: no I/O, no clock.
  */
 

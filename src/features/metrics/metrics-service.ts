@@ -123,9 +123,9 @@ function namesFor(names: KnownNames, reporter: Reporter): Names {
   }
 }
 
-const WARNINGS: Record<Refusal | keyof Dropped, (limits: MetricsLimits) => string> = {
+const WARNINGS: Record<Refusal | keyof Dropped, (limits: MetricsLimits, token: string | null) => string> = {
   applications: (limits) => `SDK metrics: ${limits.maxApplications} applications are recorded (METRICS_MAX_APPLICATIONS); reports of new applications are ignored until some expire`,
-  token: (limits) => `SDK metrics: a token introduced ${limits.applicationsPerToken} applications (METRICS_APPLICATIONS_PER_TOKEN); its reports of new applications are ignored until some expire`,
+  token: (limits, token) => `SDK metrics: the token ${JSON.stringify(token)} introduced ${limits.applicationsPerToken} applications (METRICS_APPLICATIONS_PER_TOKEN); its reports of new applications are ignored until some expire`,
   instances: (limits) => `SDK metrics: an application has ${limits.instancesPerApplication} instances recorded (METRICS_INSTANCES_PER_APPLICATION); further instances are not recorded, their counts are`,
   variants: () => `SDK metrics: a flag was reported with more than ${OTHER_VARIANTS} variant names it does not have in one hour; those past it are not stored`,
 }
@@ -146,11 +146,11 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
   // Each limit is logged at most once an hour: a flood of junk must not flood the log too.
   const warnedAt = new Map<keyof typeof WARNINGS, number>()
 
-  function warn(kind: keyof typeof WARNINGS): void {
+  function warn(kind: keyof typeof WARNINGS, token: string | null = null): void {
     const at = now()
     if (at - (warnedAt.get(kind) ?? Number.NEGATIVE_INFINITY) < HOUR_MS) return
     warnedAt.set(kind, at)
-    log.warn(WARNINGS[kind](limits))
+    log.warn(WARNINGS[kind](limits, token))
   }
 
   async function write(batch: Batch, takenAt: number): Promise<void> {
@@ -218,7 +218,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
   function admitted(names: KnownNames, caller: Caller, appName: string, environment: string): boolean {
     if (!names.environments.has(environment)) return false
     const verdict = applications.admit(appName, caller.token)
-    if (verdict !== true) warn(verdict)
+    if (verdict !== true) warn(verdict, caller.token)
     return verdict === true
   }
 
