@@ -51,7 +51,7 @@ import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
 import { metricsAdminRoutes, metricsSdkRoutes } from './features/metrics/metrics-routes.ts'
-import { createMetricsService } from './features/metrics/metrics-service.ts'
+import { createMetricsService, type MetricsService } from './features/metrics/metrics-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
@@ -70,9 +70,11 @@ export interface AppOptions {
   database: Db
   /** Where log lines go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream
+  /** Handed the SDK metrics service once built: tests see what it holds, and flush it. */
+  onMetrics?: (metrics: MetricsService) => void
 }
 
-export async function buildApp({ config, database, logStream }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logStream, onMetrics }: AppOptions): Promise<FastifyInstance> {
   const { db, reader } = database
   // What was read from the database is remembered while this says nothing changed (tokens, events, archive validations).
   const changes = database.watchChanges()
@@ -136,7 +138,19 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
   })
 
   // SDK metrics are held in memory and written every config.metricsFlushMs; closing the app writes what is held.
-  const metrics = createMetricsService({ db, log: app.log, flushIntervalMs: config.metricsFlushMs })
+  // What a report may add is bounded (docs/metrics.md, "Limits"): frontend tokens are public.
+  const metrics = createMetricsService({
+    db,
+    changes,
+    log: app.log,
+    flushIntervalMs: config.metricsFlushMs,
+    limits: {
+      maxApplications: config.metricsMaxApplications,
+      applicationsPerToken: config.metricsApplicationsPerToken,
+      instancesPerApplication: config.metricsInstancesPerApplication,
+    },
+  })
+  onMetrics?.(metrics)
   app.addHook('onClose', () => metrics.close())
 
   // Constraints on a context field with legal values use only those (strategies and segments).
@@ -169,7 +183,7 @@ export async function buildApp({ config, database, logStream }: AppOptions): Pro
     fastPath = undefined
   })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
-  await app.register(metricsSdkRoutes, { metrics })
+  await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
   // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
   await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({ db: reader, changes, clientFeatures }) })
 

@@ -31,6 +31,12 @@ export interface Config {
   readonly trustProxy: TrustProxy
   /** How often SDK metrics held in memory are written, in milliseconds. */
   readonly metricsFlushMs: number
+  /** Applications SDK metrics may record in all (docs/metrics.md, "Limits"): reports of new ones past it are ignored. */
+  readonly metricsMaxApplications: number
+  /** Of those, how many one client or frontend token may have introduced. */
+  readonly metricsApplicationsPerToken: number
+  /** SDK instances recorded per application; further instance ids are not recorded (their counts still are). */
+  readonly metricsInstancesPerApplication: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -70,6 +76,16 @@ function trustProxy(raw: string | undefined): TrustProxy {
   const bad = entries.find((entry) => !isAddressOrRange(entry))
   if (bad !== undefined) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; ${JSON.stringify(bad)} is none of these`)
   return Object.freeze(entries)
+}
+
+/** The limits of what SDK metrics may record (docs/metrics.md, "Limits"). */
+function metricsLimits(env: Record<string, string | undefined>) {
+  const metricsMaxApplications = wholeNumber(env, 'METRICS_MAX_APPLICATIONS', 1000, 1, 1_000_000)
+  const metricsApplicationsPerToken = wholeNumber(env, 'METRICS_APPLICATIONS_PER_TOKEN', 100, 1, 1_000_000)
+  if (metricsApplicationsPerToken > metricsMaxApplications) {
+    throw new ConfigError('METRICS_APPLICATIONS_PER_TOKEN must not exceed METRICS_MAX_APPLICATIONS')
+  }
+  return { metricsMaxApplications, metricsApplicationsPerToken, metricsInstancesPerApplication: wholeNumber(env, 'METRICS_INSTANCES_PER_APPLICATION', 100, 1, 100_000) }
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -133,5 +149,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     corsOrigins: Object.freeze(corsOrigins),
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: wholeNumber(env, 'METRICS_FLUSH_MS', 1000, 10, 3_600_000),
+    ...metricsLimits(env),
   })
 }

@@ -18,6 +18,7 @@ import { loadConfig, type Config } from '../src/config.ts'
 import { createDb, type Db } from '../src/db/database.ts'
 import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
+import type { MetricsService } from '../src/features/metrics/metrics-service.ts'
 
 export interface TestDatabase {
   name: 'sqlite' | 'postgres'
@@ -103,6 +104,8 @@ export interface TestApp {
   adminToken: string
   /** Every log line the app wrote, for tests that check what is (not) logged. */
   logs: string[]
+  /** The app's SDK metrics service: what it holds, and a flush on demand. */
+  metrics: MetricsService
   close(): Promise<void>
 }
 
@@ -129,7 +132,8 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
       done()
     },
   })
-  const app = await buildApp({ config, database: db, logStream })
+  let metrics: MetricsService | undefined
+  const app = await buildApp({ config, database: db, logStream, onMetrics: (service) => (metrics = service) })
   options.beforeReady?.(app)
   await app.ready()
   let closed = false
@@ -139,6 +143,7 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     config,
     adminToken,
     logs,
+    metrics: metrics!,
     async close() {
       if (closed) return
       closed = true

@@ -6,9 +6,10 @@ import * as partialIndexes from './migrations/0004-partial-indexes.ts'
 import * as environmentsStrategies from './migrations/0005-environments-strategies.ts'
 import * as strategyDefinitions from './migrations/0006-strategy-definitions.ts'
 import * as clientMetrics from './migrations/0007-client-metrics.ts'
+import * as clientMetricsLimits from './migrations/0008-client-metrics-limits.ts'
 import * as featureTypes from './migrations/0009-feature-types.ts'
-import * as contextFields from './migrations/0011-context-fields.ts'
 import * as tags from './migrations/0010-tags.ts'
+import * as contextFields from './migrations/0011-context-fields.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -21,9 +22,10 @@ const migrations: Record<string, Migration> = {
   '0005-environments-strategies': environmentsStrategies,
   '0006-strategy-definitions': strategyDefinitions,
   '0007-client-metrics': clientMetrics,
+  '0008-client-metrics-limits': clientMetricsLimits,
   '0009-feature-types': featureTypes,
-  '0011-context-fields': contextFields,
   '0010-tags': tags,
+  '0011-context-fields': contextFields,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

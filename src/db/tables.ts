@@ -192,6 +192,8 @@ export interface ClientApplicationsTable {
   sdk_version: string | null
   created_at: Timestamp
   last_seen_at: Timestamp
+  /** The client or frontend token whose report first recorded it (migration 0008); null: an admin token, or recorded before */
+  token_name: string | null
 }
 
 export interface ClientApplicationsUsageTable {

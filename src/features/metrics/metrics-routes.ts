@@ -13,25 +13,42 @@ import {
 } from './metrics-schemas.ts'
 import type { Caller, MetricsService } from './metrics-service.ts'
 
-const caller = (request: FastifyRequest): Caller => ({ scope: request.principal.scope, clientIp: request.ip })
+// Applications a client or frontend token introduces are counted against it, by its name (docs/metrics.md, "Limits").
+const caller = (request: FastifyRequest): Caller => ({
+  scope: request.principal.scope,
+  token: request.principal.scope === undefined ? null : request.principal.name,
+  clientIp: request.ip,
+})
 
 const stored =
   'Answered before the counts are stored: they are added up in memory and written about every second (METRICS_FLUSH_MS), one row per hour, flag, environment and application. ' +
-  'Flags that do not exist, or that the token may not read, are ignored. The environment is the token\'s (an admin token: `environment` in the body, default development).'
+  'Flags that do not exist, or that the token may not read, are ignored. The environment is the token\'s (an admin token: `environment` in the body, default development). ' +
+  'What a report may add is limited (new applications, instances, variant names a flag does not have): what is past a limit is dropped (docs/metrics.md, "Limits").'
 // Bodies SDKs send while far more is held than written (the database down or too slow): they keep their counts and send them later.
 const sdkErrors = errorResponses(400, 401, 403, 413, 415, 429)
 
+/**
+ * The largest metrics body taken (or BODY_LIMIT if smaller). The reference takes 100 kB (Express's
+ * default), so the SDKs and Edge already send less; a smaller limit bounds what one request of
+ * junk costs: a body's parsing costs most for objects of many keys (toggles, variants), about
+ * 1 ms of CPU per thousand (docs/reliability.md, "Hostile metrics").
+ */
+export const METRICS_BODY_LIMIT = 256 * 1024
+
 /** What SDKs post: /api/client (server SDKs, Edge) and /api/frontend (browser and mobile SDKs). */
-export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsService }> = async (app, { metrics }) => {
+export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsService; bodyLimit: number }> = async (app, { metrics, bodyLimit: configured }) => {
+  const bodyLimit = Math.min(configured, METRICS_BODY_LIMIT)
   app.post(`${CLIENT_PREFIX}/metrics`, {
+    bodyLimit,
     config: { sdkApi: 'client' },
     schema: { tags: ['Client API'], summary: 'Report how often flags were evaluated in a time window', description: stored, body: ClientMetricsBody, response: { 202: NoContent, ...sdkErrors } },
   }, async (request, reply) => {
-    metrics.reportMetrics(caller(request), request.body)
+    await metrics.reportMetrics(caller(request), request.body)
     return sendEmpty(reply, 202)
   })
 
   app.post(`${CLIENT_PREFIX}/metrics/bulk`, {
+    bodyLimit,
     config: { sdkApi: 'client' },
     schema: {
       tags: ['Client API'],
@@ -41,11 +58,12 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 202: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.reportBulk(caller(request), request.body)
+    await metrics.reportBulk(caller(request), request.body)
     return sendEmpty(reply, 202)
   })
 
   app.post(`${CLIENT_PREFIX}/register`, {
+    bodyLimit,
     config: { sdkApi: 'client' },
     schema: {
       tags: ['Client API'],
@@ -55,11 +73,12 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 202: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.register(caller(request), request.body)
+    await metrics.register(caller(request), request.body)
     return sendEmpty(reply, 202)
   })
 
   app.post(`${FRONTEND_PREFIX}/client/metrics`, {
+    bodyLimit,
     config: { sdkApi: 'frontend' },
     schema: {
       tags: ['Frontend API'],
@@ -69,11 +88,12 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 200: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.reportMetrics(caller(request), request.body)
+    await metrics.reportMetrics(caller(request), request.body)
     return sendEmpty(reply, 200)
   })
 
   app.post(`${FRONTEND_PREFIX}/client/register`, {
+    bodyLimit,
     config: { sdkApi: 'frontend' },
     schema: {
       tags: ['Frontend API'],
@@ -83,7 +103,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 200: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    metrics.register(caller(request), request.body)
+    await metrics.register(caller(request), request.body)
     return sendEmpty(reply, 200)
   })
 }

@@ -70,7 +70,8 @@ export const ClientMetricsBody = Type.Object(
 )
 export type ClientMetricsBody = Static<typeof ClientMetricsBody>
 
-const Strategies = Type.Array(Type.String({ maxLength: 255 }), { maxItems: 1000, description: 'The strategies the SDK implements' })
+// Stored per application and listed 1,000 applications a page: bounded so that a page stays a few MB (strategy names are 1–100 characters).
+const Strategies = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50, description: 'The strategies the SDK implements: at most 50 names of at most 100 characters' })
 
 export const RegisterBody = Type.Object(
   {

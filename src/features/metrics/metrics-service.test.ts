@@ -1,6 +1,8 @@
 /**
  * The service alone, over a real database: a flush that fails keeps its counts for the next one,
- * and past MAX_HELD held entries (here a smaller limit) a report is refused with 429 rather than held.
+ * and past MAX_HELD held entries (here a smaller limit) a report is refused with 429 rather than held;
+ * one token's reports past MAX_HELD_PER_TOKEN are refused the same way, and no one else's;
+ * applications not seen for 48 hours make room for new ones (a clock of the test's).
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -8,6 +10,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { call, onEachDatabase, sql, useTestApp } from '../../../test/test-app.ts'
 import { AppError } from '../../http/errors.ts'
 import { createMetricsService } from './metrics-service.ts'
+
+const HOUR = 3_600_000
 
 const bucket = (toggles: Record<string, { yes?: number; no?: number }>) => ({
   appName: 'service-test',
@@ -17,30 +21,40 @@ const bucket = (toggles: Record<string, { yes?: number; no?: number }>) => ({
 onEachDatabase('metrics service', (database) => {
   test('a failed flush keeps its counts; too much held is refused with 429, and accepted again once written', async (t) => {
     const pennon = await useTestApp(t, database)
-    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'kept' })).status, 201)
+    for (const name of ['kept', 'filler']) assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name })).status, 201)
     const { db } = pennon.database
     const errors: unknown[] = []
-    const log = { error: (...args: unknown[]) => errors.push(args) } as unknown as FastifyBaseLogger
+    const log = { error: (...args: unknown[]) => errors.push(args), warn: () => {} } as unknown as FastifyBaseLogger
     const maxHeld = 2_000
-    const metrics = createMetricsService({ db, log, flushIntervalMs: 3_600_000, limits: { flushAt: maxHeld, maxHeld } })
+    const metrics = createMetricsService({
+      db,
+      changes: pennon.database.watchChanges(),
+      log,
+      flushIntervalMs: 3_600_000,
+      limits: { flushAt: maxHeld, maxHeld, maxApplications: 100_000, applicationsPerToken: 100_000, instancesPerApplication: 100 },
+    })
     t.after(() => metrics.close())
-    const caller = { scope: undefined, clientIp: '127.0.0.1' }
-    const stored = async () => (await db.selectFrom('client_metrics_env').select(['yes', 'no']).where('feature_name', '=', 'kept').execute()).map((r) => [r.yes, r.no])
+    const caller = { scope: undefined, token: null, clientIp: '127.0.0.1' }
+    const stored = async () =>
+      (await db.selectFrom('client_metrics_env').select(['yes', 'no']).where('feature_name', '=', 'kept').where('app_name', '=', 'service-test').execute()).map((r) => [r.yes, r.no])
 
     // The counts table gone for a while: flushes fail.
     await sql`alter table client_metrics_env rename to client_metrics_env_away`.execute(db)
-    metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
+    await metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
     await metrics.flush()
     assert.equal(errors.length, 1, 'the failed flush is logged')
-    metrics.reportMetrics(caller, bucket({ kept: { yes: 2, no: 1 } }))
+    await metrics.reportMetrics(caller, bucket({ kept: { yes: 2, no: 1 } }))
 
-    // Unknown names are held until a flush drops them: fill up past maxHeld with flushes failing.
-    const names = 500
+    // Fill up past maxHeld with flushes failing: each Edge post holds 250 new applications, and a count of each.
+    const perPost = 250
     let round = 0
     while (true) {
-      const toggles = Object.fromEntries(Array.from({ length: names }, (_, i) => [`unknown-${round}-${i}`, { yes: 1 }]))
+      const apps = Array.from({ length: perPost }, (_, i) => `app-${round}-${i}`)
       try {
-        metrics.reportMetrics(caller, bucket(toggles))
+        await metrics.reportBulk(caller, {
+          applications: apps.map((appName) => ({ appName, instanceId: 'i', environment: 'development' })),
+          metrics: apps.map((appName) => ({ featureName: 'filler', appName, environment: 'development', yes: 1 })),
+        })
       } catch (error) {
         assert.ok(error instanceof AppError)
         assert.equal(error.status, 429)
@@ -48,16 +62,93 @@ onEachDatabase('metrics service', (database) => {
         break
       }
       await metrics.flush()
-      assert.ok(++round * names <= maxHeld + names, 'refused once maxHeld entries are held')
+      assert.ok(++round * 2 * perPost <= maxHeld + 2 * perPost, 'refused once maxHeld entries are held')
     }
-    assert.equal(round, Math.ceil(maxHeld / names))
+    assert.equal(round, Math.ceil(maxHeld / (2 * perPost)))
+    assert.ok(metrics.held >= maxHeld)
 
     await sql`alter table client_metrics_env_away rename to client_metrics_env`.execute(db)
     await metrics.flush()
+    assert.equal(metrics.held, 0)
     assert.deepEqual(await stored(), [[3, 1]], 'the counts of every failed flush, written once')
-    metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
+    await metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
     await metrics.flush()
     assert.deepEqual(await stored(), [[4, 1]])
-    assert.equal((await db.selectFrom('client_metrics_env').select('feature_name').execute()).length, 1, 'unknown names never stored')
+    assert.equal((await db.selectFrom('client_metrics_env').select('app_name').where('feature_name', '=', 'filler').execute()).length, round * perPost)
+  })
+
+  test('an application not seen for 48 hours is removed, and makes room for a new one', async (t) => {
+    const pennon = await useTestApp(t, database)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'kept' })).status, 201)
+    const { db } = pennon.database
+    let clock = Date.now()
+    const log = { error: (...args: unknown[]) => assert.fail(String(args)), warn: () => {} } as unknown as FastifyBaseLogger
+    const metrics = createMetricsService({
+      db,
+      changes: pennon.database.watchChanges(),
+      log,
+      flushIntervalMs: 3_600_000,
+      now: () => clock,
+      limits: { maxApplications: 1, applicationsPerToken: 1, instancesPerApplication: 1 },
+    })
+    t.after(() => metrics.close())
+    const caller = { scope: undefined, token: null, clientIp: '127.0.0.1' }
+    const report = (appName: string) => metrics.reportMetrics(caller, { ...bucket({ kept: { yes: 1 } }), appName })
+    const recorded = async () => (await db.selectFrom('client_applications').select('app_name').execute()).map((row) => row.app_name)
+
+    await report('old')
+    await metrics.flush()
+    clock += HOUR
+    await report('new')
+    await metrics.flush()
+    assert.deepEqual(await recorded(), ['old'], 'the one application there may be')
+    clock += 48 * HOUR
+    // Nothing held: the flush still removes what expired.
+    await metrics.flush()
+    assert.deepEqual(await recorded(), [])
+    await report('new')
+    await metrics.flush()
+    assert.deepEqual(await recorded(), ['new'])
+    assert.deepEqual((await db.selectFrom('client_applications_usage').select('app_name').execute()).map((row) => row.app_name), ['new'])
+  })
+
+  test("one token's reports past what it may hold get 429 until the next flush; other tokens' are taken", async (t) => {
+    const pennon = await useTestApp(t, database)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'filler' })).status, 201)
+    const log = { error: (_context: { err: unknown }, message: string) => assert.fail(`${message}: ${String(_context.err)}`), warn: () => {} } as unknown as FastifyBaseLogger
+    const metrics = createMetricsService({
+      db: pennon.database.db,
+      changes: pennon.database.watchChanges(),
+      log,
+      flushIntervalMs: 3_600_000,
+      limits: { flushAt: 10_000, maxHeld: 10_000, maxHeldPerToken: 300, maxApplications: 100_000, applicationsPerToken: 100_000, instancesPerApplication: 100 },
+    })
+    t.after(() => metrics.close())
+    const scope = { environment: 'development', projects: ['*'] }
+    const [junk, other, admin] = [{ scope, token: 'junk', clientIp: '10.0.0.1' }, { scope, token: 'other', clientIp: '10.0.0.2' }, { scope: undefined, token: null, clientIp: '10.0.0.3' }]
+    let post = 0
+    // 100 new applications, each an instance and a count: 200 entries.
+    const bulk = () => {
+      const apps = Array.from({ length: 100 }, (_, i) => `app-${post}-${i}`)
+      post++
+      return {
+        applications: apps.map((appName) => ({ appName, instanceId: 'i', environment: 'development' })),
+        metrics: apps.map((appName) => ({ featureName: 'filler', appName, environment: 'development', yes: 1 })),
+      }
+    }
+    const status = async (caller: typeof junk | typeof admin) => {
+      try {
+        await metrics.reportBulk(caller, bulk())
+        return 202
+      } catch (error) {
+        assert.ok(error instanceof AppError)
+        return error.status
+      }
+    }
+    assert.deepEqual([await status(junk), await status(junk), await status(junk)], [202, 202, 429], 'past 300 entries')
+    assert.deepEqual([await status(other), await status(admin), await status(other), await status(junk)], [202, 202, 202, 429])
+    await metrics.flush()
+    assert.equal(await status(junk), 202)
+    await metrics.close()
   })
 })
