@@ -10,7 +10,7 @@
  * operator is false whatever `inverted` says.
  */
 import { Address4, Address6 } from 'ip-address'
-import { compare as compareVersions, parse as parseVersion } from 'semver'
+import { compare as compareVersions, parse as parseVersion, type SemVer } from 'semver'
 import { contextValue } from './context.ts'
 import { compileRegex } from './regex.ts'
 import type { ConstraintDefinition, EvaluationContext } from './types.ts'
@@ -100,9 +100,7 @@ function compileOperator(constraint: ConstraintDefinition): ContextPredicate {
       if (target === null) return never
       const compare = comparison(operator.slice(7))
       return (context) => {
-        const text = contextValue(context, field)
-        // The SDK refuses a leading `v` in the context's version (not in the constraint's).
-        const version = !text || text.startsWith('v') ? null : parseVersion(text)
+        const version = contextVersion(contextValue(context, field))
         return version !== null && compare(compareVersions(version, target), 0)
       }
     }
@@ -111,6 +109,21 @@ function compileOperator(constraint: ConstraintDefinition): ContextPredicate {
     default:
       return never
   }
+}
+
+// Many SEMVER constraints read one field of one context (`appVersion >= 2.1.0` on each of many
+// flags): the last text parsed is kept, so a context's version is parsed once, not once each.
+let lastVersionText: string | undefined
+let lastVersion: SemVer | null = null
+
+/** The context's version as the SDK reads it: `semver`'s parse, refusing a leading `v` (not refused in the constraint's). */
+function contextVersion(text: string | undefined): SemVer | null {
+  if (!text) return null
+  if (text !== lastVersionText) {
+    lastVersionText = text
+    lastVersion = text.startsWith('v') ? null : parseVersion(text)
+  }
+  return lastVersion
 }
 
 function cleanValues(constraint: ConstraintDefinition): string[] {
