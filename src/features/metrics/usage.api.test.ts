@@ -71,7 +71,7 @@ onEachDatabase('usage reads', (database) => {
     assert.deepEqual(all, { version: 1, maturity: 'stable', data: expected(48) })
     assert.equal(all.data.filter((entry: { yes: number }) => entry.yes === 9).length, 1)
     // Keys in the reference's order.
-    assert.deepEqual(Object.keys(all.data.find((entry: { yes: number }) => entry.yes === 3)), ['featureName', 'appName', 'environment', 'timestamp', 'yes', 'no', 'variants'])
+    assert.deepEqual(Object.keys(all.data.find((entry: { yes: number }) => entry.yes === 3) ?? {}), ['featureName', 'appName', 'environment', 'timestamp', 'yes', 'no', 'variants'])
 
     // A flag never reported, or that does not exist: an empty list, as the reference.
     assert.deepEqual(await get(pennon, '/api/admin/client-metrics/features/never-reported/raw'), { version: 1, maturity: 'stable', data: [] })
