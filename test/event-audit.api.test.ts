@@ -193,7 +193,7 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', '/api/frontend/client/register', '/api/frontend/client/register', registration, 200, [])
 
     const archivedFlag = async (name: string) => {
-      const { dependencies: _d, children: _c, environments: _e, potentiallyStale: _p, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
+      const { dependencies: _d, children: _c, environments: _e, potentiallyStale: _p, lastSeenAt: _l, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag
     }
     const [archivedChild, archivedOther] = [await archivedFlag('child'), await archivedFlag('other')]

@@ -109,6 +109,7 @@ export const DependencyResponse = Type.Object({
 export const FlagDetailsResponse = Type.Object({
   ...flagProperties,
   potentiallyStale,
+  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: "The latest of its environments' lastSeenAt: when SDK metrics last counted it anywhere; null if never" }),
   archivedAt: Type.Optional(Type.String({ format: 'date-time', description: 'present on archived flags only' })),
   environments: Type.Array(FeatureEnvironmentResponse, { description: "the flag's state, strategies and variants in each of its project's environments, by sort order" }),
   dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),

@@ -24,6 +24,7 @@ import { withTags, type TagFilter } from '../tags/tag-filter.ts'
 export type ReadFlag = Flag & { potentiallyStale: boolean }
 
 export interface FlagDetails extends ReadFlag {
+  lastSeenAt: string | null
   environments: Awaited<ReturnType<typeof environmentsOfFlag>>
   dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
   children: string[]
@@ -113,7 +114,9 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
         dependencies.parentOf(name),
         dependencies.childrenOf(name),
       ])
-      return { ...read!, environments, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
+      // The reference shows a flag's lastSeenAt as the latest of its environments'.
+      const lastSeenAt = environments.reduce<string | null>((latest, { lastSeenAt: seen }) => (seen !== null && (latest === null || seen > latest) ? seen : latest), null)
+      return { ...read!, lastSeenAt, environments, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
     },
 
     ...createDependencyService({ db }),
