@@ -9,6 +9,7 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
+import { inNames } from '../flags/name-set.ts'
 
 /** Keys held between two flushes, and rows stored; also the most names the read lists, as the reference. */
 export const UNKNOWN_FLAGS_MAX = 1000
@@ -80,10 +81,14 @@ export async function writeUnknownFlags(db: Kysely<Database>, rows: readonly Unk
   return rows.length - kept.length
 }
 
-/** Removes rows not reported since `before`, and those of names that are flags now. */
+/**
+ * Removes rows not reported since `before`, and those of names that are flags now (found by a
+ * read, deleted by name: a write naming a flag table would move the change watch's flags version).
+ */
 export async function removeExpiredUnknownFlags(db: Kysely<Database>, before: string): Promise<void> {
   await db.deleteFrom('unknown_flags').where('last_seen_at', '<', before).execute()
-  await db.deleteFrom('unknown_flags').where('name', 'in', (eb) => eb.selectFrom('features').select('name')).execute()
+  const flags = await db.selectFrom('unknown_flags as u').innerJoin('features as f', 'f.name', 'u.name').select('u.name').distinct().execute()
+  if (flags.length > 0) await db.deleteFrom('unknown_flags').where(inNames(db, 'name', flags.map((row) => row.name))).execute()
 }
 
 function keysRelation(db: Kysely<Database>, json: string) {
