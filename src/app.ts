@@ -185,7 +185,12 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
   // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
-  await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({ db: reader, changes, clientFeatures }) })
+  await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({
+    db: reader,
+    changes,
+    clientFeatures,
+    limits: { maxEvaluations: config.playgroundMaxEvaluations, maxAnswerCharacters: config.playgroundMaxAnswerCharacters },
+  }) })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   await app.register(consoleRoutes, { authType: config.authType })

@@ -6,9 +6,10 @@
  * explain mode. Each flag's `isEnabled` and variant are the evaluator's, and its explanation
  * comes from the very predicates, hashes and variant choices that decided them.
  *
- * Bounds, per request: at most MAX_EVALUATIONS evaluations (flags × environments × context
- * combinations) and as many combinations; REGEX work per context as the frontend API, and in
- * total; and an answer of at most MAX_ANSWER_CHARACTERS, written as it is evaluated.
+ * Bounds, per request (`limits`, from the configuration): at most `maxEvaluations` evaluations
+ * (flags × environments × context combinations) and as many combinations; REGEX work per context
+ * as the frontend API, and in total; and an answer of at most `maxAnswerCharacters`, counted as it
+ * is evaluated.
  */
 import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
@@ -24,12 +25,15 @@ import type { AdvancedPlaygroundBody, PlaygroundBody } from './playground-schema
 import { existingEnvironments, existingProjects } from './playground-store.ts'
 import { featureView } from './playground-view.ts'
 
-/** The reference's limit on evaluations (environments × flags × context combinations) of one advanced request. */
-export const MAX_EVALUATIONS = 15_000
 /** REGEX work of one request, all its contexts together: twenty contexts at the frontend API's limit each. */
 export const MAX_REQUEST_REGEX_WORK = 20 * MAX_REGEX_WORK
-/** The longest answer, in characters of JSON: explanations repeat a flag's definition per context. */
-export const MAX_ANSWER_CHARACTERS = 64 * 1024 * 1024
+
+export interface PlaygroundLimits {
+  /** Evaluations (environments × flags × context combinations) of one request; the reference's is 15,000. */
+  maxEvaluations: number
+  /** The longest answer, in characters of JSON: explanations repeat a flag's definition per context. */
+  maxAnswerCharacters: number
+}
 
 const ALL = '*'
 // Compiled evaluators kept: a few environment and project choices, each until the flags change.
@@ -42,7 +46,13 @@ interface Prepared {
   evaluator: ExplainingEvaluator
 }
 
-export function createPlaygroundService({ db, changes, clientFeatures }: { db: Kysely<Database>; changes: ChangeWatch; clientFeatures: ClientFeaturesService }) {
+export function createPlaygroundService({ db, changes, clientFeatures, limits }: {
+  db: Kysely<Database>
+  changes: ChangeWatch
+  clientFeatures: ClientFeaturesService
+  limits: PlaygroundLimits
+}) {
+  const { maxEvaluations, maxAnswerCharacters } = limits
   const prepared = new Map<string, { version: number; entry: Promise<Prepared> }>()
 
   /** The explaining evaluator of an environment's flags in some projects, at the current flags version. */
@@ -97,7 +107,7 @@ export function createPlaygroundService({ db, changes, clientFeatures }: { db: K
       const { features, segments, evaluator } = await prepare(body.environment, projectsOf(body.projects))
       const context = evaluationContext(body.context)
       checkRegexWork(evaluator.regexWork(context))
-      const answer = answerWriter()
+      const answer = answerWriter(maxAnswerCharacters)
       answer.write(`{"input":${JSON.stringify(body)},"features":[`)
       const explanations = byName(evaluator.explainAll(context))
       features.forEach((feature, index) => answer.write(`${index > 0 ? ',' : ''}${JSON.stringify(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`))
@@ -117,11 +127,13 @@ export function createPlaygroundService({ db, changes, clientFeatures }: { db: K
         body.projects,
       )
       const combinations = contextCombinations(body.context)
-      if (combinations.count > MAX_EVALUATIONS) throw tooManyCombinations(combinations.count)
+      if (combinations.count > maxEvaluations) throw tooManyCombinations(combinations.count, maxEvaluations)
       const scopes = await Promise.all(environments.map((environment) => prepare(environment, projectsOf(body.projects))))
       const flags = scopes.reduce((sum, scope) => sum + scope.features.length, 0)
       const evaluations = flags * combinations.count
-      if (evaluations > MAX_EVALUATIONS) throw tooManyEvaluations(evaluations, environments.length, scopes[0]?.features.length ?? 0, combinations.count)
+      if (evaluations > maxEvaluations) {
+        throw tooManyEvaluations(evaluations, environments.length, scopes[0]?.features.length ?? 0, combinations.count, maxEvaluations)
+      }
 
       const contexts = combinations.generate().map((flat) => ({ flat, context: flatEvaluationContext(flat) }))
       let work = 0
@@ -132,7 +144,7 @@ export function createPlaygroundService({ db, changes, clientFeatures }: { db: K
 
       // Per flag, per environment: the JSON of each context's entry, in the order evaluated.
       const entries = new Map<string, { projectId: string; environments: Map<string, string[]> }>()
-      const answer = answerWriter()
+      const answer = answerWriter(maxAnswerCharacters)
       environments.forEach((environment, index) => {
         const { features, segments, evaluator } = scopes[index]!
         for (const { flat, context } of contexts) {
@@ -173,15 +185,15 @@ function advancedEntry(view: ReturnType<typeof featureView>, context: FlatContex
   return { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, context, variants, name, environment, projectId, strategies, explanation }
 }
 
-/** The answer's text, counted as it is made: past MAX_ANSWER_CHARACTERS the request is refused before more is evaluated. */
-function answerWriter() {
+/** The answer's text, counted as it is made: past `maxCharacters` the request is refused before more is evaluated. */
+function answerWriter(maxCharacters: number) {
   const parts: string[] = []
   let characters = 0
   const measure = (text: string): string => {
     characters += text.length
-    if (characters > MAX_ANSWER_CHARACTERS) {
+    if (characters > maxCharacters) {
       throw exceedsLimit(
-        `The answer would be longer than ${MAX_ANSWER_CHARACTERS} characters: each flag's explanation repeats its strategies, constraints and segments for every context. Ask for fewer environments, projects or context values.`,
+        `The answer would be longer than ${maxCharacters} characters: each flag's explanation repeats its strategies, constraints and segments for every context. Ask for fewer environments, projects or context values.`,
       )
     }
     return text
@@ -208,13 +220,13 @@ const requestRegexWorkTooLarge = (work: number) =>
     `Matching this instance's REGEX constraints for every context combination would cost ${work} units of work, more than the limit of ${MAX_REQUEST_REGEX_WORK} per request. Send fewer or shorter values.`,
   )
 
-const tooManyCombinations = (count: number) =>
+const tooManyCombinations = (count: number, maxEvaluations: number) =>
   exceedsLimit(
-    `The context's comma-separated values make ${Number.isSafeInteger(count) ? count : 'more than 9007199254740991'} combinations, more than the limit of ${MAX_EVALUATIONS}. Send fewer values.`,
+    `The context's comma-separated values make ${Number.isSafeInteger(count) ? count : 'more than 9007199254740991'} combinations, more than the limit of ${maxEvaluations}. Send fewer values.`,
   )
 
-const tooManyEvaluations = (evaluations: number, environments: number, flags: number, combinations: number) =>
+const tooManyEvaluations = (evaluations: number, environments: number, flags: number, combinations: number, maxEvaluations: number) =>
   exceedsLimit(
     `This would make ${evaluations} evaluations (${environments} environment${environments === 1 ? '' : 's'} × ${flags} flag${flags === 1 ? '' : 's'} × ${combinations} context combination${combinations === 1 ? '' : 's'}), ` +
-      `more than the limit of ${MAX_EVALUATIONS}. Ask for fewer environments, projects or context values.`,
+      `more than the limit of ${maxEvaluations}. Ask for fewer environments, projects or context values.`,
   )
