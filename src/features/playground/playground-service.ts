@@ -11,6 +11,7 @@
  * as the frontend API, and in total; and an answer of at most `maxAnswerCharacters`, counted as it
  * is evaluated.
  */
+import { Readable } from 'node:stream'
 import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
@@ -20,10 +21,10 @@ import type { ClientFeature, ClientSegment } from '../client-api/client-features
 import { createEvaluator, type ExplainingEvaluator } from '../evaluation/evaluate.ts'
 import type { FeatureExplanation } from '../evaluation/explain.ts'
 import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
-import { contextCombinations, evaluationContext, flatEvaluationContext, type FlatContext } from './playground-context.ts'
+import { contextCombinations, evaluationContext, flatEvaluationContext } from './playground-context.ts'
 import type { AdvancedPlaygroundBody, PlaygroundBody } from './playground-schemas.ts'
 import { existingEnvironments, existingProjects } from './playground-store.ts'
-import { featureView } from './playground-view.ts'
+import { featureJson, featureView } from './playground-view.ts'
 
 /** REGEX work of one request, all its contexts together: twenty contexts at the frontend API's limit each. */
 export const MAX_REQUEST_REGEX_WORK = 20 * MAX_REGEX_WORK
@@ -110,7 +111,7 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
       const answer = answerWriter(maxAnswerCharacters)
       answer.write(`{"input":${JSON.stringify(body)},"features":[`)
       const explanations = byName(evaluator.explainAll(context))
-      features.forEach((feature, index) => answer.write(`${index > 0 ? ',' : ''}${JSON.stringify(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`))
+      features.forEach((feature, index) => answer.write(`${index > 0 ? ',' : ''}${featureJson(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`))
       answer.write(']}')
       return answer.bytes()
     },
@@ -120,7 +121,7 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
      * combination of the context's comma-separated values, as JSON (grouped by flag, then
      * environment, as the reference groups them).
      */
-    async evaluateAdvanced(body: AdvancedPlaygroundBody): Promise<Buffer> {
+    async evaluateAdvanced(body: AdvancedPlaygroundBody): Promise<Readable> {
       const environments = [...new Set(body.environments)]
       await checkScope(
         environments.map((name) => ({ name, path: `/body/environments/${body.environments.indexOf(name)}` })),
@@ -142,8 +143,8 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
       }
       if (work > MAX_REQUEST_REGEX_WORK) throw requestRegexWorkTooLarge(work)
 
-      // Per flag, per environment: the JSON of each context's entry, in the order evaluated.
-      const entries = new Map<string, { projectId: string; environments: Map<string, string[]> }>()
+      // Per flag, per environment: the bytes of each context's entry, in the order evaluated.
+      const entries = new Map<string, { projectId: string; environments: Map<string, Buffer[]> }>()
       const answer = answerWriter(maxAnswerCharacters)
       environments.forEach((environment, index) => {
         const { features, segments, evaluator } = scopes[index]!
@@ -151,22 +152,37 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
           const explanations = byName(evaluator.explainAll(context))
           for (const feature of features) {
             const view = featureView(feature, explanations.get(feature.name)!, segments, environment)
-            const text = answer.measure(JSON.stringify(advancedEntry(view, flat, environment)))
+            const bytes = answer.encode(featureJson(view, { context: flat, environment }))
             let entry = entries.get(feature.name)
             if (entry === undefined) entries.set(feature.name, (entry = { projectId: feature.project, environments: new Map() }))
             let list = entry.environments.get(environment)
             if (list === undefined) entry.environments.set(environment, (list = []))
-            list.push(text)
+            list.push(bytes)
           }
         }
       })
-      const features = [...entries].map(([name, { projectId, environments: lists }]) => {
-        const perEnvironment = [...lists].map(([environment, texts]) => `${JSON.stringify(environment)}:[${texts.join(',')}]`)
-        return `{"name":${JSON.stringify(name)},"projectId":${JSON.stringify(projectId)},"environments":{${perEnvironment.join(',')}}}`
-      })
+      // The answer's pieces in the reference's grouping (flag, then environment), joined once as bytes.
+      answer.write('{"features":[')
+      let firstFeature = true
+      for (const [name, { projectId, environments: lists }] of entries) {
+        answer.write(`${firstFeature ? '' : ','}{"name":${JSON.stringify(name)},"projectId":${JSON.stringify(projectId)},"environments":{`)
+        firstFeature = false
+        let firstEnvironment = true
+        for (const [environment, list] of lists) {
+          answer.write(`${firstEnvironment ? '' : ','}${JSON.stringify(environment)}:[`)
+          firstEnvironment = false
+          list.forEach((bytes, k) => {
+            if (k > 0) answer.comma()
+            answer.append(bytes)
+          })
+          answer.write(']')
+        }
+        answer.write('}}')
+      }
       const { invalidContextProperties } = combinations
       const warnings = invalidContextProperties.length > 0 ? `,"warnings":${JSON.stringify({ invalidContextProperties })}` : ''
-      return Buffer.from(`{"features":[${features.join(',')}],"input":${JSON.stringify(body)}${warnings}}`)
+      answer.write(`],"input":${JSON.stringify(body)}${warnings}}`)
+      return answer.stream()
     },
   }
 }
@@ -179,29 +195,65 @@ const byName = (explanations: FeatureExplanation[]) => new Map(explanations.map(
 
 const quoteName = (name: string) => JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name)
 
-/** One entry of an advanced answer: advancedPlaygroundEnvironmentFeatureSchema, keys in the reference's order. */
-function advancedEntry(view: ReturnType<typeof featureView>, context: FlatContext, environment: string) {
-  const { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, variants, name, projectId, strategies, explanation } = view
-  return { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, context, variants, name, environment, projectId, strategies, explanation }
-}
+const COMMA = Buffer.from(',')
+const EMPTY = Buffer.alloc(0)
+const CHUNK = 64 * 1024
 
-/** The answer's text, counted as it is made: past `maxCharacters` the request is refused before more is evaluated. */
+/**
+ * The answer, counted as it is made: past `maxCharacters` the request is refused before more is
+ * evaluated. Kept as bytes, each piece encoded as it comes, and joined once: one string of a few
+ * MB, joined and then encoded, cost several times more (bench/playground.ts).
+ */
 function answerWriter(maxCharacters: number) {
-  const parts: string[] = []
+  const pieces: Buffer[] = []
   let characters = 0
-  const measure = (text: string): string => {
-    characters += text.length
+  let length = 0
+  const count = (more: number): void => {
+    characters += more
     if (characters > maxCharacters) {
       throw exceedsLimit(
         `The answer would be longer than ${maxCharacters} characters: each flag's explanation repeats its strategies, constraints and segments for every context. Ask for fewer environments, projects or context values.`,
       )
     }
-    return text
+  }
+  /** The piece's bytes, counted; not yet part of the answer (the advanced playground places them later). */
+  const encode = (text: string): Buffer => {
+    count(text.length)
+    return Buffer.from(text)
+  }
+  const append = (bytes: Buffer): void => {
+    pieces.push(bytes)
+    length += bytes.length
   }
   return {
-    measure,
-    write: (text: string) => void parts.push(measure(text)),
-    bytes: () => Buffer.from(parts.join('')),
+    encode,
+    append,
+    write: (text: string) => append(encode(text)),
+    comma: () => {
+      count(1)
+      append(COMMA)
+    },
+    bytes: () => Buffer.concat(pieces, length),
+    /**
+     * The answer as a stream of 64 KiB chunks, each piece let go once sent: an advanced answer may
+     * be hundreds of MB, and joining it would hold it twice.
+     */
+    stream: () =>
+      Readable.from((function* () {
+        let group: Buffer[] = []
+        let size = 0
+        for (let i = 0; i < pieces.length; i++) {
+          group.push(pieces[i]!)
+          size += pieces[i]!.length
+          pieces[i] = EMPTY
+          if (size >= CHUNK) {
+            yield Buffer.concat(group, size)
+            group = []
+            size = 0
+          }
+        }
+        if (size > 0) yield Buffer.concat(group, size)
+      })()),
   }
 }
 
