@@ -149,7 +149,7 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
         '/params/id',
       )
     }
-    if (missingPermissions(actor, permission)) throw forbidden(`Reverting a ${quote(event.type)} event needs the ${permission} permission.`, [permission])
+    if (missingPermissions(actor, permission)) throw forbidden(`Missing permission: reverting a ${quote(event.type)} event needs "${permission}".`, [permission])
 
     const later = await eventsOfFlagAfter(trx, event.featureName, id)
     const deleted = later.find((other) => other.type === 'feature-deleted')
