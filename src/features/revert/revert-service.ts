@@ -11,6 +11,7 @@ import { AppError, forbidden, invalid, invalidOperation, notFound, quote } from 
 import { missingPermissions, type Principal } from '../../http/permissions.ts'
 import { auditContext, type AuditContext } from '../events/audit.ts'
 import { archivedFlag, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
+import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
 import type { FeatureEnvironmentService } from '../feature-environments/feature-environment-service.ts'
 import type { DependencyService } from '../flags/dependency-service.ts'
 import { createDependencyStore } from '../flags/dependency-store.ts'
@@ -151,6 +152,11 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
     }
     if (missingPermissions(actor, permission)) throw forbidden(`Missing permission: reverting a ${quote(event.type)} event needs "${permission}".`, [permission])
 
+    // Lock what the event changed before reading what came after it: a change committed meanwhile
+    // (which takes the same lock) is then either seen as a later event or waits for this revert.
+    if (event.environment) await createFeatureEnvironmentStore(trx).lock(event.featureName, event.environment)
+    // A dependency's parent too, in the name order addDependency locks both in.
+    else await createFlagStore(trx).lockMany([event.featureName, ...(typeof event.data?.feature === 'string' ? [event.data.feature] : [])])
     const later = await eventsOfFlagAfter(trx, event.featureName, id)
     const deleted = later.find((other) => other.type === 'feature-deleted')
     const flag = await createFlagStore(trx).find(event.featureName)
