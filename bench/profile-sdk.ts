@@ -1,11 +1,11 @@
 /**
- * Profiles one SDK case of `npm run bench` ((f), (f′) or (g)), as bench/profile.ts profiles the
+ * Profiles one SDK case of `npm run bench` ((f), (f′) or (g)), or the playground's (i), as bench/profile.ts profiles the
  * others: Pennon under `node --cpu-prof` on a fresh SQLite file (or the empty PostgreSQL database
  * at PROFILE_DATABASE_URL), seeded as the suite seeds it (seed.ts, then sdk-data.ts) by a server
  * that is not profiled, loaded for PROFILE_SECONDS (default 8) after a 2 s warm-up. Only the
  * samples taken during the measured load count (start-up and warm-up left out). Prints the
  * functions with the most samples of their own, and the share of each source file and package.
- *   node bench/profile-sdk.ts g          # f | f304 | g
+ *   node bench/profile-sdk.ts g          # f | f304 | g | i
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { load, startProcess } from './lib.ts'
 import { seedBenchData } from './seed.ts'
-import { recordSdkAnswers, sdkCases, seedSdkData } from './sdk-data.ts'
+import { playgroundLoad, recordSdkAnswers, sdkCases, seedSdkData } from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'g'
@@ -26,8 +26,8 @@ const tokens = await seedSdkData(seeder.url, TOKEN)
 await seeder.stop()
 const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` })
 const answers = await recordSdkAnswers(server.url, tokens)
-const options = sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
-if (!options) throw new Error(`unknown case ${which}: f, f304 or g`)
+const options = which === 'i' ? playgroundLoad(server.url, TOKEN) : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
+if (!options) throw new Error(`unknown case ${which}: f, f304, g or i`)
 await load({ ...options, seconds: 2 }, server.pid)
 // The profile's sample times are CLOCK_MONOTONIC microseconds, as process.hrtime here.
 const loadStarted = Number(process.hrtime.bigint() / 1000n)

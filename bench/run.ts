@@ -6,7 +6,8 @@
  * server, the SDK cases (f), (f′) and (g) (sdk-data.ts: 3 strategies for each of the 1,000 flags,
  * a client and a frontend token), each in turn with node:http replaying its answers
  * (sdk-bench.ts); by themselves: bench/client-features.ts, bench/frontend.ts.
- * Then the 1,000,000-event project read (skip with BENCH_MILLION=0).
+ * Then (h) SDK metrics (bench/client-metrics.ts), (i) and (j) the playground (bench/playground.ts),
+ * and the 1,000,000-event project read (skip each with BENCH_METRICS=0, BENCH_PLAYGROUND=0, BENCH_MILLION=0).
  *   npm run bench
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
  */
@@ -147,6 +148,13 @@ printTable(rows, await benchCeilings(bodies))
 if (process.env.BENCH_METRICS !== '0') {
   console.log('\n(h) SDK metrics:')
   const result = spawnSync(process.execPath, ['bench/client-metrics.ts'], { stdio: 'inherit', env: process.env })
+  if (result.status !== 0) process.exitCode = 1
+}
+
+// (i), (j): the playground on the SDK cases' data (skip with BENCH_PLAYGROUND=0).
+if (process.env.BENCH_PLAYGROUND !== '0') {
+  console.log('\n(i), (j) the playground:')
+  const result = spawnSync(process.execPath, ['bench/playground.ts'], { stdio: 'inherit', env: process.env })
   if (result.status !== 0) process.exitCode = 1
 }
 

@@ -68,8 +68,12 @@ function defaultConstraints(i: number): unknown[] {
   return [kinds[i % 8], kinds[(i + 3) % 8]]
 }
 
-/** Writes the SDK cases' data through the admin API (the 1,000 flags must exist) and creates the two tokens. */
-export async function seedSdkData(baseUrl: string, adminToken: string): Promise<SdkTokens> {
+/**
+ * Writes the SDK cases' data through the admin API (the 1,000 flags must exist) and creates the two
+ * tokens (of `development`). `environments`: where each flag gets its strategies, variants and switch
+ * (the playground's bench asks for two).
+ */
+export async function seedSdkData(baseUrl: string, adminToken: string, environments: readonly string[] = ['development']): Promise<SdkTokens> {
   const admin = `${baseUrl}/api/admin`
   const segments: number[] = []
   for (let k = 0; k < SEGMENTS; k++) {
@@ -82,8 +86,9 @@ export async function seedSdkData(baseUrl: string, adminToken: string): Promise<
     })
     segments.push(segment.id)
   }
-  await inParallel(FLAGS, 10, async (i) => {
-    const place = `${admin}/projects/default/features/${flagName(i)}/environments/development`
+  await inParallel(FLAGS * environments.length, 10, async (k) => {
+    const i = k % FLAGS
+    const place = `${admin}/projects/default/features/${flagName(i)}/environments/${environments[Math.floor(k / FLAGS)]}`
     await send('POST', `${place}/strategies`, adminToken, {
       name: 'flexibleRollout',
       parameters: { rollout: String((37 * i) % 101), stickiness: ['userId', 'sessionId', 'default'][i % 3], groupId: flagName(i) },
@@ -119,8 +124,13 @@ export const clientHeaders = (token: string) => ({ authorization: token, 'unleas
 
 /** A random context as the frontend SDKs send it, in the query. */
 export function randomContextQuery(): string {
+  return new URLSearchParams(randomContextFields()).toString()
+}
+
+/** A random context's fields, named as in the frontend API's query (`properties[region]`). */
+export function randomContextFields(): Record<string, string> {
   const pick = <T>(list: readonly T[]) => list[randomInt(list.length)]!
-  const query = new URLSearchParams({
+  return {
     userId: `user-${randomInt(USERS)}`,
     sessionId: String(randomInt(1_000_000_000)),
     appName: pick(['web', 'ios', 'android']),
@@ -130,9 +140,29 @@ export function randomContextQuery(): string {
     'properties[email]': `user-${randomInt(USERS)}@example.${pick(['com', 'org'])}`,
     'properties[age]': String(randomInt(13, 80)),
     'properties[appVersion]': `${randomInt(1, 4)}.${randomInt(10)}.${randomInt(10)}`,
-  })
-  return query.toString()
+  }
 }
+
+/** A random context in the playground's shape: the frontend API's fields, properties apart. */
+function randomPlaygroundContext(): Record<string, unknown> {
+  const context: Record<string, unknown> = {}
+  const properties: Record<string, string> = {}
+  for (const [name, value] of Object.entries(randomContextFields())) {
+    const property = /^properties\[(.+)\]$/.exec(name)
+    if (property) properties[property[1]!] = value
+    else context[name] = value
+  }
+  return { ...context, properties }
+}
+
+/** (i): the playground for every flag of `development` and a random context per request. */
+export const playgroundLoad = (baseUrl: string, adminToken: string): Omit<LoadOptions, 'seconds'> => ({
+  url: `${baseUrl}/api/admin/playground`,
+  method: 'POST',
+  headers: { 'content-type': 'application/json', authorization: adminToken },
+  makeBody: () => JSON.stringify({ environment: 'development', projects: ['default'], context: randomPlaygroundContext() }),
+  expectedStatus: 200,
+})
 
 /** An answer as Pennon sent it: what a ceiling replays. */
 export interface RecordedAnswer {

@@ -68,6 +68,9 @@ import { tagTypeRoutes } from './features/tags/tag-type-routes.ts'
 import { createTagTypeService } from './features/tags/tag-type-service.ts'
 import { tagRoutes } from './features/tags/tag-routes.ts'
 import { createTagService } from './features/tags/tag-service.ts'
+import { createDependencyService } from './features/flags/dependency-service.ts'
+import { revertRoutes } from './features/revert/revert-routes.ts'
+import { createRevertService } from './features/revert/revert-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -165,7 +168,8 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
     await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
-    await admin.register(flagMetadataRoutes, { metadata: createFlagMetadataService({ db }) })
+    const metadata = createFlagMetadataService({ db })
+    await admin.register(flagMetadataRoutes, { metadata })
     await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
     await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
@@ -175,7 +179,10 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })
-    await admin.register(featureEnvironmentRoutes, { flagEnvironments: createFeatureEnvironmentService({ db, strategies }) })
+    const flagEnvironments = createFeatureEnvironmentService({ db, strategies })
+    await admin.register(featureEnvironmentRoutes, { flagEnvironments })
+    // Reverting an event makes its changes through the services above, in one transaction.
+    await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies: createDependencyService({ db }) }) })
     await admin.register(contextFieldRoutes, { contextFields: createContextFieldService({ db, changes }) })
     await admin.register(tagTypeRoutes, { tagTypes: createTagTypeService({ db }) })
     await admin.register(tagRoutes, { tagService: createTagService({ db }) })
@@ -191,7 +198,12 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
   // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
-  await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({ db: reader, changes, clientFeatures }) })
+  await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({
+    db: reader,
+    changes,
+    clientFeatures,
+    limits: { maxEvaluations: config.playgroundMaxEvaluations, maxAnswerCharacters: config.playgroundMaxAnswerCharacters },
+  }) })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   await app.register(consoleRoutes, { authType: config.authType })

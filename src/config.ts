@@ -37,6 +37,10 @@ export interface Config {
   readonly metricsApplicationsPerToken: number
   /** SDK instances recorded per application; further instance ids are not recorded (their counts still are). */
   readonly metricsInstancesPerApplication: number
+  /** Evaluations (environments × flags × context combinations) one advanced playground request may ask for. */
+  readonly playgroundMaxEvaluations: number
+  /** The longest playground answer, in characters of JSON (explanations repeat a flag's definition per context). */
+  readonly playgroundMaxAnswerCharacters: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -150,5 +154,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: wholeNumber(env, 'METRICS_FLUSH_MS', 1000, 10, 3_600_000),
     ...metricsLimits(env),
+    // The reference's limit by default; an operator with large instances may raise it (bench/playground.ts).
+    playgroundMaxEvaluations: wholeNumber(env, 'PLAYGROUND_MAX_EVALUATIONS', 15_000, 1, 10_000_000),
+    playgroundMaxAnswerCharacters: wholeNumber(env, 'PLAYGROUND_MAX_ANSWER_MB', 64, 1, 1024) * 1024 * 1024,
   })
 }

@@ -259,6 +259,41 @@ onEachDatabase('console in a browser', (database) => {
       assert.deepEqual(await development.locator('.strategy-head strong').allInnerTexts(), ['third', 'first', 'second'])
     })
 
+    await t.test("revert from a flag's history: the dry run's diff confirmed, then a conflict with later changes forced", async () => {
+      const variantsPath = '/api/admin/projects/web/features/new-checkout/environments/production/variants'
+      const variantNames = async () => ((await call(pennon, 'GET', variantsPath)).body.variants as Array<{ name: string }>).map((variant) => variant.name)
+      assert.deepEqual(await variantNames(), ['red'])
+      await page.goto(`${base}/#/projects/web/features/new-checkout/events`)
+      await heading(page, 'History of new-checkout')
+      const variantEvents = page.locator('[data-event-type="feature-environment-variants-updated"]')
+      await variantEvents.first().waitFor()
+      assert.equal(await variantEvents.count(), 2)
+      // The newest: blue removed. Its revert brings blue back, shown before anything changes.
+      await variantEvents.first().getByRole('button', { name: 'Revert' }).click()
+      const dialog = page.getByRole('dialog')
+      const diff = dialog.getByRole('list', { name: 'Changes the revert makes' })
+      await diff.waitFor()
+      assert.match(await diff.innerText(), /~ variants in production/)
+      assert.match(await diff.innerText(), /variants\[0\]\.name: "red" → "blue"/)
+      await shot(page, 'revert')
+      assert.deepEqual(await variantNames(), ['red'], 'the dry run changed nothing')
+      await dialog.getByRole('button', { name: 'Revert', exact: true }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.deepEqual(await variantNames(), ['blue', 'red'])
+      await page.locator('[data-event-type="feature-environment-variants-updated"]').nth(2).waitFor()
+
+      // The oldest (the first save): later events changed the same variants, so the server refuses and the console offers to force.
+      await page.locator('[data-event-type="feature-environment-variants-updated"]').last().getByRole('button', { name: 'Revert' }).click()
+      await dialog.getByText('Later changes touched the same things').waitFor()
+      assert.match(await dialog.getByRole('alert').innerText(), /cannot be reverted: later events changed the same things/)
+      await dialog.getByRole('button', { name: 'Revert anyway' }).click()
+      await dialog.getByRole('list', { name: 'Changes the revert makes' }).waitFor()
+      await dialog.getByRole('button', { name: 'Revert', exact: true }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.deepEqual(await variantNames(), [])
+      await page.locator('[data-event-type="feature-environment-variants-updated"]').nth(3).waitFor()
+    })
+
     await t.test('try to archive a parent and read the warning', async () => {
       for (const name of ['checkout-parent', 'checkout-child']) assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features', { name })).status, 201)
       assert.equal((await call(pennon, 'POST', '/api/admin/projects/web/features/checkout-child/dependencies', { feature: 'checkout-parent' })).status, 200)

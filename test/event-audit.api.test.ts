@@ -136,6 +136,13 @@ onEachDatabase('event log completeness', (database) => {
     await run('PUT', '/api/admin/projects/{projectId}/features/{featureName}/variants-batch', `${P}/audit/features/other/variants-batch`, { variants: [{ name: 'blue' }], environments: ['production'] }, 200, [
       { type: 'feature-environment-variants-updated', ...at('production'), data: { variants }, preData: { variants: [] } },
     ])
+    // Reverting a change writes the events of the equivalent change; its dry run writes none.
+    const revertRoute = '/api/admin/events/{id}/revert'
+    const batched = (await allEvents(pennon)).at(-1)
+    await run('POST', revertRoute, `/api/admin/events/${batched.id}/revert?dryRun=true`, undefined, 200, [])
+    await run('POST', revertRoute, `/api/admin/events/${batched.id}/revert`, undefined, 200, [
+      { type: 'feature-environment-variants-updated', ...at('production'), data: { variants: [] }, preData: { variants } },
+    ])
     // A flag's metadata, stale marking, flag types and the project itself.
     const flagUrl = `${P}/audit/features/other`
     const withoutRead = ({ potentiallyStale: _p, ...flag }: any) => flag
@@ -311,6 +318,7 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/features/ghost/tags', { type: 'simple', value: 'web' }, 404],
       ['POST', '/api/admin/tags', { type: 'ghost', value: 'web' }, 400],
       ['DELETE', '/api/admin/tag-types/ghost', undefined, 404],
+      ['POST', '/api/admin/events/999999/revert', undefined, 404],
     ] as const) {
       assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
     }

@@ -3,7 +3,12 @@ import type { FastifyReply } from 'fastify'
 import type { Readable } from 'node:stream'
 import { invalid, quote, validationFailed, type ErrorDetail as Problem } from './errors.ts'
 
-export const ErrorDetail = Type.Object({ path: Type.Optional(Type.String()), message: Type.String() })
+export const ErrorDetail = Type.Object({
+  path: Type.Optional(Type.String()),
+  message: Type.String(),
+  eventId: Type.Optional(Type.Integer({ description: 'An event the detail is about (a revert refused for a later event)' })),
+  eventType: Type.Optional(Type.String()),
+})
 
 export const ErrorResponse = Type.Object(
   {

@@ -16,8 +16,11 @@ export interface ErrorBody {
 // ECHO_LIMIT characters of each thing it names, so no message Pennon writes comes near this.
 const MESSAGE_LIMIT = 1000
 
-const boundedDetail = ({ path, message }: ErrorDetail): ErrorDetail =>
-  path === undefined ? { message: cut(message, MESSAGE_LIMIT) } : { path: cut(path, ECHO_LIMIT), message: cut(message, MESSAGE_LIMIT) }
+const boundedDetail = ({ path, message, ...about }: ErrorDetail): ErrorDetail => ({
+  ...(path === undefined ? {} : { path: cut(path, ECHO_LIMIT) }),
+  message: cut(message, MESSAGE_LIMIT),
+  ...about,
+})
 
 export function errorBody(error: AppError, id: string = randomUUID()): ErrorBody {
   const message = cut(error.message, MESSAGE_LIMIT)

@@ -5,6 +5,9 @@
 export interface ErrorDetail {
   path?: string
   message: string
+  /** A detail about an event (a revert's conflicting later event): its id and type. */
+  eventId?: number
+  eventType?: string
 }
 
 export type ErrorName =

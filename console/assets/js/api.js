@@ -2,7 +2,7 @@
 /** The admin API, and nothing else: every call the console makes is one a script could make. */
 import { storedToken } from './session.js'
 
-/** @typedef {{ path?: string, message: string }} ErrorDetail */
+/** @typedef {{ path?: string, message: string, eventId?: number, eventType?: string }} ErrorDetail */
 
 export class ApiError extends Error {
   /**

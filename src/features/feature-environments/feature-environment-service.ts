@@ -59,6 +59,12 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
     return after
   }
 
+  /** PUT …/variants inside the caller's transaction: the flag environment locked, the variants replaced. */
+  async function putVariantsIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: readonly VariantInput[], audit: AuditContext): Promise<Variant[]> {
+    const { state } = await lockFlagEnvironment(trx, place)
+    return saveVariants(trx, place, state.variants, input, audit)
+  }
+
   return {
     get: async (place: FlagEnvironmentPlace) => {
       const { state } = await findFlagEnvironment(db, place)
@@ -68,6 +74,9 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
 
     toggle: (place: FlagEnvironmentPlace, enabled: boolean, actor: Actor): Promise<void> =>
       db.transaction().execute((trx) => toggleLocked(trx, place, enabled, auditContext(actor))),
+
+    /** The switch inside the caller's transaction (as `toggle`: switching on may add the default strategy). */
+    toggleIn: toggleLocked,
 
     /** All or none: every named flag must be an active flag of the project (404 / 400 otherwise). */
     toggleMany: (project: string, environment: string, features: readonly string[], enabled: boolean, actor: Actor): Promise<void> =>
@@ -86,10 +95,9 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
     getVariants: async (place: FlagEnvironmentPlace) => ({ version: 1 as const, variants: (await findFlagEnvironment(db, place)).state.variants }),
 
     putVariants: (place: FlagEnvironmentPlace, input: readonly VariantInput[], actor: Actor) =>
-      db.transaction().execute(async (trx) => {
-        const { state } = await lockFlagEnvironment(trx, place)
-        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, input, auditContext(actor)) }
-      }),
+      db.transaction().execute(async (trx) => ({ version: 1 as const, variants: await putVariantsIn(trx, place, input, auditContext(actor)) })),
+
+    putVariantsIn,
 
     /**
      * PUT …/features/:featureName/variants-batch: the same variants in several environments, all or

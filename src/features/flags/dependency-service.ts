@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { notFound, quote } from '../../http/errors.ts'
-import { auditContext, type Actor } from '../events/audit.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
 import { checkDependency, checkNotSelf, dependencyAddedData, dependencyToStore } from './dependency-rules.ts'
@@ -19,45 +19,55 @@ export interface NewDependency {
 }
 
 export function createDependencyService({ db }: { db: Kysely<Database> }) {
+  /** Adds `child → feature` inside the caller's transaction (see addDependency). */
+  async function addIn(trx: Kysely<Database>, input: NewDependency, audit: AuditContext): Promise<void> {
+    const { project, child, feature: parent } = input
+    checkNotSelf(child, parent)
+    const dependencies = createDependencyStore(trx)
+    // Lock both flags before reading anything: two requests such as b→a and c→b share
+    // a flag, so the second waits here and then sees the first one's row, instead of
+    // both passing their checks and building a chain. An archive locks its flags too.
+    const locked = await createFlagStore(trx).lockMany([child, parent])
+    const previous = await dependencies.parentOf(child)
+    checkDependency({
+      project,
+      childName: child,
+      parentName: parent,
+      child: locked.find((flag) => flag.name === child),
+      parent: locked.find((flag) => flag.name === parent),
+      childChildren: await dependencies.childrenOf(child),
+      parentParent: (await dependencies.parentOf(parent))?.parent,
+    })
+    const stored = dependencyToStore(input.enabled, input.variants)
+    await dependencies.upsert({ child, parent, ...stored })
+    const events: NewEvent[] = []
+    if (previous && previous.parent !== parent) {
+      events.push({ type: 'feature-dependency-removed', featureName: child, project, data: { feature: previous.parent } })
+    }
+    events.push({ type: 'feature-dependency-added', featureName: child, project, data: dependencyAddedData(parent, stored.enabled, input.variants) })
+    await appendEvents(trx, audit, events)
+  }
+
+  async function removeIn(trx: Kysely<Database>, project: string, child: string, parent: string, audit: AuditContext): Promise<void> {
+    if (!(await createDependencyStore(trx).remove(project, child, parent))) {
+      throw notFound(`Flag ${quote(child)} in project ${quote(project)} has no dependency on ${quote(parent)}.`)
+    }
+    await appendEvents(trx, audit, [{ type: 'feature-dependency-removed', featureName: child, project, data: { feature: parent } }])
+  }
+
   return {
     /** Adds `child → feature`, replacing the child's previous parent if it had another one. */
     addDependency: (input: NewDependency, actor: Actor): Promise<void> => {
-      const { project, child, feature: parent } = input
-      checkNotSelf(child, parent)
-      return db.transaction().execute(async (trx) => {
-        const dependencies = createDependencyStore(trx)
-        // Lock both flags before reading anything: two requests such as b→a and c→b share
-        // a flag, so the second waits here and then sees the first one's row, instead of
-        // both passing their checks and building a chain. An archive locks its flags too.
-        const locked = await createFlagStore(trx).lockMany([child, parent])
-        const previous = await dependencies.parentOf(child)
-        checkDependency({
-          project,
-          childName: child,
-          parentName: parent,
-          child: locked.find((flag) => flag.name === child),
-          parent: locked.find((flag) => flag.name === parent),
-          childChildren: await dependencies.childrenOf(child),
-          parentParent: (await dependencies.parentOf(parent))?.parent,
-        })
-        const stored = dependencyToStore(input.enabled, input.variants)
-        await dependencies.upsert({ child, parent, ...stored })
-        const events: NewEvent[] = []
-        if (previous && previous.parent !== parent) {
-          events.push({ type: 'feature-dependency-removed', featureName: child, project, data: { feature: previous.parent } })
-        }
-        events.push({ type: 'feature-dependency-added', featureName: child, project, data: dependencyAddedData(parent, stored.enabled, input.variants) })
-        await appendEvents(trx, auditContext(actor), events)
-      })
+      checkNotSelf(input.child, input.feature)
+      return db.transaction().execute((trx) => addIn(trx, input, auditContext(actor)))
     },
 
+    addIn,
+
     removeDependency: (project: string, child: string, parent: string, actor: Actor): Promise<void> =>
-      db.transaction().execute(async (trx) => {
-        if (!(await createDependencyStore(trx).remove(project, child, parent))) {
-          throw notFound(`Flag ${quote(child)} in project ${quote(project)} has no dependency on ${quote(parent)}.`)
-        }
-        await appendEvents(trx, auditContext(actor), [{ type: 'feature-dependency-removed', featureName: child, project, data: { feature: parent } }])
-      }),
+      db.transaction().execute((trx) => removeIn(trx, project, child, parent, auditContext(actor))),
+
+    removeIn,
 
     removeDependencies: (project: string, child: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
@@ -79,3 +89,5 @@ export function createDependencyService({ db }: { db: Kysely<Database> }) {
     },
   }
 }
+
+export type DependencyService = ReturnType<typeof createDependencyService>

@@ -22,7 +22,7 @@ import { createFlagStore, type Flag } from './flag-store.ts'
 /** What PATCH may change; the rest of the document (name, project, createdAt, archived) must stay. */
 const EDITABLE = new Set(['description', 'type', 'stale', 'impressionData'])
 
-type Metadata = Pick<Flag, 'description' | 'type' | 'stale' | 'impressionData'>
+export type Metadata = Pick<Flag, 'description' | 'type' | 'stale' | 'impressionData'>
 
 export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
   /** The flag of the project, its row locked (PostgreSQL) until the transaction ends; 404 or 400 otherwise. */
@@ -48,6 +48,25 @@ export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
     await appendEvents(trx, audit, events)
     const [shown] = await withPotentiallyStale(trx, [after])
     return shown!
+  }
+
+  /** POST …/stale inside the caller's transaction (see markStale). */
+  async function markStaleIn(trx: Kysely<Database>, project: string, names: readonly string[], stale: boolean, audit: AuditContext): Promise<void> {
+    if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
+    const flags = await createFlagStore(trx).lockMany([...new Set(names)])
+    const foreign = [...new Set(flags.filter((flag) => flag.project !== project).map((flag) => flag.project))].sort()
+    if (foreign.length > 0) {
+      throw invalidOperation(`Some of these flags belong to other projects (${foreign.map((id) => quote(id)).join(', ')}), not to ${quote(project)}: nothing was changed.`)
+    }
+    const archived = flags.find((flag) => flag.archived)
+    if (archived) throw archivedFlag(archived.name)
+    const changing = flags.filter((flag) => flag.stale !== stale)
+    await createFlagStore(trx).setStale(changing.map((flag) => flag.name), stale)
+    await appendEvents(
+      trx,
+      audit,
+      changing.map((flag) => ({ type: stale ? ('feature-stale-on' as const) : ('feature-stale-off' as const), featureName: flag.name, project })),
+    )
   }
 
   return {
@@ -96,23 +115,16 @@ export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
      * An event for each flag whose state changes.
      */
     markStale: (project: string, names: readonly string[], stale: boolean, actor: Actor): Promise<void> =>
-      db.transaction().execute(async (trx) => {
-        if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
-        const flags = await createFlagStore(trx).lockMany([...new Set(names)])
-        const foreign = [...new Set(flags.filter((flag) => flag.project !== project).map((flag) => flag.project))].sort()
-        if (foreign.length > 0) {
-          throw invalidOperation(`Some of these flags belong to other projects (${foreign.map((id) => quote(id)).join(', ')}), not to ${quote(project)}: nothing was changed.`)
-        }
-        const archived = flags.find((flag) => flag.archived)
-        if (archived) throw archivedFlag(archived.name)
-        const changing = flags.filter((flag) => flag.stale !== stale)
-        await createFlagStore(trx).setStale(changing.map((flag) => flag.name), stale)
-        await appendEvents(
-          trx,
-          auditContext(actor),
-          changing.map((flag) => ({ type: stale ? ('feature-stale-on' as const) : ('feature-stale-off' as const), featureName: flag.name, project })),
-        )
-      }),
+      db.transaction().execute((trx) => markStaleIn(trx, project, names, stale, auditContext(actor))),
+
+    /** Inside the caller's transaction: the named fields set, the others kept (a revert restores some of them). */
+    changeIn: async (trx: Kysely<Database>, project: string, name: string, fields: Partial<Metadata>, audit: AuditContext) => {
+      const before = await lockFlag(trx, project, name)
+      const { description, type, stale, impressionData } = before
+      return save(trx, before, { description, type, stale, impressionData, ...fields }, audit)
+    },
+
+    markStaleIn,
   }
 }
 

@@ -28,7 +28,7 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<{ playground: Playgroun
       tags,
       summary: 'Evaluate every combination of context values against the flags of several environments',
       description:
-        'Context fields and properties may hold several values separated by commas (`"userId": "1,2,3"`): every combination is evaluated in every environment. At most 15000 evaluations (environments × flags × combinations); top-level context values that are not text are left out and listed in `warnings.invalidContextProperties`.',
+        'Context fields and properties may hold several values separated by commas (`"userId": "1,2,3"`): every combination is evaluated in every environment. At most 15000 evaluations (environments × flags × combinations) unless the server sets another limit (PLAYGROUND_MAX_EVALUATIONS); top-level context values that are not text are left out and listed in `warnings.invalidContextProperties`.',
       body: AdvancedPlaygroundBody,
       response: { 200: AdvancedPlaygroundResponse, ...errorResponses(400, 401, 403, 413, 415) },
     },

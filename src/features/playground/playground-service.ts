@@ -6,10 +6,12 @@
  * explain mode. Each flag's `isEnabled` and variant are the evaluator's, and its explanation
  * comes from the very predicates, hashes and variant choices that decided them.
  *
- * Bounds, per request: at most MAX_EVALUATIONS evaluations (flags × environments × context
- * combinations) and as many combinations; REGEX work per context as the frontend API, and in
- * total; and an answer of at most MAX_ANSWER_CHARACTERS, written as it is evaluated.
+ * Bounds, per request (`limits`, from the configuration): at most `maxEvaluations` evaluations
+ * (flags × environments × context combinations) and as many combinations; REGEX work per context
+ * as the frontend API, and in total; and an answer of at most `maxAnswerCharacters`, counted as it
+ * is evaluated.
  */
+import { Readable } from 'node:stream'
 import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
@@ -19,17 +21,20 @@ import type { ClientFeature, ClientSegment } from '../client-api/client-features
 import { createEvaluator, type ExplainingEvaluator } from '../evaluation/evaluate.ts'
 import type { FeatureExplanation } from '../evaluation/explain.ts'
 import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
-import { contextCombinations, evaluationContext, flatEvaluationContext, type FlatContext } from './playground-context.ts'
+import { contextCombinations, evaluationContext, flatEvaluationContext } from './playground-context.ts'
 import type { AdvancedPlaygroundBody, PlaygroundBody } from './playground-schemas.ts'
 import { existingEnvironments, existingProjects } from './playground-store.ts'
-import { featureView } from './playground-view.ts'
+import { featureJson, featureView } from './playground-view.ts'
 
-/** The reference's limit on evaluations (environments × flags × context combinations) of one advanced request. */
-export const MAX_EVALUATIONS = 15_000
 /** REGEX work of one request, all its contexts together: twenty contexts at the frontend API's limit each. */
 export const MAX_REQUEST_REGEX_WORK = 20 * MAX_REGEX_WORK
-/** The longest answer, in characters of JSON: explanations repeat a flag's definition per context. */
-export const MAX_ANSWER_CHARACTERS = 64 * 1024 * 1024
+
+export interface PlaygroundLimits {
+  /** Evaluations (environments × flags × context combinations) of one request; the reference's is 15,000. */
+  maxEvaluations: number
+  /** The longest answer, in characters of JSON: explanations repeat a flag's definition per context. */
+  maxAnswerCharacters: number
+}
 
 const ALL = '*'
 // Compiled evaluators kept: a few environment and project choices, each until the flags change.
@@ -42,7 +47,13 @@ interface Prepared {
   evaluator: ExplainingEvaluator
 }
 
-export function createPlaygroundService({ db, changes, clientFeatures }: { db: Kysely<Database>; changes: ChangeWatch; clientFeatures: ClientFeaturesService }) {
+export function createPlaygroundService({ db, changes, clientFeatures, limits }: {
+  db: Kysely<Database>
+  changes: ChangeWatch
+  clientFeatures: ClientFeaturesService
+  limits: PlaygroundLimits
+}) {
+  const { maxEvaluations, maxAnswerCharacters } = limits
   const prepared = new Map<string, { version: number; entry: Promise<Prepared> }>()
 
   /** The explaining evaluator of an environment's flags in some projects, at the current flags version. */
@@ -97,10 +108,10 @@ export function createPlaygroundService({ db, changes, clientFeatures }: { db: K
       const { features, segments, evaluator } = await prepare(body.environment, projectsOf(body.projects))
       const context = evaluationContext(body.context)
       checkRegexWork(evaluator.regexWork(context))
-      const answer = answerWriter()
+      const answer = answerWriter(maxAnswerCharacters)
       answer.write(`{"input":${JSON.stringify(body)},"features":[`)
       const explanations = byName(evaluator.explainAll(context))
-      features.forEach((feature, index) => answer.write(`${index > 0 ? ',' : ''}${JSON.stringify(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`))
+      features.forEach((feature, index) => answer.write(`${index > 0 ? ',' : ''}${featureJson(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`))
       answer.write(']}')
       return answer.bytes()
     },
@@ -110,18 +121,20 @@ export function createPlaygroundService({ db, changes, clientFeatures }: { db: K
      * combination of the context's comma-separated values, as JSON (grouped by flag, then
      * environment, as the reference groups them).
      */
-    async evaluateAdvanced(body: AdvancedPlaygroundBody): Promise<Buffer> {
+    async evaluateAdvanced(body: AdvancedPlaygroundBody): Promise<Readable> {
       const environments = [...new Set(body.environments)]
       await checkScope(
         environments.map((name) => ({ name, path: `/body/environments/${body.environments.indexOf(name)}` })),
         body.projects,
       )
       const combinations = contextCombinations(body.context)
-      if (combinations.count > MAX_EVALUATIONS) throw tooManyCombinations(combinations.count)
+      if (combinations.count > maxEvaluations) throw tooManyCombinations(combinations.count, maxEvaluations)
       const scopes = await Promise.all(environments.map((environment) => prepare(environment, projectsOf(body.projects))))
       const flags = scopes.reduce((sum, scope) => sum + scope.features.length, 0)
       const evaluations = flags * combinations.count
-      if (evaluations > MAX_EVALUATIONS) throw tooManyEvaluations(evaluations, environments.length, scopes[0]?.features.length ?? 0, combinations.count)
+      if (evaluations > maxEvaluations) {
+        throw tooManyEvaluations(evaluations, environments.length, scopes[0]?.features.length ?? 0, combinations.count, maxEvaluations)
+      }
 
       const contexts = combinations.generate().map((flat) => ({ flat, context: flatEvaluationContext(flat) }))
       let work = 0
@@ -130,31 +143,46 @@ export function createPlaygroundService({ db, changes, clientFeatures }: { db: K
       }
       if (work > MAX_REQUEST_REGEX_WORK) throw requestRegexWorkTooLarge(work)
 
-      // Per flag, per environment: the JSON of each context's entry, in the order evaluated.
-      const entries = new Map<string, { projectId: string; environments: Map<string, string[]> }>()
-      const answer = answerWriter()
+      // Per flag, per environment: the bytes of each context's entry, in the order evaluated.
+      const entries = new Map<string, { projectId: string; environments: Map<string, Buffer[]> }>()
+      const answer = answerWriter(maxAnswerCharacters)
       environments.forEach((environment, index) => {
         const { features, segments, evaluator } = scopes[index]!
         for (const { flat, context } of contexts) {
           const explanations = byName(evaluator.explainAll(context))
           for (const feature of features) {
             const view = featureView(feature, explanations.get(feature.name)!, segments, environment)
-            const text = answer.measure(JSON.stringify(advancedEntry(view, flat, environment)))
+            const bytes = answer.encode(featureJson(view, { context: flat, environment }))
             let entry = entries.get(feature.name)
             if (entry === undefined) entries.set(feature.name, (entry = { projectId: feature.project, environments: new Map() }))
             let list = entry.environments.get(environment)
             if (list === undefined) entry.environments.set(environment, (list = []))
-            list.push(text)
+            list.push(bytes)
           }
         }
       })
-      const features = [...entries].map(([name, { projectId, environments: lists }]) => {
-        const perEnvironment = [...lists].map(([environment, texts]) => `${JSON.stringify(environment)}:[${texts.join(',')}]`)
-        return `{"name":${JSON.stringify(name)},"projectId":${JSON.stringify(projectId)},"environments":{${perEnvironment.join(',')}}}`
-      })
+      // The answer's pieces in the reference's grouping (flag, then environment), joined once as bytes.
+      answer.write('{"features":[')
+      let firstFeature = true
+      for (const [name, { projectId, environments: lists }] of entries) {
+        answer.write(`${firstFeature ? '' : ','}{"name":${JSON.stringify(name)},"projectId":${JSON.stringify(projectId)},"environments":{`)
+        firstFeature = false
+        let firstEnvironment = true
+        for (const [environment, list] of lists) {
+          answer.write(`${firstEnvironment ? '' : ','}${JSON.stringify(environment)}:[`)
+          firstEnvironment = false
+          list.forEach((bytes, k) => {
+            if (k > 0) answer.comma()
+            answer.append(bytes)
+          })
+          answer.write(']')
+        }
+        answer.write('}}')
+      }
       const { invalidContextProperties } = combinations
       const warnings = invalidContextProperties.length > 0 ? `,"warnings":${JSON.stringify({ invalidContextProperties })}` : ''
-      return Buffer.from(`{"features":[${features.join(',')}],"input":${JSON.stringify(body)}${warnings}}`)
+      answer.write(`],"input":${JSON.stringify(body)}${warnings}}`)
+      return answer.stream()
     },
   }
 }
@@ -167,29 +195,65 @@ const byName = (explanations: FeatureExplanation[]) => new Map(explanations.map(
 
 const quoteName = (name: string) => JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name)
 
-/** One entry of an advanced answer: advancedPlaygroundEnvironmentFeatureSchema, keys in the reference's order. */
-function advancedEntry(view: ReturnType<typeof featureView>, context: FlatContext, environment: string) {
-  const { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, variants, name, projectId, strategies, explanation } = view
-  return { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, context, variants, name, environment, projectId, strategies, explanation }
-}
+const COMMA = Buffer.from(',')
+const EMPTY = Buffer.alloc(0)
+const CHUNK = 64 * 1024
 
-/** The answer's text, counted as it is made: past MAX_ANSWER_CHARACTERS the request is refused before more is evaluated. */
-function answerWriter() {
-  const parts: string[] = []
+/**
+ * The answer, counted as it is made: past `maxCharacters` the request is refused before more is
+ * evaluated. Kept as bytes, each piece encoded as it comes, and joined once: one string of a few
+ * MB, joined and then encoded, cost several times more (bench/playground.ts).
+ */
+function answerWriter(maxCharacters: number) {
+  const pieces: Buffer[] = []
   let characters = 0
-  const measure = (text: string): string => {
-    characters += text.length
-    if (characters > MAX_ANSWER_CHARACTERS) {
+  let length = 0
+  const count = (more: number): void => {
+    characters += more
+    if (characters > maxCharacters) {
       throw exceedsLimit(
-        `The answer would be longer than ${MAX_ANSWER_CHARACTERS} characters: each flag's explanation repeats its strategies, constraints and segments for every context. Ask for fewer environments, projects or context values.`,
+        `The answer would be longer than ${maxCharacters} characters: each flag's explanation repeats its strategies, constraints and segments for every context. Ask for fewer environments, projects or context values.`,
       )
     }
-    return text
+  }
+  /** The piece's bytes, counted; not yet part of the answer (the advanced playground places them later). */
+  const encode = (text: string): Buffer => {
+    count(text.length)
+    return Buffer.from(text)
+  }
+  const append = (bytes: Buffer): void => {
+    pieces.push(bytes)
+    length += bytes.length
   }
   return {
-    measure,
-    write: (text: string) => void parts.push(measure(text)),
-    bytes: () => Buffer.from(parts.join('')),
+    encode,
+    append,
+    write: (text: string) => append(encode(text)),
+    comma: () => {
+      count(1)
+      append(COMMA)
+    },
+    bytes: () => Buffer.concat(pieces, length),
+    /**
+     * The answer as a stream of 64 KiB chunks, each piece let go once sent: an advanced answer may
+     * be hundreds of MB, and joining it would hold it twice.
+     */
+    stream: () =>
+      Readable.from((function* () {
+        let group: Buffer[] = []
+        let size = 0
+        for (let i = 0; i < pieces.length; i++) {
+          group.push(pieces[i]!)
+          size += pieces[i]!.length
+          pieces[i] = EMPTY
+          if (size >= CHUNK) {
+            yield Buffer.concat(group, size)
+            group = []
+            size = 0
+          }
+        }
+        if (size > 0) yield Buffer.concat(group, size)
+      })()),
   }
 }
 
@@ -208,13 +272,13 @@ const requestRegexWorkTooLarge = (work: number) =>
     `Matching this instance's REGEX constraints for every context combination would cost ${work} units of work, more than the limit of ${MAX_REQUEST_REGEX_WORK} per request. Send fewer or shorter values.`,
   )
 
-const tooManyCombinations = (count: number) =>
+const tooManyCombinations = (count: number, maxEvaluations: number) =>
   exceedsLimit(
-    `The context's comma-separated values make ${Number.isSafeInteger(count) ? count : 'more than 9007199254740991'} combinations, more than the limit of ${MAX_EVALUATIONS}. Send fewer values.`,
+    `The context's comma-separated values make ${Number.isSafeInteger(count) ? count : 'more than 9007199254740991'} combinations, more than the limit of ${maxEvaluations}. Send fewer values.`,
   )
 
-const tooManyEvaluations = (evaluations: number, environments: number, flags: number, combinations: number) =>
+const tooManyEvaluations = (evaluations: number, environments: number, flags: number, combinations: number, maxEvaluations: number) =>
   exceedsLimit(
     `This would make ${evaluations} evaluations (${environments} environment${environments === 1 ? '' : 's'} × ${flags} flag${flags === 1 ? '' : 's'} × ${combinations} context combination${combinations === 1 ? '' : 's'}), ` +
-      `more than the limit of ${MAX_EVALUATIONS}. Ask for fewer environments, projects or context values.`,
+      `more than the limit of ${maxEvaluations}. Ask for fewer environments, projects or context values.`,
   )

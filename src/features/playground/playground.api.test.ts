@@ -9,7 +9,11 @@ import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestAp
 import { compileRegex, MAX_REGEX_WORK } from '../evaluation/regex.ts'
 import { createFlag, createProject, depend } from '../flags/flag-test-helpers.ts'
 import { addStrategy, jsonOk, placePath, toggle } from '../strategies/strategy-test-helpers.ts'
-import { MAX_ANSWER_CHARACTERS, MAX_EVALUATIONS, MAX_REQUEST_REGEX_WORK } from './playground-service.ts'
+import { loadConfig } from '../../config.ts'
+import { MAX_REQUEST_REGEX_WORK } from './playground-service.ts'
+
+// The limits by default: the reference's 15,000 evaluations, 64 Mi characters of answer.
+const { playgroundMaxEvaluations: MAX_EVALUATIONS, playgroundMaxAnswerCharacters: MAX_ANSWER_CHARACTERS } = loadConfig({})
 
 const PLAYGROUND = '/api/admin/playground'
 const ADVANCED = '/api/admin/playground/advanced'
@@ -411,6 +415,26 @@ onEachDatabase('playground', (database) => {
       'ExceedsLimitError',
       `Matching this instance's REGEX constraints for every context combination would cost ${contexts * longest * size} units of work, more than the limit of ${MAX_REQUEST_REGEX_WORK} per request. Send fewer or shorter values.`,
     )
+  })
+
+  test('bounds: PLAYGROUND_MAX_EVALUATIONS and PLAYGROUND_MAX_ANSWER_MB set the limits', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { PLAYGROUND_MAX_EVALUATIONS: '20000', PLAYGROUND_MAX_ANSWER_MB: '1' } })
+    await switchedOn(pennon, 'one', [{ name: 'default' }])
+    await switchedOn(pennon, 'two', [{ name: 'default' }])
+    const ids = (count: number) => Array.from({ length: count }, (_, i) => String(i)).join(',')
+    const ask = (users: number, sessions: number) =>
+      call(pennon, 'POST', ADVANCED, { environments: [DEV], context: { appName: 'a', userId: ids(users), sessionId: ids(sessions) } })
+    const refused = async (users: number, sessions: number, message: string) => {
+      const response = await ask(users, sessions)
+      assert.equal(response.status, 400, response.text.slice(0, 200))
+      assert.deepEqual(withoutId(response.body), errorOf('ExceedsLimitError', message))
+    }
+    await refused(101, 100, 'This would make 20200 evaluations (1 environment × 2 flags × 10100 context combinations), more than the limit of 20000. Ask for fewer environments, projects or context values.')
+    // 10,000 evaluations: allowed, but their answer is longer than 1 Mi characters.
+    await refused(100, 50, `The answer would be longer than ${1024 * 1024} characters: each flag's explanation repeats its strategies, constraints and segments for every context. Ask for fewer environments, projects or context values.`)
+    const fits = await ask(10, 10)
+    assert.equal(fits.status, 200)
+    assert.deepEqual(fits.body.features.map((feature: any) => [feature.name, feature.environments[DEV].length]), [['one', 100], ['two', 100]])
   })
 
   test('bounds: an answer past its length limit is refused before more is evaluated', async (t) => {

@@ -100,33 +100,45 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
     return details
   }
 
-  /** Inside a locked flag environment: adds a strategy, and its event. */
-  async function add(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> {
+  /** Inside a locked flag environment: adds a strategy (a new id, or the one it had when it is restored), and its event. */
+  async function add(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext, id = ulid()): Promise<FeatureStrategy> {
     const store = createStrategyStore(trx)
     const problems = [...await segmentProblems(trx, input.segments ?? [], place.project), ...await legalValues.problems(trx, input.constraints ?? [])]
     const known = await names.confirm(trx, input.name)
-    const strategy = build(input, ulid(), place.feature, await store.nextSortOrder(place.feature, place.environment), problems, known)
+    const strategy = build(input, id, place.feature, await store.nextSortOrder(place.feature, place.environment), problems, known)
     await store.insert(place, strategy, audit.createdAt)
     await appendEvents(trx, audit, [{ type: 'feature-strategy-add', ...eventFor(place), data: strategy }])
     return strategy
   }
 
-  /** Replaces a strategy by the input `next` makes of the stored one, with its events; nothing when nothing changed. */
-  function change(place: FlagEnvironmentPlace, id: string, actor: Actor, next: (stored: FeatureStrategy) => StrategyInput): Promise<FeatureStrategy> {
-    return db.transaction().execute(async (trx) => {
-      const { state } = await lockFlagEnvironment(trx, place)
-      const store = createStrategyStore(trx)
-      const before = await store.find(place, id)
-      if (!before) throw strategyNotFound(id, place)
-      const input = next(before)
-      const problems = [...await segmentProblems(trx, input.segments ?? [], place.project), ...await legalValues.problems(trx, input.constraints ?? [])]
-      const after = build(input, before.id, place.feature, before.sortOrder, problems, await names.confirm(trx, input.name))
-      if (isDeepStrictEqual(after, before)) return before
-      await store.update(after)
-      const disabled = await disableWhenNoneActive(trx, place, state)
-      await appendEvents(trx, auditContext(actor), [{ type: 'feature-strategy-update', ...eventFor(place), data: after, preData: before }, ...disabled])
-      return after
-    })
+  /** Inside the caller's transaction: replaces a strategy by the input `next` makes of the stored one, with its events; nothing when nothing changed. */
+  async function changeIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, id: string, audit: AuditContext, next: (stored: FeatureStrategy) => StrategyInput): Promise<FeatureStrategy> {
+    const { state } = await lockFlagEnvironment(trx, place)
+    const store = createStrategyStore(trx)
+    const before = await store.find(place, id)
+    if (!before) throw strategyNotFound(id, place)
+    const input = next(before)
+    const problems = [...await segmentProblems(trx, input.segments ?? [], place.project), ...await legalValues.problems(trx, input.constraints ?? [])]
+    const after = build(input, before.id, place.feature, before.sortOrder, problems, await names.confirm(trx, input.name))
+    if (isDeepStrictEqual(after, before)) return before
+    await store.update(after)
+    const disabled = await disableWhenNoneActive(trx, place, state)
+    await appendEvents(trx, audit, [{ type: 'feature-strategy-update', ...eventFor(place), data: after, preData: before }, ...disabled])
+    return after
+  }
+
+  const change = (place: FlagEnvironmentPlace, id: string, actor: Actor, next: (stored: FeatureStrategy) => StrategyInput): Promise<FeatureStrategy> =>
+    db.transaction().execute((trx) => changeIn(trx, place, id, auditContext(actor), next))
+
+  /** DELETE inside the caller's transaction: the strategy and its event (and the switch off when no active one is left). */
+  async function deleteIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, id: string, audit: AuditContext): Promise<void> {
+    const { state } = await lockFlagEnvironment(trx, place)
+    const store = createStrategyStore(trx)
+    const strategy = await store.find(place, id)
+    if (!strategy) throw strategyNotFound(id, place)
+    await store.delete(id)
+    const disabled = await disableWhenNoneActive(trx, place, state)
+    await appendEvents(trx, audit, [{ type: 'feature-strategy-remove', ...eventFor(place), preData: strategy }, ...disabled])
   }
 
   return {
@@ -181,15 +193,19 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
       }),
 
     delete: (place: FlagEnvironmentPlace, id: string, actor: Actor): Promise<void> =>
-      db.transaction().execute(async (trx) => {
-        const { state } = await lockFlagEnvironment(trx, place)
-        const store = createStrategyStore(trx)
-        const strategy = await store.find(place, id)
-        if (!strategy) throw strategyNotFound(id, place)
-        await store.delete(id)
-        const disabled = await disableWhenNoneActive(trx, place, state)
-        await appendEvents(trx, auditContext(actor), [{ type: 'feature-strategy-remove', ...eventFor(place), preData: strategy }, ...disabled])
-      }),
+      db.transaction().execute((trx) => deleteIn(trx, place, id, auditContext(actor))),
+
+    /**
+     * For a revert, inside its transaction: the strategy `id` made exactly `input` again — replaced
+     * when it exists, added back under the same id (ids are ULIDs, never reused) when it is gone.
+     */
+    restoreIn: async (trx: Kysely<Database>, place: FlagEnvironmentPlace, id: string, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> => {
+      await lockFlagEnvironment(trx, place)
+      if (await createStrategyStore(trx).find(place, id)) return changeIn(trx, place, id, audit, () => input)
+      return add(trx, place, input, audit, id)
+    },
+
+    deleteIn,
 
     /** Each listed strategy gets its sort order; an id that is not one of this flag environment's is a 404 and nothing changes. */
     setSortOrder: (place: FlagEnvironmentPlace, orders: SortOrderBody, actor: Actor): Promise<void> =>

@@ -11,6 +11,10 @@ import { announce, formatDate, h, replace } from '../dom.js'
 import { link } from '../router.js'
 import { can } from '../session.js'
 import { errorBox, pageHeader } from '../ui.js'
+import { diffLines } from '../json-diff.js'
+import { revertControl } from './revert.js'
+
+export { diffLines }
 
 export const POLL_MS = 3000
 /** A project's full history can be long: the page shows its newest events. */
@@ -19,50 +23,16 @@ const SHOWN = 200
 /** @typedef {{ id: number, type: string, createdBy: string, createdAt: string, data: unknown, preData: unknown, featureName: string | null, project: string | null, environment: string | null }} AuditEvent */
 
 /**
- * Each leaf of a JSON value by path (`strategies[0].parameters.rollout`).
- * @param {unknown} value
- * @param {string} path
- * @param {Map<string, string>} out
+ * @param {AuditEvent} event
+ * @param {boolean} fresh
+ * @param {import('../dom.js').Child} [control] what can be done with it (a flag's history: Revert)
  */
-function flatten(value, path, out) {
-  if (value !== null && typeof value === 'object') {
-    const entries = Array.isArray(value) ? value.map((item, index) => [`${path}[${index}]`, item]) : Object.entries(value).map(([key, item]) => [path ? `${path}.${key}` : key, item])
-    if (entries.length === 0) out.set(path || '(value)', Array.isArray(value) ? '[]' : '{}')
-    for (const [childPath, item] of entries) flatten(item, String(childPath), out)
-  } else {
-    out.set(path || '(value)', JSON.stringify(value))
-  }
-  return out
-}
-
-/**
- * The lines that differ between preData and data: removed, added and changed leaves.
- * @param {unknown} before
- * @param {unknown} after
- * @returns {{ kind: 'add' | 'del' | 'chg', text: string }[]}
- */
-export function diffLines(before, after) {
-  const old = before === null || before === undefined ? new Map() : flatten(before, '', new Map())
-  const now = after === null || after === undefined ? new Map() : flatten(after, '', new Map())
-  /** @type {{ kind: 'add' | 'del' | 'chg', text: string }[]} */
-  const lines = []
-  for (const path of new Set([...old.keys(), ...now.keys()])) {
-    const a = old.get(path)
-    const b = now.get(path)
-    if (a === b) continue
-    if (a === undefined) lines.push({ kind: 'add', text: `+ ${path}: ${b}` })
-    else if (b === undefined) lines.push({ kind: 'del', text: `- ${path}: ${a}` })
-    else lines.push({ kind: 'chg', text: `~ ${path}: ${a} → ${b}` })
-  }
-  return lines
-}
-
-/** @param {AuditEvent} event @param {boolean} fresh */
-function eventItem(event, fresh) {
+function eventItem(event, fresh, control = null) {
   const lines = diffLines(event.preData, event.data)
   return h('li', { class: `event${fresh ? ' fresh' : ''}`, 'data-event-id': event.id, 'data-event-type': event.type },
     h('div', { class: 'event-head' },
       h('span', { class: 'event-type' }, event.type),
+      control,
       event.featureName && event.project ? h('a', { href: link('projects', event.project, 'features', event.featureName) }, event.featureName) : null,
       event.environment ? h('span', { class: 'badge' }, event.environment) : null,
       h('span', { class: 'event-meta' }, `#${event.id} · ${formatDate(event.createdAt)} · by ${event.createdBy}${event.project ? ` · project ${event.project}` : ''}`)),
@@ -85,7 +55,11 @@ export async function eventsView({ main, params, onLeave, current }) {
   const live = h('span', { class: 'live', role: 'status' }, 'Live')
   const list = h('ol', { class: 'events', 'aria-label': 'Events, newest first' })
   const status = h('p', { class: 'result-count' })
-  replace(main, pageHeader(title, { crumbs, actions: [live] }), status, list)
+  // A flag's history offers to revert its changes; what goes wrong shows here.
+  const notice = h('div', { class: 'notice' })
+  replace(main, pageHeader(title, { crumbs, actions: [live] }), notice, status, list)
+  /** @param {AuditEvent} event */
+  const controlOf = (event) => (name ? revertControl(event, { notice, reverted: () => poll() }) : null)
 
   let newest = 0
   let timer = 0
@@ -111,7 +85,7 @@ export async function eventsView({ main, params, onLeave, current }) {
       if (top !== newest) {
         const first = newest === 0
         const fresh = answer.events.filter((event) => !first && event.id > newest)
-        replace(list, answer.events.slice(0, SHOWN).map((event) => eventItem(event, !first && event.id > newest)))
+        replace(list, answer.events.slice(0, SHOWN).map((event) => eventItem(event, !first && event.id > newest, controlOf(event))))
         if (fresh.length) announce(`${fresh.length} new event${fresh.length === 1 ? '' : 's'}: ${fresh.map((event) => event.type).join(', ')}`)
         newest = top
       }
