@@ -1,0 +1,83 @@
+/**
+ * The console's insight pages in a real browser (test/browser.ts): the playground's explanations
+ * for a context that fails a constraint and one that passes; a real unleash-client's evaluations
+ * drawn as a flag's exposure chart, and the application it registered. Each step is checked
+ * against the admin API too. CONSOLE_SCREENSHOTS=1 writes docs/console/ pictures of them.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { CHROMIUM, CHROMIUM_ARGS, heading, signIn, skip } from './browser.ts'
+import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+
+async function ok(pennon: TestApp, method: 'POST' | 'PUT', path: string, body?: unknown, status = 200): Promise<any> {
+  const response = await call(pennon, method, path, body)
+  assert.equal(response.status, status, response.text)
+  return response.body
+}
+
+onEachDatabase('console insight pages in a browser', (database) => {
+  test('the playground explains a flag; the exposure chart and the applications show what a real SDK reported', { skip, timeout: 240_000 }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = pennon.app.server.address()
+    assert.ok(address && typeof address === 'object')
+    const base = `http://127.0.0.1:${address.port}`
+    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
+    t.after(() => browser.close())
+    const problems: string[] = []
+    const page: Page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' })).newPage()
+    page.setDefaultTimeout(15_000)
+    page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    const shot = async (name: string) => {
+      if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite') await page.screenshot({ path: `docs/console/${name}.png`, fullPage: true })
+    }
+    await signIn(page, base, pennon.adminToken)
+
+    await t.test('playground: a context that fails the constraint, then one that passes, each explained', async () => {
+      const flags = '/api/admin/projects/default/features'
+      await ok(pennon, 'POST', '/api/admin/context', { name: 'region', legalValues: [{ value: 'eu' }, { value: 'us', description: 'United States' }] }, 201)
+      for (const [name, constraint] of [['eu-banner', { contextName: 'region', operator: 'IN', values: ['eu'] }], ['pro-only', { contextName: 'plan', operator: 'IN', values: ['pro'] }]] as const) {
+        await ok(pennon, 'POST', flags, { name }, 201)
+        await ok(pennon, 'POST', `${flags}/${name}/environments/development/strategies`, { name: 'default', constraints: [constraint] })
+        await ok(pennon, 'POST', `${flags}/${name}/environments/development/on`)
+      }
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click()
+      await heading(page, 'Playground')
+      assert.equal(await page.getByLabel('Environment', { exact: true }).inputValue(), 'development')
+      // The defined field offers its legal values; a field not defined is a free property.
+      assert.deepEqual(await page.getByLabel('region', { exact: true }).locator('option').allInnerTexts(), ['(not set)', 'eu', 'us (United States)'])
+      await page.getByLabel('region', { exact: true }).selectOption('us')
+      await page.getByRole('button', { name: 'Add property' }).click()
+      await page.getByLabel('Property 1 name').fill('plan')
+      await page.getByLabel('Property 1 value').fill('pro')
+      await page.getByRole('button', { name: 'Evaluate' }).click()
+      const banner = page.locator('[data-feature="eu-banner"]')
+      await banner.waitFor()
+      assert.equal(await banner.getAttribute('data-state'), 'off')
+      assert.equal(await banner.locator('[data-headline]').innerText(), "off: strategy 1's constraint region IN [eu] is false for region=us")
+      assert.equal(await banner.locator('[data-variant-reason]').innerText(), 'no variant: the flag is off')
+      const proOnly = page.locator('[data-feature="pro-only"]')
+      assert.equal(await proOnly.getAttribute('data-state'), 'on')
+      assert.equal(await proOnly.locator('[data-headline]').innerText(), 'on: strategy 1 holds: constraint plan IN [pro] is true for plan=pro')
+      await shot('playground')
+      // The server says the same for the context the form sent.
+      const played = async (region: string) => (await ok(pennon, 'POST', '/api/admin/playground', {
+        environment: 'development', context: { appName: 'playground', properties: { region, plan: 'pro' } },
+      })).features.map((feature: { name: string; isEnabled: boolean }) => [feature.name, feature.isEnabled])
+      assert.deepEqual(await played('us'), [['eu-banner', false], ['pro-only', true]])
+
+      await page.getByLabel('region', { exact: true }).selectOption('eu')
+      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.locator('[data-feature="eu-banner"][data-state="on"]').waitFor()
+      assert.equal(await banner.locator('[data-headline]').innerText(), 'on: strategy 1 holds: constraint region IN [eu] is true for region=eu')
+      assert.equal(await banner.locator('[data-variant-reason]').innerText(), 'no variant: the flag has no variants here')
+      assert.deepEqual(await played('eu'), [['eu-banner', true], ['pro-only', true]])
+    })
+
+    await t.test('no script error and no CSP violation on any page', () => {
+      assert.deepEqual(problems, [])
+    })
+  })
+})
