@@ -52,6 +52,8 @@ import { createFrontendService } from './features/client-api/frontend-service.ts
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
 import { metricsAdminRoutes, metricsSdkRoutes } from './features/metrics/metrics-routes.ts'
 import { createMetricsService, type MetricsService } from './features/metrics/metrics-service.ts'
+import { usageRoutes } from './features/metrics/usage-routes.ts'
+import { createUsageService } from './features/metrics/usage-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
@@ -157,6 +159,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   const legalValues = createLegalValues({ changes })
   await app.register(async (admin) => {
     await admin.register(metricsAdminRoutes, { metrics })
+    await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
     await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
     await admin.register(flagMetadataRoutes, { metadata: createFlagMetadataService({ db }) })
