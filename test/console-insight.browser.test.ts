@@ -5,10 +5,14 @@
  * against the admin API too. CONSOLE_SCREENSHOTS=1 writes docs/console/ pictures of them.
  */
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
 import { test } from 'node:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { CHROMIUM, CHROMIUM_ARGS, heading, signIn, skip } from './browser.ts'
-import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+
+const EVALUATIONS = 1_000
 
 async function ok(pennon: TestApp, method: 'POST' | 'PUT', path: string, body?: unknown, status = 200): Promise<any> {
   const response = await call(pennon, method, path, body)
@@ -74,6 +78,72 @@ onEachDatabase('console insight pages in a browser', (database) => {
       assert.equal(await banner.locator('[data-headline]').innerText(), 'on: strategy 1 holds: constraint region IN [eu] is true for region=eu')
       assert.equal(await banner.locator('[data-variant-reason]').innerText(), 'no variant: the flag has no variants here')
       assert.deepEqual(await played('eu'), [['eu-banner', true], ['pro-only', true]])
+    })
+
+    let yes = 0
+    await t.test(`exposure: a real unleash-client evaluates a 50% rollout ${EVALUATIONS.toLocaleString('en')} times; the chart draws its counts, and when it was last seen`, async () => {
+      const flag = 'half-rollout'
+      const place = `/api/admin/projects/default/features/${flag}/environments/development`
+      await ok(pennon, 'POST', '/api/admin/projects/default/features', { name: flag }, 201)
+      await ok(pennon, 'POST', `${place}/strategies`, { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: flag } })
+      await ok(pennon, 'POST', `${place}/on`)
+      const sdk = new Unleash({
+        url: `${base}/api/`,
+        appName: 'insight-shop',
+        instanceId: 'pod-1',
+        customHeaders: { Authorization: await apiToken(pennon, 'client') },
+        metricsInterval: 300,
+        refreshInterval: 60_000,
+        storageProvider: new InMemStorageProvider(),
+      })
+      t.after(() => sdk.destroy())
+      const registered = once(sdk, 'registered')
+      await once(sdk, 'synchronized')
+      await registered
+      for (let userId = 0; userId < EVALUATIONS; userId++) if (sdk.isEnabled(flag, { userId: String(userId) })) yes += 1
+      const no = EVALUATIONS - yes
+      assert.ok(yes > 400 && no > 400, `about half: ${yes} yes`)
+      await once(sdk, 'sent')
+      // What the server holds is written about every second: written now.
+      await pennon.metrics.flush()
+      const raw = (await call(pennon, 'GET', `/api/admin/client-metrics/features/${flag}/raw?hoursBack=48`)).body.data as Array<{ environment: string; appName: string; yes: number; no: number }>
+      const stored = raw.reduce((sum, entry) => ({ yes: sum.yes + entry.yes, no: sum.no + entry.no }), { yes: 0, no: 0 })
+      assert.deepEqual(stored, { yes, no })
+      assert.deepEqual([...new Set(raw.map((entry) => `${entry.environment}/${entry.appName}`))], ['development/insight-shop'])
+      const environments = (await call(pennon, 'GET', `/api/admin/projects/default/features/${flag}`)).body.environments as Array<{ name: string; lastSeenAt: string | null }>
+      const development = environments.find((environment) => environment.name === 'development')
+      assert.ok(development?.lastSeenAt, 'seen in development')
+
+      await page.goto(`${base}/#/projects/default/features/${flag}`)
+      await heading(page, flag)
+      const chart = page.locator('[data-exposure="development"] svg.exposure-chart')
+      await chart.waitFor()
+      const bars = await chart.locator('g[data-hour]').evaluateAll((groups) => groups.map((group) => ({
+        hour: group.getAttribute('data-hour'), yes: Number(group.getAttribute('data-yes')), no: Number(group.getAttribute('data-no')),
+      })))
+      assert.equal(bars.length, 48)
+      assert.deepEqual(bars.reduce((sum, bar) => ({ yes: sum.yes + bar.yes, no: sum.no + bar.no }), { yes: 0, no: 0 }), { yes, no })
+      assert.deepEqual(bars.map((bar) => bar.hour), [...bars.map((bar) => bar.hour)].sort())
+      assert.equal(await chart.getAttribute('aria-label'), `development: ${EVALUATIONS} evaluations in the last 48 hours, ${yes} yes and ${no} no`)
+      assert.equal(await page.locator('[data-exposure="development"] [data-last-seen]').getAttribute('data-last-seen'), development.lastSeenAt)
+      assert.equal(await page.locator('[data-exposure="development"] [data-last-seen]').innerText(), 'Last seen just now')
+      await page.locator('[data-exposure="production"]', { hasText: 'No evaluations reported in the last 48 hours.' }).waitFor()
+      assert.equal(await page.locator('[data-exposure="production"] [data-last-seen]').innerText(), 'Last seen never')
+      await page.locator('[data-exposure="development"]').scrollIntoViewIfNeeded()
+      await shot('exposure')
+    })
+
+    await t.test("applications: the SDK's application is listed, and its page shows its instance, SDK and flags", async () => {
+      const listed = (await call(pennon, 'GET', '/api/admin/metrics/applications')).body.applications as Array<{ appName: string; sdkVersion: string }>
+      assert.deepEqual(listed.map((application) => application.appName), ['insight-shop'])
+      assert.match(listed[0]!.sdkVersion, /^unleash-node-sdk:\d+\.\d+\.\d+$/)
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).click()
+      await heading(page, 'Applications')
+      const row = page.locator('tr[data-application="insight-shop"]')
+      await row.waitFor()
+      assert.match(await row.innerText(), /insight-shop\s+unleash-node-sdk:\S+\s+every project: development/)
+      await page.getByText('1–1 of 1 application').waitFor()
+      await shot('applications')
     })
 
     await t.test('no script error and no CSP violation on any page', () => {

@@ -618,7 +618,7 @@ onEachDatabase('console in a browser', (database) => {
         }))
         assert.ok(innerWidth === 390 && scrollWidth <= innerWidth, `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`)
         const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
-        assert.equal(await nav.count(), 7)
+        assert.equal(await nav.count(), 8)
         for (const link of await nav.all()) {
           const box = await link.boundingBox()
           // Across the screen (scrolled down a long page, the bar is above, as on any page).
@@ -628,7 +628,7 @@ onEachDatabase('console in a browser', (database) => {
         }
       }
       // The pages the navigation leads to, each reached by tapping its link.
-      for (const [label, title] of [['Projects', 'Projects'], ['Segments', 'Segments'], ['Strategies', 'Strategies'], ['Event log', 'Event log'], ['Tokens', 'Tokens and service accounts'], ['Playground', 'Playground']]) {
+      for (const [label, title] of [['Projects', 'Projects'], ['Segments', 'Segments'], ['Strategies', 'Strategies'], ['Event log', 'Event log'], ['Tokens', 'Tokens and service accounts'], ['Playground', 'Playground'], ['Applications', 'Applications']]) {
         await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click()
         await heading(phone, title!)
         await fitsTheScreen(label!)

@@ -15,6 +15,7 @@ import { tokensView } from './views/tokens.js'
 import { strategiesView } from './views/strategies.js'
 import { contextFieldsView } from './views/context-fields.js'
 import { playgroundView } from './views/playground.js'
+import { applicationsView, applicationView } from './views/applications.js'
 
 route('/projects', projectsView)
 route('/projects/:projectId', projectView)
@@ -29,6 +30,8 @@ route('/tokens', tokensView)
 route('/strategies', strategiesView)
 route('/context-fields', contextFieldsView)
 route('/playground', playgroundView)
+route('/applications', applicationsView)
+route('/applications/:appName', applicationView)
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'))
 const who = /** @type {HTMLElement} */ (document.getElementById('who'))
