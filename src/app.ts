@@ -53,6 +53,8 @@ import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
 import { metricsAdminRoutes, metricsSdkRoutes } from './features/metrics/metrics-routes.ts'
 import { createMetricsService, type MetricsService } from './features/metrics/metrics-service.ts'
 import { usageRoutes } from './features/metrics/usage-routes.ts'
+import { applicationRoutes } from './features/applications/application-routes.ts'
+import { createApplicationService } from './features/applications/application-service.ts'
 import { createUsageService } from './features/metrics/usage-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
 import { meRoutes } from './features/me/me-routes.ts'
@@ -160,6 +162,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   await app.register(async (admin) => {
     await admin.register(metricsAdminRoutes, { metrics })
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
+    await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
     await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
     await admin.register(flagMetadataRoutes, { metadata: createFlagMetadataService({ db }) })

@@ -10,6 +10,7 @@ import * as clientMetricsLimits from './migrations/0008-client-metrics-limits.ts
 import * as featureTypes from './migrations/0009-feature-types.ts'
 import * as tags from './migrations/0010-tags.ts'
 import * as contextFields from './migrations/0011-context-fields.ts'
+import * as usageReads from './migrations/0012-usage-reads.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0009-feature-types': featureTypes,
   '0010-tags': tags,
   '0011-context-fields': contextFields,
+  '0012-usage-reads': usageReads,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -214,6 +214,16 @@ export interface ClientInstancesTable {
   interval: number | null
   created_at: Timestamp
   last_seen_at: Timestamp
+  /** `frontend` or `backend`: the route it last reported on (migration 0012); null before */
+  sdk_type: string | null
+}
+
+/** Names SDKs counted that are no flags, per application and environment (migration 0012; bounded, pruned after 24 hours). */
+export interface UnknownFlagsTable {
+  name: string
+  app_name: string
+  environment: string
+  last_seen_at: Timestamp
 }
 
 /** When SDKs last reported a flag in an environment. */
@@ -286,6 +296,7 @@ export interface Database {
   client_applications_usage: ClientApplicationsUsageTable
   client_instances: ClientInstancesTable
   last_seen_at_metrics: LastSeenAtMetricsTable
+  unknown_flags: UnknownFlagsTable
   feature_types: FeatureTypesTable
   context_fields: ContextFieldsTable
   tag_types: TagTypesTable

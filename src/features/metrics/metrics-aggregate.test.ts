@@ -45,12 +45,12 @@ test('only flags that exist and that the reporting token may read become rows; o
 test("instances: later reports win field by field; the application shows its most recently seen instance's strategies and SDK version", () => {
   const aggregate = createMetricsAggregate()
   aggregate.seeInstance({ ...development, appName: 'app', instanceId: 'i', sdkVersion: 'sdk:1', strategies: ['default'], startedAt: HOUR, interval: 10, lastSeenAt: 1 })
-  aggregate.seeInstance({ ...development, appName: 'app', instanceId: 'i', clientIp: '10.0.0.1', lastSeenAt: 3 })
+  aggregate.seeInstance({ ...development, appName: 'app', instanceId: 'i', clientIp: '10.0.0.1', sdkType: 'backend', lastSeenAt: 3 })
   aggregate.seeInstance({ environment: 'development', projects: ['p'], appName: 'app', instanceId: 'j', sdkVersion: 'sdk:2', lastSeenAt: 2 })
   const rows = toRows(aggregate.take(), () => undefined)
   assert.deepEqual(rows.instances, [
-    ['app', 'i', 'development', 'sdk:1', '10.0.0.1', HOUR, 10, new Date(3).toISOString()],
-    ['app', 'j', 'development', 'sdk:2', null, null, null, new Date(2).toISOString()],
+    ['app', 'i', 'development', 'sdk:1', '10.0.0.1', HOUR, 10, new Date(3).toISOString(), 'backend'],
+    ['app', 'j', 'development', 'sdk:2', null, null, null, new Date(2).toISOString(), null],
   ])
   assert.deepEqual(rows.applications, [['app', '["default"]', 'sdk:1', new Date(3).toISOString(), null]])
   assert.deepEqual(rows.usage, [['app', '*', 'development'], ['app', 'p', 'development']])
@@ -69,7 +69,7 @@ test('a batch put back adds to what arrived meanwhile', () => {
   assert.deepEqual(rows.metrics, [['a', 'app', 'development', HOUR, 3, 0]])
   assert.deepEqual(rows.variants, [['a', 'app', 'development', HOUR, 'x', 3], ['a', 'app', 'development', HOUR, 'y', 1]])
   assert.deepEqual(rows.lastSeen, [['a', 'development', new Date(5).toISOString()]])
-  assert.deepEqual(rows.instances, [['app', 'i', 'development', 'old', null, null, null, new Date(5).toISOString()]])
+  assert.deepEqual(rows.instances, [['app', 'i', 'development', 'old', null, null, null, new Date(5).toISOString(), null]])
 })
 
 test(`a flag entry holds its own variant names and at most ${OTHER_VARIANTS} others; a batch put back is held whole`, () => {

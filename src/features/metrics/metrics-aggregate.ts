@@ -62,6 +62,8 @@ export interface Instance extends Reporter {
   startedAt?: string
   interval?: number
   strategies?: readonly string[]
+  /** `frontend` or `backend`: the route it reported on */
+  sdkType?: string
   lastSeenAt: number
 }
 
@@ -222,7 +224,7 @@ export type VariantRow = [feature: string, app: string, environment: string, hou
 export type LastSeenRow = [feature: string, environment: string, lastSeenAt: string]
 export type ApplicationRow = [app: string, strategies: string | null, sdkVersion: string | null, lastSeenAt: string, token: string | null]
 export type UsageRow = [app: string, project: string, environment: string]
-export type InstanceRow = [app: string, instanceId: string, environment: string, sdkVersion: string | null, clientIp: string | null, startedAt: string | null, interval: number | null, lastSeenAt: string]
+export type InstanceRow = [app: string, instanceId: string, environment: string, sdkVersion: string | null, clientIp: string | null, startedAt: string | null, interval: number | null, lastSeenAt: string, sdkType: string | null]
 
 export interface Rows {
   metrics: MetricRow[]
@@ -287,7 +289,7 @@ export function toRows(batch: Batch, projectOf: (flag: string) => string | undef
     const known = instances.get(key)
     if (instance.instanceId !== UNRECORDED_INSTANCE) instances.set(key, [
       instance.appName, instance.instanceId, instance.environment, instance.sdkVersion ?? known?.[3] ?? null, instance.clientIp ?? known?.[4] ?? null,
-      instance.startedAt ?? known?.[5] ?? null, instance.interval ?? known?.[6] ?? null, seenAt,
+      instance.startedAt ?? known?.[5] ?? null, instance.interval ?? known?.[6] ?? null, seenAt, instance.sdkType ?? known?.[8] ?? null,
     ])
     for (const project of instance.projects) usage.set(`${instance.appName}\u0000${project}\u0000${instance.environment}`, [instance.appName, project, instance.environment])
     const application = applications.get(instance.appName)

@@ -14,10 +14,11 @@ import {
 import type { Caller, MetricsService } from './metrics-service.ts'
 
 // Applications a client or frontend token introduces are counted against it, by its name (docs/metrics.md, "Limits").
-const caller = (request: FastifyRequest): Caller => ({
+const caller = (request: FastifyRequest, sdkType: Caller['sdkType'] = 'backend'): Caller => ({
   scope: request.principal.scope,
   token: request.principal.scope === undefined ? null : request.principal.name,
   clientIp: request.ip,
+  sdkType,
 })
 
 const stored =
@@ -88,7 +89,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 200: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    await metrics.reportMetrics(caller(request), request.body)
+    await metrics.reportMetrics(caller(request, 'frontend'), request.body)
     return sendEmpty(reply, 200)
   })
 
@@ -103,7 +104,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
       response: { 200: NoContent, ...sdkErrors },
     },
   }, async (request, reply) => {
-    await metrics.register(caller(request), request.body)
+    await metrics.register(caller(request, 'frontend'), request.body)
     return sendEmpty(reply, 200)
   })
 }

@@ -22,6 +22,7 @@ import { createMetricsAggregate, hourOf, OTHER_VARIANTS, toRows, type Batch, typ
 import { createKnownNames, isOwnVariant, type KnownNames } from './metrics-names.ts'
 import type { ApplicationsQuery, BulkMetricsBody, ClientMetricsBody, DateValue, RegisterBody } from './metrics-schemas.ts'
 import { createMetricsStore, type Dropped } from './metrics-store.ts'
+import { createUnknownFlagsHeld, removeExpiredUnknownFlags, UNKNOWN_FLAGS_HOURS, UNKNOWN_FLAGS_MAX, writeUnknownFlags, type UnknownRow } from './unknown-flags.ts'
 
 /** The environment of metrics sent with an admin token (or AUTH_TYPE=none) that name none. */
 export const DEFAULT_ENVIRONMENT = 'development'
@@ -45,6 +46,8 @@ export interface Caller {
   /** A client or frontend token's name: the applications it introduces are counted against it. Null: an admin token, or AUTH_TYPE=none. */
   token: string | null
   clientIp: string
+  /** The route's kind: frontend SDKs post to /api/frontend, server SDKs and Edge to /api/client (default). */
+  sdkType?: 'frontend' | 'backend'
 }
 
 /**
@@ -123,7 +126,8 @@ function namesFor(names: KnownNames, reporter: Reporter): Names {
   }
 }
 
-const WARNINGS: Record<Refusal | keyof Dropped, (limits: MetricsLimits, token: string | null) => string> = {
+const WARNINGS: Record<Refusal | keyof Dropped | 'unknown', (limits: MetricsLimits, token: string | null) => string> = {
+  unknown: () => `SDK metrics: ${UNKNOWN_FLAGS_MAX} unknown flag names are recorded (or held since the last flush); further names are not recorded until some expire (24 hours after their last report)`,
   applications: (limits) => `SDK metrics: ${limits.maxApplications} applications are recorded (METRICS_MAX_APPLICATIONS); reports of new applications are ignored until some expire`,
   token: (limits, token) => `SDK metrics: the token ${JSON.stringify(token)} introduced ${limits.applicationsPerToken} applications (METRICS_APPLICATIONS_PER_TOKEN); its reports of new applications are ignored until some expire`,
   instances: (limits) => `SDK metrics: an application has ${limits.instancesPerApplication} instances recorded (METRICS_INSTANCES_PER_APPLICATION); further instances are not recorded, their counts are`,
@@ -137,6 +141,8 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
   // Entries each token's reports added since the aggregate was last taken.
   const heldBy = new Map<string, number>()
   const aggregate = createMetricsAggregate({ instancesPerApplication: limits.instancesPerApplication })
+  // Names SDKs counted that are no flags: bounded apart from the aggregate (unknown-flags.ts).
+  const unknown = createUnknownFlagsHeld()
   const known = createKnownNames({ db, changes, now })
   const applications = createApplicationAdmission({ db, limits: { maxApplications: limits.maxApplications, perToken: limits.applicationsPerToken }, now })
   let timer: NodeJS.Timeout | undefined
@@ -153,7 +159,15 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
     log.warn(WARNINGS[kind](limits, token))
   }
 
-  async function write(batch: Batch, takenAt: number): Promise<void> {
+  async function write(batch: Batch, unknownFlags: { rows: UnknownRow[]; dropped: number }, takenAt: number): Promise<void> {
+    if (unknownFlags.rows.length > 0 || unknownFlags.dropped > 0) {
+      try {
+        if (unknownFlags.dropped + (await db.transaction().execute((trx) => writeUnknownFlags(trx, unknownFlags.rows))) > 0) warn('unknown')
+      } catch (error) {
+        unknown.putBack(unknownFlags.rows)
+        log.error({ err: error }, 'unknown flag names could not be stored; they are kept for the next flush')
+      }
+    }
     if (batch.size > 0) {
       let dropped: Dropped
       try {
@@ -176,6 +190,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
       if (now() - cleanedAt < HOUR_MS) return
       cleanedAt = now()
       await createMetricsStore(db).removeExpired(iso(now() - RETENTION_MS))
+      await removeExpiredUnknownFlags(db, iso(now() - UNKNOWN_FLAGS_HOURS * HOUR_MS))
       await applications.reload(takenAt, true)
     } catch (error) {
       log.error({ err: error }, 'recorded SDK applications could not be read again, or expired SDK metrics removed')
@@ -187,7 +202,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
     while (writing) await writing
     const takenAt = now()
     heldBy.clear()
-    writing = write(aggregate.take(), takenAt).finally(() => (writing = undefined))
+    writing = write(aggregate.take(), unknown.take(), takenAt).finally(() => (writing = undefined))
     await writing
   }
 
@@ -250,9 +265,11 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         instanceId: instanceIdOf(body.instanceId),
         sdkVersion: text(body.sdkVersion),
         clientIp: caller.clientIp,
+        sdkType: caller.sdkType ?? 'backend',
         lastSeenAt: at,
       })
       if (body.bucket && hour !== undefined) aggregate.addCounts(reporter, body.appName, hour, at, body.bucket.toggles, namesFor(names, reporter))
+      for (const flag of Object.keys(toggles)) if (!names.flags.has(flag)) unknown.see(flag, body.appName, reporter.environment, iso(at))
       accepted(caller, before)
     },
 
@@ -269,6 +286,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         instanceId: instanceIdOf(body.instanceId),
         sdkVersion: text(body.sdkVersion),
         clientIp: caller.clientIp,
+        sdkType: caller.sdkType ?? 'backend',
         startedAt: iso(started),
         interval: Math.round(body.interval),
         strategies: body.strategies,
@@ -302,6 +320,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
           instanceId: instanceIdOf(application.instanceId),
           sdkVersion: text(application.sdkVersion),
           clientIp: caller.clientIp,
+          sdkType: caller.sdkType ?? 'backend',
           ...(started[i] === undefined ? {} : { startedAt: iso(started[i]) }),
           ...(application.interval === undefined ? {} : { interval: Math.round(application.interval) }),
           ...(application.strategies === undefined ? {} : { strategies: application.strategies }),
@@ -313,6 +332,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
         const reporter = reporterOf(caller.scope, metric.environment)
         if (!admitted(names, caller, metric.appName, reporter.environment)) return
         aggregate.addCounts(reporter, metric.appName, hours[i]!, at, { [metric.featureName]: metric }, namesFor(names, reporter))
+        if (!names.flags.has(metric.featureName)) unknown.see(metric.featureName, metric.appName, reporter.environment, iso(at))
       })
       accepted(caller, before)
     },

@@ -154,13 +154,14 @@ export function createMetricsStore(db: Kysely<Database>) {
       await each(rows.usage, (json) => sql`insert into client_applications_usage (app_name, project, environment)
         select ${columnsOf(3)} from (${rowsRelation(dialect, json, ['text', 'text', 'text'])}) rows where true
         on conflict (app_name, project, environment) do nothing`)
-      await each(instances, (json) => sql`insert into client_instances (app_name, instance_id, environment, sdk_version, client_ip, started_at, "interval", created_at, last_seen_at)
-        select c0, c1, c2, c3, c4, c5, c6, c7, c7 from (${rowsRelation(dialect, json, ['text', 'text', 'text', 'text', 'text', 'timestamp', 'count', 'timestamp'])}) rows where true
+      await each(instances, (json) => sql`insert into client_instances (app_name, instance_id, environment, sdk_version, client_ip, started_at, "interval", created_at, last_seen_at, sdk_type)
+        select c0, c1, c2, c3, c4, c5, c6, c7, c7, c8 from (${rowsRelation(dialect, json, ['text', 'text', 'text', 'text', 'text', 'timestamp', 'count', 'timestamp', 'text'])}) rows where true
         on conflict (app_name, instance_id, environment) do update set
           sdk_version = coalesce(excluded.sdk_version, client_instances.sdk_version),
           client_ip = coalesce(excluded.client_ip, client_instances.client_ip),
           started_at = coalesce(excluded.started_at, client_instances.started_at),
           "interval" = coalesce(excluded."interval", client_instances."interval"),
+          sdk_type = coalesce(excluded.sdk_type, client_instances.sdk_type),
           last_seen_at = ${later('client_instances.last_seen_at', 'excluded.last_seen_at')}`)
       return { variants: rows.variants.length - variants.length, instances: rows.instances.length - instances.length }
     },

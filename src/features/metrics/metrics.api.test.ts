@@ -79,7 +79,7 @@ onEachDatabase('SDK metrics', (database) => {
     assert.equal(instances.length, 1)
     assert.deepEqual(
       { ...instances[0], created_at: undefined, last_seen_at: undefined, client_ip: undefined },
-      { app_name: app, instance_id: 'i-1', environment: 'development', sdk_version: 'unleash-node-sdk:6.12.1', started_at: started, interval: 60000, created_at: undefined, last_seen_at: undefined, client_ip: undefined },
+      { app_name: app, instance_id: 'i-1', environment: 'development', sdk_version: 'unleash-node-sdk:6.12.1', started_at: started, interval: 60000, created_at: undefined, last_seen_at: undefined, client_ip: undefined, sdk_type: 'backend' },
     )
     assert.equal(instances[0]!.client_ip, '127.0.0.1')
 

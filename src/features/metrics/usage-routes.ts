@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/common-schemas.ts'
 import { FeatureNameParams } from './metrics-schemas.ts'
-import { RawFeatureMetricsQuery, RawFeatureMetricsResponse } from './usage-schemas.ts'
+import { RawFeatureMetricsQuery, RawFeatureMetricsResponse, UnknownFlagsResponse } from './usage-schemas.ts'
 import type { UsageService } from './usage-service.ts'
 
 const tags = ['Metrics']
@@ -21,4 +21,16 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = a
       response: { 200: RawFeatureMetricsResponse, ...errorResponses(400, 401, 403) },
     },
   }, async (request) => usage.rawFeatureMetrics(request.params.name, request.query.hoursBack))
+
+  app.get('/metrics/unknown-flags', {
+    config: { permission: 'NONE' },
+    schema: {
+      tags,
+      summary: 'Names SDKs counted in the last 24 hours that are no flags',
+      description:
+        'By name, with each application and environment that reported the name and when it last did, and the time of the last event about a flag of that name (one since deleted), or null. ' +
+        'At most 1,000 names, application and environment pairs are recorded (docs/metrics.md, "Limits"); a name that is a flag now is not listed.',
+      response: { 200: UnknownFlagsResponse, ...errorResponses(401, 403) },
+    },
+  }, async () => usage.unknownFlags())
 }

@@ -47,3 +47,4 @@ export const UnknownFlagsResponse = Type.Object({
     { description: 'By name, at most 1,000' },
   ),
 })
+export type UnknownFlagsResponse = Static<typeof UnknownFlagsResponse>

@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { invalid, quote } from '../../http/errors.ts'
 import { hourOf } from './metrics-aggregate.ts'
-import { HOURS_BACK_DEFAULT, HOURS_BACK_MAX, type RawFeatureMetricsResponse } from './usage-schemas.ts'
+import { UNKNOWN_FLAGS_HOURS } from './unknown-flags.ts'
+import { HOURS_BACK_DEFAULT, HOURS_BACK_MAX, type RawFeatureMetricsResponse, type UnknownFlagsResponse } from './usage-schemas.ts'
 import { createUsageStore } from './usage-store.ts'
 
 const HOUR_MS = 3_600_000
@@ -52,6 +53,28 @@ export function createUsageService({ db, now = Date.now }: { db: Kysely<Database
         }
       }
       return { version: 1, maturity: 'stable', data }
+    },
+
+    /**
+     * GET /api/admin/metrics/unknown-flags: names reported in the last 24 hours that are no flags
+     * (now), by name; per application and environment, when last reported.
+     */
+    async unknownFlags(): Promise<UnknownFlagsResponse> {
+      const store = createUsageStore(db)
+      const rows = await store.unknownFlags(new Date(now() - UNKNOWN_FLAGS_HOURS * HOUR_MS).toISOString())
+      const byName = new Map<string, UnknownFlagsResponse['unknownFlags'][number]>()
+      for (const row of rows) {
+        const seenAt = new Date(row.last_seen_at).toISOString()
+        let flag = byName.get(row.name)
+        if (flag === undefined) byName.set(row.name, (flag = { name: row.name, lastSeenAt: seenAt, lastEventAt: null, reports: [] }))
+        if (seenAt > flag.lastSeenAt) flag.lastSeenAt = seenAt
+        let report = flag.reports.at(-1)
+        if (report?.appName !== row.app_name) flag.reports.push((report = { appName: row.app_name, environments: [] }))
+        report.environments.push({ environment: row.environment, seenAt })
+      }
+      const events = await store.lastEventAt([...byName.keys()])
+      for (const flag of byName.values()) flag.lastEventAt = events.get(flag.name) ?? null
+      return { unknownFlags: [...byName.values()] }
     },
   }
 }

@@ -1,0 +1,140 @@
+/**
+ * The admin reads of applications (docs/metrics.md, "Admin reads"): one application, its
+ * overview per environment, its recent instances, and the applications of a project. Reads only.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import { invalid, notFound, quote } from '../../http/errors.ts'
+import { projectNotFound } from '../projects/project-errors.ts'
+import { createProjectStore } from '../projects/project-store.ts'
+import { distinctSorted, groupSdks, isOutdatedSdk } from './application-rules.ts'
+import type { ApplicationResponse, OverviewResponse, ProjectApplicationsQuery, ProjectApplicationsResponse } from './application-schemas.ts'
+import { createApplicationStore } from './application-store.ts'
+
+const DAY_MS = 24 * 3_600_000
+/** Strategies the reference does not count as missing when an SDK implements them and the server has none. */
+const DEPRECATED_STRATEGIES = new Set(['gradualRolloutRandom', 'gradualRolloutSessionId', 'gradualRolloutUserId', 'userWithId'])
+export const PROJECT_APPLICATIONS_DEFAULT_LIMIT = 50
+export const PROJECT_APPLICATIONS_MAX_LIMIT = 100
+
+const applicationNotFound = (appName: string) => notFound(`No application is named ${quote(appName)}.`)
+
+function wholeNumber(value: string | undefined, path: string, fallback: number, min = 0): number {
+  if (value === undefined) return fallback
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < min) throw invalid(`The \`${path}\` parameter must be a whole number of at least ${min}. You sent ${quote(value)}.`, path)
+  return Number(value)
+}
+
+export function createApplicationService({ db, now = Date.now }: { db: Kysely<Database>; now?: () => number }) {
+  const store = () => createApplicationStore(db)
+  const dayAgo = () => new Date(now() - DAY_MS).toISOString()
+
+  return {
+    /** GET /api/admin/metrics/applications/:appName */
+    async application(appName: string): Promise<ApplicationResponse> {
+      const reads = store()
+      const application = await reads.find(appName)
+      if (application === undefined) throw applicationNotFound(appName)
+      const [usage, instances, flags] = await Promise.all([reads.usage(appName), reads.instances(appName), reads.flagsSeen(appName)])
+      const projectOf = new Map(flags.map((row) => [row.flag, row.project]))
+      return {
+        appName,
+        ...(application.sdkVersion === null ? {} : { sdkVersion: application.sdkVersion }),
+        strategies: application.strategies,
+        usage,
+        createdAt: application.createdAt,
+        instances: instances.map(({ appName: _app, ...instance }) => instance),
+        seenToggles: distinctSorted(projectOf.keys()).map((name) => {
+          const project = projectOf.get(name)
+          return project === null || project === undefined ? { name, notFound: true as const } : { name, project }
+        }),
+      }
+    },
+
+    /** GET /api/admin/metrics/applications/:appName/overview */
+    async overview(appName: string): Promise<OverviewResponse> {
+      const reads = store()
+      const application = await reads.find(appName)
+      if (application === undefined) throw applicationNotFound(appName)
+      const since = dayAgo()
+      const [flags, instances, unknownNames, strategies] = await Promise.all([
+        reads.flagsSeen(appName),
+        reads.instances(appName, { since }),
+        reads.unknownNames(appName, since),
+        reads.strategyNames(),
+      ])
+      const environments = distinctSorted([...flags.map((row) => row.environment), ...instances.map((row) => row.environment)])
+      return {
+        projects: distinctSorted(flags.flatMap((row) => (row.project === null ? [] : [row.project]))),
+        featureCount: new Set(flags.map((row) => row.flag)).size,
+        environments: environments.map((name) => {
+          const here = instances.filter((row) => row.environment === name)
+          const versions = (type?: string) => distinctSorted(here.flatMap((row) => (row.sdkVersion !== null && (type === undefined || row.sdkType === type) ? [row.sdkVersion] : [])))
+          const sdks = versions()
+          return {
+            name,
+            instanceCount: new Set(here.map((row) => row.instanceId)).size,
+            sdks,
+            frontendSdks: versions('frontend'),
+            backendSdks: versions('backend'),
+            lastSeen: here[0]?.lastSeen ?? null,
+            issues: {
+              missingFeatures: distinctSorted([
+                ...flags.filter((row) => row.environment === name && row.project === null).map((row) => row.flag),
+                ...unknownNames.filter((row) => row.environment === name).map((row) => row.name),
+              ]),
+              outdatedSdks: sdks.filter(isOutdatedSdk),
+            },
+          }
+        }),
+        issues: { missingStrategies: application.strategies.filter((name) => !strategies.has(name) && !DEPRECATED_STRATEGIES.has(name)) },
+      }
+    },
+
+    /** GET /api/admin/metrics/instances/:appName/environment/:environment: the last 24 hours, as the reference (an unknown application has none). */
+    async environmentInstances(appName: string, environment: string) {
+      const instances = await store().instances(appName, { since: dayAgo(), environment })
+      return { instances: instances.map((row) => ({ instanceId: row.instanceId, sdkVersion: row.sdkVersion, clientIp: row.clientIp, lastSeen: row.lastSeen })) }
+    },
+
+    /**
+     * GET /api/admin/projects/:projectId/applications: applications whose counts name the
+     * project's flags, by name; `query` (comma-separated terms, any case) keeps those whose name,
+     * environments, instance ids or SDK versions contain one of the terms.
+     */
+    async projectApplications(project: string, query: ProjectApplicationsQuery): Promise<ProjectApplicationsResponse> {
+      const offset = wholeNumber(query.offset, '/query/offset', 0)
+      const limit = Math.min(wholeNumber(query.limit, '/query/limit', PROJECT_APPLICATIONS_DEFAULT_LIMIT, 1), PROJECT_APPLICATIONS_MAX_LIMIT)
+      const terms = (query.query ?? '').split(',').map((term) => term.trim().toLowerCase()).filter((term) => term !== '')
+      if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+      const reads = store()
+      const pairs = await reads.projectApplications(project)
+      const environmentsOf = new Map<string, string[]>()
+      for (const { appName, environment } of pairs) environmentsOf.set(appName, [...(environmentsOf.get(appName) ?? []), environment])
+      let names = [...environmentsOf.keys()]
+      if (terms.length > 0) {
+        const byInstance = await reads.withInstanceMatching(names, terms)
+        const matches = (text: string) => terms.some((term) => text.toLowerCase().includes(term))
+        names = names.filter((name) => matches(name) || environmentsOf.get(name)!.some(matches) || byInstance.has(name))
+      }
+      if (query.sortOrder === 'desc') names.reverse()
+      const page = names.slice(offset, offset + limit)
+      const instances = await reads.instancesOf(page)
+      return {
+        total: names.length,
+        applications: page.map((name) => {
+          const environments = environmentsOf.get(name)!
+          const here = instances.filter((row) => row.appName === name && environments.includes(row.environment))
+          return {
+            name,
+            environments,
+            instances: distinctSorted(here.map((row) => row.instanceId)),
+            sdks: groupSdks(here.flatMap((row) => (row.sdkVersion === null ? [] : [row.sdkVersion]))),
+          }
+        }),
+      }
+    },
+  }
+}
+
+export type ApplicationService = ReturnType<typeof createApplicationService>
