@@ -144,6 +144,21 @@ onEachDatabase('console insight pages in a browser', (database) => {
       assert.match(await row.innerText(), /insight-shop\s+unleash-node-sdk:\S+\s+every project: development/)
       await page.getByText('1–1 of 1 application').waitFor()
       await shot('applications')
+
+      const application = (await call(pennon, 'GET', '/api/admin/metrics/applications/insight-shop')).body
+      assert.deepEqual(application.instances.map((instance: { instanceId: string; environment: string }) => [instance.instanceId, instance.environment]), [['pod-1', 'development']])
+      assert.deepEqual(application.seenToggles, [{ name: 'half-rollout', project: 'default' }])
+      await row.getByRole('link', { name: 'insight-shop' }).click()
+      await heading(page, 'insight-shop')
+      const instance = page.locator('tr[data-instance="pod-1"]')
+      await instance.waitFor()
+      assert.match(await instance.innerText(), /^pod-1\tdevelopment\tunleash-node-sdk:\S+ backend\t\S+\tjust now$/)
+      assert.match(await page.locator('tr[data-environment="development"]').innerText(), /^development\t1\tunleash-node-sdk:\S+\tjust now$/)
+      await page.locator('[data-flag="half-rollout"]').getByRole('link', { name: 'half-rollout' }).waitFor()
+      await page.getByRole('heading', { name: 'Flags used (1)' }).waitFor()
+      await shot('application')
+      await page.locator('[data-flag="half-rollout"]').getByRole('link', { name: 'half-rollout' }).click()
+      await heading(page, 'half-rollout')
     })
 
     await t.test('no script error and no CSP violation on any page', () => {

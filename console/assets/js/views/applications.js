@@ -14,11 +14,11 @@ import { badge, errorBox, loading, pageHeader, section } from '../ui.js'
 const PAGE_SIZE = 50
 
 /** @typedef {{ project: string, environments: string[] }} Usage */
-/** @typedef {{ appName: string, sdkVersion?: string, strategies?: string[], usage?: Usage[], description?: string, url?: string, instances?: Instance[], seenToggles?: string[], flags?: FlagUse[] }} Application */
-/** @typedef {{ instanceId: string, sdkVersion?: string | null, clientIp?: string | null, lastSeen?: string | null, environment?: string }} Instance */
-/** @typedef {{ name: string, instanceCount: number, sdks: string[], lastSeen: string | null }} OverviewEnvironment */
-/** @typedef {{ projects: string[], featureCount: number, environments: OverviewEnvironment[], features?: (string | FlagUse)[] }} Overview */
-/** @typedef {{ name: string, project?: string, environments?: string[] }} FlagUse */
+/** @typedef {{ appName: string, sdkVersion?: string, strategies?: string[], usage?: Usage[], description?: string, url?: string, instances?: Instance[], seenToggles?: (string | FlagUse)[] }} Application */
+/** @typedef {{ instanceId: string, sdkVersion?: string | null, sdkType?: 'frontend' | 'backend' | null, clientIp?: string | null, lastSeen?: string | null, environment?: string }} Instance */
+/** @typedef {{ name: string, instanceCount: number, sdks: string[], lastSeen: string | null, issues?: { missingFeatures?: string[], outdatedSdks?: string[] } }} OverviewEnvironment */
+/** @typedef {{ projects: string[], featureCount: number, environments: OverviewEnvironment[], issues?: { missingStrategies?: string[] } }} Overview */
+/** @typedef {{ name: string, project?: string, notFound?: boolean }} FlagUse */
 
 /** @param {import('../router.js').ViewContext} context */
 export async function applicationsView({ main, query, current }) {
@@ -108,14 +108,22 @@ export async function applicationView({ main, params, current }) {
     instances = lists.flat()
     if (!current()) return
   }
-  const flags = flagUses(application, overview)
+  const flags = (application.seenToggles ?? []).map((flag) => typeof flag === 'string' ? { name: flag } : flag)
+  const missingStrategies = overview?.issues?.missingStrategies ?? []
+  const missingFeatures = [...new Set(environments.flatMap((environment) => environment.issues?.missingFeatures ?? []))]
   replace(main,
     pageHeader(appName, { crumbs, subtitle: application.description || undefined }),
+    missingStrategies.length
+      ? h('p', { class: 'alert warn' }, `It registered strategies Pennon does not define: ${missingStrategies.join(', ')}. Flags using them are off in it.`)
+      : null,
+    missingFeatures.length
+      ? h('p', { class: 'alert warn' }, `It asks for names that are no flags here: ${missingFeatures.join(', ')}.`)
+      : null,
     h('div', { class: 'grid-2' },
       section('About',
         h('dl', { class: 'facts' },
           h('dt', null, 'SDK'), h('dd', null, application.sdkVersion ? h('code', null, application.sdkVersion) : '–'),
-          h('dt', null, 'Projects'), h('dd', null, overview ? overview.projects.map((project) => project === '*' ? 'every project' : project).join(', ') || '–' : usageText(application.usage ?? [])),
+          h('dt', null, 'Tokens for'), h('dd', null, usageText(application.usage ?? [])),
           h('dt', null, 'Strategies'), h('dd', null, (application.strategies ?? []).join(', ') || '–'),
           application.url ? [h('dt', null, 'Link'), h('dd', null, h('a', { href: application.url, rel: 'noreferrer' }, application.url))] : null)),
       section('Environments', environments.length
@@ -126,7 +134,7 @@ export async function applicationView({ main, params, current }) {
             h('td', null, String(environment.instanceCount)),
             h('td', null, environment.sdks.map((sdk, index) => [index ? ', ' : '', h('code', null, sdk)])),
             h('td', { title: formatDate(environment.lastSeen) }, timeAgo(environment.lastSeen))))))
-        : h('p', { class: 'empty' }, usageText(application.usage ?? [])))),
+        : h('p', { class: 'empty' }, 'Not seen in any environment in the last 24 hours.'))),
     section('Instances', instances.length
       ? h('table', { class: 'table' },
         h('caption', { class: 'visually-hidden' }, 'Instances'),
@@ -134,24 +142,14 @@ export async function applicationView({ main, params, current }) {
         h('tbody', null, instances.map((instance) => h('tr', { 'data-instance': instance.instanceId },
           h('th', { scope: 'row' }, h('code', null, instance.instanceId)),
           h('td', null, instance.environment ?? '–'),
-          h('td', null, instance.sdkVersion ? h('code', null, instance.sdkVersion) : '–'),
+          h('td', null, instance.sdkVersion ? h('code', null, instance.sdkVersion) : '–', instance.sdkType ? [' ', badge(instance.sdkType)] : null),
           h('td', null, instance.clientIp ?? '–'),
           h('td', { title: formatDate(instance.lastSeen) }, timeAgo(instance.lastSeen))))))
       : h('p', { class: 'empty' }, 'No instance seen in the last 48 hours.')),
     section(`Flags used${overview ? ` (${overview.featureCount})` : ''}`, flags.length
       ? h('ul', { class: 'plain flag-uses' }, flags.map((flag) => h('li', { 'data-flag': flag.name },
         flag.project ? h('a', { href: link('projects', flag.project, 'features', flag.name) }, flag.name) : h('code', null, flag.name),
-        flag.environments?.length ? [' ', flag.environments.map((environment) => badge(environment))] : null)))
+        flag.project ? h('span', { class: 'hint' }, ` in ${flag.project}`) : null,
+        flag.notFound ? [' ', badge('no longer a flag', 'warn')] : null)))
       : h('p', { class: 'empty' }, 'No flag reported in the last 48 hours.')))
-}
-
-/**
- * The flags an application used, from whichever list the answers carry.
- * @param {Application} application
- * @param {Overview | null} overview
- * @returns {FlagUse[]}
- */
-function flagUses(application, overview) {
-  const listed = application.flags ?? overview?.features ?? application.seenToggles ?? []
-  return listed.map((flag) => typeof flag === 'string' ? { name: flag } : flag)
 }
