@@ -88,4 +88,87 @@ onEachDatabase('usage reads', (database) => {
     const client = await call(pennon, 'GET', '/api/admin/client-metrics/features/x/raw', undefined, { token: await apiToken(pennon, 'client') })
     assert.equal(client.status, 403)
   })
+
+  test('unknown flags: names SDKs counted that are no flags, per application and environment; gone once a flag has the name', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const client = await apiToken(pennon, 'client')
+    const known = name('known')
+    const gone = name('gone')
+    await createFlag(pennon, known)
+    await createFlag(pennon, gone)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/archive', { features: [gone] })).status, 202)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/delete', { features: [gone] })).status, 200)
+    const lastEvent = await pennon.database.db.selectFrom('events').select('created_at').where('feature_name', '=', gone).orderBy('id', 'desc').executeTakeFirstOrThrow()
+    // A report older than 24 hours: removed by the first flush's clean-up (and never listed).
+    await pennon.database.db.insertInto('unknown_flags').values({ name: 'stale-name', app_name: 'shop', environment: 'development', last_seen_at: new Date(Date.now() - 25 * HOUR).toISOString() }).execute()
+
+    await report(pennon, client, 'shop', { [known]: { yes: 1 }, ghost: { yes: 1 }, [gone]: { no: 2 } })
+    await report(pennon, pennon.adminToken, 'api', { ghost: { no: 1 } }, { environment: 'production' })
+    await report(pennon, pennon.adminToken, 'api', { ghost: { no: 1 } }, { environment: 'development' })
+    await pennon.metrics.flush()
+    const body = await get(pennon, '/api/admin/metrics/unknown-flags')
+    const seen = await pennon.database.db.selectFrom('unknown_flags').select(['name', 'app_name', 'environment', 'last_seen_at']).orderBy('name').orderBy('app_name').orderBy('environment').execute()
+    const at = (flag: string, app: string, environment: string) => new Date(seen.find((row) => row.name === flag && row.app_name === app && row.environment === environment)!.last_seen_at).toISOString()
+    const latest = (...values: string[]) => values.sort().at(-1)!
+    assert.deepEqual(body, {
+      unknownFlags: [
+        {
+          name: gone,
+          lastSeenAt: at(gone, 'shop', 'development'),
+          lastEventAt: new Date(lastEvent.created_at).toISOString(),
+          reports: [{ appName: 'shop', environments: [{ environment: 'development', seenAt: at(gone, 'shop', 'development') }] }],
+        },
+        {
+          name: 'ghost',
+          lastSeenAt: latest(at('ghost', 'api', 'development'), at('ghost', 'api', 'production'), at('ghost', 'shop', 'development')),
+          lastEventAt: null,
+          reports: [
+            { appName: 'api', environments: [{ environment: 'development', seenAt: at('ghost', 'api', 'development') }, { environment: 'production', seenAt: at('ghost', 'api', 'production') }] },
+            { appName: 'shop', environments: [{ environment: 'development', seenAt: at('ghost', 'shop', 'development') }] },
+          ],
+        },
+      ].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    })
+    assert.equal(seen.length, 4, 'the stale row was removed')
+    // The known flag was counted, not listed; once a flag is named ghost, ghost is not listed either.
+    await createFlag(pennon, 'ghost')
+    assert.deepEqual((await get(pennon, '/api/admin/metrics/unknown-flags')).unknownFlags.map((flag: { name: string }) => flag.name), [gone])
+  })
+
+  test('unknown flags are bounded: 1,000 keys held between flushes and 1,000 rows stored; stored keys are still updated', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const client = await apiToken(pennon, 'client')
+    const names = (from: number, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`junk-${String(from + i).padStart(4, '0')}`, { yes: 1 }]))
+    const stored = async () => Number((await pennon.database.db.selectFrom('unknown_flags').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+    // One report of 1,001 names: 1,000 are held.
+    await report(pennon, client, 'junk', names(0, 1001))
+    await pennon.metrics.flush()
+    assert.equal(await stored(), 1000)
+    const listed = (await get(pennon, '/api/admin/metrics/unknown-flags')).unknownFlags
+    assert.equal(listed.length, 1000)
+    assert.equal(listed.at(-1).name, 'junk-0999')
+    assert.ok(pennon.logs.some((line) => line.includes('1000 unknown flag names are recorded')), 'the limit is logged')
+
+    // Full: a new name is not stored, a stored one is updated.
+    const before = (await pennon.database.db.selectFrom('unknown_flags').select('last_seen_at').where('name', '=', 'junk-0005').executeTakeFirstOrThrow()).last_seen_at
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    await report(pennon, client, 'junk', { ...names(5, 1), 'junk-new': { yes: 1 } })
+    await pennon.metrics.flush()
+    assert.equal(await stored(), 1000)
+    const after = (await pennon.database.db.selectFrom('unknown_flags').select('last_seen_at').where('name', '=', 'junk-0005').executeTakeFirstOrThrow()).last_seen_at
+    assert.ok(Date.parse(after) > Date.parse(before), `${after} after ${before}`)
+    assert.equal(await pennon.database.db.selectFrom('unknown_flags').select('name').where('name', '=', 'junk-new').executeTakeFirst(), undefined)
+  })
+
+  test('unknown flags: the table holds 1,000 rows across flushes', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const client = await apiToken(pennon, 'client')
+    const names = (from: number, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`many-${from + i}`, { no: 1 }]))
+    await report(pennon, client, 'many', names(0, 600))
+    await pennon.metrics.flush()
+    await report(pennon, client, 'many', names(600, 600))
+    await pennon.metrics.flush()
+    assert.equal((await get(pennon, '/api/admin/metrics/unknown-flags')).unknownFlags.length, 1000)
+  })
 })
+
