@@ -4,32 +4,14 @@
  * Pennon listens on 127.0.0.1 on each database. CONSOLE_SCREENSHOTS=1 writes docs/console/*.png.
  */
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { test } from 'node:test'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { consoleAssets } from '../src/features/console/console-assets.ts'
+import { CHROMIUM, CHROMIUM_ARGS, heading, signIn, skip } from './browser.ts'
 import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-// Without the background-networking flags Chromium dials out, and a closed network refuses it.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1'
-// CI must have the browser (.ci/run installs it); elsewhere a machine without it skips, saying why.
-const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : false
 const BIG_PROJECT_FLAGS = 10_000
-
-async function signIn(page: Page, base: string, token: string): Promise<void> {
-  await page.goto(`${base}/`)
-  await page.getByLabel('API token').fill(token)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.locator('#nav:not([hidden])').waitFor()
-}
-
-/** The heading of the page shown, once the view has rendered it. */
-async function heading(page: Page, text: string): Promise<void> {
-  await page.locator('main h1', { hasText: text }).first().waitFor()
-  await page.locator('main[aria-busy]').waitFor({ state: 'detached' })
-}
 
 /** 10,000 flags written straight to the table, in batches (the API would take minutes). */
 async function insertFlags(pennon: TestApp, project: string, count: number): Promise<void> {
@@ -671,7 +653,7 @@ onEachDatabase('console in a browser', (database) => {
         }))
         assert.ok(innerWidth === 390 && scrollWidth <= innerWidth, `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`)
         const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
-        assert.equal(await nav.count(), 6)
+        assert.equal(await nav.count(), 8)
         for (const link of await nav.all()) {
           const box = await link.boundingBox()
           // Across the screen (scrolled down a long page, the bar is above, as on any page).
@@ -681,7 +663,7 @@ onEachDatabase('console in a browser', (database) => {
         }
       }
       // The pages the navigation leads to, each reached by tapping its link.
-      for (const [label, title] of [['Projects', 'Projects'], ['Segments', 'Segments'], ['Strategies', 'Strategies'], ['Event log', 'Event log'], ['Tokens', 'Tokens and service accounts']]) {
+      for (const [label, title] of [['Projects', 'Projects'], ['Segments', 'Segments'], ['Strategies', 'Strategies'], ['Event log', 'Event log'], ['Tokens', 'Tokens and service accounts'], ['Playground', 'Playground'], ['Applications', 'Applications']]) {
         await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click()
         await heading(phone, title!)
         await fitsTheScreen(label!)

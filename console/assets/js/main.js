@@ -14,6 +14,8 @@ import { eventsView } from './views/events.js'
 import { tokensView } from './views/tokens.js'
 import { strategiesView } from './views/strategies.js'
 import { contextFieldsView } from './views/context-fields.js'
+import { playgroundView } from './views/playground.js'
+import { applicationsView, applicationView } from './views/applications.js'
 
 route('/projects', projectsView)
 route('/projects/:projectId', projectView)
@@ -27,6 +29,9 @@ route('/events', eventsView)
 route('/tokens', tokensView)
 route('/strategies', strategiesView)
 route('/context-fields', contextFieldsView)
+route('/playground', playgroundView)
+route('/applications', applicationsView)
+route('/applications/:appName', applicationView)
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'))
 const who = /** @type {HTMLElement} */ (document.getElementById('who'))

@@ -3,7 +3,7 @@
  * One flag: its environments as switches, each with its strategies (rollout, constraints,
  * segments, variants; reordered in place) and variants (edited in a dialog); its parent and
  * children; its tags (flag-tags.js); archive (after reading what the archive would break),
- * revive and delete.
+ * revive and delete; its exposure per environment (flag-exposure.js).
  */
 import { api, seg } from '../api.js'
 import { describeConstraint } from '../constraint-editor.js'
@@ -14,10 +14,11 @@ import { can } from '../session.js'
 import { strategyDialog } from '../strategy-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section, runAction, toggleSwitch } from '../ui.js'
 import { variantsDialog } from '../variant-form.js'
+import { exposureSection } from './flag-exposure.js'
 import { tagSection } from './flag-tags.js'
 
 /** @typedef {import('../variant-form.js').Variant} Variant */
-/** @typedef {{ name: string, enabled: boolean, type: string, strategies: import('../strategy-form.js').Strategy[], variants: Variant[] }} Environment */
+/** @typedef {{ name: string, enabled: boolean, type: string, lastSeenAt?: string | null, strategies: import('../strategy-form.js').Strategy[], variants: Variant[] }} Environment */
 /** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, potentiallyStale: boolean, createdAt: string, impressionData: boolean, archived: boolean, archivedAt?: string, environments: Environment[], dependencies: { feature: string, enabled: boolean, variants: string[] }[], children: string[] }} FlagDetails */
 
 /** @param {import('../router.js').ViewContext} context */
@@ -76,7 +77,8 @@ export async function flagView({ main, params, current }) {
             h('dt', null, 'Impression data'), h('dd', null, flag.impressionData ? 'on' : 'off'))),
         dependencySection(flag)),
       tagSection({ name, tags, tagTypes, act, reload: render }),
-      section('Environments', h('div', { class: 'environments' }, flag.environments.map((environment) => environmentCard(flag, environment, segmentNames, segments, definitions)))))
+      section('Environments', h('div', { class: 'environments' }, flag.environments.map((environment) => environmentCard(flag, environment, segmentNames, segments, definitions)))),
+      exposureSection(name, flag.environments, current))
   }
 
   /**

@@ -1,0 +1,26 @@
+/**
+ * What the browser tests share: the system's headless Chromium (Debian's `chromium`; `.ci/run`
+ * installs it), driven by playwright-core, which never downloads a browser of its own; signing in;
+ * waiting for a page's heading.
+ */
+import { existsSync } from 'node:fs'
+import type { Page } from 'playwright-core'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+// Without the background-networking flags Chromium dials out, and a closed network refuses it.
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+// CI must have the browser (.ci/run installs it); elsewhere a machine without it skips, saying why.
+export const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : false
+
+export async function signIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/`)
+  await page.getByLabel('API token').fill(token)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.locator('#nav:not([hidden])').waitFor()
+}
+
+/** The heading of the page shown, once the view has rendered it. */
+export async function heading(page: Page, text: string): Promise<void> {
+  await page.locator('main h1', { hasText: text }).first().waitFor()
+  await page.locator('main[aria-busy]').waitFor({ state: 'detached' })
+}
