@@ -3,14 +3,27 @@
  * installs it), driven by playwright-core, which never downloads a browser of its own; signing in;
  * waiting for a page's heading.
  */
+import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
-import type { Page } from 'playwright-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { useTestApp, type TestApp, type TestDatabase } from './test-app.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Without the background-networking flags Chromium dials out, and a closed network refuses it.
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 // CI must have the browser (.ci/run installs it); elsewhere a machine without it skips, saying why.
 export const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : false
+
+/** A test app listening on loopback and the system's Chromium, both closed after the test. */
+export async function startBrowserAndApp(t: { after(fn: () => Promise<void>): void }, database: TestDatabase): Promise<{ pennon: TestApp; base: string; browser: Browser }> {
+  const pennon = await useTestApp(t, database)
+  await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = pennon.app.server.address()
+  assert.ok(address && typeof address === 'object')
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
+  t.after(() => browser.close())
+  return { pennon, base: `http://127.0.0.1:${address.port}`, browser }
+}
 
 export async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/`)

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { test } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { InMemStorageProvider, Unleash } from 'unleash-client'
-import { CHROMIUM, CHROMIUM_ARGS, heading, signIn, skip } from './browser.ts'
-import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+import type { Page } from 'playwright-core'
+import { connectedSdk } from './sdk.ts'
+import { heading, signIn, skip, startBrowserAndApp } from './browser.ts'
+import { apiToken, call, onEachDatabase, type TestApp } from './test-app.ts'
 
 const EVALUATIONS = 1_000
 
@@ -22,13 +22,7 @@ async function ok(pennon: TestApp, method: 'POST' | 'PUT', path: string, body?: 
 
 onEachDatabase('console insight pages in a browser', (database) => {
   test('the playground explains a flag; the exposure chart and the applications show what a real SDK reported', { skip, timeout: 240_000 }, async (t) => {
-    const pennon = await useTestApp(t, database)
-    await pennon.app.listen({ port: 0, host: '127.0.0.1' })
-    const address = pennon.app.server.address()
-    assert.ok(address && typeof address === 'object')
-    const base = `http://127.0.0.1:${address.port}`
-    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
-    t.after(() => browser.close())
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
     const problems: string[] = []
     const page: Page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' })).newPage()
     page.setDefaultTimeout(15_000)
@@ -87,19 +81,7 @@ onEachDatabase('console insight pages in a browser', (database) => {
       await ok(pennon, 'POST', '/api/admin/projects/default/features', { name: flag }, 201)
       await ok(pennon, 'POST', `${place}/strategies`, { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: flag } })
       await ok(pennon, 'POST', `${place}/on`)
-      const sdk = new Unleash({
-        url: `${base}/api/`,
-        appName: 'insight-shop',
-        instanceId: 'pod-1',
-        customHeaders: { Authorization: await apiToken(pennon, 'client') },
-        metricsInterval: 300,
-        refreshInterval: 60_000,
-        storageProvider: new InMemStorageProvider(),
-      })
-      t.after(() => sdk.destroy())
-      const registered = once(sdk, 'registered')
-      await once(sdk, 'synchronized')
-      await registered
+      const sdk = await connectedSdk(t, { base, token: await apiToken(pennon, 'client'), appName: 'insight-shop', instanceId: 'pod-1', metricsInterval: 300 })
       for (let userId = 0; userId < EVALUATIONS; userId++) if (sdk.isEnabled(flag, { userId: String(userId) })) yes += 1
       const no = EVALUATIONS - yes
       assert.ok(yes > 400 && no > 400, `about half: ${yes} yes`)

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { consoleAssets } from '../src/features/console/console-assets.ts'
-import { CHROMIUM, CHROMIUM_ARGS, heading, signIn, skip } from './browser.ts'
-import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
+import { heading, signIn, skip, startBrowserAndApp } from './browser.ts'
+import { call, onEachDatabase, type TestApp } from './test-app.ts'
 
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1'
 const BIG_PROJECT_FLAGS = 10_000
@@ -33,13 +33,7 @@ async function insertFlags(pennon: TestApp, project: string, count: number): Pro
 
 onEachDatabase('console in a browser', (database) => {
   test('the journeys: sign in, create a flag, roll it out to a segment, watch the event live, archive a parent, read as a Viewer', { skip, timeout: 300_000 }, async (t) => {
-    const pennon = await useTestApp(t, database)
-    await pennon.app.listen({ port: 0, host: '127.0.0.1' })
-    const address = pennon.app.server.address()
-    assert.ok(address && typeof address === 'object')
-    const base = `http://127.0.0.1:${address.port}`
-    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
-    t.after(() => browser.close())
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
     const problems: string[] = []
     const watch = (page: Page) => {
       page.setDefaultTimeout(15_000)
@@ -706,12 +700,7 @@ onEachDatabase('console in a browser', (database) => {
   })
 
   test('Swagger UI at /docs/openapi renders the operations and tries one out under its strict CSP', { skip, timeout: 240_000 }, async (t) => {
-    const pennon = await useTestApp(t, database)
-    await pennon.app.listen({ port: 0, host: '127.0.0.1' })
-    const address = pennon.app.server.address()
-    assert.ok(address && typeof address === 'object')
-    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
-    t.after(() => browser.close())
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
     // Its bundle is 1.4 MB of script: on two cores shared with the other test files, loading and
     // rendering every operation has taken over 20 s.
@@ -723,7 +712,7 @@ onEachDatabase('console in a browser', (database) => {
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP: ${event.violatedDirective} ${event.blockedURI}`))
     })
-    const response = await page.goto(`http://127.0.0.1:${address.port}/docs/openapi/`)
+    const response = await page.goto(`${base}/docs/openapi/`)
     assert.match(String(response?.headers()['content-security-policy']), /^default-src 'none'; script-src 'self';/)
     const health = page.locator('.opblock-get', { hasText: '/health' })
     await health.waitFor()

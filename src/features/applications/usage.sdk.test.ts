@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { test } from 'node:test'
-import { InMemStorageProvider, Unleash } from 'unleash-client'
+import { connectedSdk } from '../../../test/sdk.ts'
 import { defaultStrategies } from 'unleash-client/lib/strategy/index.js'
 import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
 import { hourOf } from '../metrics/metrics-aggregate.ts'
@@ -32,19 +32,7 @@ onEachDatabase('usage reads from a real SDK', (database) => {
     await pennon.app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = pennon.app.server.address() as { port: number }
 
-    const sdk = new Unleash({
-      url: `http://127.0.0.1:${port}/api/`,
-      appName: 'usage-service',
-      instanceId: 'pod-7',
-      customHeaders: { Authorization: await apiToken(pennon, 'client') },
-      metricsInterval: 200,
-      refreshInterval: 60_000,
-      storageProvider: new InMemStorageProvider(),
-    })
-    t.after(() => sdk.destroy())
-    const registered = once(sdk, 'registered')
-    await once(sdk, 'synchronized')
-    await registered
+    const sdk = await connectedSdk(t, { base: `http://127.0.0.1:${port}`, token: await apiToken(pennon, 'client'), appName: 'usage-service', instanceId: 'pod-7', metricsInterval: 200 })
     for (let i = 0; i < 4; i++) assert.equal(sdk.isEnabled(flag), true)
     assert.equal(sdk.getVariant(flag).name, 'blue')
     sdk.isEnabled('never-a-flag')
