@@ -92,8 +92,13 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
     }
   }
 
+  // The watch speaks of every write (metrics every second too): only a new flags version is worth a look.
+  let flushedVersion: number | undefined
   function flushAll(): void {
     scheduled = false
+    const version = changes.version('flags')
+    if (version !== undefined && version === flushedVersion) return
+    flushedVersion = version
     for (const streams of scopes.values()) void flush(streams)
   }
 
