@@ -162,10 +162,13 @@ onEachDatabase('client API: streaming', (database) => {
     const base = await listening(pennon)
     const stream = await openStream(base, await apiToken(pennon, 'client'))
     t.after(() => stream.close())
-    assert.equal((await stream.next()).event, 'unleash-connected')
+    // The first heartbeat may come before the state when reading it takes longer than 50 ms.
+    let first = await stream.next()
+    while (first.event === 'comment') first = await stream.next()
+    assert.equal(first.event, 'unleash-connected')
     assert.deepEqual(await stream.next(1_000), { event: 'comment', data: '' })
     assert.deepEqual(await stream.next(1_000), { event: 'comment', data: '' })
-    assert.match(stream.body, /\n\n: heartbeat\n\n: heartbeat\n\n$/)
+    assert.match(stream.body, /\n\n: heartbeat\n\n: heartbeat\n\n/)
   })
 
   test('past STREAMING_MAX_CONNECTIONS: 429 with the error body, and polling SDKs are no longer told to stream', async (t) => {
