@@ -47,6 +47,10 @@ import { createStrategyNames } from './features/strategies/strategy-names.ts'
 import { clientRoutes } from './features/client-api/client-routes.ts'
 import { createClientFeaturesService } from './features/client-api/client-features-service.ts'
 import { createClientFeaturesFastPath } from './features/client-api/client-features-fast-path.ts'
+import { deltaRoutes } from './features/client-api/delta-routes.ts'
+import { createDeltaService } from './features/client-api/delta-service.ts'
+import { streamingRoutes } from './features/client-api/streaming-routes.ts'
+import { createStreamingHub } from './features/client-api/streaming-hub.ts'
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
@@ -190,10 +194,19 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).
   const clientFeatures = createClientFeaturesService({ db: reader, changes })
-  await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures })
-  if (!logsRequests) fastPath = createClientFeaturesFastPath({ authenticate, clientFeatures })
+  // Deltas and streams follow the same built flags; streams are pushed when the change watch speaks.
+  const delta = createDeltaService({ clientFeatures, changes, historySize: config.deltaHistoryRevisions })
+  const hub = createStreamingHub({ delta, changes, heartbeatMs: config.streamingHeartbeatMs, maxConnections: config.streamingMaxConnections, log: app.log })
+  // Polling SDKs are told to stream only when configured so, and while a stream would be taken.
+  const suggestStreaming = () => config.clientFetchMode === 'streaming' && hub.hasRoom()
+  await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures, suggestStreaming })
+  await app.register(deltaRoutes, { prefix: CLIENT_PREFIX, delta, suggestStreaming })
+  await app.register(streamingRoutes, { prefix: CLIENT_PREFIX, hub, maxConnections: config.streamingMaxConnections })
+  if (!logsRequests) fastPath = createClientFeaturesFastPath({ authenticate, clientFeatures, suggestStreaming })
   app.addHook('preClose', async () => {
     fastPath = undefined
+    // Open streams would hold the close forever: ended, their SDKs reconnect (here once restarted, or to another instance).
+    hub.close()
   })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })

@@ -41,6 +41,14 @@ export interface Config {
   readonly playgroundMaxEvaluations: number
   /** The longest playground answer, in characters of JSON (explanations repeat a flag's definition per context). */
   readonly playgroundMaxAnswerCharacters: number
+  /** `streaming`: answers to polling SDKs carry `fetch-mode: streaming`, and SDKs that follow it switch to `/api/client/streaming`. */
+  readonly clientFetchMode: 'polling' | 'streaming'
+  /** Open `/api/client/streaming` connections at most (429 past it); 0 turns streaming off (SDKs are told to poll). */
+  readonly streamingMaxConnections: number
+  /** How often an idle stream is sent an SSE comment, so proxies do not cut it. */
+  readonly streamingHeartbeatMs: number
+  /** Steps between states kept per scope for deltas; an SDK further behind is sent a hydration. */
+  readonly deltaHistoryRevisions: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -90,6 +98,12 @@ function metricsLimits(env: Record<string, string | undefined>) {
     throw new ConfigError('METRICS_APPLICATIONS_PER_TOKEN must not exceed METRICS_MAX_APPLICATIONS')
   }
   return { metricsMaxApplications, metricsApplicationsPerToken, metricsInstancesPerApplication: wholeNumber(env, 'METRICS_INSTANCES_PER_APPLICATION', 100, 1, 100_000) }
+}
+
+function clientFetchMode(raw: string | undefined): 'polling' | 'streaming' {
+  const value = raw || 'polling'
+  if (value !== 'polling' && value !== 'streaming') throw new ConfigError(`CLIENT_FETCH_MODE must be "polling" or "streaming"; got ${JSON.stringify(raw)}`)
+  return value
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -157,5 +171,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     // The reference's limit by default; an operator with large instances may raise it (bench/playground.ts).
     playgroundMaxEvaluations: wholeNumber(env, 'PLAYGROUND_MAX_EVALUATIONS', 15_000, 1, 10_000_000),
     playgroundMaxAnswerCharacters: wholeNumber(env, 'PLAYGROUND_MAX_ANSWER_MB', 64, 1, 1024) * 1024 * 1024,
+    clientFetchMode: clientFetchMode(env.CLIENT_FETCH_MODE),
+    streamingMaxConnections: wholeNumber(env, 'STREAMING_MAX_CONNECTIONS', 1000, 0, 1_000_000),
+    streamingHeartbeatMs: wholeNumber(env, 'STREAMING_HEARTBEAT_MS', 30_000, 10, 3_600_000),
+    deltaHistoryRevisions: wholeNumber(env, 'DELTA_HISTORY_REVISIONS', 100, 1, 100_000),
   })
 }

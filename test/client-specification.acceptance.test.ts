@@ -1,8 +1,10 @@
 /**
  * Acceptance against the real clients: for every file of the official Unleash client
  * specification, its state is created through Pennon's admin API, then
- *  - the real Node SDK (`unleash-client`) reads `GET /api/client/features` with a client token,
- *    and every `tests[]` / `variantTests[]` expectation is asserted with its answers;
+ *  - the real Node SDK (`unleash-client`) reads the flags with a client token in each of its three
+ *    modes — polling `GET /api/client/features`, delta polling `GET /api/client/delta`, and
+ *    streaming `GET /api/client/streaming` — and every `tests[]` / `variantTests[]` expectation is
+ *    asserted with each one's answers;
  *  - the real browser SDK (`unleash-proxy-client`, run in Node) reads the frontend API with a
  *    frontend token for each test's context, and must agree with the specification too;
  *  - the admin playground (`POST /api/admin/playground`) is asked with each test's context, and
@@ -44,6 +46,30 @@ async function frontendClient(base: string, token: string, context: Record<strin
   })
   await client.start()
   return client
+}
+
+/** The Node SDK's three ways of reading the flags. */
+const SDK_MODES = [
+  { key: 'unleash-client', mode: { type: 'polling', format: 'full' } },
+  { key: 'unleash-client (delta)', mode: { type: 'polling', format: 'delta' } },
+  { key: 'unleash-client (streaming)', mode: { type: 'streaming' } },
+] as const
+
+/** The Node SDK in one mode, once it has the flags. */
+async function nodeClient(t: { after(fn: () => void): void }, base: string, token: string, mode: (typeof SDK_MODES)[number]['mode']): Promise<Unleash> {
+  const sdk = new Unleash({
+    url: `${base}/api/`,
+    appName: 'specification',
+    customHeaders: { Authorization: token },
+    disableMetrics: true,
+    refreshInterval: 60_000,
+    storageProvider: new InMemStorageProvider(),
+    experimentalMode: mode,
+  })
+  t.after(() => sdk.destroy())
+  const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
+  await Promise.race([once(sdk, 'synchronized'), failed])
+  return sdk
 }
 
 /** What the SDKs return, as the files write it: the deprecated `featureEnabled` left out. */
@@ -88,19 +114,12 @@ onEachDatabase('client specification', (database) => {
         const clientToken = await apiToken(pennon, 'client', 'specification-client')
         const frontendToken = await apiToken(pennon, 'frontend', 'specification-frontend')
 
-        const sdk = new Unleash({
-          url: `${base}/api/`,
-          appName: 'specification',
-          customHeaders: { Authorization: clientToken },
-          disableMetrics: true,
-          refreshInterval: 60_000,
-          storageProvider: new InMemStorageProvider(),
-        })
-        t.after(() => sdk.destroy())
-        const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
-        await Promise.race([once(sdk, 'synchronized'), failed])
+        const sdks = new Map<string, Unleash>()
+        for (const { key, mode } of SDK_MODES) sdks.set(key, await nodeClient(t, base, clientToken, mode))
+        const sdk = sdks.get('unleash-client')!
 
-        for (const [api, key] of [['client API', 'unleash-client'], ['frontend API', 'unleash-proxy-client'], ['playground', 'the admin playground']] as const) {
+        const runs = [...SDK_MODES.map(({ key }) => ['client API', key] as const), ['frontend API', 'unleash-proxy-client'] as const, ['playground', 'the admin playground'] as const]
+        for (const [api, key] of runs) {
           const counts = { passed: 0, notApplicable: [] as string[] }
           tally.set(`${fileName} via ${key} [${database.name}]`, counts)
           for (const test of cases) {
@@ -116,12 +135,12 @@ onEachDatabase('client specification', (database) => {
               continue
             }
             const where = `${fileName} ${api} ${test.kind}: ${test.description}`
-            const sdkAnswer = () => {
+            const sdkAnswer = (client = sdk) => {
               const context = test.context as Context
-              return test.kind === 'isEnabled' ? sdk.isEnabled(test.toggleName, context) : asWritten(sdk.getVariant(test.toggleName, context) as unknown as Record<string, unknown>)
+              return test.kind === 'isEnabled' ? client.isEnabled(test.toggleName, context) : asWritten(client.getVariant(test.toggleName, context) as unknown as Record<string, unknown>)
             }
             if (api === 'client API') {
-              assert.deepEqual(sdkAnswer(), test.expectedResult, where)
+              assert.deepEqual(sdkAnswer(sdks.get(key)), test.expectedResult, `${where} (${key})`)
             } else if (api === 'playground') {
               const actual = await playgroundAnswer(pennon, test)
               assert.deepEqual(actual, test.expectedResult, where)
@@ -138,6 +157,9 @@ onEachDatabase('client specification', (database) => {
             counts.passed++
           }
         }
+        // The three ways of reading give the SDK the same flags: the same tests pass.
+        const polling = tally.get(`${fileName} via unleash-client [${database.name}]`)!
+        for (const { key } of SDK_MODES) assert.deepEqual(tally.get(`${fileName} via ${key} [${database.name}]`), polling, key)
       })
     })
   }

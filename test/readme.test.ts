@@ -116,6 +116,22 @@ onEachDatabase('README', (database) => {
     }
   })
 
+  test('the streaming snippet, saved as app-streaming.js, prints the flag, then its change within a second', { timeout: 60_000 }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listen(pennon)
+    const secret = await prepare(pennon, 'client')
+    const dir = projectFolder(t, ['unleash-client'])
+    writeFileSync(join(dir, 'app-streaming.js'), fillIn(snippet('app-streaming.js'), { 'http://127.0.0.1:4242/api/': `${base}/api/`, '<client token secret>': secret }))
+    const app = run(t, dir, 'app-streaming.js')
+    assert.equal(await app.next(), 'new-checkout is on for user 42')
+    const switched = performance.now()
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/new-checkout/environments/production/off')).status, 200)
+    assert.equal(await app.next(), 'new-checkout is off for user 42')
+    const took = performance.now() - switched
+    assert.ok(took < 1_000, `the change was printed after ${took} ms`)
+    assert.equal(app.stderr(), '')
+  })
+
   test('the frontend API\'s answer the README shows, and the browser SDK snippet with a frontend token', { timeout: 60_000 }, async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listen(pennon)

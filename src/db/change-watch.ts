@@ -16,6 +16,14 @@ export interface ChangeWatch {
    * (flags, their environments and strategies, segments, projects, the flags' tags).
    */
   version(watched?: Watched): number | undefined
+  /**
+   * Calls `listener` soon after the version may have moved (this process's writes at once, another
+   * instance's within milliseconds; SQLite: another process's commit within SUBSCRIBER_POLL_MS,
+   * checked by one timer while anyone listens). Returns the unsubscribe. Absent: nothing can be
+   * heard (an in-memory database), so nothing is pushed. The listener runs inside a commit's
+   * bookkeeping: it should only schedule work.
+   */
+  subscribe?(listener: () => void): () => void
   close(): Promise<void>
 }
 
@@ -68,15 +76,28 @@ export interface LocalChangeWatch extends ChangeWatch {
  */
 function versions() {
   const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0 }
+  const listeners = new Set<() => void>()
   return {
     get: (watched: Watched = 'any') => counts[watched],
     changed(scope: WriteScope = EVERYTHING) {
       counts.any++
       if (scope.tokens) counts.tokens++
       if (scope.flags) counts.flags++
+      for (const listener of listeners) listener()
+    },
+    /** Adds a listener; `first` / `last` run when the set stops / starts being empty. */
+    subscribe(listener: () => void, first?: () => void, last?: () => void): () => void {
+      if (listeners.size === 0) first?.()
+      listeners.add(listener)
+      return () => {
+        if (listeners.delete(listener) && listeners.size === 0) last?.()
+      }
     },
   }
 }
+
+/** How often SQLite's data_version is checked for listeners (one timer in all). */
+export const SUBSCRIBER_POLL_MS = 50
 
 // How long a read of SQLite's data_version is trusted for other processes' commits.
 const SQLITE_REREAD_MS = 2
@@ -97,7 +118,13 @@ export function watchSqliteCommits(file: string): LocalChangeWatch {
   const version = versions()
   let lastDataVersion: number | undefined
   let readAt = Number.NEGATIVE_INFINITY
-  return {
+  // Another process's commit is noticed only by reading data_version: while someone listens, a timer reads it.
+  let poll: NodeJS.Timeout | undefined
+  const stopPolling = () => {
+    clearInterval(poll)
+    poll = undefined
+  }
+  const watch: LocalChangeWatch = {
     version(watched) {
       if (!open) return undefined
       const now = performance.now()
@@ -111,12 +138,20 @@ export function watchSqliteCommits(file: string): LocalChangeWatch {
       return version.get(watched)
     },
     wrote: (scope) => version.changed(scope),
+    subscribe: (listener) =>
+      version.subscribe(
+        listener,
+        () => (poll = setInterval(() => watch.version(), SUBSCRIBER_POLL_MS).unref()),
+        stopPolling,
+      ),
     async close() {
       if (!open) return
       open = false
+      stopPolling()
       connection.close()
     },
   }
+  return watch
 }
 
 const RECONNECT_DELAY_MS = 1_000
@@ -174,6 +209,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   return {
     version: (watched) => (listening ? version.get(watched) : undefined),
     wrote: (scope) => version.changed(scope),
+    subscribe: (listener) => version.subscribe(listener),
     async close() {
       closed = true
       listening = false

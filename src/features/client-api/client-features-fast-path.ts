@@ -18,7 +18,13 @@ import { etagMatches } from './client-routes.ts'
 const FEATURES_PATH = `${CLIENT_PREFIX}/features`
 const CONTENT_TYPE_OPTIONS = ['x-content-type-options', 'nosniff']
 
-export function createClientFeaturesFastPath({ authenticate, clientFeatures }: { authenticate: Authenticate; clientFeatures: ClientFeaturesService }): FastPath {
+const STREAMING_HINT = ['fetch-mode', 'streaming']
+
+export function createClientFeaturesFastPath({ authenticate, clientFeatures, suggestStreaming }: {
+  authenticate: Authenticate
+  clientFeatures: ClientFeaturesService
+  suggestStreaming: () => boolean
+}): FastPath {
   // An SDK sends the same Unleash-Client-Spec on every poll: the last one read is remembered.
   let lastSpec: string | undefined
   let lastSpecTakesSegmentsApart = false
@@ -36,7 +42,7 @@ export function createClientFeaturesFastPath({ authenticate, clientFeatures }: {
     }
     const answer = clientFeatures.rememberedAnswer(principal.scope, lastSpecTakesSegmentsApart)
     if (answer === undefined || !etagMatches(ifNoneMatch, answer.etag)) return false
-    response.writeHead(304, [...CONTENT_TYPE_OPTIONS, 'etag', answer.etag])
+    response.writeHead(304, [...CONTENT_TYPE_OPTIONS, 'etag', answer.etag, ...(suggestStreaming() ? STREAMING_HINT : [])])
     response.end()
     return true
   }

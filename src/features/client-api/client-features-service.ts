@@ -26,6 +26,14 @@ export interface FeatureFilters {
   tag?: string[][]
 }
 
+/** What one scope reads at one flags version: its flags and the segments they use (by id), for deltas and streams. */
+export interface ScopedFlags {
+  version: number | undefined
+  revisionId: number
+  features: ClientFeature[]
+  segments: ClientSegment[]
+}
+
 export interface ClientAnswer {
   body: Buffer
   etag: string
@@ -162,6 +170,17 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
       const answer = { body: Buffer.from(`${content},"meta":${JSON.stringify(meta)}}`), etag }
       if (version !== undefined) remember(key, version, answer)
       return answer
+    },
+
+    /** The flags a scope reads with these filters (as `features` picks them), with the segments they use, ascending by id. */
+    async scoped(scope: ReadScope, filters: FeatureFilters): Promise<ScopedFlags> {
+      const { version, flags: reading } = flagsOf(scope.environment)
+      const flags = await reading
+      const tagged = filters.tag && filters.tag.length > 0 ? await flagsTagged(db, filters.tag) : undefined
+      const features = visible(flags, scope, filters, tagged)
+      const used = new Set(features.flatMap((feature) => feature.strategies.flatMap((strategy) => strategy.segments ?? [])))
+      const segments = [...used].sort((a, b) => a - b).map((id) => flags.segments.get(id)).filter((s) => s !== undefined)
+      return { version, revisionId: flags.revisionId, features, segments }
     },
 
     /**

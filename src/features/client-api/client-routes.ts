@@ -10,6 +10,15 @@ import { readScope, takesSegmentsApart, type ClientFeaturesService, type Feature
 const tags = ['Client API']
 const asList = (value: string | string[] | undefined) => (value === undefined ? undefined : Array.isArray(value) ? value : [value])
 
+/** The filters of a client API query (`/features`, `/delta`, `/streaming` take the same). */
+export function filtersOf(query: { project?: string | string[]; namePrefix?: string; tag?: string | string[] }): FeatureFilters {
+  return {
+    ...(query.project === undefined ? {} : { project: asList(query.project)! }),
+    ...(query.namePrefix === undefined ? {} : { namePrefix: query.namePrefix }),
+    ...(query.tag === undefined ? {} : { tag: parseTagFilter(asList(query.tag)!) }),
+  }
+}
+
 /** `If-None-Match` names this ETag (one of a list, weak or not, or `*`). */
 export function notModified(request: FastifyRequest, etag: string): boolean {
   return etagMatches(request.headers['if-none-match'], etag)
@@ -33,7 +42,7 @@ export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body:
   return sendJsonText(reply, body)
 }
 
-export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFeaturesService }> = async (app, { clientFeatures }) => {
+export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFeaturesService; suggestStreaming: () => boolean }> = async (app, { clientFeatures, suggestStreaming }) => {
   app.get('/features', {
     config: { sdkApi: 'client' },
     schema: {
@@ -43,19 +52,17 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFea
         "The token's environment and projects (an admin token: every project, in `?environment=`, default development). " +
         'Segments are sent apart (ids in strategies, each segment once) to SDKs that send `Unleash-Client-Spec` 4.2.0 or later, as the reference does; ' +
         'otherwise their constraints are inlined. Answers carry an ETag; `If-None-Match` with it answers 304. ' +
-        '`tag=type:value` (repeatable) keeps the flags with any of those tags.',
+        '`tag=type:value` (repeatable) keeps the flags with any of those tags. ' +
+        '`fetch-mode: streaming` tells SDKs to switch to `/api/client/streaming`, when the server is configured so (CLIENT_FETCH_MODE).',
       querystring: ClientFeaturesQuery,
       response: { 200: ClientFeaturesResponse, 304: Type.Null({ description: 'Not modified: the ETag sent is current' }), ...errorResponses(400, 401, 403) },
     },
   }, async (request, reply) => {
     const query = request.query
-    const filters: FeatureFilters = {
-      ...(query.project === undefined ? {} : { project: asList(query.project)! }),
-      ...(query.namePrefix === undefined ? {} : { namePrefix: query.namePrefix }),
-      ...(query.tag === undefined ? {} : { tag: parseTagFilter(asList(query.tag)!) }),
-    }
+    const filters = filtersOf(query)
     const segmentsApart = query.inlineSegmentConstraints !== 'true' && takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined)
     const { body, etag } = await clientFeatures.features(readScope(request.principal.scope, query.environment), filters, segmentsApart)
+    if (suggestStreaming()) reply.header('fetch-mode', 'streaming')
     return sendWithEtag(request, reply, body, etag)
   })
 

@@ -48,3 +48,16 @@ export const ClientFeaturesResponse = Type.Object({
   segments: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), constraints: Type.Array(ConstraintResponse) }), { description: 'The segments these flags use, each once' })),
   meta: Type.Object({ revisionId: Type.Integer(), etag: Type.String(), queryHash: Type.String() }),
 })
+
+/** `/delta` and `/streaming` take the features filters; segments are always sent apart there. */
+export const ClientDeltaQuery = Type.Omit(ClientFeaturesQuery, ['inlineSegmentConstraints'])
+
+const DeltaEvent = Type.Object(
+  {
+    eventId: Type.Integer({ description: 'The latest event id when the state was read' }),
+    type: Type.Unsafe<string>({ type: 'string', enum: ['hydration', 'feature-updated', 'feature-removed', 'segment-updated', 'segment-removed'] }),
+  },
+  { additionalProperties: true, description: 'hydration: features, segments; feature-updated: feature; feature-removed: featureName, project; segment-updated: segment; segment-removed: segmentId' },
+)
+
+export const ClientDeltaResponse = Type.Object({ events: Type.Array(DeltaEvent) })

@@ -1,0 +1,222 @@
+/**
+ * GET /api/client/streaming through a listening app on each database, read as raw server-sent
+ * events: the first message (a hydration, or what was missed since Last-Event-ID), a change
+ * pushed as `unleash-updated` with the delta API's events and state names, heartbeats, the
+ * connection limit (429), streaming turned off (`fetch-mode`), and the streams ended on close.
+ */
+import assert from 'node:assert/strict'
+import { request, type IncomingMessage } from 'node:http'
+import { test } from 'node:test'
+import { allEvents, apiToken, call, errorOf, eventually, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import { createFlag } from '../flags/flag-test-helpers.ts'
+import { toggle } from '../strategies/strategy-test-helpers.ts'
+
+interface SseMessage {
+  id?: string
+  event: string
+  data: string
+}
+
+interface Stream {
+  status: number
+  headers: IncomingMessage['headers']
+  /** The next message (comments included, as event `comment`). */
+  next(ms?: number): Promise<SseMessage>
+  /** Resolves when the server ends the response. */
+  ended: Promise<void>
+  close(): void
+  body: string
+}
+
+async function listening(pennon: TestApp): Promise<string> {
+  await pennon.app.listen({ port: 0, host: '127.0.0.1' })
+  return `http://127.0.0.1:${(pennon.app.server.address() as { port: number }).port}`
+}
+
+function openStream(base: string, token: string, headers: Record<string, string> = {}, path = '/api/client/streaming'): Promise<Stream> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { headers: { authorization: token, ...headers } }, (response) => {
+      response.setEncoding('utf8')
+      let buffer = ''
+      let body = ''
+      const queue: SseMessage[] = []
+      let waiting: ((message: SseMessage) => void) | undefined
+      const ended = new Promise<void>((done) => response.on('end', done).on('close', done))
+      response.on('data', (chunk: string) => {
+        body += chunk
+        buffer += chunk
+        let end: number
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const message: SseMessage = { event: 'message', data: '' }
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) message.event = 'comment'
+            else if (line.startsWith('id: ')) message.id = line.slice(4)
+            else if (line.startsWith('event: ')) message.event = line.slice(7)
+            else if (line.startsWith('data: ')) message.data = line.slice(6)
+          }
+          if (waiting) {
+            const deliver = waiting
+            waiting = undefined
+            deliver(message)
+          } else queue.push(message)
+        }
+      })
+      resolve({
+        status: response.statusCode!,
+        headers: response.headers,
+        ended,
+        get body() {
+          return body
+        },
+        next: (ms = 5_000) =>
+          queue.length > 0
+            ? Promise.resolve(queue.shift()!)
+            : new Promise((deliver, fail) => {
+                const timer = setTimeout(() => fail(new Error(`no message within ${ms} ms`)), ms)
+                waiting = (message) => {
+                  clearTimeout(timer)
+                  deliver(message)
+                }
+              }),
+        close: () => req.destroy(),
+      })
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+const latestEventId = async (pennon: TestApp) => (await allEvents(pennon)).at(-1).id as number
+const disabled = (name: string) => ({ name, type: 'release', enabled: false, project: 'default', stale: false, strategies: [], variants: [], description: null, impressionData: false })
+const enabled = (name: string) => ({
+  ...disabled(name),
+  enabled: true,
+  strategies: [{ name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: name }, variants: [] }],
+})
+
+onEachDatabase('client API: streaming', (database) => {
+  test('unleash-connected with a hydration; each change pushed as unleash-updated, named as the delta API names its states', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listening(pennon)
+    const client = await apiToken(pennon, 'client')
+    await createFlag(pennon, 'banner')
+    const stream = await openStream(base, client)
+    t.after(() => stream.close())
+    assert.equal(stream.status, 200)
+    assert.equal(stream.headers['content-type'], 'text/event-stream; charset=utf-8')
+    assert.equal(stream.headers['cache-control'], 'no-cache')
+    assert.equal(stream.headers['x-accel-buffering'], 'no')
+
+    const connected = await stream.next()
+    const delta = await call(pennon, 'GET', '/api/client/delta', undefined, { token: client })
+    assert.deepEqual(connected, { id: (delta.headers.etag as string).slice(1, -1), event: 'unleash-connected', data: delta.text })
+    assert.deepEqual(JSON.parse(connected.data), { events: [{ eventId: await latestEventId(pennon), type: 'hydration', features: [disabled('banner')], segments: [] }] })
+
+    assert.equal((await toggle(pennon, 'banner', 'development', 'on')).status, 200)
+    const updated = await stream.next()
+    const after = await call(pennon, 'GET', '/api/client/delta', undefined, { token: client, headers: { 'if-none-match': delta.headers.etag as string } })
+    assert.deepEqual(updated, { id: (after.headers.etag as string).slice(1, -1), event: 'unleash-updated', data: after.text })
+    assert.deepEqual(JSON.parse(updated.data), { events: [{ eventId: await latestEventId(pennon), type: 'feature-updated', feature: enabled('banner') }] })
+
+    // A write that changes nothing the token reads sends nothing.
+    await apiToken(pennon, 'client', 'unrelated')
+    await createFlag(pennon, 'second')
+    const next = await stream.next()
+    assert.equal(next.event, 'unleash-updated')
+    assert.deepEqual(JSON.parse(next.data).events.map((event: any) => [event.type, event.feature.name]), [['feature-updated', 'second']])
+  })
+
+  test('Last-Event-ID: the current state gets an empty unleash-connected, a held one what was missed, an unknown one a hydration', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listening(pennon)
+    const client = await apiToken(pennon, 'client')
+    await createFlag(pennon, 'banner')
+    const first = await openStream(base, client)
+    const start = await first.next()
+    first.close()
+
+    const current = await openStream(base, client, { 'last-event-id': start.id! })
+    assert.deepEqual(await current.next(), { id: start.id, event: 'unleash-connected', data: '{"events":[]}' })
+    current.close()
+
+    assert.equal((await toggle(pennon, 'banner', 'development', 'on')).status, 200)
+    // Read once so this instance holds the step (a stream open meanwhile would have).
+    await call(pennon, 'GET', '/api/client/delta', undefined, { token: client })
+    const missed = await openStream(base, client, { 'last-event-id': start.id! })
+    const caughtUp = await missed.next()
+    assert.equal(caughtUp.event, 'unleash-connected')
+    assert.deepEqual(JSON.parse(caughtUp.data), { events: [{ eventId: await latestEventId(pennon), type: 'feature-updated', feature: enabled('banner') }] })
+    missed.close()
+
+    const unknown = await openStream(base, client, { 'last-event-id': 'not-a-state' })
+    const hydrated = await unknown.next()
+    assert.equal(hydrated.id, caughtUp.id)
+    assert.deepEqual(JSON.parse(hydrated.data), { events: [{ eventId: await latestEventId(pennon), type: 'hydration', features: [enabled('banner')], segments: [] }] })
+    unknown.close()
+  })
+
+  test('heartbeats: an SSE comment every STREAMING_HEARTBEAT_MS', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { STREAMING_HEARTBEAT_MS: '50' } })
+    const base = await listening(pennon)
+    const stream = await openStream(base, await apiToken(pennon, 'client'))
+    t.after(() => stream.close())
+    // The first heartbeat may come before the state when reading it takes longer than 50 ms.
+    let first = await stream.next()
+    while (first.event === 'comment') first = await stream.next()
+    assert.equal(first.event, 'unleash-connected')
+    assert.deepEqual(await stream.next(1_000), { event: 'comment', data: '' })
+    assert.deepEqual(await stream.next(1_000), { event: 'comment', data: '' })
+    assert.match(stream.body, /\n\n: heartbeat\n\n: heartbeat\n\n/)
+  })
+
+  test('past STREAMING_MAX_CONNECTIONS: 429 with the error body, and polling SDKs are no longer told to stream', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { STREAMING_MAX_CONNECTIONS: '1', CLIENT_FETCH_MODE: 'streaming' } })
+    const base = await listening(pennon)
+    const client = await apiToken(pennon, 'client')
+    assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: client })).headers['fetch-mode'], 'streaming')
+    const first = await openStream(base, client)
+    await first.next()
+    const second = await openStream(base, client)
+    assert.equal(second.status, 429)
+    await second.ended
+    assert.deepEqual(
+      withoutId(JSON.parse(second.body)),
+      errorOf('TooManyRequestsError', 'This server holds at most 1 streaming connections, and has that many open: poll /api/client/features or /api/client/delta instead.'),
+    )
+    assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: client })).headers['fetch-mode'], undefined)
+    // Once the server has seen the first one go, a stream is taken again.
+    first.close()
+    await eventually(async () => {
+      const third = await openStream(base, client)
+      third.close()
+      return third.status === 200
+    }, 'a stream taken after one closed')
+  })
+
+  test('STREAMING_MAX_CONNECTIONS=0: streaming is off, the SDK is told to poll', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { STREAMING_MAX_CONNECTIONS: '0' } })
+    const base = await listening(pennon)
+    const stream = await openStream(base, await apiToken(pennon, 'client'))
+    assert.equal(stream.status, 200)
+    assert.deepEqual(await stream.next(), { event: 'fetch-mode', data: 'polling' })
+    await stream.ended
+  })
+
+  test('client and admin tokens only; closing the app ends every stream', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listening(pennon)
+    const refused = await openStream(base, await apiToken(pennon, 'frontend'))
+    assert.equal(refused.status, 403)
+    await refused.ended
+    assert.equal(withoutId(JSON.parse(refused.body)).name, 'NoAccessError')
+
+    const streams = await Promise.all([openStream(base, await apiToken(pennon, 'client')), openStream(base, pennon.adminToken, {}, '/api/client/streaming?environment=production')])
+    for (const stream of streams) assert.equal((await stream.next()).event, 'unleash-connected')
+    const started = Date.now()
+    await pennon.close()
+    await Promise.all(streams.map((stream) => stream.ended))
+    assert.ok(Date.now() - started < 2_000, `closed in ${Date.now() - started} ms`)
+  })
+})

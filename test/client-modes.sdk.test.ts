@@ -1,0 +1,131 @@
+/**
+ * The real Node SDK (`unleash-client`) in its delta and streaming modes against Pennon on each
+ * database: a flag switched in the admin API reaches a streaming SDK in well under a second (also
+ * when the switch is made through another instance on the same database), a delta-polling SDK
+ * and a polling SDK told to stream see it too, and a streaming SDK whose server is closed and
+ * restarted (same port, same database) resumes with the right state, a change made while it was
+ * down included.
+ */
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { test } from 'node:test'
+import { InMemStorageProvider, Unleash } from 'unleash-client'
+import { apiToken, createTestApp, createTestStorage, eventually, onEachDatabase, useTestApp, useTwoInstances, type TestApp } from './test-app.ts'
+import { createFlag } from '../src/features/flags/flag-test-helpers.ts'
+import { toggle } from '../src/features/strategies/strategy-test-helpers.ts'
+
+async function listening(pennon: TestApp, port = 0): Promise<string> {
+  await pennon.app.listen({ port, host: '127.0.0.1' })
+  return `http://127.0.0.1:${(pennon.app.server.address() as { port: number }).port}`
+}
+
+type Mode = ConstructorParameters<typeof Unleash>[0]['experimentalMode']
+
+/** The SDK in one mode, once it has the flags. */
+async function sdkOf(t: { after(fn: () => void): void }, base: string, token: string, experimentalMode: Mode, refreshInterval = 60_000): Promise<Unleash> {
+  const sdk = new Unleash({
+    url: `${base}/api/`,
+    appName: 'modes',
+    customHeaders: { Authorization: token },
+    disableMetrics: true,
+    refreshInterval,
+    storageProvider: new InMemStorageProvider(),
+    ...(experimentalMode ? { experimentalMode } : {}),
+  })
+  t.after(() => sdk.destroy())
+  const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
+  await Promise.race([once(sdk, 'synchronized'), failed])
+  return sdk
+}
+
+/** How long until `check` holds, in ms (fails after 10 s). */
+async function timeUntil(check: () => boolean, what: string, ms = 10_000): Promise<number> {
+  const started = performance.now()
+  await eventually(check, what, ms)
+  return performance.now() - started
+}
+
+onEachDatabase('the Node SDK streaming and delta-polling', (database) => {
+  test('a flag switched in the admin API reaches a streaming SDK in under a second, and a delta-polling one at its next poll', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listening(pennon)
+    await createFlag(pennon, 'checkout')
+    const client = await apiToken(pennon, 'client')
+    const streaming = await sdkOf(t, base, client, { type: 'streaming' })
+    const delta = await sdkOf(t, base, client, { type: 'polling', format: 'delta' }, 100)
+    assert.equal(streaming.isEnabled('checkout'), false)
+    assert.equal(delta.isEnabled('checkout'), false)
+
+    assert.equal((await toggle(pennon, 'checkout', 'development', 'on')).status, 200)
+    const took = await timeUntil(() => streaming.isEnabled('checkout'), 'the streaming SDK sees the flag on')
+    assert.ok(took < 1_000, `the streaming SDK saw it after ${took} ms`)
+    await timeUntil(() => delta.isEnabled('checkout'), 'the delta SDK sees the flag on')
+
+    await createFlag(pennon, 'banner')
+    assert.equal((await toggle(pennon, 'banner', 'development', 'on')).status, 200)
+    const archived = await pennon.app.inject({ method: 'POST', url: '/api/admin/projects/default/archive', headers: { authorization: pennon.adminToken, 'content-type': 'application/json' }, payload: { features: ['checkout'] } })
+    assert.equal(archived.statusCode, 202)
+    for (const sdk of [streaming, delta]) {
+      await timeUntil(() => sdk.isEnabled('banner') && sdk.getFeatureToggleDefinition('checkout') === undefined, 'the SDK sees banner on and checkout gone')
+    }
+    // Before the app closes (hooks run in order): the delta SDK polls every 100 ms.
+    for (const sdk of [streaming, delta]) sdk.destroy()
+  })
+
+  test('a switch made through another instance on the same database reaches a streaming SDK of the first', async (t) => {
+    const { first, second } = await useTwoInstances(t, database)
+    const base = await listening(first)
+    await createFlag(second, 'shared')
+    const sdk = await sdkOf(t, base, await apiToken(second, 'client'), { type: 'streaming' })
+    await timeUntil(() => sdk.getFeatureToggleDefinition('shared') !== undefined, 'the SDK knows the flag')
+    assert.equal((await toggle(second, 'shared', 'development', 'on')).status, 200)
+    const took = await timeUntil(() => sdk.isEnabled('shared'), 'the SDK sees the other instance\'s switch')
+    assert.ok(took < 1_000, `seen after ${took} ms`)
+  })
+
+  test('a polling SDK told `fetch-mode: streaming` (CLIENT_FETCH_MODE=streaming) switches to streaming', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { CLIENT_FETCH_MODE: 'streaming' } })
+    const base = await listening(pennon)
+    await createFlag(pennon, 'switch')
+    const sdk = new Unleash({ url: `${base}/api/`, appName: 'modes', customHeaders: { Authorization: await apiToken(pennon, 'client') }, disableMetrics: true, refreshInterval: 60_000, storageProvider: new InMemStorageProvider() })
+    t.after(() => sdk.destroy())
+    // Its first poll is answered with the hint: it switches before saving anything, then streams.
+    await once(sdk, 'synchronized')
+    assert.equal((await toggle(pennon, 'switch', 'development', 'on')).status, 200)
+    // Polling every 60 s, it would not see it for a minute.
+    const took = await timeUntil(() => sdk.isEnabled('switch'), 'the switched SDK sees the change')
+    assert.ok(took < 1_000, `seen after ${took} ms`)
+  })
+
+  test('closed and restarted under a streaming SDK (same port, same database): the SDK reconnects and has the change made while it was down', async (t) => {
+    const storage = await createTestStorage(database)
+    t.after(() => storage.drop())
+    let pennon = await createTestApp(database, { storage })
+    t.after(() => pennon.close())
+    // Only the first app stored its admin token.
+    const { adminToken } = pennon
+    const base = await listening(pennon)
+    const port = Number(new URL(base).port)
+    await createFlag(pennon, 'resilient')
+    await createFlag(pennon, 'steady')
+    assert.equal((await toggle(pennon, 'steady', 'development', 'on')).status, 200)
+    const sdk = await sdkOf(t, base, await apiToken(pennon, 'client'), { type: 'streaming' })
+    assert.deepEqual([sdk.isEnabled('steady'), sdk.isEnabled('resilient')], [true, false])
+
+    await pennon.close()
+    // While it is down, another instance switches the flag on.
+    const meanwhile = await createTestApp(database, { storage })
+    assert.equal((await toggle({ ...meanwhile, adminToken }, 'resilient', 'development', 'on')).status, 200)
+    await meanwhile.close()
+    assert.equal(sdk.isEnabled('resilient'), false)
+
+    pennon = await createTestApp(database, { storage })
+    await listening(pennon, port)
+    await timeUntil(() => sdk.isEnabled('resilient'), 'the SDK has the change made while the server was down', 20_000)
+    assert.equal(sdk.isEnabled('steady'), true)
+    // And it streams again (it polls every 60 s): a change after the restart arrives at once.
+    assert.equal((await toggle({ ...pennon, adminToken }, 'steady', 'development', 'off')).status, 200)
+    const took = await timeUntil(() => !sdk.isEnabled('steady'), 'the SDK sees a change after the restart')
+    assert.ok(took < 1_000, `seen after ${took} ms`)
+  })
+})
