@@ -73,6 +73,8 @@ import { createTagTypeService } from './features/tags/tag-type-service.ts'
 import { tagRoutes } from './features/tags/tag-routes.ts'
 import { createTagService } from './features/tags/tag-service.ts'
 import { createDependencyService } from './features/flags/dependency-service.ts'
+import { EDGE_PREFIX, edgeMetricsRoutes, edgeRoutes } from './features/edge/edge-routes.ts'
+import { createEdgeService } from './features/edge/edge-service.ts'
 import { revertRoutes } from './features/revert/revert-routes.ts'
 import { createRevertService } from './features/revert/revert-service.ts'
 
@@ -210,6 +212,9 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
+  // Unleash Edge's own routes: token validation (no credentials, as the reference) and its report of itself.
+  await app.register(edgeRoutes, { prefix: EDGE_PREFIX, edge: createEdgeService({ db: reader, authFailuresPerMinute: config.authFailuresPerMinute }), bodyLimit: config.bodyLimit })
+  await app.register(edgeMetricsRoutes, { bodyLimit: config.bodyLimit })
   // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
   await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({
     db: reader,

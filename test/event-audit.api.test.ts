@@ -198,6 +198,9 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', '/api/client/register', '/api/client/register', registration, 202, [])
     await run('POST', '/api/frontend/client/metrics', '/api/frontend/client/metrics', { appName: 'audit-app', bucket }, 200, [])
     await run('POST', '/api/frontend/client/register', '/api/frontend/client/register', registration, 200, [])
+    // Unleash Edge's report of itself and its token validation record none either.
+    await run('POST', '/api/client/metrics/edge', '/api/client/metrics/edge', { identifier: 'audit-edge-1', appName: 'audit-edge', edgeVersion: '20.1.4', started: new Date().toISOString() }, 202, [])
+    await run('POST', '/edge/validate', '/edge/validate', { tokens: [pennon.adminToken, 'default:development.unknown'] }, 200, [])
 
     const archivedFlag = async (name: string) => {
       const { dependencies: _d, children: _c, environments: _e, potentiallyStale: _p, lastSeenAt: _l, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body

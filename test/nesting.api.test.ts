@@ -2,7 +2,7 @@
  * Every route that takes a JSON body refuses one that nests deeper than MAX_JSON_DEPTH with a 400
  * in the one error shape, before anything recurses into it: 100,000 levels of arrays or of
  * objects (under 1 MiB), sent to each such route the OpenAPI document lists — admin, client,
- * frontend and metrics routes alike. A body just within the limit is parsed and judged by its
+ * frontend, metrics and Edge routes alike. A body just within the limit is parsed and judged by its
  * schema as usual.
  */
 import assert from 'node:assert/strict'
@@ -20,8 +20,8 @@ const bracketsInAString = JSON.stringify({ name: '['.repeat(LEVELS) })
 const message = `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep: send a flatter document.`
 const refused = { name: 'ValidationError', message, details: [{ path: '/body', message }] }
 const tooLarge = 'The request body is larger than this server accepts.'
-// The SDK metrics routes take smaller bodies: the 500 KB of deep objects is refused before it is read.
-const SMALL_BODY_ROUTES = /^\/api\/(client|frontend\/client)\/(metrics|metrics\/bulk|register)$/
+// The SDK metrics routes and Edge's take smaller bodies: the 500 KB of deep objects is refused before it is read.
+const SMALL_BODY_ROUTES = /^(\/api\/(client|frontend\/client)\/(metrics|metrics\/bulk|metrics\/edge|register)|\/edge\/validate)$/
 
 type Method = 'POST' | 'PUT' | 'PATCH'
 
@@ -38,7 +38,7 @@ onEachDatabase('body nesting', (database) => {
       }
     }
     const families = new Set(routes.map(({ url }) => url.split('/').slice(0, 3).join('/')))
-    assert.deepEqual([...families].sort(), ['/api/admin', '/api/client', '/api/frontend'])
+    assert.deepEqual([...families].sort(), ['/api/admin', '/api/client', '/api/frontend', '/edge/validate'])
     assert.ok(routes.length >= 30, `${routes.length} routes with a body`)
 
     for (const { method, url } of routes) {

@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test'
 import { createApp, createProxyConfig } from '@unleash/proxy'
 import { createNewClient } from '@unleash/proxy/dist/create-client.js'
 import { LogLevel } from '@unleash/proxy/dist/logger.js'
-import { InMemStorageProvider } from 'unleash-client'
+import { InMemStorageProvider, type ClientFeaturesResponse } from 'unleash-client'
 import { defaultStrategies } from 'unleash-client/lib/strategy/index.js'
 import { UnleashClient } from 'unleash-proxy-client'
 import { apiToken, call, eventually, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
@@ -64,7 +64,7 @@ async function startProxy(pennonUrl: string, clientToken: string, options: { app
     enableAllEndpoint: true,
     logLevel: LogLevel.error,
     // The SDK's default keeps a backup file per appName in the temp folder, and is ready from it: a previous run's flags.
-    storageProvider: new InMemStorageProvider(),
+    storageProvider: new InMemStorageProvider<ClientFeaturesResponse>(),
   }
   const client = createNewClient(createProxyConfig(proxyOptions))
   // The proxy's client stops its SDK (destroy) but not its metrics timer, which it keeps private.

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
+import { checkContentType } from '../../http/json-body.ts'
+import { CLIENT_PREFIX } from '../../http/sdk-pipeline.ts'
+import { METRICS_BODY_LIMIT } from '../metrics/metrics-routes.ts'
+import { EdgeInstanceDataBody, ValidatedTokensResponse, ValidateTokensBody } from './edge-schemas.ts'
+import type { EdgeService } from './edge-service.ts'
+
+export const EDGE_PREFIX = '/edge'
+
+const tags = ['Unleash Edge']
+
+/** `/edge`: what Unleash Edge asks of its upstream before it serves anyone (docs/proxies.md). */
+export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; bodyLimit: number }> = async (app, { edge, bodyLimit }) => {
+  // No pipeline covers /edge: JSON bodies only, checked before the body is read.
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.schema?.body) checkContentType(request)
+  })
+
+  app.post('/validate', {
+    bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
+    schema: {
+      tags,
+      summary: 'Which of these tokens work, with their type, projects and environment',
+      description:
+        'Asked by Unleash Edge without credentials, as the reference allows. Tokens that are unknown, deleted or expired are left out of the answer, ' +
+        'and each counts as a failed authentication of the caller\'s address (AUTH_FAILURES_PER_MINUTE): past that, 429 with Retry-After.',
+      body: ValidateTokensBody,
+      response: { 200: ValidatedTokensResponse, ...errorResponses(400, 413, 415, 429) },
+    },
+  }, async (request) => edge.validateTokens(request.body.tokens, request.ip))
+}
+
+/** `/api/client/metrics/edge`: Edge's report of itself, taken with a client token like the other metrics. */
+export const edgeMetricsRoutes: FastifyPluginAsyncTypebox<{ bodyLimit: number }> = async (app, { bodyLimit }) => {
+  app.post(`${CLIENT_PREFIX}/metrics/edge`, {
+    bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
+    config: { sdkApi: 'client' },
+    schema: {
+      tags: ['Client API'],
+      summary: 'Unleash Edge reports its own traffic, latency and connected Edges',
+      description:
+        'Accepted and not kept: Pennon shows no Edge observability (the reference\'s open-source server has no such route). ' +
+        'Edge counts its own traffic; the counts of the flags it served come on /api/client/metrics/bulk.',
+      body: EdgeInstanceDataBody,
+      response: { 202: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+    },
+  }, async (_request, reply) => sendEmpty(reply, 202))
+}
