@@ -148,7 +148,8 @@ export const ExportData = Type.Object(
     contextFields: Type.Optional(list(ContextField, 1000)),
     featureTags: Type.Optional(list(FeatureTag)),
     segments: Type.Optional(list(Type.Object({ id: Type.Number(), name: Text(255) }, { additionalProperties: false }), 1000)),
-    tagTypes: list(TagType, 1000),
+    // Required by the reference's document, not by its server (a body without it is taken).
+    tagTypes: Type.Optional(list(TagType, 1000)),
     dependencies: Type.Optional(list(Dependencies)),
     links: Type.Optional(list(Links)),
   },

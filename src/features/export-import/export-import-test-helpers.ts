@@ -46,3 +46,25 @@ export async function clientFeatures(pennon: TestApp, environment: string, spec?
   assert.equal(response.status, 200, response.text)
   return response.body
 }
+
+/**
+ * A served flag compared across servers, with the normalisations docs/api.md lists: its strategies
+ * as a set (an export does not carry their order), environment variants without an empty
+ * `overrides` (Unleash omits it, Pennon sends []), and the reference's repeated dependency entries
+ * (it lists a parent once per joined row) once.
+ */
+export function comparable(flag: any): any {
+  const copy = structuredClone(flag)
+  for (const variant of copy.variants ?? []) if (Array.isArray(variant.overrides) && variant.overrides.length === 0) delete variant.overrides
+  if (Array.isArray(copy.dependencies)) copy.dependencies = copy.dependencies.filter((d: unknown, i: number, all: unknown[]) => all.findIndex((o) => JSON.stringify(o) === JSON.stringify(d)) === i)
+  copy.strategies = [...copy.strategies].sort((a: unknown, b: unknown) => (sorted(a) < sorted(b) ? -1 : 1))
+  return copy
+}
+
+/** JSON with object keys sorted: the order of keys never decides. */
+function sorted(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v))
+}
+
+/** The served flags by name. */
+export const byName = (answer: { features: Array<{ name: string }> }): Map<string, any> => new Map(answer.features.map((flag) => [flag.name, flag]))

@@ -48,7 +48,7 @@ function withoutArchived(body: ImportBody, target: Target): ImportBody['data'] {
     featureEnvironments: (data.featureEnvironments ?? []).filter((environment) => !archived.has(environment.featureName ?? environment.name)),
     featureStrategies: data.featureStrategies.filter((strategy) => strategy.featureName !== undefined && !archived.has(strategy.featureName)),
     featureTags,
-    tagTypes: data.tagTypes.filter((tagType) => usedTypes.has(tagType.name)),
+    tagTypes: (data.tagTypes ?? []).filter((tagType) => usedTypes.has(tagType.name)),
   }
 }
 
@@ -93,7 +93,7 @@ export function createImportService(deps: ImportDeps) {
       await deps.flagEnvironments.putVariantsIn(trx, place, featureEnvironment.variants!, audit)
     }
     // Tag types and context fields the target lacks; then each flag's tags as in the file.
-    for (const tagType of data.tagTypes) {
+    for (const tagType of data.tagTypes ?? []) {
       if (target.tagTypes.has(tagType.name)) continue
       target.tagTypes.add(tagType.name)
       const { name, description, icon, color } = tagType

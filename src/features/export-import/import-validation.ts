@@ -91,7 +91,7 @@ export function findings({ project, data }: ImportBody, target: Target, actor: P
     return !(field.legalValues ?? []).every((legalValue) => legal.has(legalValue.value)) || (existing.project !== undefined && existing.project !== project)
   })
   const imported = new Set(names)
-  const newTagTypes = [...new Set(data.tagTypes.map((tagType) => tagType.name))].filter((name) => !target.tagTypes.has(name))
+  const newTagTypes = [...new Set((data.tagTypes ?? []).map((tagType) => tagType.name))].filter((name) => !target.tagTypes.has(name))
   const newFields = (data.contextFields ?? []).filter((field) => !target.fields.has(field.name)).map((field) => field.name)
   const existingAnywhere = new Set(target.flags.map((flag) => flag.name))
 
