@@ -14,6 +14,8 @@ import type { ContextFieldService } from '../context-fields/context-field-servic
 import type { FeatureEnvironmentService } from '../feature-environments/feature-environment-service.ts'
 import type { FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
 import type { DependencyService } from '../flags/dependency-service.ts'
+import { dependencyToStore } from '../flags/dependency-rules.ts'
+import { createDependencyStore } from '../flags/dependency-store.ts'
 import type { FlagMetadataService } from '../flags/flag-metadata-service.ts'
 import type { FlagService } from '../flags/flag-service.ts'
 import type { StrategyService } from '../strategies/strategy-service.ts'
@@ -116,7 +118,11 @@ export function createImportService(deps: ImportDeps) {
     const imported = new Set(data.features.map((feature) => feature.name))
     for (const { feature: child, dependencies } of data.dependencies ?? []) {
       if (!imported.has(child)) continue
+      const current = await createDependencyStore(trx).parentOf(child)
       for (const parent of dependencies) {
+        // Already so: nothing to write (the tags, too, change only where they differ).
+        const stored = dependencyToStore(parent.enabled, parent.variants)
+        if (current?.parent === parent.feature && current.enabled === stored.enabled && JSON.stringify(current.variants) === JSON.stringify(stored.variants)) continue
         await deps.dependencies.addIn(trx, { project, child, feature: parent.feature, ...(parent.enabled === undefined ? {} : { enabled: parent.enabled }), ...(parent.variants === undefined ? {} : { variants: parent.variants }) }, audit)
       }
     }
