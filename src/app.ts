@@ -77,6 +77,9 @@ import { EDGE_PREFIX, edgeMetricsRoutes, edgeRoutes } from './features/edge/edge
 import { createEdgeService } from './features/edge/edge-service.ts'
 import { revertRoutes } from './features/revert/revert-routes.ts'
 import { createRevertService } from './features/revert/revert-service.ts'
+import { exportImportRoutes } from './features/export-import/export-import-routes.ts'
+import { createExportService } from './features/export-import/export-service.ts'
+import { createImportService } from './features/export-import/import-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -173,7 +176,8 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
-    await admin.register(flagRoutes, { flags: createFlagService({ db, changes }) })
+    const flags = createFlagService({ db, changes })
+    await admin.register(flagRoutes, { flags })
     const metadata = createFlagMetadataService({ db })
     await admin.register(flagMetadataRoutes, { metadata })
     await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
@@ -188,10 +192,17 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     const flagEnvironments = createFeatureEnvironmentService({ db, strategies })
     await admin.register(featureEnvironmentRoutes, { flagEnvironments })
     // Reverting an event makes its changes through the services above, in one transaction.
-    await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies: createDependencyService({ db }) }) })
-    await admin.register(contextFieldRoutes, { contextFields: createContextFieldService({ db, changes }) })
-    await admin.register(tagTypeRoutes, { tagTypes: createTagTypeService({ db }) })
-    await admin.register(tagRoutes, { tagService: createTagService({ db }) })
+    const dependencies = createDependencyService({ db })
+    await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })
+    const contextFields = createContextFieldService({ db, changes })
+    await admin.register(contextFieldRoutes, { contextFields })
+    const tagTypes = createTagTypeService({ db })
+    await admin.register(tagTypeRoutes, { tagTypes })
+    const tagService = createTagService({ db })
+    await admin.register(tagRoutes, { tagService })
+    // An import makes its changes through the services above, in one transaction.
+    const imports = createImportService({ db, flags, metadata, flagEnvironments, strategies, dependencies, tags: tagService, tagTypes, contextFields })
+    await admin.register(exportImportRoutes, { exports: createExportService({ db }), imports })
   }, { prefix: ADMIN_PREFIX })
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).

@@ -143,6 +143,12 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', revertRoute, `/api/admin/events/${batched.id}/revert`, undefined, 200, [
       { type: 'feature-environment-variants-updated', ...at('production'), data: { variants: [] }, preData: { variants } },
     ])
+    // Export and validate write nothing; an import writes the events of its changes, closed by features-imported.
+    const batch = '/api/admin/features-batch'
+    await run('POST', `${batch}/export`, `${batch}/export`, { environment: 'production', project: 'audit' }, 200, [])
+    const nothingNew = { project: 'audit', environment: 'production', data: { features: [], featureStrategies: [], tagTypes: [] } }
+    await run('POST', `${batch}/validate`, `${batch}/validate`, nothingNew, 200, [])
+    await run('POST', `${batch}/import`, `${batch}/import`, nothingNew, 200, [{ type: 'features-imported', project: 'audit', environment: 'production' }])
     // A flag's metadata, stale marking, flag types and the project itself.
     const flagUrl = `${P}/audit/features/other`
     const withoutRead = ({ potentiallyStale: _p, ...flag }: any) => flag
@@ -322,6 +328,7 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/tags', { type: 'ghost', value: 'web' }, 400],
       ['DELETE', '/api/admin/tag-types/ghost', undefined, 404],
       ['POST', '/api/admin/events/999999/revert', undefined, 404],
+      ['POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: 'x' }], featureStrategies: [{ name: 'nope', featureName: 'x' }] } }, 400],
     ] as const) {
       assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
     }

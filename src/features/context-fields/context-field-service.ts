@@ -11,7 +11,7 @@ import type { Database } from '../../db/tables.ts'
 import { ALL_CLEAN, allOf, field, type BodyRules } from '../../http/body-rules.ts'
 import { urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { exceedsLimit, invalidOperation, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
-import { auditContext, type Actor } from '../events/audit.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { LEGAL_VALUES_LIMIT, type CreateContextFieldBody, type LegalValue, type UpdateContextFieldBody } from './context-field-schemas.ts'
@@ -128,6 +128,28 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
     return { ...field, usedInProjects: used?.projects ?? 0, usedInFeatures: used?.features ?? 0 }
   }
 
+  /** Creates a field inside the caller's transaction, with its event (see create). */
+  async function createIn(trx: Kysely<Database>, input: CreateContextFieldBody, audit: AuditContext, scope: Scope = {}): Promise<ContextField> {
+    check(createFieldRules, input)
+    const store = createContextFieldStore(trx)
+    await checkScope(store, scope)
+    const project = scope.project ?? input.project ?? undefined
+    if (scope.project === undefined) await checkBodyProject(store, project)
+    if (await store.exists(input.name)) throw taken(input.name)
+    const created: ContextField = {
+      name: input.name,
+      description: input.description ?? null,
+      stickiness: input.stickiness ?? false,
+      sortOrder: input.sortOrder ?? 0,
+      legalValues: legalValuesOf(input.legalValues),
+      createdAt: audit.createdAt,
+      ...(project === undefined ? {} : { project }),
+    }
+    await writing(() => store.insert(created), input.name, project, scope)
+    await appendEvents(trx, audit, [{ type: 'context-field-created', data: created }])
+    return created
+  }
+
   return {
     /**
      * Root API: the fields of every project (`include=project`: projects' own fields too).
@@ -154,29 +176,10 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
     },
 
     /** Through a project's API the field is that project's, whatever the body says. */
-    create: (input: CreateContextFieldBody, actor: Actor, scope: Scope): Promise<ContextField> => {
-      check(createFieldRules, input)
-      return db.transaction().execute(async (trx) => {
-        const store = createContextFieldStore(trx)
-        await checkScope(store, scope)
-        const project = scope.project ?? input.project ?? undefined
-        if (scope.project === undefined) await checkBodyProject(store, project)
-        if (await store.exists(input.name)) throw taken(input.name)
-        const audit = auditContext(actor)
-        const created: ContextField = {
-          name: input.name,
-          description: input.description ?? null,
-          stickiness: input.stickiness ?? false,
-          sortOrder: input.sortOrder ?? 0,
-          legalValues: legalValuesOf(input.legalValues),
-          createdAt: audit.createdAt,
-          ...(project === undefined ? {} : { project }),
-        }
-        await writing(() => store.insert(created), input.name, project, scope)
-        await appendEvents(trx, audit, [{ type: 'context-field-created', data: created }])
-        return created
-      })
-    },
+    create: (input: CreateContextFieldBody, actor: Actor, scope: Scope): Promise<ContextField> =>
+      db.transaction().execute((trx) => createIn(trx, input, auditContext(actor), scope)),
+
+    createIn,
 
     /**
      * As the reference's PUT: legalValues and stickiness are replaced (none and false when not

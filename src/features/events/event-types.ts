@@ -130,6 +130,8 @@ export type NewEvent = Base &
     | { type: 'tag-created' | 'tag-deleted'; data: TagData }
     | { type: 'feature-tagged'; data: TagData }
     | { type: 'feature-untagged'; preData: TagData }
+    // Closes an import's events (POST /features-batch/import): its project and environment.
+    | { type: 'features-imported' }
   )
 
 export type EventType = NewEvent['type']

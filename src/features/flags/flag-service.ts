@@ -4,7 +4,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
 import { invalid, nameExists, quote, type AppError } from '../../http/errors.ts'
-import { auditContext, type Actor } from '../events/audit.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
 import { environmentsOfFlag } from '../feature-environments/feature-environment-service.ts'
@@ -44,40 +44,45 @@ function wholeNumber(value: string | undefined, path: string, fallback: number, 
 
 const toDependencyResponse = (dependency: Dependency) => ({ feature: dependency.parent, enabled: dependency.enabled, variants: dependency.variants })
 
+/** Creates a flag (and its row in each environment of its project) inside the caller's transaction, with its event. */
+async function createIn(trx: Kysely<Database>, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> {
+  checkUrlFriendlyName(input.name, '/body/name')
+  const flags = createFlagStore(trx)
+  const holder = await flags.find(input.name)
+  if (holder) throw nameTaken(holder)
+  if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
+  const flag: Flag = {
+    name: input.name,
+    description: input.description || null,
+    type: input.type ?? 'release',
+    project,
+    stale: false,
+    createdAt: audit.createdAt,
+    impressionData: input.impressionData ?? false,
+    archived: false,
+  }
+  try {
+    await flags.insert(flag)
+  } catch (error) {
+    // Two creates raced past the check above (the key decides), or the project went meanwhile.
+    if (isUniqueViolation(error)) throw nameTaken(flag)
+    if (isForeignKeyViolation(error)) throw projectNotFound(project)
+    throw error
+  }
+  await createFeatureEnvironmentStore(trx).addNewFlag(flag.name, project)
+  await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
+  return flag
+}
+
 export function createFlagService({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
   return {
     /** Flag names are unique across all projects, archived flags included. */
     create: (project: string, input: CreateFlagBody, actor: Actor): Promise<Flag> => {
       checkUrlFriendlyName(input.name, '/body/name')
-      return db.transaction().execute(async (trx) => {
-        const flags = createFlagStore(trx)
-        const holder = await flags.find(input.name)
-        if (holder) throw nameTaken(holder)
-        if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
-        const audit = auditContext(actor)
-        const flag: Flag = {
-          name: input.name,
-          description: input.description || null,
-          type: input.type ?? 'release',
-          project,
-          stale: false,
-          createdAt: audit.createdAt,
-          impressionData: input.impressionData ?? false,
-          archived: false,
-        }
-        try {
-          await flags.insert(flag)
-        } catch (error) {
-          // Two creates raced past the check above (the key decides), or the project went meanwhile.
-          if (isUniqueViolation(error)) throw nameTaken(flag)
-          if (isForeignKeyViolation(error)) throw projectNotFound(project)
-          throw error
-        }
-        await createFeatureEnvironmentStore(trx).addNewFlag(flag.name, project)
-        await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
-        return flag
-      })
+      return db.transaction().execute((trx) => createIn(trx, project, input, auditContext(actor)))
     },
+
+    createIn,
 
     /** The project's active flags (with any of `tags`, when given), each with potentiallyStale and its tags. */
     list: async (project: string, tags?: readonly TagFilter[]) => {

@@ -127,6 +127,12 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
     return after
   }
 
+  /** POST inside the caller's transaction: the flag environment locked, the strategy added after the others, its event. */
+  async function createIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> {
+    await lockFlagEnvironment(trx, place)
+    return add(trx, place, input, audit)
+  }
+
   const change = (place: FlagEnvironmentPlace, id: string, actor: Actor, next: (stored: FeatureStrategy) => StrategyInput): Promise<FeatureStrategy> =>
     db.transaction().execute((trx) => changeIn(trx, place, id, auditContext(actor), next))
 
@@ -162,10 +168,9 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
 
     /** Adding a strategy does not enable the environment (as the reference). */
     create: (place: FlagEnvironmentPlace, input: CreateStrategyBody, actor: Actor): Promise<FeatureStrategy> =>
-      db.transaction().execute(async (trx) => {
-        await lockFlagEnvironment(trx, place)
-        return add(trx, place, input, auditContext(actor))
-      }),
+      db.transaction().execute((trx) => createIn(trx, place, input, auditContext(actor))),
+
+    createIn,
 
     /**
      * As the reference: constraints, variants and parameters are replaced (not sent: none, or a

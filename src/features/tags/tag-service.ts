@@ -148,6 +148,36 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
     /** Removes a tag from a flag; nothing to do (and no event) when the flag lacks it. The path's value is taken as it is. */
     removeFromFlag: (featureName: string, tag: Tag, actor: Actor): Promise<void> => changeFlagTags(featureName, { added: [], removed: [tag], typeAt: () => '' }, actor),
 
+    /**
+     * Inside the caller's transaction: each flag's tags made exactly those given (an import), by
+     * the same steps as PUT …/tags — flags with the same change in one go; events only for what changed.
+     * The tags' types must exist.
+     */
+    setFlagTagsIn: async (trx: Kysely<Database>, wanted: ReadonlyMap<string, readonly Tag[]>, audit: AuditContext, userId: number): Promise<void> => {
+      const store = createTagStore(trx)
+      const flags = await store.findFlags([...wanted.keys()], { hold: true })
+      const current = await store.ofFlags(flags.map((flag) => flag.feature))
+      const groups = new Map<string, { flags: TaggedFlag[]; added: Tag[]; removed: Tag[] }>()
+      for (const flag of flags) {
+        const want = distinct((wanted.get(flag.feature) ?? []).map(stored))
+        const have = current.get(flag.feature) ?? []
+        const wantKeys = new Set(want.map(tagKey))
+        const haveKeys = new Set(have.map(tagKey))
+        const added = want.filter((tag) => !haveKeys.has(tagKey(tag))).sort(compareTags)
+        const removed = have.filter((tag) => !wantKeys.has(tagKey(tag)))
+        if (added.length === 0 && removed.length === 0) continue
+        const key = JSON.stringify([added.map(tagKey), removed.map(tagKey)])
+        const group = groups.get(key) ?? { flags: [], added, removed }
+        group.flags.push(flag)
+        groups.set(key, group)
+      }
+      const events: NewEvent[] = []
+      for (const { flags: same, added, removed } of groups.values()) {
+        events.push(...(await changeTags(trx, same, { added, removed, typeAt: () => '/body/data/featureTags' }, audit, userId)))
+      }
+      await appendEvents(trx, audit, events)
+    },
+
     /** Adds and removes tags of flags of a project, all or none. */
     updateProjectTags: (projectId: string, input: TagsBulkAddBody, actor: Actor): Promise<void> => {
       check(bulkTagsRules, input)

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { nameExists, notFound, quote, type AppError } from '../../http/errors.ts'
-import { auditContext, type Actor } from '../events/audit.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
 import { check, tagTypeRules } from './tag-rules.ts'
@@ -17,6 +17,23 @@ import { createTagTypeStore, type TagType } from './tag-type-store.ts'
 
 export const tagTypeNotFound = (name: string): AppError => notFound(`Tag type ${quote(name)} does not exist.`)
 const tagTypeTaken = (name: string): AppError => nameExists(`A tag type named ${quote(name)} already exists.`)
+
+/** Creates a tag type inside the caller's transaction, with its event. */
+async function createIn(trx: Kysely<Database>, input: TagTypeBody, audit: AuditContext): Promise<TagType> {
+  check(tagTypeRules, input)
+  const store = createTagTypeStore(trx)
+  if (await store.find(input.name)) throw tagTypeTaken(input.name)
+  const tagType: TagType = { name: input.name, description: input.description ?? null, icon: input.icon ?? null, color: input.color ?? null }
+  try {
+    await store.insert(tagType, audit.createdAt)
+  } catch (error) {
+    // Two creates raced past the check above: the primary key decides.
+    if (isUniqueViolation(error)) throw tagTypeTaken(input.name)
+    throw error
+  }
+  await appendEvents(trx, audit, [{ type: 'tag-type-created', data: tagType }])
+  return tagType
+}
 
 export function createTagTypeService({ db }: { db: Kysely<Database> }) {
   return {
@@ -35,24 +52,9 @@ export function createTagTypeService({ db }: { db: Kysely<Database> }) {
       return input
     },
 
-    create: (input: TagTypeBody, actor: Actor): Promise<TagType> => {
-      check(tagTypeRules, input)
-      return db.transaction().execute(async (trx) => {
-        const store = createTagTypeStore(trx)
-        if (await store.find(input.name)) throw tagTypeTaken(input.name)
-        const audit = auditContext(actor)
-        const tagType: TagType = { name: input.name, description: input.description ?? null, icon: input.icon ?? null, color: input.color ?? null }
-        try {
-          await store.insert(tagType, audit.createdAt)
-        } catch (error) {
-          // Two creates raced past the check above: the primary key decides.
-          if (isUniqueViolation(error)) throw tagTypeTaken(input.name)
-          throw error
-        }
-        await appendEvents(trx, audit, [{ type: 'tag-type-created', data: tagType }])
-        return tagType
-      })
-    },
+    create: (input: TagTypeBody, actor: Actor): Promise<TagType> => db.transaction().execute((trx) => createIn(trx, input, auditContext(actor))),
+
+    createIn,
 
     /** What is sent replaces, what is not is kept. */
     update: (name: string, input: UpdateTagTypeBody, actor: Actor): Promise<void> =>
