@@ -1,0 +1,212 @@
+/**
+ * The load generator of bench/streaming-fanout.ts: one child process holding a share of the
+ * `/api/client/streaming` connections, over node:http (one socket each, no agent), reading the
+ * server-sent events as an SDK does — the state each stream holds (its last `id:`), and whether
+ * the watched flag is on in it. Told what to do over the IPC channel; times are reported as
+ * `performance.timeOrigin + performance.now()` (milliseconds since the epoch, sub-millisecond),
+ * which the parent reads the same way.
+ *
+ * With `reconnect`, a stream that ends or cannot be opened is opened again as the Node SDK's
+ * EventSource does (unleash-client: 2 s initial delay, jitter ratio 0.5, doubling up to 30 s,
+ * reset once a stream is up), sending its last id as `Last-Event-ID`.
+ */
+import { request, type ClientRequest } from 'node:http'
+
+export type ToClients =
+  | { type: 'open'; url: string; token: string; count: number; concurrency: number; reconnect: boolean }
+  | { type: 'watch'; flag: string; enabled: boolean }
+  | { type: 'settle'; hash: string; flag: string; enabled: boolean; timeoutMs: number }
+  | { type: 'close' }
+
+export type FromClients =
+  | { type: 'opened'; connected: number; failed: number; statuses: Record<string, number> }
+  | { type: 'watching' }
+  | { type: 'arrivals'; times: number[]; missing: number }
+  | { type: 'settled'; times: number[]; wrong: number; hydrated: number; resumed: number; hadChangeBeforeKill: number; attempts: number; statuses: Record<string, number> }
+
+interface Stream {
+  request: ClientRequest | undefined
+  /** The state it holds: the last `id:` read. */
+  id: string | undefined
+  /** Whether the watched flag is on in what it holds (undefined: not in it). */
+  enabled: boolean | undefined
+  /** Got `unleash-connected` on its current connection. */
+  connected: boolean
+  /** When the watched change arrived (absolute ms), once watching. */
+  arrived: number | undefined
+  /** When it last became up to date with the settled state (absolute ms). */
+  rightAt: number | undefined
+  failures: number
+  /** How its last reconnection's `unleash-connected` came: a hydration or the events since. */
+  lastConnected: 'hydration' | 'events' | undefined
+  hadChangeBeforeClose: boolean | undefined
+  closedOnce: boolean
+}
+
+const now = () => performance.timeOrigin + performance.now()
+const send = (message: FromClients) => process.send!(message)
+
+let options: Extract<ToClients, { type: 'open' }>
+const streams: Stream[] = []
+const statuses: Record<string, number> = {}
+let attempts = 0
+let closing = false
+let watch: { flag: string; enabled: boolean } | undefined
+let settle: { hash: string; flag: string; enabled: boolean } | undefined
+let onArrival: (() => void) | undefined
+let onRight: (() => void) | undefined
+let arrivedCount = 0
+
+/** Applies one delta body to what a stream holds: only the watched flag is followed. */
+function apply(stream: Stream, event: string, data: string): void {
+  const flag = watch?.flag ?? settle?.flag
+  if (flag === undefined || !data.includes(`"${flag}"`)) return
+  for (const item of (JSON.parse(data) as { events: any[] }).events) {
+    if (item.type === 'hydration') stream.enabled = item.features.find((f: any) => f.name === flag)?.enabled
+    else if (item.type === 'feature-updated' && item.feature.name === flag) stream.enabled = item.feature.enabled
+    else if (item.type === 'feature-removed' && item.featureName === flag) stream.enabled = undefined
+  }
+  if (event === 'unleash-updated' && watch && stream.arrived === undefined && stream.enabled === watch.enabled) {
+    stream.arrived = now()
+    if (++arrivedCount === streams.length) onArrival?.()
+  }
+}
+
+function checkRight(stream: Stream): void {
+  if (!settle || !stream.connected) return
+  const right = stream.id === settle.hash && stream.enabled === settle.enabled
+  if (right && stream.rightAt === undefined) {
+    stream.rightAt = now()
+    if (streams.every((s) => s.rightAt !== undefined)) onRight?.()
+  } else if (!right) stream.rightAt = undefined
+}
+
+function onMessage(stream: Stream, block: string): void {
+  let event = 'message'
+  let id: string | undefined
+  let data = ''
+  for (const line of block.split('\n')) {
+    if (line.startsWith('id: ')) id = line.slice(4)
+    else if (line.startsWith('event: ')) event = line.slice(7)
+    else if (line.startsWith('data: ')) data = line.slice(6)
+  }
+  if (event !== 'unleash-connected' && event !== 'unleash-updated') return
+  if (id !== undefined) stream.id = id
+  if (event === 'unleash-connected') {
+    stream.connected = true
+    stream.failures = 0
+    stream.lastConnected = data.includes('"type":"hydration"') ? 'hydration' : 'events'
+  }
+  apply(stream, event, data)
+  checkRight(stream)
+}
+
+/** Opens a stream's connection; resolves when its first message came, or it failed. */
+function connect(stream: Stream): Promise<void> {
+  attempts++
+  return new Promise((resolve) => {
+    let done = false
+    const finish = () => {
+      if (!done) (done = true), resolve()
+    }
+    const headers: Record<string, string> = { authorization: options.token, accept: 'text/event-stream', 'unleash-appname': 'fanout-bench' }
+    if (stream.id !== undefined) headers['last-event-id'] = stream.id
+    const req = request(`${options.url}/api/client/streaming`, { agent: false, headers }, (response) => {
+      const status = String(response.statusCode)
+      statuses[status] = (statuses[status] ?? 0) + 1
+      if (response.statusCode !== 200) {
+        response.resume()
+        response.on('end', () => lost(stream, req, finish))
+        return
+      }
+      response.setEncoding('utf8')
+      let buffer = ''
+      response.on('data', (chunk: string) => {
+        buffer += chunk
+        let end: number
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          onMessage(stream, buffer.slice(0, end))
+          buffer = buffer.slice(end + 2)
+          if (stream.connected) finish()
+        }
+      })
+      response.on('close', () => lost(stream, req, finish))
+    })
+    stream.request = req
+    req.on('error', () => lost(stream, req, finish))
+    req.end()
+  })
+}
+
+/** A connection ended or could not be made: it is opened again after the SDK's delay, when reconnecting. */
+function lost(stream: Stream, req: ClientRequest, finish: () => void): void {
+  finish()
+  // A request's error and its response's close both say so: the first counts.
+  if (stream.request !== req) return
+  stream.request = undefined
+  if (!stream.closedOnce) {
+    stream.closedOnce = true
+    stream.hadChangeBeforeClose = watch !== undefined && stream.enabled === watch.enabled
+  }
+  stream.connected = false
+  stream.rightAt = undefined
+  if (closing || !options.reconnect) return
+  const base = Math.min(30_000, 2_000 * 2 ** stream.failures++)
+  setTimeout(() => void connect(stream), base - Math.random() * 0.5 * base)
+}
+
+async function open(message: Extract<ToClients, { type: 'open' }>): Promise<void> {
+  options = message
+  for (let i = 0; i < message.count; i++) {
+    streams.push({ request: undefined, id: undefined, enabled: undefined, connected: false, arrived: undefined, rightAt: undefined, failures: 0, lastConnected: undefined, hadChangeBeforeClose: undefined, closedOnce: false })
+  }
+  // A bounded number of opens in flight: the server's accept queue is not flooded.
+  let next = 0
+  await Promise.all(Array.from({ length: message.concurrency }, async () => {
+    while (next < streams.length) await connect(streams[next++]!)
+  }))
+  send({ type: 'opened', connected: streams.filter((s) => s.connected).length, failed: streams.filter((s) => !s.connected).length, statuses })
+}
+
+process.on('message', (message: ToClients) => {
+  if (message.type === 'open') void open(message)
+  else if (message.type === 'watch') {
+    watch = { flag: message.flag, enabled: message.enabled }
+    for (const stream of streams) stream.arrived = undefined
+    arrivedCount = 0
+    const report = () => {
+      clearTimeout(timer)
+      onArrival = undefined
+      const times = streams.flatMap((s) => (s.arrived === undefined ? [] : [s.arrived]))
+      send({ type: 'arrivals', times, missing: streams.length - times.length })
+    }
+    const timer = setTimeout(report, 30_000)
+    onArrival = report
+    send({ type: 'watching' })
+  } else if (message.type === 'settle') {
+    settle = { hash: message.hash, flag: message.flag, enabled: message.enabled }
+    for (const stream of streams) checkRight(stream)
+    const report = () => {
+      clearTimeout(timer)
+      onRight = undefined
+      const times = streams.flatMap((s) => (s.rightAt === undefined ? [] : [s.rightAt]))
+      send({
+        type: 'settled',
+        times,
+        wrong: streams.length - times.length,
+        hydrated: streams.filter((s) => s.lastConnected === 'hydration').length,
+        resumed: streams.filter((s) => s.lastConnected === 'events').length,
+        hadChangeBeforeKill: streams.filter((s) => s.hadChangeBeforeClose).length,
+        attempts,
+        statuses,
+      })
+    }
+    const timer = setTimeout(report, message.timeoutMs)
+    onRight = report
+    if (streams.every((s) => s.rightAt !== undefined)) report()
+  } else if (message.type === 'close') {
+    closing = true
+    for (const stream of streams) stream.request?.destroy()
+    process.exit(0)
+  }
+})
