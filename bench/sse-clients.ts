@@ -1,6 +1,6 @@
 /**
  * The load generator of bench/streaming-fanout.ts: one child process holding a share of the
- * `/api/client/streaming` connections, over node:http (one socket each, no agent), reading the
+ * `/api/client/streaming` connections, over raw sockets (HTTP/1.1, chunked), reading the
  * server-sent events as an SDK does — the state each stream holds (its last `id:`), and whether
  * the watched flag is on in it. Told what to do over the IPC channel; times are reported as
  * `performance.timeOrigin + performance.now()` (milliseconds since the epoch, sub-millisecond),
@@ -10,7 +10,7 @@
  * EventSource does (unleash-client: 2 s initial delay, jitter ratio 0.5, doubling up to 30 s,
  * reset once a stream is up), sending its last id as `Last-Event-ID`.
  */
-import { request, type ClientRequest } from 'node:http'
+import { createConnection, type Socket } from 'node:net'
 
 export type ToClients =
   | { type: 'open'; url: string; token: string; count: number; concurrency: number; reconnect: boolean }
@@ -21,11 +21,11 @@ export type ToClients =
 export type FromClients =
   | { type: 'opened'; connected: number; failed: number; statuses: Record<string, number> }
   | { type: 'watching' }
-  | { type: 'arrivals'; times: number[]; missing: number }
+  | { type: 'arrivals'; times: number[]; missing: number; cpuMs: number }
   | { type: 'settled'; times: number[]; wrong: number; hydrated: number; resumed: number; hadChangeBeforeKill: number; attempts: number; statuses: Record<string, number> }
 
 interface Stream {
-  request: ClientRequest | undefined
+  socket: Socket | undefined
   /** The state it holds: the last `id:` read. */
   id: string | undefined
   /** Whether the watched flag is on in what it holds (undefined: not in it). */
@@ -101,7 +101,44 @@ function onMessage(stream: Stream, block: string): void {
   checkRight(stream)
 }
 
-/** Opens a stream's connection; resolves when its first message came, or it failed. */
+/**
+ * Reads a chunked HTTP/1.1 response's body as it comes (latin1: one character a byte; the flag
+ * names and ids looked for are ASCII).
+ */
+function dechunker(onBody: (text: string) => void): (text: string) => void {
+  let raw = ''
+  let remaining = 0
+  let trailer = 0
+  return (text) => {
+    raw += text
+    for (;;) {
+      if (trailer > 0) {
+        const skip = Math.min(trailer, raw.length)
+        raw = raw.slice(skip)
+        trailer -= skip
+        if (trailer > 0) return
+      }
+      if (remaining === 0) {
+        const line = raw.indexOf('\r\n')
+        if (line < 0) return
+        remaining = parseInt(raw.slice(0, line), 16)
+        raw = raw.slice(line + 2)
+        if (remaining === 0) return
+      }
+      if (raw.length === 0) return
+      const take = Math.min(remaining, raw.length)
+      onBody(raw.slice(0, take))
+      raw = raw.slice(take)
+      remaining -= take
+      if (remaining === 0) trailer = 2
+    }
+  }
+}
+
+/**
+ * Opens a stream's connection over a raw socket (the cheapest reader, so the generator takes
+ * little of the CPU the server needs); resolves when its first message came, or it failed.
+ */
 function connect(stream: Stream): Promise<void> {
   attempts++
   return new Promise((resolve) => {
@@ -109,41 +146,48 @@ function connect(stream: Stream): Promise<void> {
     const finish = () => {
       if (!done) (done = true), resolve()
     }
-    const headers: Record<string, string> = { authorization: options.token, accept: 'text/event-stream', 'unleash-appname': 'fanout-bench' }
-    if (stream.id !== undefined) headers['last-event-id'] = stream.id
-    const req = request(`${options.url}/api/client/streaming`, { agent: false, headers }, (response) => {
-      const status = String(response.statusCode)
-      statuses[status] = (statuses[status] ?? 0) + 1
-      if (response.statusCode !== 200) {
-        response.resume()
-        response.on('end', () => lost(stream, req, finish))
-        return
+    const url = new URL(options.url)
+    const socket = createConnection({ host: url.hostname, port: Number(url.port) })
+    socket.setEncoding('latin1')
+    socket.write(
+      `GET /api/client/streaming HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: ${options.token}\r\naccept: text/event-stream\r\nunleash-appname: fanout-bench\r\n` +
+        (stream.id === undefined ? '' : `last-event-id: ${stream.id}\r\n`) + '\r\n',
+    )
+    stream.socket = socket
+    let head: string | undefined = ''
+    let buffer = ''
+    const body = dechunker((text) => {
+      buffer += text
+      let end: number
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        onMessage(stream, buffer.slice(0, end))
+        buffer = buffer.slice(end + 2)
+        if (stream.connected) finish()
       }
-      response.setEncoding('utf8')
-      let buffer = ''
-      response.on('data', (chunk: string) => {
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          onMessage(stream, buffer.slice(0, end))
-          buffer = buffer.slice(end + 2)
-          if (stream.connected) finish()
-        }
-      })
-      response.on('close', () => lost(stream, req, finish))
     })
-    stream.request = req
-    req.on('error', () => lost(stream, req, finish))
-    req.end()
+    socket.on('data', (text: string) => {
+      if (head === undefined) return body(text)
+      head += text
+      const end = head.indexOf('\r\n\r\n')
+      if (end < 0) return
+      const status = head.slice(9, 12)
+      statuses[status] = (statuses[status] ?? 0) + 1
+      const rest = head.slice(end + 4)
+      head = undefined
+      // Anything but a stream (a 429) ends the connection: it is tried again later.
+      if (status !== '200') socket.destroy()
+      else if (rest) body(rest)
+    })
+    socket.on('close', () => lost(stream, socket, finish))
+    socket.on('error', () => {})
   })
 }
 
 /** A connection ended or could not be made: it is opened again after the SDK's delay, when reconnecting. */
-function lost(stream: Stream, req: ClientRequest, finish: () => void): void {
+function lost(stream: Stream, socket: Socket, finish: () => void): void {
   finish()
-  // A request's error and its response's close both say so: the first counts.
-  if (stream.request !== req) return
-  stream.request = undefined
+  if (stream.socket !== socket) return
+  stream.socket = undefined
   if (!stream.closedOnce) {
     stream.closedOnce = true
     stream.hadChangeBeforeClose = watch !== undefined && stream.enabled === watch.enabled
@@ -158,7 +202,7 @@ function lost(stream: Stream, req: ClientRequest, finish: () => void): void {
 async function open(message: Extract<ToClients, { type: 'open' }>): Promise<void> {
   options = message
   for (let i = 0; i < message.count; i++) {
-    streams.push({ request: undefined, id: undefined, enabled: undefined, connected: false, arrived: undefined, rightAt: undefined, failures: 0, lastConnected: undefined, hadChangeBeforeClose: undefined, closedOnce: false })
+    streams.push({ socket: undefined, id: undefined, enabled: undefined, connected: false, arrived: undefined, rightAt: undefined, failures: 0, lastConnected: undefined, hadChangeBeforeClose: undefined, closedOnce: false })
   }
   // A bounded number of opens in flight: the server's accept queue is not flooded.
   let next = 0
@@ -174,11 +218,13 @@ process.on('message', (message: ToClients) => {
     watch = { flag: message.flag, enabled: message.enabled }
     for (const stream of streams) stream.arrived = undefined
     arrivedCount = 0
+    const cpu = process.cpuUsage()
     const report = () => {
       clearTimeout(timer)
       onArrival = undefined
       const times = streams.flatMap((s) => (s.arrived === undefined ? [] : [s.arrived]))
-      send({ type: 'arrivals', times, missing: streams.length - times.length })
+      const used = process.cpuUsage(cpu)
+      send({ type: 'arrivals', times, missing: streams.length - times.length, cpuMs: (used.user + used.system) / 1000 })
     }
     const timer = setTimeout(report, 30_000)
     onArrival = report
@@ -206,7 +252,7 @@ process.on('message', (message: ToClients) => {
     if (streams.every((s) => s.rightAt !== undefined)) report()
   } else if (message.type === 'close') {
     closing = true
-    for (const stream of streams) stream.request?.destroy()
+    for (const stream of streams) stream.socket?.destroy()
     process.exit(0)
   }
 })

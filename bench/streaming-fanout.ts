@@ -194,6 +194,7 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
     rows.push([
       label,
       `${got} of ${STREAMS}`,
+      ms(delays[0]!),
       ms(percentile(delays, 50)),
       ms(percentile(delays, 99)),
       ms(delays.at(-1)!),
@@ -203,8 +204,8 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
       `${(cpu * 1000).toFixed(0)} ms${admin === streams ? '' : ` (A: ${(adminCpu * 1000).toFixed(0)} ms)`}`,
       `${connectSeconds.toFixed(1)} s, ${((connectCpuSeconds / connected) * 1e6).toFixed(0)} µs CPU each`,
     ])
-    console.log(`[${label}] change: ${got} of ${STREAMS} in p50 ${ms(percentile(delays, 50))}, p99 ${ms(percentile(delays, 99))}, max ${ms(delays.at(-1)!)}; ` +
-      `RSS ${before.rssMb.toFixed(0)} → ${after.rssMb.toFixed(0)} MB, heap ${before.heapMb.toFixed(0)} → ${after.heapMb.toFixed(0)} MB; server CPU ${(cpu * 1000).toFixed(0)} ms`)
+    console.log(`[${label}] change: ${got} of ${STREAMS} in first ${ms(delays[0]!)}, p50 ${ms(percentile(delays, 50))}, p99 ${ms(percentile(delays, 99))}, max ${ms(delays.at(-1)!)}; ` +
+      `generators' CPU ${arrivals.map((a) => a.cpuMs.toFixed(0)).join(' + ')} ms; RSS ${before.rssMb.toFixed(0)} → ${after.rssMb.toFixed(0)} MB, heap ${before.heapMb.toFixed(0)} → ${after.heapMb.toFixed(0)} MB; server CPU ${(cpu * 1000).toFixed(0)} ms`)
 
     if (!KILL) return
     // Switch back and kill the streams' server at once: some streams get the change first, some not.
@@ -249,7 +250,8 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
 const pennonEnv = {
   INIT_ADMIN_API_TOKENS: TOKEN,
   STREAMING_MAX_CONNECTIONS: String(STREAMS + 1000),
-  NODE_OPTIONS: '--inspect=127.0.0.1:0',
+  // BENCH_NODE_OPTIONS: more for the servers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+  NODE_OPTIONS: `--inspect=127.0.0.1:0 ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
 }
 const rows: string[][] = []
 const killRows: string[][] = []
@@ -272,7 +274,7 @@ if (process.env.BENCH_DATABASE_URL) {
   })
 }
 console.log()
-printMarkdownTable(['case', 'got the change', 'p50', 'p99', 'max', 'admin answer', 'RSS per stream', 'heap per stream', 'server CPU for the change', 'connecting all'], rows)
+printMarkdownTable(['case', 'got the change', 'first', 'p50', 'p99', 'max', 'admin answer', 'RSS per stream', 'heap per stream', 'server CPU for the change', 'connecting all'], rows)
 if (killRows.length > 0) {
   console.log()
   printMarkdownTable(['case (SIGKILL, restart)', 'back and right', 'listening again', 'p50 back', 'all back', 'had the change before the kill', 'hydrated / resumed', 'reconnection attempts'], killRows)
