@@ -14,7 +14,8 @@ import { createConnection, type Socket } from 'node:net'
 
 export type ToClients =
   | { type: 'open'; url: string; token: string; count: number; concurrency: number; reconnect: boolean }
-  | { type: 'watch'; flag: string; enabled: boolean }
+  /** Follow a change: with `report`, say when every stream has it (or after 30 s). */
+  | { type: 'watch'; flag: string; enabled: boolean; report: boolean }
   | { type: 'settle'; hash: string; flag: string; enabled: boolean; timeoutMs: number }
   | { type: 'close' }
 
@@ -226,8 +227,8 @@ process.on('message', (message: ToClients) => {
       const used = process.cpuUsage(cpu)
       send({ type: 'arrivals', times, missing: streams.length - times.length, cpuMs: (used.user + used.system) / 1000 })
     }
-    const timer = setTimeout(report, 30_000)
-    onArrival = report
+    const timer = message.report ? setTimeout(report, 30_000) : undefined
+    onArrival = message.report ? report : undefined
     send({ type: 'watching' })
   } else if (message.type === 'settle') {
     settle = { hash: message.hash, flag: message.flag, enabled: message.enabled }

@@ -179,7 +179,7 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
     const after = await memory(streams)
 
     // One change, through the admin API.
-    generators.forEach((g) => g.tell({ type: 'watch', flag: TARGET, enabled: true }))
+    generators.forEach((g) => g.tell({ type: 'watch', flag: TARGET, enabled: true, report: true }))
     await all(generators, 'watching')
     const cpuBefore = cpuSeconds(streams.pid)
     const adminCpuBefore = cpuSeconds(admin.pid)
@@ -209,7 +209,7 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
 
     if (!KILL) return
     // Switch back and kill the streams' server at once: some streams get the change first, some not.
-    generators.forEach((g) => g.tell({ type: 'watch', flag: TARGET, enabled: false }))
+    generators.forEach((g) => g.tell({ type: 'watch', flag: TARGET, enabled: false, report: false }))
     await all(generators, 'watching')
     await toggle(admin.url, false)
     const killed = now()
