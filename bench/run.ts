@@ -7,7 +7,9 @@
  * a client and a frontend token), each in turn with node:http replaying its answers
  * (sdk-bench.ts); by themselves: bench/client-features.ts, bench/frontend.ts.
  * Then (h) SDK metrics (bench/client-metrics.ts), (i) and (j) the playground (bench/playground.ts),
- * and the 1,000,000-event project read (skip each with BENCH_METRICS=0, BENCH_PLAYGROUND=0, BENCH_MILLION=0).
+ * the 1,000,000-event project read, and one change fanned out to 10,000 streams, with a SIGKILL
+ * under them (bench/streaming-fanout.ts --kill) (skip each with BENCH_METRICS=0, BENCH_PLAYGROUND=0,
+ * BENCH_MILLION=0, BENCH_STREAMING=0).
  *   npm run bench
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
  */
@@ -161,5 +163,12 @@ if (process.env.BENCH_PLAYGROUND !== '0') {
 if (process.env.BENCH_MILLION !== '0') {
   console.log('\n1,000,000 events of one project, streamed:')
   const result = spawnSync(process.execPath, ['bench/events-project-million.ts'], { stdio: 'inherit', env: process.env })
+  if (result.status !== 0) process.exitCode = 1
+}
+
+// One change to 10,000 SSE streams, then the streams' server killed and restarted (skip with BENCH_STREAMING=0).
+if (process.env.BENCH_STREAMING !== '0') {
+  console.log('\nOne change fanned out to 10,000 streams:')
+  const result = spawnSync(process.execPath, ['bench/streaming-fanout.ts', '--kill'], { stdio: 'inherit', env: process.env })
   if (result.status !== 0) process.exitCode = 1
 }
