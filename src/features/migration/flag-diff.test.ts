@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { chunks, flagFingerprints, parentsFirst, sliceExport } from './flag-diff.ts'
-import { generateContexts, knownFrontendDifference } from './verify-contexts.ts'
+import { constraintValues, generateContexts, knownFrontendDifference } from './verify-contexts.ts'
 
 const doc = (strategyId: string, segmentId: number, overrides: unknown[] | undefined) => ({
   features: [{ name: 'a', type: 'release', description: '', stale: false, impressionData: false }, { name: 'b', type: 'release' }],
@@ -37,4 +37,11 @@ test('generated contexts try the constraint values and their neighbours; known f
   assert.equal(contexts[1]!.currentTime, undefined)
   assert.match(knownFrontendDifference(served.features[0], contexts[0]!, served)!, /ignores currentTime/)
   assert.match(knownFrontendDifference(served.features[0], contexts[1]!, served)!, /parent must be off/)
+})
+
+test('generated currentTime values are always date-times (Unleash refuses any other in a frontend request)', () => {
+  const served = {
+    features: [{ name: 'a', strategies: [{ name: 'default', constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2024-01-01T00:00:00Z' }] }] }],
+  }
+  assert.deepEqual(constraintValues(served).get('currentTime'), ['2023-12-31T00:00:00.000Z', '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z'])
 })

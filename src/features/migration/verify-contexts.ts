@@ -67,6 +67,9 @@ export function constraintValues(served: Served): Map<string, string[]> {
       if (strategy.name === 'remoteAddress' && typeof ips === 'string') for (const ip of ips.split(',')) map.set('remoteAddress', (map.get('remoteAddress') ?? new Set()).add(ip.trim().replace(/\/\d+$/, '')))
     }
   }
+  // currentTime must be a date-time: Unleash's frontend API refuses a request whose currentTime is not (400).
+  const times = map.get('currentTime')
+  if (times) map.set('currentTime', new Set([...times].filter((v) => !Number.isNaN(Date.parse(v))).map((v) => new Date(Date.parse(v)).toISOString())))
   return new Map([...map].map(([name, set]) => [name, [...set].sort()]))
 }
 
