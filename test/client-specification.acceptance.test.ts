@@ -18,7 +18,7 @@ import { once } from 'node:events'
 import { InMemStorageProvider, Unleash, type Context } from 'unleash-client'
 import { UnleashClient } from 'unleash-proxy-client'
 import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
-import { createSpecificationState, readingRemoteAddress, readSpecificationFile, specificationFiles, stateOf, type SpecificationTest } from './specification-state.ts'
+import { casesOf, createSpecificationState, readingRemoteAddress, readingSessionId, readSpecificationFile, specificationFiles, stateOf, type SpecificationTest } from './specification-state.ts'
 
 const tally = new Map<string, { passed: number; notApplicable: string[] }>()
 after(() => {
@@ -98,10 +98,7 @@ async function playgroundAnswer(pennon: TestApp, test: SpecificationTest & { kin
 onEachDatabase('client specification', (database) => {
   for (const fileName of specificationFiles()) {
     const file = readSpecificationFile(fileName)
-    const cases: Array<SpecificationTest & { kind: 'isEnabled' | 'getVariant' }> = [
-      ...(file.tests ?? []).map((t) => ({ ...t, kind: 'isEnabled' as const })),
-      ...(file.variantTests ?? []).map((t) => ({ ...t, kind: 'getVariant' as const })),
-    ]
+    const cases = casesOf(file)
 
     describe(`${fileName} [${database.name}]`, () => {
       test('the Node SDK (client API), the browser SDK (frontend API) and the playground answer as the specification says', { timeout: 120_000 }, async (t) => {
@@ -109,7 +106,7 @@ onEachDatabase('client specification', (database) => {
         const state = stateOf(file)
         const { refused } = await createSpecificationState(pennon, state)
         const remoteAddressReaders = readingRemoteAddress(state)
-        const sessionIdReaders = new Set(state.features.filter((f) => (f.strategies ?? []).some((s) => s.name === 'gradualRolloutSessionId')).map((f) => f.name))
+        const sessionIdReaders = readingSessionId(state)
         const base = await listening(pennon)
         const clientToken = await apiToken(pennon, 'client', 'specification-client')
         const frontendToken = await apiToken(pennon, 'frontend', 'specification-frontend')

@@ -18,7 +18,7 @@ import { InMemStorageProvider, type ClientFeaturesResponse } from 'unleash-clien
 import { defaultStrategies } from 'unleash-client/lib/strategy/index.js'
 import { UnleashClient } from 'unleash-proxy-client'
 import { apiToken, call, eventually, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
-import { createSpecificationState, readingRemoteAddress, readSpecificationFile, specificationFiles, stateOf, type SpecificationTest } from './specification-state.ts'
+import { casesOf, createSpecificationState, readingRemoteAddress, readingSessionId, readSpecificationFile, specificationFiles, stateOf } from './specification-state.ts'
 
 const CLIENT_KEY = 'proxy-client-key'
 
@@ -107,10 +107,7 @@ const asWritten = ({ featureEnabled: _deprecated, ...variant }: Record<string, u
 onEachDatabase('client specification through the Unleash Proxy', (database) => {
   for (const fileName of specificationFiles()) {
     const file = readSpecificationFile(fileName)
-    const cases: Array<SpecificationTest & { kind: 'isEnabled' | 'getVariant' }> = [
-      ...(file.tests ?? []).map((t) => ({ ...t, kind: 'isEnabled' as const })),
-      ...(file.variantTests ?? []).map((t) => ({ ...t, kind: 'getVariant' as const })),
-    ]
+    const cases = casesOf(file)
 
     describe(`${fileName} [${database.name}]`, () => {
       test('the browser SDK through the Unleash Proxy answers as the specification says', { timeout: 120_000 }, async (t) => {
@@ -118,7 +115,7 @@ onEachDatabase('client specification through the Unleash Proxy', (database) => {
         const state = stateOf(file)
         const { refused } = await createSpecificationState(pennon, state)
         const remoteAddressReaders = readingRemoteAddress(state)
-        const sessionIdReaders = new Set(state.features.filter((f) => (f.strategies ?? []).some((s) => s.name === 'gradualRolloutSessionId')).map((f) => f.name))
+        const sessionIdReaders = readingSessionId(state)
         const proxy = await startProxy(await listening(pennon), await apiToken(pennon, 'client', 'proxy-client'))
         t.after(() => proxy.close())
 

@@ -209,3 +209,17 @@ export function readingRemoteAddress(state: SpecState): Set<string> {
       .map((feature) => feature.name),
   )
 }
+
+/** A file's tests, each marked with what it asks: whether the flag is on, or its variant. */
+export type SpecificationCase = SpecificationTest & { kind: 'isEnabled' | 'getVariant' }
+export function casesOf(file: SpecificationFile): SpecificationCase[] {
+  return [
+    ...(file.tests ?? []).map((t) => ({ ...t, kind: 'isEnabled' as const })),
+    ...(file.variantTests ?? []).map((t) => ({ ...t, kind: 'getVariant' as const })),
+  ]
+}
+
+/** The flags whose rollout reads the sessionId (a frontend SDK without one gets a random one, so they are not applicable there). */
+export function readingSessionId(state: SpecState): Set<string> {
+  return new Set(state.features.filter((f) => (f.strategies ?? []).some((s) => s.name === 'gradualRolloutSessionId')).map((f) => f.name))
+}
