@@ -116,7 +116,7 @@ onEachDatabase('README', (database) => {
     }
   })
 
-  test('the streaming snippet, saved as app-streaming.js, prints the flag, then its change within a second', { timeout: 60_000 }, async (t) => {
+  test('the streaming snippet, saved as app-streaming.js, prints the flag, then its change before the SDK\'s next poll', { timeout: 60_000 }, async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listen(pennon)
     const secret = await prepare(pennon, 'client')
@@ -128,7 +128,9 @@ onEachDatabase('README', (database) => {
     assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/new-checkout/environments/production/off')).status, 200)
     assert.equal(await app.next(), 'new-checkout is off for user 42')
     const took = performance.now() - switched
-    assert.ok(took < 1_000, `the change was printed after ${took} ms`)
+    // The SDK's next poll would be 15 s away: printed sooner, the change came by the stream.
+    assert.ok(took < 10_000, `the change was printed after ${took} ms`)
+    t.diagnostic(`the change was printed after ${Math.round(took)} ms`)
     assert.equal(app.stderr(), '')
   })
 
