@@ -60,7 +60,7 @@ export function startProcess(script: string, env: Record<string, string>, args: 
         output: () => output,
         stop: () =>
           new Promise<void>((done) => {
-            if (child.exitCode !== null) return done()
+            if (child.exitCode !== null || child.signalCode !== null) return done()
             child.once('exit', () => done())
             child.kill('SIGTERM')
           }),
