@@ -9,6 +9,7 @@ import { test } from 'node:test'
 import { apiToken, call, errorOf, eventually, onEachDatabase, serviceAccountToken, useTestApp, useTwoInstances, withoutId, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
 import { addDependency, archive, createFlag, createProject, depend, projectPath } from '../flags/flag-test-helpers.ts'
 import { addStrategy, placePath, strategiesPath, toggle } from '../strategies/strategy-test-helpers.ts'
+import { flag, rolloutOf } from './client-test-helpers.ts'
 
 const FEATURES = '/api/client/features'
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -51,22 +52,6 @@ async function read(pennon: Pick<TestApp, 'app' | 'adminToken'>, token: string, 
   return answerOf(await call(pennon, 'GET', `${FEATURES}${query}`, undefined, { token, headers }))
 }
 
-/** A flag as the client API shows it, every field at its default unless given. */
-const flag = (name: string, fields: Record<string, unknown> = {}) => ({
-  name,
-  type: 'release',
-  enabled: false,
-  project: 'default',
-  stale: false,
-  strategies: [],
-  variants: [],
-  description: null,
-  impressionData: false,
-  ...fields,
-})
-
-/** The strategy `on` adds to a flag without one, as the client API shows it. */
-const rolloutOf = (feature: string) => ({ name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: feature }, variants: [] })
 
 const query = (fields: Record<string, unknown> = {}) => ({ environment: 'development', inlineSegmentConstraints: true, ...fields })
 

@@ -9,24 +9,11 @@ import { test } from 'node:test'
 import { allEvents, apiToken, call, errorOf, onEachDatabase, useTestApp, withoutId, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
 import { archive, createFlag, createProject } from '../flags/flag-test-helpers.ts'
 import { addStrategy, strategiesPath, toggle } from '../strategies/strategy-test-helpers.ts'
+import { flag, rolloutOf } from './client-test-helpers.ts'
+import { ETAG, JSON_TYPE } from './frontend-test-helpers.ts'
 
 const DELTA = '/api/client/delta'
-const JSON_TYPE = 'application/json; charset=utf-8'
-const ETAG = /^"[A-Za-z0-9_-]{27}"$/
 
-const flag = (name: string, fields: Record<string, unknown> = {}) => ({
-  name,
-  type: 'release',
-  enabled: false,
-  project: 'default',
-  stale: false,
-  strategies: [],
-  variants: [],
-  description: null,
-  impressionData: false,
-  ...fields,
-})
-const rolloutOf = (feature: string) => ({ name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: feature }, variants: [] })
 const withSegments = (...segments: number[]) => ({ name: 'default', constraints: [], parameters: {}, variants: [], segments })
 const inCountry = (...values: string[]) => ({ contextName: 'country', operator: 'IN', values })
 

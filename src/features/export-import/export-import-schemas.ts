@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { CreateFlagBody } from '../flags/flag-schemas.ts'
 import { ConstraintBody } from '../segments/segment-schemas.ts'
 import { StrategyVariantBody, VariantBody } from '../strategies/variant-schemas.ts'
+import { ConstraintResponse } from '../strategies/strategy-schemas.ts'
 
 /** At most this many flags in one export selection or one import. */
 export const MAX_IMPORT_FEATURES = 1000
@@ -168,14 +169,6 @@ export const ImportBody = Type.Object(
 export type ImportBody = Static<typeof ImportBody>
 
 // Answers: what the export writes (no timestamps, no ids of the target beyond strategies' and segments').
-const ConstraintOut = Type.Object({
-  contextName: Type.String(),
-  operator: Type.String(),
-  caseInsensitive: Type.Optional(Type.Boolean()),
-  inverted: Type.Optional(Type.Boolean()),
-  values: Type.Array(Type.String()),
-  value: Type.Optional(Type.String()),
-})
 const PayloadOut = Type.Object({ type: Type.String(), value: Type.String() })
 const VariantOut = Type.Object({
   name: Type.String(),
@@ -205,7 +198,7 @@ export const ExportResult = Type.Object({
       featureName: Type.String(),
       title: nullable(Type.String()),
       parameters: Type.Record(Type.String(), Type.String()),
-      constraints: Type.Array(ConstraintOut),
+      constraints: Type.Array(ConstraintResponse),
       variants: Type.Array(VariantOut),
       disabled: Type.Boolean(),
       segments: Type.Array(Type.Integer()),
