@@ -52,7 +52,6 @@ async function read(pennon: Pick<TestApp, 'app' | 'adminToken'>, token: string, 
   return answerOf(await call(pennon, 'GET', `${FEATURES}${query}`, undefined, { token, headers }))
 }
 
-
 const query = (fields: Record<string, unknown> = {}) => ({ environment: 'development', inlineSegmentConstraints: true, ...fields })
 
 async function createSegment(pennon: TestApp, name: string, constraints: unknown[], project?: string): Promise<number> {
