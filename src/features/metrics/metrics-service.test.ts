@@ -7,6 +7,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import type { DialectName } from '../../db/dialect.ts'
 import { call, onEachDatabase, sql, useTestApp } from '../../../test/test-app.ts'
 import { AppError } from '../../http/errors.ts'
 import { createMetricsService } from './metrics-service.ts'
@@ -17,6 +20,27 @@ const bucket = (toggles: Record<string, { yes?: number; no?: number }>) => ({
   appName: 'service-test',
   bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles },
 })
+
+/** Makes every insert and update of client_metrics_env fail (a trigger that raises), until allowWrites. */
+async function refuseWrites(db: Kysely<Database>, dialect: DialectName): Promise<void> {
+  if (dialect === 'sqlite') {
+    for (const event of ['insert', 'update']) {
+      await sql.raw(`create trigger refuse_${event} before ${event} on client_metrics_env begin select raise(abort, 'refused by the test'); end`).execute(db)
+    }
+    return
+  }
+  await sql`create function refuse_writes() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`.execute(db)
+  await sql`create trigger refuse_writes before insert or update on client_metrics_env for each row execute function refuse_writes()`.execute(db)
+}
+
+async function allowWrites(db: Kysely<Database>, dialect: DialectName): Promise<void> {
+  if (dialect === 'sqlite') {
+    for (const event of ['insert', 'update']) await sql.raw(`drop trigger refuse_${event}`).execute(db)
+    return
+  }
+  await sql`drop trigger refuse_writes on client_metrics_env`.execute(db)
+  await sql`drop function refuse_writes()`.execute(db)
+}
 
 onEachDatabase('metrics service', (database) => {
   test('a failed flush keeps its counts; too much held is refused with 429, and accepted again once written', async (t) => {
@@ -38,8 +62,9 @@ onEachDatabase('metrics service', (database) => {
     const stored = async () =>
       (await db.selectFrom('client_metrics_env').select(['yes', 'no']).where('feature_name', '=', 'kept').where('app_name', '=', 'service-test').execute()).map((r) => [r.yes, r.no])
 
-    // The counts table gone for a while: flushes fail.
-    await sql`alter table client_metrics_env rename to client_metrics_env_away`.execute(db)
+    // Writes to the counts table refused for a while: flushes fail. (A trigger, not a rename: renaming
+    // a table races with the catalog reads of migrations running in other test schemas at the same time.)
+    await refuseWrites(db, pennon.database.dialect)
     await metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
     await metrics.flush()
     assert.equal(errors.length, 1, 'the failed flush is logged')
@@ -67,7 +92,7 @@ onEachDatabase('metrics service', (database) => {
     assert.equal(round, Math.ceil(maxHeld / (2 * perPost)))
     assert.ok(metrics.held >= maxHeld)
 
-    await sql`alter table client_metrics_env_away rename to client_metrics_env`.execute(db)
+    await allowWrites(db, pennon.database.dialect)
     await metrics.flush()
     assert.equal(metrics.held, 0)
     assert.deepEqual(await stored(), [[3, 1]], 'the counts of every failed flush, written once')
