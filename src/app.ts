@@ -80,6 +80,14 @@ import { createRevertService } from './features/revert/revert-service.ts'
 import { exportImportRoutes } from './features/export-import/export-import-routes.ts'
 import { createExportService } from './features/export-import/export-service.ts'
 import { createImportService } from './features/export-import/import-service.ts'
+import { createSessionService } from './features/sessions/session-service.ts'
+import { createSessionAuthentication } from './features/sessions/session-authentication.ts'
+import { authRoutes } from './features/sessions/auth-routes.ts'
+import { createUserService } from './features/users/user-service.ts'
+import { userRoutes } from './features/users/user-routes.ts'
+import { profileRoutes } from './features/users/profile-routes.ts'
+import { patRoutes } from './features/personal-tokens/pat-routes.ts'
+import { createPatService } from './features/personal-tokens/pat-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -94,7 +102,11 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   const { db, reader } = database
   // What was read from the database is remembered while this says nothing changed (tokens, events, archive validations).
   const changes = database.watchChanges()
-  const authenticate = createAuthenticator({ db, config, changes })
+  // Who a request is: its Authorization token, or without one its session cookie (docs/security.md).
+  const sessions = createSessionService({ db, config })
+  const sessionOf = createSessionAuthentication(sessions, config)
+  const authenticate = createAuthenticator({ db, config, changes, session: sessionOf })
+  const users = createUserService({ db })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
   const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'
@@ -185,6 +197,9 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
     await admin.register(meRoutes)
+    await admin.register(userRoutes, { users, config })
+    await admin.register(profileRoutes, { db, users })
+    await admin.register(patRoutes, { pats: createPatService({ db }) })
     await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
@@ -235,6 +250,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   }) })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
+  await app.register(authRoutes, { db, config, sessions, users, sessionOf })
   await app.register(consoleRoutes, { authType: config.authType })
 
   return app

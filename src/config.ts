@@ -49,6 +49,16 @@ export interface Config {
   readonly streamingHeartbeatMs: number
   /** Steps between states kept per scope for deltas; an SDK further behind is sent a hydration. */
   readonly deltaHistoryRevisions: number
+  /** A signed-in session ends after this long without a request (docs/security.md). */
+  readonly sessionIdleMs: number
+  /** And this long after sign-in, whatever the activity. */
+  readonly sessionMaxAgeMs: number
+  /** `true`: session cookies are always `Secure`; `false` (default): when the request came over HTTPS (as TRUST_PROXY tells). */
+  readonly secureCookies: boolean
+  /** Where people reach Pennon (`https://flags.example.com`): the base of invite and reset links; absent: the request's own origin. */
+  readonly publicUrl: string | undefined
+  /** Failed sign-ins one address may make for one account per 15 minutes before 429; 0 turns the limit off. */
+  readonly loginFailuresPerAccount: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -150,6 +160,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
   }
 
+  const publicUrl = env.PUBLIC_URL || undefined
+  if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+(\/[^\s]*)?$/.test(publicUrl)) {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL like https://flags.example.com; got ${JSON.stringify(publicUrl)}`)
+  }
+  if (env.SECURE_COOKIES !== undefined && env.SECURE_COOKIES !== '' && env.SECURE_COOKIES !== 'true' && env.SECURE_COOKIES !== 'false') {
+    throw new ConfigError(`SECURE_COOKIES must be "true" or "false"; got ${JSON.stringify(env.SECURE_COOKIES)}`)
+  }
+
   return Object.freeze({
     port,
     host: env.HOST || '0.0.0.0',
@@ -175,5 +193,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     streamingMaxConnections: wholeNumber(env, 'STREAMING_MAX_CONNECTIONS', 1000, 0, 1_000_000),
     streamingHeartbeatMs: wholeNumber(env, 'STREAMING_HEARTBEAT_MS', 30_000, 10, 3_600_000),
     deltaHistoryRevisions: wholeNumber(env, 'DELTA_HISTORY_REVISIONS', 100, 1, 100_000),
+    sessionIdleMs: wholeNumber(env, 'SESSION_IDLE_MINUTES', 24 * 60, 1, 525_600) * 60_000,
+    sessionMaxAgeMs: wholeNumber(env, 'SESSION_MAX_AGE_HOURS', 7 * 24, 1, 8_760) * 3_600_000,
+    secureCookies: env.SECURE_COOKIES === 'true',
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    loginFailuresPerAccount: wholeNumber(env, 'LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 10_000),
   })
 }

@@ -360,7 +360,7 @@ onEachDatabase('console in a browser', (database) => {
       const refused = page.getByRole('alert').filter({ hasText: 'last credential' })
       await refused.waitFor()
       assert.equal(await refused.innerText(),
-        'API token "admin" is the last credential that can administer Pennon, so it cannot be deleted. Create another admin token or a token for an Admin service account first.')
+        'API token "admin" is the last credential that can administer Pennon, so it cannot be deleted. Create another admin token, a token for an Admin service account, or an Admin user with a password first.')
       const stored = (await call(pennon, 'GET', '/api/admin/api-tokens')).body.tokens as Array<{ tokenName: string; type: string }>
       assert.deepEqual(stored.map((token) => [token.tokenName, token.type]), [['admin', 'admin']])
       // Still signed in, on the same page.

@@ -43,7 +43,7 @@ export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true 
  * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
  * of another table cascades into them; a statement that writes them names them.
  */
-const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens)\b/i
+const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens|users|personal_access_tokens)\b/i
 
 /** The tables flags are served to SDKs from; what cascades into them starts from a table listed here too. */
 const FLAG_TABLES = /\b(projects|features|feature_dependencies|environments|project_environments|feature_environments|feature_strategies|feature_strategy_segments|segments|strategy_definitions|feature_tags|tags|tag_types)\b/i

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from './tables.ts'
 import { prepared } from './prepared.ts'
 
-export type CounterName = 'event_id' | 'segment_id' | 'segment_count' | 'service_account_id' | 'service_account_token_id'
+export type CounterName = 'event_id' | 'segment_id' | 'segment_count' | 'service_account_id' | 'service_account_token_id' | 'personal_token_id'
 
 /**
  * Adds `by` to a counter and returns its new value. Call it inside the writing

@@ -11,6 +11,7 @@ import * as featureTypes from './migrations/0009-feature-types.ts'
 import * as tags from './migrations/0010-tags.ts'
 import * as contextFields from './migrations/0011-context-fields.ts'
 import * as usageReads from './migrations/0012-usage-reads.ts'
+import * as users from './migrations/0013-users.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0010-tags': tags,
   '0011-context-fields': contextFields,
   '0012-usage-reads': usageReads,
+  '0013-users': users,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

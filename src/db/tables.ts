@@ -74,6 +74,49 @@ export interface ServiceAccountTokensTable {
   created_at: Timestamp
 }
 
+export interface UsersTable {
+  id: number
+  name: string | null
+  username: string | null
+  /** Lower case. */
+  email: string | null
+  /** password.ts's encoding; null until the user sets a password. */
+  password_hash: string | null
+  root_role: number
+  /** Failed sign-ins since the last successful one. */
+  login_attempts: number
+  seen_at: Timestamp | null
+  created_at: Timestamp
+}
+
+export interface UserSessionsTable {
+  /** SHA-256 of the cookie's secret, hex. */
+  secret_hash: string
+  user_id: number
+  created_at: Timestamp
+  seen_at: Timestamp
+  /** The absolute end, whatever the activity. */
+  expires_at: Timestamp
+}
+
+export interface PersonalAccessTokensTable {
+  id: number
+  user_id: number
+  description: string
+  secret_hash: string
+  expires_at: Timestamp
+  seen_at: Timestamp | null
+  created_at: Timestamp
+}
+
+export interface PasswordResetTokensTable {
+  secret_hash: string
+  user_id: number
+  created_by: string
+  expires_at: Timestamp
+  created_at: Timestamp
+}
+
 export interface EventsTable {
   id: number
   type: string
@@ -282,6 +325,10 @@ export interface Database {
   api_tokens: ApiTokensTable
   service_accounts: ServiceAccountsTable
   service_account_tokens: ServiceAccountTokensTable
+  users: UsersTable
+  user_sessions: UserSessionsTable
+  personal_access_tokens: PersonalAccessTokensTable
+  password_reset_tokens: PasswordResetTokensTable
   events: EventsTable
   counters: CountersTable
   environments: EnvironmentsTable

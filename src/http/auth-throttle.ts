@@ -11,13 +11,14 @@ export interface AuthThrottle {
   recordFailure(address: string, now?: number): void
 }
 
-const WINDOW_MS = 60_000
 // Bounds the memory an address-hopping client can make us spend: so many addresses, each so long
 // (an IPv6 address with a zone fits; with TRUST_PROXY=true a client may name itself anything).
 const MAX_TRACKED_ADDRESSES = 10_000
 const MAX_ADDRESS_LENGTH = 64
 
-export function createAuthThrottle(limitPerMinute: number): AuthThrottle {
+/** `limitPerMinute` failures per `windowMs` (one minute unless told; sign-ins count per 15 minutes). */
+export function createAuthThrottle(limitPerMinute: number, windowMs = 60_000): AuthThrottle {
+  const WINDOW_MS = windowMs
   const windows = new Map<string, { start: number; failures: number }>()
 
   function prune(now: number): void {

@@ -8,6 +8,7 @@ export const ErrorDetail = Type.Object({
   message: Type.String(),
   eventId: Type.Optional(Type.Integer({ description: 'An event the detail is about (a revert refused for a later event)' })),
   eventType: Type.Optional(Type.String()),
+  validationErrors: Type.Optional(Type.Array(Type.String(), { description: 'Every rule a password breaks (OwaspValidationError)' })),
 })
 
 export const ErrorResponse = Type.Object(

@@ -8,6 +8,8 @@ export interface ErrorDetail {
   /** A detail about an event (a revert's conflicting later event): its id and type. */
   eventId?: number
   eventType?: string
+  /** Every rule a password breaks (OwaspValidationError). */
+  validationErrors?: string[]
 }
 
 export type ErrorName =
@@ -25,6 +27,8 @@ export type ErrorName =
   | 'RequestHeaderFieldsTooLarge'
   | 'RequestTimeoutError'
   | 'InternalError'
+  | 'OwaspValidationError'
+  | 'PasswordMismatch'
 
 export class AppError extends Error {
   readonly status: number
@@ -86,7 +90,7 @@ export const exceedsLimit = (message: string): AppError => new AppError(400, 'Ex
 export const unauthenticated = (message: string): AppError => new AppError(401, 'AuthenticationRequired', message)
 export const forbidden = (message: string, permissions: string[]): AppError =>
   new AppError(403, 'NoAccessError', message, { permissions })
-export const tooManyRequests = (retryAfterSeconds: number): AppError =>
-  new AppError(429, 'TooManyRequestsError', `Too many failed authentications from this address: try again in ${retryAfterSeconds} seconds.`, {
-    headers: { 'retry-after': String(retryAfterSeconds) },
-  })
+export const tooManyRequests = (
+  retryAfterSeconds: number,
+  message = `Too many failed authentications from this address: try again in ${retryAfterSeconds} seconds.`,
+): AppError => new AppError(429, 'TooManyRequestsError', message, { headers: { 'retry-after': String(retryAfterSeconds) } })

@@ -71,7 +71,7 @@ export function rolePermissions(rootRole: number): ReadonlySet<Permission> {
   return new Set()
 }
 
-export type PrincipalKind = 'admin-token' | 'client-token' | 'frontend-token' | 'service-account' | 'open-access'
+export type PrincipalKind = 'admin-token' | 'client-token' | 'frontend-token' | 'service-account' | 'user' | 'open-access'
 
 /** The authenticated caller of an admin request; also the actor its changes' events name (events/audit.ts). */
 export interface Principal {
@@ -81,6 +81,19 @@ export interface Principal {
   readonly permissions: ReadonlySet<Permission>
   /** Client and frontend tokens: the environment and projects (`*`: all) they read flags of. */
   readonly scope?: TokenScope
+  /** A user signed in with a session cookie: the session's secret hash (what signing out ends). */
+  readonly session?: string
+}
+
+/** A person (kind `user`) as their events name them: email if they have one, else username, and their id. */
+export function userPrincipal(user: { id: number; email: string | null; username: string | null; root_role: number }, session?: string): Principal {
+  return {
+    kind: 'user',
+    name: user.email ?? user.username ?? String(user.id),
+    userId: user.id,
+    permissions: rolePermissions(user.root_role),
+    ...(session === undefined ? {} : { session }),
+  }
 }
 
 export interface TokenScope {

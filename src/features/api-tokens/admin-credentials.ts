@@ -1,7 +1,7 @@
 /**
  * The rule that keeps Pennon administrable: the last credential that can administer it cannot be
- * removed. Admin-capable: an unexpired admin API token, or an unexpired token of a service
- * account whose root role is Admin. Without one, token auth locks everybody out of the admin API
+ * removed. Admin-capable: an unexpired admin API token, an unexpired token of a service
+ * account whose root role is Admin, or an Admin user with a password (who can sign in). Without one, token auth locks everybody out of the admin API
  * (the way back is a start-up with INIT_ADMIN_API_TOKENS or `npm run admin-token`: README.md).
  */
 import type { Kysely } from 'kysely'
@@ -14,6 +14,8 @@ import { isExpired } from './token-store.ts'
 export type AdminCredential =
   | { kind: 'api-token'; tokenName: string }
   | { kind: 'service-account-token'; accountId: number }
+  /** An Admin user who can sign in (has a password): they can mint tokens again. */
+  | { kind: 'user'; userId: number }
 
 /**
  * Every admin-capable credential, read inside the transaction that may remove some, with the rows
@@ -39,7 +41,16 @@ export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date
     .orderBy('t.id')
     .$if(lock, (query) => query.forUpdate())
     .execute()
+  const adminUsers = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('root_role', '=', ROOT_ROLES.Admin)
+    .where('password_hash', 'is not', null)
+    .orderBy('id')
+    .$if(lock, (query) => query.forUpdate())
+    .execute()
   return [
+    ...adminUsers.map((user) => ({ kind: 'user' as const, userId: user.id })),
     ...apiTokens.filter((token) => !isExpired(token.expires_at, now)).map((token) => ({ kind: 'api-token' as const, tokenName: token.token_name })),
     ...accountTokens
       .filter((token) => !isExpired(token.expires_at, now))
@@ -47,7 +58,7 @@ export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date
   ]
 }
 
-const WHY = 'Create another admin token or a token for an Admin service account first.'
+const WHY = 'Create another admin token, a token for an Admin service account, or an Admin user with a password first.'
 
 /**
  * Refuses (409) a removal that takes away admin-capable credentials and leaves none. A removal

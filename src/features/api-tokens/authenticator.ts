@@ -22,16 +22,18 @@ export interface AuthenticatorOptions {
   changes: ChangeWatch
   /** Where tokens are looked up (tests count the lookups); the store over `db` by default. */
   tokens?: TokenStore
+  /** The signed-in user of a request without an Authorization credential (a session cookie), if any. */
+  session?: (request: FastifyRequest) => Promise<Principal | undefined>
 }
 
 /**
- * Reads the Authorization header (raw token, or `Bearer <token>` in any case) and resolves the
- * caller, or throws 401 and counts the failure against the client address (auth-throttle.ts).
+ * Reads the Authorization header (raw token, or `Bearer <token>` in any case), or without one the
+ * session cookie, and resolves the caller, or throws 401 and counts the failure against the client address (auth-throttle.ts).
  * Past that address's limit, a credential that does not authenticate gets 429 instead, decided
  * without a token query (remembered principals, then a snapshot of every token); a valid one is
  * answered as ever.
  */
-export function createAuthenticator({ db, config, changes, tokens = createTokenStore(db) }: AuthenticatorOptions): Authenticate {
+export function createAuthenticator({ db, config, changes, tokens = createTokenStore(db), session }: AuthenticatorOptions): Authenticate {
   const cache = createPrincipalCache(changes)
   const snapshot = createPrincipalSnapshot(changes, (now) => tokens.allPrincipals(now))
   const throttle = createAuthThrottle(config.authFailuresPerMinute)
@@ -76,6 +78,9 @@ export function createAuthenticator({ db, config, changes, tokens = createTokenS
     const secretHash = secretHashOf(header)
     if (secretHash !== undefined) {
       const principal = await principalOf(header, secretHash, retryAfter > 0)
+      if (principal) return principal
+    } else if (session) {
+      const principal = await session(request)
       if (principal) return principal
     }
     // With AUTH_TYPE=none every caller is the built-in admin, unless a client or frontend token said otherwise above.

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 
-const WHY = 'the last credential that can administer Pennon, so it cannot be deleted. Create another admin token or a token for an Admin service account first.'
+const WHY = 'the last credential that can administer Pennon, so it cannot be deleted. Create another admin token, a token for an Admin service account, or an Admin user with a password first.'
 const lastToken = (name: string) => errorOf('InvalidOperationError', `API token ${JSON.stringify(name)} is ${WHY}`)
 const lastAccount = (username: string) => errorOf('InvalidOperationError', `Service account ${JSON.stringify(username)} holds ${WHY}`)
 

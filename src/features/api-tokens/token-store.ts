@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { ApiTokensTable, Database } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { ApiTokenData, ServiceAccountData } from '../events/event-types.ts'
-import { adminTokenPrincipal, rolePermissions, type Principal } from '../../http/permissions.ts'
+import { adminTokenPrincipal, rolePermissions, userPrincipal, type Principal } from '../../http/permissions.ts'
 import { sameHash } from './token-secret.ts'
 
 export type ApiToken = ApiTokenData
@@ -47,6 +47,13 @@ function serviceAccountPrincipal(account: { expires_at: string | null; id: numbe
   }
 }
 
+/** A personal access token's user, as a principal (the token acts as them, with their root role). */
+const personalTokenOwner = (db: Kysely<Database>) =>
+  db
+    .selectFrom('personal_access_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.secret_hash', 't.expires_at', 'u.id', 'u.email', 'u.username', 'u.root_role'])
+
 export function createTokenStore(db: Kysely<Database>) {
   return {
     /**
@@ -62,8 +69,10 @@ export function createTokenStore(db: Kysely<Database>) {
         .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
         .where('t.secret_hash', '=', secretHash)
         .executeTakeFirst()
-      if (!account || !sameHash(account.secret_hash, secretHash) || isExpired(account.expires_at, now)) return undefined
-      return serviceAccountPrincipal(account)
+      if (account) return sameHash(account.secret_hash, secretHash) && !isExpired(account.expires_at, now) ? serviceAccountPrincipal(account) : undefined
+      const owner = await personalTokenOwner(db).where('t.secret_hash', '=', secretHash).executeTakeFirst()
+      if (!owner || !sameHash(owner.secret_hash, secretHash) || isExpired(owner.expires_at, now)) return undefined
+      return { principal: userPrincipal(owner), expiresAt: owner.expires_at }
     },
 
     /**
@@ -77,7 +86,9 @@ export function createTokenStore(db: Kysely<Database>) {
         .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
         .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
         .execute()
+      const owners = await personalTokenOwner(db).execute()
       const principals = new Map<string, ResolvedToken>()
+      for (const owner of owners) if (!isExpired(owner.expires_at, now)) principals.set(owner.secret_hash, { principal: userPrincipal(owner), expiresAt: owner.expires_at })
       for (const account of accountTokens) if (!isExpired(account.expires_at, now)) principals.set(account.secret_hash, serviceAccountPrincipal(account))
       for (const token of apiTokens) if (!isExpired(token.expires_at, now)) principals.set(token.secret_hash, apiTokenPrincipal(token))
       return principals

@@ -69,6 +69,10 @@ export interface ContextFieldData {
 export interface StrategyOrderData { strategyIds: string[]; sortOrders: number[] }
 export interface FeatureTypeData { id: string; name: string; description: string; lifetimeDays: number | null }
 export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
+/** A user in an event, as the reference records one. */
+export interface UserEventData { id: number; name: string | null; username: string | null; email: string | null; rootRole: number }
+/** A personal access token in an event (never its secret). */
+export interface PatEventData { id: number; description: string; expiresAt: string; userId: number }
 export interface ServiceAccountTokenData { id: number; description: string; expiresAt: string | null; userId: number }
 
 /** A tag type (GET /api/admin/tag-types/:name), keys in the reference's order. */
@@ -121,6 +125,12 @@ export type NewEvent = Base &
     | { type: 'service-account-created'; data: ServiceAccountData }
     | { type: 'service-account-deleted'; preData: ServiceAccountData }
     | { type: 'service-account-token-created'; data: ServiceAccountTokenData }
+    | { type: 'user-created'; data: UserEventData }
+    | { type: 'user-updated'; data: UserEventData; preData: UserEventData }
+    | { type: 'user-deleted'; preData: UserEventData }
+    | { type: 'pat-created'; data: PatEventData }
+    // As the reference: the deleted token in data.
+    | { type: 'pat-deleted'; data: PatEventData }
     | { type: 'context-field-created'; data: ContextFieldData }
     | { type: 'context-field-updated'; data: ContextFieldData; preData: ContextFieldData }
     | { type: 'context-field-deleted'; preData: ContextFieldData }

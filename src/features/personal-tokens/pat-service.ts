@@ -1,0 +1,68 @@
+/**
+ * Personal access tokens: API tokens a user makes for themselves, acting as them with their root
+ * role (token-store.ts resolves them). `user:<64 hex>` like service-account tokens; only the hash
+ * is stored; each has an expiry, at most MAX_PER_USER per user, descriptions unique per user.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import { advanceCounter } from '../../db/counters.ts'
+import { invalid, invalidOperation, nameExists, notFound, quote } from '../../http/errors.ts'
+import { auditContext, type Actor } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import { hashSecret, serviceAccountTokenSecret } from '../api-tokens/token-secret.ts'
+
+const MAX_PER_USER = 10
+
+export interface PersonalToken {
+  id: number
+  description: string
+  expiresAt: string
+  createdAt: string
+  seenAt: string | null
+  userId: number
+}
+
+export function createPatService({ db }: { db: Kysely<Database> }) {
+  return {
+    async list(userId: number): Promise<PersonalToken[]> {
+      const rows = await db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', userId).orderBy('id').execute()
+      return rows.map((row) => ({ id: row.id, description: row.description, expiresAt: row.expires_at, createdAt: row.created_at, seenAt: row.seen_at, userId: row.user_id }))
+    },
+
+    async create(userId: number, input: { description: string; expiresAt: string }, actor: Actor): Promise<PersonalToken & { secret: string }> {
+      const description = input.description.trim()
+      if (description === '') throw invalid('The `description` property must not be empty.', '/body/description')
+      if (!(Date.parse(input.expiresAt) > Date.now())) throw invalid(`The \`/body/expiresAt\` property must be in the future. You sent ${quote(input.expiresAt)}.`, '/body/expiresAt')
+      return db.transaction().execute(async (trx) => {
+        const existing = await trx.selectFrom('personal_access_tokens').select('description').where('user_id', '=', userId).execute()
+        if (existing.length >= MAX_PER_USER) throw invalidOperation(`Too many personal access tokens (${MAX_PER_USER}) already exist for this user: delete one first.`)
+        if (existing.some((token) => token.description === description)) throw nameExists(`A personal access token with description ${quote(description)} already exists.`)
+        const audit = auditContext(actor)
+        const secret = serviceAccountTokenSecret()
+        const token: PersonalToken = {
+          id: await advanceCounter(trx, 'personal_token_id'),
+          description,
+          expiresAt: new Date(input.expiresAt).toISOString(),
+          createdAt: audit.createdAt,
+          seenAt: null,
+          userId,
+        }
+        await trx
+          .insertInto('personal_access_tokens')
+          .values({ id: token.id, user_id: userId, description, secret_hash: hashSecret(secret), expires_at: token.expiresAt, seen_at: null, created_at: token.createdAt })
+          .execute()
+        await appendEvents(trx, audit, [{ type: 'pat-created', data: { id: token.id, description, expiresAt: token.expiresAt, userId } }])
+        return { ...token, secret }
+      })
+    },
+
+    delete: (userId: number, id: number, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const row = await trx.deleteFrom('personal_access_tokens').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst()
+        if (!row) throw notFound(`You have no personal access token with id ${id}.`)
+        await appendEvents(trx, auditContext(actor), [{ type: 'pat-deleted', data: { id: row.id, description: row.description, expiresAt: row.expires_at, userId } }])
+      }),
+  }
+}
+
+export type PatService = ReturnType<typeof createPatService>

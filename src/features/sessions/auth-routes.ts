@@ -1,0 +1,124 @@
+/**
+ * `/auth` and `/logout`: signing in with a password, signing out, and the one-time links that set
+ * a password (docs/security.md). No pipeline covers these paths: they take no credential but what
+ * they are sent, and check their content type themselves.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { Config } from '../../config.ts'
+import type { Principal } from '../../http/permissions.ts'
+import type { FastifyRequest } from 'fastify'
+import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
+import { AppError } from '../../http/errors.ts'
+import { checkContentType } from '../../http/json-body.ts'
+import { checkPasswordRules } from '../users/password.ts'
+import { UserResponse } from '../users/user-schemas.ts'
+import { ROOT_ROLE_LIST, type UserService } from '../users/user-service.ts'
+import { findResetToken } from '../users/reset-tokens.ts'
+import { createUserStore } from '../users/user-store.ts'
+import { isCrossSite } from './same-origin.ts'
+import { clearSessionCookie, setSessionCookie } from './session-cookie.ts'
+import { crossSiteRefused } from './session-authentication.ts'
+import type { SessionService } from './session-service.ts'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+
+const tags = ['Auth']
+const invalidToken = () => new AppError(401, 'AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.')
+
+const LoginBody = Type.Object({ username: Type.String({ maxLength: 255, description: 'A username or an email' }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
+const ResetBody = Type.Object({ token: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
+const ValidatePasswordBody = Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
+const TokenUserResponse = Type.Object({
+  id: Type.Integer(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Union([Type.String(), Type.Null()]),
+  username: Type.Union([Type.String(), Type.Null()]),
+  token: Type.String(),
+  createdBy: Type.String({ description: 'Who made the link' }),
+  role: Type.Object({ id: Type.Integer(), type: Type.Literal('root'), name: Type.String() }),
+})
+
+export interface AuthRoutesOptions {
+  db: Kysely<Database>
+  config: Config
+  sessions: SessionService
+  users: UserService
+  /** The signed-in user of a request's session cookie (session-authentication.ts). */
+  sessionOf: (request: FastifyRequest) => Promise<Principal | undefined>
+}
+
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { db, config, sessions, users, sessionOf }) => {
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.schema?.body) checkContentType(request)
+  })
+
+  app.post('/auth/simple/login', {
+    schema: {
+      tags,
+      summary: 'Sign in with a username (or email) and password; starts a session (an HttpOnly cookie)',
+      description:
+        'Failed sign-ins are counted per account and address (LOGIN_FAILURES_PER_ACCOUNT per 15 minutes, and four times that per address over all accounts): past that, 429 with Retry-After for that address only. ' +
+        'A sign-in posted by another site\'s page is refused (403).',
+      body: LoginBody,
+      response: { 200: UserResponse, ...errorResponses(400, 401, 403, 413, 415, 429) },
+    },
+  }, async (request, reply) => {
+    // Signing a victim's browser into the attacker's account is a cross-site attack too.
+    if (isCrossSite(request, config.publicUrl)) throw crossSiteRefused()
+    const { user, secret } = await sessions.login(request.body.username, request.body.password, request.ip)
+    setSessionCookie(reply, request, config, secret, config.sessionMaxAgeMs)
+    return user
+  })
+
+  app.post('/logout', {
+    schema: { tags, summary: 'Sign out: ends the session of the cookie sent, and clears the cookie', response: { 200: NoContent, ...errorResponses(403) } },
+  }, async (request, reply) => {
+    // The session itself (and the cross-site check that comes with it); no session, nothing to end.
+    const principal = await sessionOf(request)
+    if (principal?.session) await sessions.logout(principal.session)
+    clearSessionCookie(reply, request, config)
+    return sendEmpty(reply, 200)
+  })
+
+  app.get('/auth/reset/validate', {
+    schema: {
+      tags,
+      summary: 'Who an invite or password-reset link is for',
+      querystring: Type.Object({ token: Type.String({ maxLength: 200 }) }),
+      response: { 200: TokenUserResponse, ...errorResponses(400, 401) },
+    },
+  }, async (request) => {
+    const found = await findResetToken(db, request.query.token)
+    const user = found && (await createUserStore(db).find(found.userId))
+    if (!found || !user) throw invalidToken()
+    const role = ROOT_ROLE_LIST.find((candidate) => candidate.id === user.root_role) ?? ROOT_ROLE_LIST[2]!
+    return { id: user.id, name: user.name, email: user.email, username: user.username, token: request.query.token, createdBy: found.createdBy, role: { id: role.id, type: role.type, name: role.name } }
+  })
+
+  app.post('/auth/reset/password', {
+    schema: {
+      tags,
+      summary: 'Set a password with an invite or reset link; the link is then used up, and every session of the user ends',
+      body: ResetBody,
+      response: { 200: NoContent, ...errorResponses(400, 401, 413, 415, 429) },
+    },
+  }, async (request, reply) => {
+    const found = await findResetToken(db, request.body.token)
+    if (!found) throw invalidToken()
+    await users.setPassword(found.userId, request.body.password)
+    return sendEmpty(reply, 200)
+  })
+
+  app.post('/auth/reset/validate-password', {
+    schema: {
+      tags,
+      summary: 'Whether a password meets the rules (at least 10 characters; upper and lower case, a number and a symbol; no character three times in a row)',
+      body: ValidatePasswordBody,
+      response: { 200: NoContent, ...errorResponses(400, 413, 415) },
+    },
+  }, async (request, reply) => {
+    checkPasswordRules(request.body.password)
+    return sendEmpty(reply, 200)
+  })
+}

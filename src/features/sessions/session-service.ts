@@ -1,0 +1,91 @@
+/**
+ * Sign-in with a password, and the sessions it starts (docs/security.md). A session is a row
+ * (so every instance sees it) keyed by the SHA-256 of the cookie's secret; it ends after
+ * SESSION_IDLE_MINUTES without a request, SESSION_MAX_AGE_HOURS after sign-in, at sign-out, and
+ * when its user is deleted, gets another root role or a new password.
+ */
+import type { Kysely } from 'kysely'
+import type { Config } from '../../config.ts'
+import type { Database } from '../../db/tables.ts'
+import { prepared } from '../../db/prepared.ts'
+import { createAuthThrottle } from '../../http/auth-throttle.ts'
+import { AppError, tooManyRequests } from '../../http/errors.ts'
+import { userPrincipal, type Principal } from '../../http/permissions.ts'
+import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
+import { verifyPassword } from '../users/password.ts'
+import { createUserStore, toUser, type User } from '../users/user-store.ts'
+
+// A session's seen_at is written at most this often: activity is known to the minute, with one write a minute per session at most.
+const TOUCH_EVERY_MS = 60_000
+// Sessions one user may hold; signing in past it ends their oldest.
+const MAX_SESSIONS_PER_USER = 20
+const LOGIN_WINDOW_MS = 15 * 60_000
+
+export const passwordMismatch = () => new AppError(401, 'PasswordMismatch', 'Wrong password, try again.')
+
+// Run on every request a session cookie authenticates: compiled once.
+const sessionBySecret = prepared((db: Kysely<Database>) =>
+  db
+    .selectFrom('user_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.seen_at', 's.expires_at', 'u.id', 'u.email', 'u.username', 'u.root_role'])
+    .where('s.secret_hash', '=', ''),
+)
+
+export function createSessionService({ db, config }: { db: Kysely<Database>; config: Config }) {
+  // Failed sign-ins per account and address, and per address over all accounts (password spraying):
+  // only the address that failed is slowed down, so nobody elsewhere can lock the real user out.
+  const perAccount = createAuthThrottle(config.loginFailuresPerAccount, LOGIN_WINDOW_MS)
+  const perAddress = createAuthThrottle(config.loginFailuresPerAccount * 4, LOGIN_WINDOW_MS)
+
+  return {
+    /** Checks the password of `login` (a username or an email) and starts a session: its secret is for the cookie. */
+    async login(login: string, password: string, address: string): Promise<{ user: User; secret: string }> {
+      const pair = hashSecret(`${login.toLowerCase()}\n${address}`)
+      const retryAfter = Math.max(perAccount.retryAfter(pair), perAddress.retryAfter(address))
+      if (retryAfter > 0) throw tooManyRequests(retryAfter, `Too many failed sign-ins from this address: try again in ${retryAfter} seconds.`)
+      const row = await createUserStore(db).findByLogin(login)
+      // Unknown users cost a hash too (verifyPassword with null), so a wrong name cannot be told from a wrong password.
+      if (!(await verifyPassword(password, row?.password_hash ?? null)) || !row) {
+        perAccount.recordFailure(pair)
+        perAddress.recordFailure(address)
+        if (row) await db.updateTable('users').set((eb) => ({ login_attempts: eb('login_attempts', '+', 1) })).where('id', '=', row.id).execute()
+        throw passwordMismatch()
+      }
+      const secret = generateSecretPart()
+      const now = new Date()
+      const user = await db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ login_attempts: 0, seen_at: now.toISOString() }).where('id', '=', row.id).execute()
+        await trx.deleteFrom('user_sessions').where('expires_at', '<=', now.toISOString()).execute()
+        const kept = await trx.selectFrom('user_sessions').select('secret_hash').where('user_id', '=', row.id).orderBy('created_at', 'desc').offset(MAX_SESSIONS_PER_USER - 1).limit(1000).execute()
+        if (kept.length > 0) await trx.deleteFrom('user_sessions').where('secret_hash', 'in', kept.map((session) => session.secret_hash)).execute()
+        await trx
+          .insertInto('user_sessions')
+          .values({ secret_hash: hashSecret(secret), user_id: row.id, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString() })
+          .execute()
+        return toUser({ ...row, login_attempts: 0, seen_at: now.toISOString() })
+      })
+      return { user, secret }
+    },
+
+    /** The user a session cookie's secret signs in, or undefined when it is unknown or over. Moves its inactivity clock. */
+    async principalOf(secret: string): Promise<Principal | undefined> {
+      const secretHash = hashSecret(secret)
+      const row = (await db.executeQuery(sessionBySecret(db, [secretHash]))).rows[0]
+      if (!row) return undefined
+      const now = Date.now()
+      const seenAt = Date.parse(row.seen_at)
+      if (Date.parse(row.expires_at) <= now || seenAt + config.sessionIdleMs <= now) return undefined
+      if (now - seenAt >= TOUCH_EVERY_MS) {
+        await db.updateTable('user_sessions').set({ seen_at: new Date(now).toISOString() }).where('secret_hash', '=', secretHash).execute()
+      }
+      return userPrincipal(row, secretHash)
+    },
+
+    async logout(secretHash: string): Promise<void> {
+      await db.deleteFrom('user_sessions').where('secret_hash', '=', secretHash).execute()
+    },
+  }
+}
+
+export type SessionService = ReturnType<typeof createSessionService>

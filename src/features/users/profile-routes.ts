@@ -1,0 +1,78 @@
+/** `/api/admin/user`: the signed-in user (a session or a personal token) and their own password. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
+import { invalid, notFound } from '../../http/errors.ts'
+import { PERMISSIONS, type Principal } from '../../http/permissions.ts'
+import { passwordMismatch } from '../sessions/session-service.ts'
+import { verifyPassword } from './password.ts'
+import { PasswordBody, RootRoleResponse, UserResponse } from './user-schemas.ts'
+import { ROOT_ROLE_LIST, type UserService } from './user-service.ts'
+import { createUserStore } from './user-store.ts'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+
+const tags = ['Users']
+
+/** The user id of a principal that is a person; 404 for tokens (they have no profile, no password, no personal tokens). */
+export function personOf(principal: Principal): number {
+  if (principal.kind !== 'user') throw notFound('This is for signed-in users and their personal access tokens: the credential used is not a person.')
+  return principal.userId
+}
+
+const MeUserResponse = Type.Object({
+  user: UserResponse,
+  permissions: Type.Array(Type.Object({ permission: Type.String() })),
+  feedback: Type.Array(Type.Object({})),
+  splash: Type.Object({}),
+})
+const ProfileResponse = Type.Object({
+  rootRole: RootRoleResponse,
+  projects: Type.Array(Type.String()),
+  groups: Type.Array(Type.Object({})),
+  features: Type.Array(Type.Object({})),
+  subscriptions: Type.Array(Type.String()),
+  canChangePassword: Type.Boolean(),
+})
+
+export const profileRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; users: UserService }> = async (app, { db, users }) => {
+  app.get('/user', {
+    config: { permission: 'NONE' },
+    schema: { tags, summary: 'The signed-in user and their permissions', response: { 200: MeUserResponse, ...errorResponses(401, 403, 404) } },
+  }, async (request) => {
+    const user = await users.get(personOf(request.principal))
+    return { user, permissions: PERMISSIONS.filter((p) => request.principal.permissions.has(p)).map((permission) => ({ permission })), feedback: [], splash: {} }
+  })
+
+  app.get('/user/profile', {
+    config: { permission: 'NONE' },
+    schema: { tags, summary: "The signed-in user's root role", response: { 200: ProfileResponse, ...errorResponses(401, 403, 404) } },
+  }, async (request) => {
+    const user = await users.get(personOf(request.principal))
+    const rootRole = ROOT_ROLE_LIST.find((role) => role.id === user.rootRole) ?? ROOT_ROLE_LIST[2]!
+    return { rootRole, projects: ['default'], groups: [], features: [], subscriptions: [], canChangePassword: true }
+  })
+
+  app.post('/user/change-password', {
+    config: { permission: 'NONE' },
+    schema: {
+      tags,
+      summary: 'Change your own password: send the current one as oldPassword; your other sessions end',
+      body: PasswordBody,
+      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+    },
+  }, async (request, reply) => {
+    const id = personOf(request.principal)
+    const { password, confirmPassword, oldPassword } = request.body
+    if (confirmPassword !== undefined && confirmPassword !== password) throw invalid('The `confirmPassword` property must equal `password`.', '/body/confirmPassword')
+    const row = await createUserStore(db).find(id)
+    if (!row) throw notFound(`No user has id ${id}.`)
+    // Whoever holds a session or a token must also know the password to replace it.
+    if (row.password_hash !== null) {
+      if (oldPassword === undefined) throw invalid('The `oldPassword` property is required: send your current password.', '/body/oldPassword')
+      if (!(await verifyPassword(oldPassword, row.password_hash))) throw passwordMismatch()
+    }
+    await users.setPassword(id, password, request.principal.session)
+    return sendEmpty(reply, 200)
+  })
+}

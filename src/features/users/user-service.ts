@@ -1,0 +1,167 @@
+import type { Kysely } from 'kysely'
+import type { Database, UsersTable } from '../../db/tables.ts'
+import { advanceCounter } from '../../db/counters.ts'
+import { isUniqueViolation } from '../../db/db-errors.ts'
+import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
+import { ROOT_ROLES } from '../../http/permissions.ts'
+import { auditContext, type Actor } from '../events/audit.ts'
+import { appendEvents } from '../events/event-store.ts'
+import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
+import { checkPasswordRules, hashPassword } from './password.ts'
+import { createResetLink, INVITE_VALID_MS, RESET_VALID_MS } from './reset-tokens.ts'
+import { createUserStore, eventDataOf, toUser, type User } from './user-store.ts'
+import type { CreateUserBody, UpdateUserBody } from './user-schemas.ts'
+
+export const ROOT_ROLE_LIST = [
+  { id: ROOT_ROLES.Admin, type: 'root' as const, name: 'Admin', description: 'Users with the root admin role have superuser access to Pennon and can do everything.' },
+  { id: ROOT_ROLES.Editor, type: 'root' as const, name: 'Editor', description: 'Users with the root editor role can change flags, strategies, segments, context fields, tag types and projects, but not tokens or users.' },
+  { id: ROOT_ROLES.Viewer, type: 'root' as const, name: 'Viewer', description: 'Users with the root viewer role can only read.' },
+]
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const SEARCH_LIMIT = 100
+
+/** A root role given by id or by name (as the reference accepts either); 400 for anything else. */
+export function parseRootRole(value: number | string, path: string): number {
+  const role = ROOT_ROLE_LIST.find((candidate) => candidate.id === value || candidate.name === value)
+  if (!role) throw invalid(`The \`${path}\` property must be a root role: 1 (Admin), 2 (Editor) or 3 (Viewer), by id or name. You sent ${quote(value)}.`, path)
+  return role.id
+}
+
+function normalEmail(email: string | undefined, path: string): string | null {
+  const trimmed = email?.trim() ?? ''
+  if (trimmed === '') return null
+  if (!EMAIL.test(trimmed)) throw invalid(`The \`${path}\` property must be an email address. You sent ${quote(email)}.`, path)
+  return trimmed.toLowerCase()
+}
+
+const blankToNull = (text: string | undefined) => (text === undefined || text.trim() === '' ? null : text.trim())
+
+async function lockedUser(trx: Kysely<Database>, id: number): Promise<UsersTable> {
+  const row = await createUserStore(trx).find(id)
+  if (!row) throw notFound(`No user has id ${id}.`)
+  return row
+}
+
+/** The end of every session of a user (a role change, a new password, a deletion). */
+export const endSessions = (trx: Kysely<Database>, userId: number) => trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute()
+
+function uniqueness(error: unknown, username: string | null, email: string | null): never {
+  if (isUniqueViolation(error)) {
+    throw nameExists(String(error).includes('email') ? `A user with email ${quote(email)} already exists.` : `A user with username ${quote(username)} already exists.`)
+  }
+  throw error
+}
+
+export function createUserService({ db }: { db: Kysely<Database> }) {
+  return {
+    list: () => createUserStore(db).list(),
+    search: (text: string) => createUserStore(db).search(text, SEARCH_LIMIT),
+    get: async (id: number): Promise<User> => {
+      const row = await createUserStore(db).find(id)
+      if (!row) throw notFound(`No user has id ${id}.`)
+      return toUser(row)
+    },
+
+    /**
+     * A new user with a root role; with a password (checked against the rules), or without one and
+     * an invite link (under `baseUrl`) for them to set it.
+     */
+    async create(input: CreateUserBody, actor: Actor, baseUrl: string): Promise<User & { inviteLink?: string; emailSent: false }> {
+      const username = blankToNull(input.username)
+      const email = normalEmail(input.email, '/body/email')
+      if (username === null && email === null) throw invalid('A user needs a username or an email: send at least one of them.', '/body')
+      const rootRole = parseRootRole(input.rootRole, '/body/rootRole')
+      if (input.password !== undefined) checkPasswordRules(input.password)
+      const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const audit = auditContext(actor)
+          const row: UsersTable = {
+            // One id space with service accounts, as the reference's: an event's createdByUserId names one account.
+            id: await advanceCounter(trx, 'service_account_id'),
+            name: blankToNull(input.name),
+            username,
+            email,
+            password_hash: passwordHash,
+            root_role: rootRole,
+            login_attempts: 0,
+            seen_at: null,
+            created_at: audit.createdAt,
+          }
+          await trx.insertInto('users').values(row).execute()
+          const user = toUser(row)
+          await appendEvents(trx, audit, [{ type: 'user-created', data: eventDataOf(user) }])
+          const inviteLink = passwordHash === null ? await createResetLink(trx, user.id, actor.name, baseUrl, INVITE_VALID_MS) : undefined
+          return { ...user, ...(inviteLink ? { inviteLink } : {}), emailSent: false as const }
+        })
+      } catch (error) {
+        uniqueness(error, username, email)
+      }
+    },
+
+    /** Name, email and root role; a new role ends the user's sessions (their next request signs in anew). */
+    async update(id: number, input: UpdateUserBody, actor: Actor): Promise<User> {
+      const rootRole = input.rootRole === undefined ? undefined : parseRootRole(input.rootRole, '/body/rootRole')
+      const email = input.email === undefined ? undefined : normalEmail(input.email, '/body/email')
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const admins = await lockAdminCredentials(trx)
+          const before = await lockedUser(trx, id)
+          if (rootRole !== undefined && rootRole !== ROOT_ROLES.Admin) {
+            keepAnAdmin(admins, (credential) => credential.kind === 'user' && credential.userId === id, `User ${quote(before.username ?? before.email)} is`)
+          }
+          const after: UsersTable = {
+            ...before,
+            ...(input.name === undefined ? {} : { name: blankToNull(input.name) }),
+            ...(email === undefined ? {} : { email }),
+            ...(rootRole === undefined ? {} : { root_role: rootRole }),
+          }
+          if (after.username === null && after.email === null) throw invalid('A user needs a username or an email: this one has no username, so keep its email.', '/body/email')
+          await trx.updateTable('users').set({ name: after.name, email: after.email, root_role: after.root_role }).where('id', '=', id).execute()
+          if (after.root_role !== before.root_role) await endSessions(trx, id)
+          const [preData, data] = [eventDataOf(toUser(before)), eventDataOf(toUser(after))]
+          if (JSON.stringify(preData) !== JSON.stringify(data)) await appendEvents(trx, auditContext(actor), [{ type: 'user-updated', data, preData }])
+          return toUser(after)
+        })
+      } catch (error) {
+        uniqueness(error, null, email ?? null)
+      }
+    },
+
+    /** Deletes a user; their sessions, personal tokens and links go with them (cascade). */
+    delete: (id: number, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const admins = await lockAdminCredentials(trx)
+        const before = await lockedUser(trx, id)
+        keepAnAdmin(admins, (credential) => credential.kind === 'user' && credential.userId === id, `User ${quote(before.username ?? before.email)} is`)
+        await trx.deleteFrom('users').where('id', '=', id).execute()
+        await appendEvents(trx, auditContext(actor), [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
+      }),
+
+    /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSession`. */
+    async setPassword(id: number, password: string, keepSessionHash?: string): Promise<void> {
+      checkPasswordRules(password)
+      const passwordHash = await hashPassword(password)
+      await db.transaction().execute(async (trx) => {
+        await lockedUser(trx, id)
+        await trx.updateTable('users').set({ password_hash: passwordHash, login_attempts: 0 }).where('id', '=', id).execute()
+        await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
+        await trx
+          .deleteFrom('user_sessions')
+          .where('user_id', '=', id)
+          .$if(keepSessionHash !== undefined, (query) => query.where('secret_hash', '!=', keepSessionHash!))
+          .execute()
+      })
+    },
+
+    /** A link (under `baseUrl`) for the user to set a new password, valid a day. */
+    resetLink: (id: number, actor: Actor, baseUrl: string): Promise<string> =>
+      db.transaction().execute(async (trx) => {
+        await lockedUser(trx, id)
+        return createResetLink(trx, id, actor.name, baseUrl, RESET_VALID_MS)
+      }),
+  }
+}
+
+export type UserService = ReturnType<typeof createUserService>
