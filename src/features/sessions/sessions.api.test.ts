@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { allEvents, call, errorOf, onEachDatabase, sql, useTestApp, withoutId } from '../../../test/test-app.ts'
+import { asBrowser, createUser, PASSWORD, signIn } from '../../../test/people.ts'
+
+const CROSS_SITE = errorOf('NoAccessError', "Cross-site request refused: a request signed in with a session cookie that changes something must come from Pennon's own pages.")
+const NO_CREDENTIAL = errorOf('AuthenticationRequired', 'Authentication required: send an API token in the Authorization header.')
+
+onEachDatabase('sessions', (database) => {
+  test('signing in sets an HttpOnly SameSite=Lax cookie; the session acts as the user, and its events name them', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const id = await createUser(pennon, 'Editor@Example.com', 2, { username: 'ed' })
+    const login = await call(pennon, 'POST', '/auth/simple/login', { username: 'EDITOR@example.COM', password: PASSWORD }, { token: null })
+    assert.equal(login.status, 200)
+    assert.equal(login.body.email, 'editor@example.com')
+    assert.equal(typeof login.body.seenAt, 'string')
+    assert.match(String(login.headers['set-cookie']), /^pennon-session=[0-9a-f]{64}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/)
+    // By username too; over HTTPS (as a trusted proxy says) the cookie is Secure.
+    const secure = await useTestApp(t, database, { env: { TRUST_PROXY: 'true' } })
+    await createUser(secure, 'x@example.com', 3, { username: 'x' })
+    const overHttps = await call(secure, 'POST', '/auth/simple/login', { username: 'x', password: PASSWORD }, { token: null, headers: { 'x-forwarded-proto': 'https' } })
+    assert.match(String(overHttps.headers['set-cookie']), /; Secure; SameSite=Lax$/)
+
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!
+    const me = await call(pennon, 'GET', '/api/admin/me', undefined, { token: null, headers: { cookie } })
+    assert.equal(me.status, 200)
+    assert.deepEqual({ ...me.body, permissions: me.body.permissions.length }, { kind: 'user', name: 'editor@example.com', id, session: true, rootRole: 'Editor', permissions: 24 })
+    const flag = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'by-a-person' }, asBrowser(cookie))
+    assert.equal(flag.status, 201)
+    const created = (await allEvents(pennon)).find((event) => event.type === 'feature-created')
+    assert.deepEqual([created.createdBy, created.createdByUserId], ['editor@example.com', id])
+  })
+
+  test('a state-changing request with the cookie from another site is refused; reads and same-origin writes are not', async (t) => {
+    const pennon = await useTestApp(t, database)
+    await createUser(pennon, 'ed@example.com', 2)
+    const cookie = await signIn(pennon, 'ed@example.com')
+    for (const headers of [{ origin: 'http://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }]) {
+      const refused = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'forged' }, { token: null, headers: { cookie, ...headers } })
+      assert.equal(refused.status, 403, JSON.stringify(headers))
+      assert.deepEqual(withoutId(refused.body), CROSS_SITE)
+    }
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects/default/features/forged', undefined, asBrowser(cookie))).status, 404)
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: null, headers: { cookie, origin: 'http://evil.example' } })).status, 200, 'a read is no harm')
+    for (const headers of [{ origin: 'http://localhost' }, { 'sec-fetch-site': 'same-origin' }, {}]) {
+      const name = `ok-${Object.keys(headers).length}-${Object.values(headers).join('').length}`
+      assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name }, { token: null, headers: { cookie, ...headers } })).status, 201, JSON.stringify(headers))
+    }
+    // Signing in from another site's page (login CSRF) is refused too.
+    const forgedLogin = await call(pennon, 'POST', '/auth/simple/login', { username: 'ed@example.com', password: PASSWORD }, { token: null, headers: { origin: 'http://evil.example' } })
+    assert.equal(forgedLogin.status, 403)
+    assert.equal(forgedLogin.headers['set-cookie'], undefined)
+  })
+
+  test('signing out ends the session; a role change, a new password or a deletion ends every session of the user', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const id = await createUser(pennon, 'ed@example.com', 2)
+    const first = await signIn(pennon, 'ed@example.com')
+    const second = await signIn(pennon, 'ed@example.com')
+    const out = await call(pennon, 'POST', '/logout', undefined, asBrowser(first))
+    assert.equal(out.status, 200)
+    assert.equal(out.headers['set-cookie'], 'pennon-session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax')
+    const gone = await call(pennon, 'GET', '/api/admin/me', undefined, { token: null, headers: { cookie: first } })
+    assert.equal(gone.status, 401)
+    assert.deepEqual(withoutId(gone.body), NO_CREDENTIAL)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(second))).status, 200)
+
+    assert.equal((await call(pennon, 'PUT', `/api/admin/user-admin/${id}`, { rootRole: 3 })).status, 200)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(second))).status, 401, 'a new role: sign in again')
+    const third = await signIn(pennon, 'ed@example.com')
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(third))).body.rootRole, 'Viewer')
+
+    // Changing one's own password needs the old one, and keeps only the session it was made in.
+    const other = await signIn(pennon, 'ed@example.com')
+    const noOld = await call(pennon, 'POST', '/api/admin/user/change-password', { password: 'New-Passw0rd-2026', confirmPassword: 'New-Passw0rd-2026' }, asBrowser(third))
+    assert.equal(noOld.status, 400)
+    const wrongOld = await call(pennon, 'POST', '/api/admin/user/change-password', { password: 'New-Passw0rd-2026', oldPassword: 'Wrong-Passw0rd-1' }, asBrowser(third))
+    assert.equal(wrongOld.status, 401)
+    assert.deepEqual(withoutId(wrongOld.body), errorOf('PasswordMismatch', 'Wrong password, try again.'))
+    assert.equal((await call(pennon, 'POST', '/api/admin/user/change-password', { password: 'New-Passw0rd-2026', confirmPassword: 'New-Passw0rd-2026', oldPassword: PASSWORD }, asBrowser(third))).status, 200)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(third))).status, 200)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(other))).status, 401)
+    assert.equal((await call(pennon, 'POST', '/auth/simple/login', { username: 'ed@example.com', password: PASSWORD }, { token: null })).status, 401)
+    await signIn(pennon, 'ed@example.com', 'New-Passw0rd-2026')
+
+    assert.equal((await call(pennon, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(third))).status, 401)
+  })
+
+  test('sessions end after SESSION_IDLE_MINUTES without a request, and SESSION_MAX_AGE_HOURS after sign-in', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { SESSION_IDLE_MINUTES: '30', SESSION_MAX_AGE_HOURS: '2' } })
+    await createUser(pennon, 'ed@example.com', 2)
+    const idle = await signIn(pennon, 'ed@example.com')
+    const old = await signIn(pennon, 'ed@example.com')
+    const { db } = pennon.database
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString()
+    const [idleRow, oldRow] = await db.selectFrom('user_sessions').select(['secret_hash', 'expires_at']).orderBy('created_at').orderBy('secret_hash').execute()
+    assert.ok(idleRow && oldRow)
+    // 29 minutes idle: still on (and the request moves the clock); 31: over.
+    await sql`update user_sessions set seen_at = ${ago(29)}`.execute(db)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(idle))).status, 200)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(old))).status, 200)
+    await sql`update user_sessions set seen_at = ${ago(31)}`.execute(db)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(idle))).status, 401)
+    // Active, but past its absolute end.
+    await sql`update user_sessions set seen_at = ${ago(0)}, expires_at = ${ago(1)}`.execute(db)
+    assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(old))).status, 401)
+  })
+
+  test('failed sign-ins slow down the address that failed, not the real user elsewhere; a wrong name looks like a wrong password', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { TRUST_PROXY: 'true', LOGIN_FAILURES_PER_ACCOUNT: '3' } })
+    const id = await createUser(pennon, 'ed@example.com', 2)
+    const from = (address: string) => ({ token: null, headers: { 'x-forwarded-for': address } })
+    for (const username of ['ed@example.com', 'nobody@example.com']) {
+      const wrong = await call(pennon, 'POST', '/auth/simple/login', { username, password: 'Wrong-Passw0rd-1' }, from('10.0.0.1'))
+      assert.equal(wrong.status, 401)
+      assert.deepEqual(withoutId(wrong.body), errorOf('PasswordMismatch', 'Wrong password, try again.'))
+    }
+    for (let i = 0; i < 2; i++) assert.equal((await call(pennon, 'POST', '/auth/simple/login', { username: 'ed@example.com', password: `Wrong-Passw0rd-${i}` }, from('10.0.0.1'))).status, 401)
+    const throttled = await call(pennon, 'POST', '/auth/simple/login', { username: 'ed@example.com', password: PASSWORD }, from('10.0.0.1'))
+    assert.equal(throttled.status, 429)
+    assert.match(String(throttled.headers['retry-after']), /^[0-9]+$/)
+    assert.ok(Number(throttled.headers['retry-after']) > 800 && Number(throttled.headers['retry-after']) <= 900)
+    assert.equal((await call(pennon, 'POST', '/auth/simple/login', { username: 'ed@example.com', password: PASSWORD }, from('10.0.0.2'))).status, 200, 'the real user, elsewhere')
+    const row = await pennon.database.db.selectFrom('users').select('login_attempts').where('id', '=', id).executeTakeFirstOrThrow()
+    assert.equal(row.login_attempts, 0, 'a sign-in clears the count')
+  })
+
+  test('invite and reset links: who they are for, a password set once, then the link is used up', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const invited = await call(pennon, 'POST', '/api/admin/user-admin', { email: 'new@example.com', name: 'New', rootRole: 3 }, { headers: { host: 'flags.example.com' } })
+    assert.equal(invited.status, 201)
+    const link = invited.body.inviteLink as string
+    assert.match(link, /^http:\/\/flags\.example\.com\/#\/reset-password\?token=[0-9a-f]{64}$/)
+    const token = link.split('token=')[1]!
+    assert.equal((await call(pennon, 'POST', '/auth/simple/login', { username: 'new@example.com', password: PASSWORD }, { token: null })).status, 401, 'no password yet')
+    const who = await call(pennon, 'GET', `/auth/reset/validate?token=${token}`, undefined, { token: null })
+    assert.equal(who.status, 200)
+    assert.deepEqual(who.body, { id: invited.body.id, name: 'New', email: 'new@example.com', username: null, token, createdBy: 'admin', role: { id: 3, type: 'root', name: 'Viewer' } })
+    const weak = await call(pennon, 'POST', '/auth/reset/password', { token, password: 'password' }, { token: null })
+    assert.equal(weak.status, 400)
+    assert.equal(weak.body.name, 'OwaspValidationError')
+    assert.equal((await call(pennon, 'POST', '/auth/reset/password', { token, password: PASSWORD }, { token: null })).status, 200)
+    await signIn(pennon, 'new@example.com')
+    const used = await call(pennon, 'POST', '/auth/reset/password', { token, password: 'Other-Passw0rd-1' }, { token: null })
+    assert.equal(used.status, 401)
+    assert.deepEqual(withoutId(used.body), errorOf('AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.'))
+
+    const reset = await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id: String(invited.body.id) }, { headers: { host: 'flags.example.com' } })
+    assert.equal(reset.status, 200)
+    assert.match(reset.body.resetPasswordUrl, /^http:\/\/flags\.example\.com\/#\/reset-password\?token=[0-9a-f]{64}$/)
+    assert.equal((await call(pennon, 'GET', '/auth/reset/validate?token=0000', undefined, { token: null })).status, 401)
+    assert.equal((await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id: '999' })).status, 404)
+  })
+})
