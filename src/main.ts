@@ -52,7 +52,8 @@ function tellOperator(outcome: BootstrapOutcome, port: number): void {
     // Printed once, never logged as structured data and never stored in clear.
     process.stdout.write(
       `\nNo API token existed, so Pennon created an admin token. It is shown only this once:\n\n    ${outcome.secret}\n\n` +
-        `Use it as: curl -H "Authorization: ${outcome.secret}" http://127.0.0.1:${port}/api/admin/projects\n\n`,
+        `Use it as: curl -H "Authorization: ${outcome.secret}" http://127.0.0.1:${port}/api/admin/projects\n\n` +
+        `To sign in with a password instead, create an Admin user (it prints a link where they set it):\n\n    npm run admin-user -- you@example.com\n\n`,
     )
   } else if (outcome.kind === 'stored') {
     const entries = outcome.count === 1 ? 'entry' : `${outcome.count} entries`

@@ -1,0 +1,60 @@
+/**
+ * `npm run admin-user -- <email>`: for an operator who has the database (DATABASE_URL or
+ * DATABASE_FILE as for `npm start`). Creates an Admin user with that email when there is none,
+ * or, for an existing user (a lost password), makes a new reset link; prints the one-time link
+ * where they set their password (under PUBLIC_URL, else http://127.0.0.1:PORT). Events name the
+ * system as the actor. Pennon sends no email.
+ */
+import { existsSync } from 'node:fs'
+import { ConfigError, loadConfig } from '../config.ts'
+import { createDb } from '../db/database.ts'
+import { migrateToLatest } from '../db/migrate.ts'
+import { SYSTEM_ACTOR } from '../features/events/audit.ts'
+import { createUserService } from '../features/users/user-service.ts'
+import { createUserStore } from '../features/users/user-store.ts'
+
+const USAGE = 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)'
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2)
+  if (args.length !== 1 || args[0] === '--help' || args[0] === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return args.length === 1 ? 0 : 1
+  }
+  const email = args[0]!
+  let config
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`pennon admin-user: ${error.message}\n`)
+    return 1
+  }
+  if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
+    process.stderr.write(`pennon admin-user: no database at ${config.databaseFile}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`)
+    return 1
+  }
+  const baseUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`
+  const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
+  try {
+    await migrateToLatest(database.db)
+    const users = createUserService({ db: database.db })
+    const existing = await createUserStore(database.db).findByLogin(email)
+    if (existing) {
+      const link = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)
+      const role = ['', 'Admin', 'Editor', 'Viewer'][existing.root_role] ?? String(existing.root_role)
+      process.stdout.write(`User ${email} exists (root role ${role}). To set a new password, open this link (valid 24 hours, once):\n\n    ${link}\n`)
+      return 0
+    }
+    const created = await users.create({ email, rootRole: 1 }, SYSTEM_ACTOR, baseUrl)
+    process.stdout.write(`Created Admin user ${created.email}. To set their password, open this link (valid 7 days, once):\n\n    ${created.inviteLink}\n`)
+    return 0
+  } catch (error) {
+    process.stderr.write(`pennon admin-user: ${error instanceof Error ? error.message : String(error)}\n`)
+    return 1
+  } finally {
+    await database.close()
+  }
+}
+
+process.exitCode = await main()

@@ -1,0 +1,64 @@
+/**
+ * `npm run admin-user -- <email>` (src/cli/admin-user.ts): the first Admin user, and the way back
+ * from a lost admin password. The start-up names the command; the link it prints sets a password
+ * that a running server takes at once.
+ */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { test } from 'node:test'
+import { startProcess } from '../bench/lib.ts'
+import { createProcessDatabase, onEachDatabase } from './test-app.ts'
+
+function adminUserCommand(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['src/cli/admin-user.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => (stdout += chunk))
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+}
+
+const LINK = /^ {4}http:\/\/127\.0\.0\.1:[0-9]+\/#\/reset-password\?token=([0-9a-f]{64})$/m
+
+onEachDatabase('npm run admin-user', (database) => {
+  test('creates an Admin user with a one-time link; run again for a known user, it makes a reset link', { timeout: 120_000 }, async (t) => {
+    const storage = await createProcessDatabase(database)
+    t.after(() => storage.drop())
+    const server = await startProcess('src/main.ts', storage.env)
+    t.after(() => server.stop())
+    assert.match(server.output(), /^ {4}npm run admin-user -- you@example\.com$/m)
+
+    const setPassword = async (stdout: string, password: string) => {
+      const token = stdout.match(LINK)?.[1]
+      assert.ok(token, stdout)
+      const set = await fetch(`${server.url}/auth/reset/password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password }) })
+      assert.equal(set.status, 200)
+    }
+    const signIn = (password: string) =>
+      fetch(`${server.url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ops@example.com', password }) })
+
+    const created = await adminUserCommand(storage.env, ['Ops@Example.com'])
+    assert.equal(created.code, 0, created.stderr)
+    assert.match(created.stdout, /^Created Admin user ops@example\.com\. To set their password, open this link \(valid 7 days, once\):$/m)
+    await setPassword(created.stdout, 'First-Passw0rd-1')
+    const session = await signIn('First-Passw0rd-1')
+    assert.equal(session.status, 200)
+    const cookie = String(session.headers.get('set-cookie')).split(';')[0]!
+    const me = await fetch(`${server.url}/api/admin/me`, { headers: { cookie } })
+    assert.deepEqual((await me.json()).rootRole, 'Admin')
+
+    // The password is lost: the operator makes a reset link.
+    const reset = await adminUserCommand(storage.env, ['ops@example.com'])
+    assert.equal(reset.code, 0, reset.stderr)
+    assert.match(reset.stdout, /^User ops@example\.com exists \(root role Admin\)\. To set a new password, open this link \(valid 24 hours, once\):$/m)
+    await setPassword(reset.stdout, 'Second-Passw0rd-2')
+    assert.equal((await signIn('First-Passw0rd-1')).status, 401)
+    assert.equal((await signIn('Second-Passw0rd-2')).status, 200)
+    assert.equal((await fetch(`${server.url}/api/admin/me`, { headers: { cookie } })).status, 401, 'a new password ends the old sessions')
+
+    const usage = await adminUserCommand(storage.env, [])
+    assert.deepEqual([usage.code, usage.stdout], [1, 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)\n'])
+    const bad = await adminUserCommand(storage.env, ['not-an-email'])
+    assert.deepEqual([bad.code, bad.stderr], [1, 'pennon admin-user: The `/body/email` property must be an email address. You sent "not-an-email".\n'])
+  })
+})
