@@ -12,7 +12,7 @@ export const MeResponse = Type.Object({
     description: 'An admin API token, a service-account token, a person (signed in, or with a personal access token), or anybody under AUTH_TYPE=none',
   }),
   name: Type.String({ description: 'The token name, the service account username, the person\'s email (else username), or "unknown" under AUTH_TYPE=none' }),
-  id: Type.Optional(Type.Integer({ description: 'A person\'s or service account\'s id' })),
+  id: Type.Optional(Type.Integer({ description: 'A person\'s user id' })),
   session: Type.Optional(Type.Boolean({ description: 'true: signed in with a session cookie (sign out with POST /logout)' })),
   rootRole: Type.Union([Type.Literal('Admin'), Type.Literal('Editor'), Type.Literal('Viewer')]),
   permissions: Type.Array(Type.String(), { description: 'ADMIN alone for admins (it grants everything); otherwise each permission held, in a fixed order' }),
@@ -37,7 +37,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return {
       kind: principal.kind as 'admin-token' | 'service-account' | 'user' | 'open-access',
       name: principal.name,
-      ...(principal.kind === 'user' || principal.kind === 'service-account' ? { id: principal.userId } : {}),
+      ...(principal.kind === 'user' ? { id: principal.userId } : {}),
       ...(principal.session === undefined ? {} : { session: true }),
       rootRole: rootRoleOf(principal),
       permissions: PERMISSIONS.filter((permission) => principal.permissions.has(permission)),

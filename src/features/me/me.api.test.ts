@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, onEachDatabase, serviceAccountToken, useTestApp } from '../../../test/test-app.ts'
+import { asBrowser, createUser, signIn } from '../../../test/people.ts'
 
 onEachDatabase('GET /api/admin/me', (database) => {
   test('an admin token: its name, Admin, and ADMIN alone', async (t) => {
@@ -29,5 +30,15 @@ onEachDatabase('GET /api/admin/me', (database) => {
     const open = await useTestApp(t, database, { env: { AUTH_TYPE: 'none' } })
     const me = await call(open, 'GET', '/api/admin/me', undefined, { token: null })
     assert.deepEqual(me.body, { kind: 'open-access', name: 'unknown', rootRole: 'Admin', permissions: ['ADMIN'] })
+  })
+
+  test('a person: their email (else username), user id, and whether a session signed them in', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const viewer = await createUser(pennon, 'viewer@example.com', 3)
+    const cookie = await signIn(pennon, 'viewer@example.com')
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(cookie))).body, { kind: 'user', name: 'viewer@example.com', id: viewer, session: true, rootRole: 'Viewer', permissions: [] })
+    const named = await createUser(pennon, '', 1, { username: 'root', email: undefined })
+    const token = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'script', expiresAt: '2099-01-01T00:00:00.000Z' }, asBrowser(await signIn(pennon, 'root')))
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, { token: token.body.secret })).body, { kind: 'user', name: 'root', id: named, rootRole: 'Admin', permissions: ['ADMIN'] })
   })
 })

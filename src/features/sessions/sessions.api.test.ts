@@ -126,6 +126,19 @@ onEachDatabase('sessions', (database) => {
     assert.equal(row.login_attempts, 0, 'a sign-in clears the count')
   })
 
+  test('a flood of sign-ins from many addresses: two hashes at a time, 32 waiting, the rest refused with 429 at once', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { TRUST_PROXY: 'true' } })
+    await createUser(pennon, 'ed@example.com', 2)
+    const attempts = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      call(pennon, 'POST', '/auth/simple/login', { username: 'ed@example.com', password: `Wrong-Passw0rd-${i}` }, { token: null, headers: { 'x-forwarded-for': `10.1.0.${i}` } })))
+    const refused = attempts.filter((attempt) => attempt.status === 429)
+    assert.deepEqual([...new Set(attempts.map((attempt) => attempt.status))].sort(), [401, 429])
+    assert.ok(refused.length >= 50 - 2 - 32, `${refused.length} refused`)
+    assert.deepEqual(withoutId(refused[0]!.body), errorOf('TooManyRequestsError', 'Too many sign-ins and password changes at once: try again in a second.'))
+    assert.equal(refused[0]!.headers['retry-after'], '1')
+    await signIn(pennon, 'ed@example.com')
+  })
+
   test('invite and reset links: who they are for, a password set once, then the link is used up', async (t) => {
     const pennon = await useTestApp(t, database)
     const invited = await call(pennon, 'POST', '/api/admin/user-admin', { email: 'new@example.com', name: 'New', rootRole: 3 }, { headers: { host: 'flags.example.com' } })

@@ -17,7 +17,7 @@ const MAX_MEMORY = 2 * 128 * 2 ** LOG_N * R
 
 // Hashes running at once, and waiting: past both, a sign-in is refused with 429 instead of queued.
 const MAX_RUNNING = 2
-const MAX_WAITING = 64
+const MAX_WAITING = 32
 
 owasp.config({ allowPassphrases: false, maxLength: 128, minLength: 10 })
 
