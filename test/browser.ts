@@ -25,8 +25,10 @@ export async function startBrowserAndApp(t: { after(fn: () => Promise<void>): vo
   return { pennon, base: `http://127.0.0.1:${address.port}`, browser }
 }
 
+/** Signs in with a token: the sign-in page's second way (the first is a person's password). */
 export async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/`)
+  await page.getByRole('button', { name: 'API token' }).click()
   await page.getByLabel('API token').fill(token)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.locator('#nav:not([hidden])').waitFor()

@@ -144,7 +144,8 @@ onEachDatabase('console insight pages in a browser', (database) => {
     })
 
     await t.test('no script error and no CSP violation on any page', () => {
-      assert.deepEqual(problems, [])
+      // The sign-in page asks GET /api/admin/me whether a session exists: before signing in, a 401.
+      assert.deepEqual(problems.filter((problem) => !/Failed to load resource: the server responded with a status of 401/.test(problem)), [])
     })
   })
 })

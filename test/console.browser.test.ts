@@ -52,7 +52,7 @@ onEachDatabase('console in a browser', (database) => {
 
     await t.test('sign in, measuring the first load', async () => {
       await page.goto(`${base}/`)
-      await page.getByLabel('API token').waitFor()
+      await page.getByLabel('Email or username').waitFor()
       const load = await page.evaluate(() => {
         const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
         const assets = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/console/')) as PerformanceResourceTiming[]
@@ -68,6 +68,7 @@ onEachDatabase('console in a browser', (database) => {
       t.diagnostic(`bundle: ${files.length} files, ${files.reduce((sum, file) => sum + file.body.length, 0)} bytes, ${files.reduce((sum, file) => sum + file.gzip.length, 0)} gzipped`)
       t.diagnostic(`first load [${database.name}]: index + ${load.assetCount} assets, ${load.transferred} bytes transferred (${load.decoded} decoded), DOMContentLoaded ${load.domContentLoaded} ms, load ${load.load} ms`)
       await shot(page, 'sign-in')
+      await page.getByRole('button', { name: 'API token' }).click()
       await page.getByLabel('API token').fill('*:*.not-a-token')
       await page.getByRole('button', { name: 'Sign in' }).click()
       await page.getByText('This token is unknown, deleted or expired.').waitFor()
@@ -648,7 +649,7 @@ onEachDatabase('console in a browser', (database) => {
         }))
         assert.ok(innerWidth === 390 && scrollWidth <= innerWidth, `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`)
         const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
-        assert.equal(await nav.count(), 8)
+        assert.equal(await nav.count(), 9)
         for (const link of await nav.all()) {
           const box = await link.boundingBox()
           // Across the screen (scrolled down a long page, the bar is above, as on any page).
@@ -658,7 +659,7 @@ onEachDatabase('console in a browser', (database) => {
         }
       }
       // The pages the navigation leads to, each reached by tapping its link.
-      for (const [label, title] of [['Projects', 'Projects'], ['Segments', 'Segments'], ['Strategies', 'Strategies'], ['Event log', 'Event log'], ['Tokens', 'Tokens and service accounts'], ['Playground', 'Playground'], ['Applications', 'Applications']]) {
+      for (const [label, title] of [['Projects', 'Projects'], ['Segments', 'Segments'], ['Strategies', 'Strategies'], ['Event log', 'Event log'], ['Tokens', 'Tokens and service accounts'], ['Users', 'Users'], ['Playground', 'Playground'], ['Applications', 'Applications']]) {
         await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click()
         await heading(phone, title!)
         await fitsTheScreen(label!)

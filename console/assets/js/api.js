@@ -2,7 +2,7 @@
 /** The admin API, and nothing else: every call the console makes is one a script could make. */
 import { storedToken } from './session.js'
 
-/** @typedef {{ path?: string, message: string, eventId?: number, eventType?: string }} ErrorDetail */
+/** @typedef {{ path?: string, message: string, eventId?: number, eventType?: string, validationErrors?: string[] }} ErrorDetail */
 
 export class ApiError extends Error {
   /**
@@ -19,7 +19,7 @@ export class ApiError extends Error {
   }
 }
 
-/** Called on a 401 after sign-in (token deleted or expired). */
+/** Called on a 401 after sign-in (token deleted or expired, session ended). */
 let onUnauthenticated = () => {}
 /** @param {() => void} handler */
 export function setUnauthenticatedHandler(handler) {
@@ -27,23 +27,43 @@ export function setUnauthenticatedHandler(handler) {
 }
 
 /**
+ * @typedef {object} CallOptions
+ * @property {string | null} [token] this one instead of the stored one; null: none (the session cookie, if any)
+ * @property {boolean} [wrongPasswordIs401] a 401 here means a wrong password, not an ended sign-in
+ * @property {AbortSignal} [signal]
+ */
+
+/**
  * @param {'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} method
  * @param {string} path under /api/admin
  * @param {unknown} [body]
- * @param {{ token?: string | null, signal?: AbortSignal }} [options] token: this one instead of the stored one
+ * @param {CallOptions} [options]
  * @returns {Promise<any>}
  */
-export async function api(method, path, body, options = {}) {
+export function api(method, path, body, options = {}) {
+  return request(method, `/api/admin${path}`, body, options)
+}
+
+/**
+ * Any of Pennon's own addresses (`/auth/…`, `/logout`). With a token, it goes in the Authorization
+ * header and no cookie is sent; without one the browser sends the session cookie, if any.
+ * @param {'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} method
+ * @param {string} url
+ * @param {unknown} [body]
+ * @param {CallOptions} [options]
+ * @returns {Promise<any>}
+ */
+export async function request(method, url, body, options = {}) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' }
   const token = options.token === undefined ? storedToken() : options.token
   if (token) headers.authorization = token
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(`/api/admin${path}`, {
+  const response = await fetch(url, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: 'omit',
+    credentials: token ? 'omit' : 'same-origin',
     cache: 'no-store',
     signal: options.signal,
   })
@@ -55,7 +75,7 @@ export async function api(method, path, body, options = {}) {
     parsed = undefined
   }
   if (!response.ok) {
-    if (response.status === 401 && options.token === undefined) onUnauthenticated()
+    if (response.status === 401 && options.token === undefined && !options.wrongPasswordIs401) onUnauthenticated()
     throw new ApiError(response.status, parsed ?? {})
   }
   return parsed

@@ -1,11 +1,14 @@
 // @ts-check
 /** Boot: who is signed in, the top bar, and the view of the current hash. */
-import { api, setUnauthenticatedHandler } from './api.js'
-import { h, replace } from './dom.js'
+import { api, request, setUnauthenticatedHandler } from './api.js'
+import { announce, h, replace } from './dom.js'
 import { renderRoute, route } from './router.js'
-import { forgetToken, openAccess, session, storedToken } from './session.js'
+import { can, forgetToken, openAccess, session, storedToken } from './session.js'
 import { errorBox, pageHeader } from './ui.js'
 import { signInView } from './views/signin.js'
+import { resetPasswordView } from './views/reset-password.js'
+import { usersView } from './views/users.js'
+import { profileView } from './views/profile.js'
 import { projectsView } from './views/projects.js'
 import { projectView } from './views/project.js'
 import { flagView } from './views/flag.js'
@@ -32,37 +35,107 @@ route('/context-fields', contextFieldsView)
 route('/playground', playgroundView)
 route('/applications', applicationsView)
 route('/applications/:appName', applicationView)
+route('/users', usersView)
+route('/profile', profileView)
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'))
 const who = /** @type {HTMLElement} */ (document.getElementById('who'))
 const nav = /** @type {HTMLElement} */ (document.getElementById('nav'))
 
-/** @param {string} [notice] shown on the sign-in form */
-function signOut(notice) {
+/** Ends a session (POST /logout) or forgets the token, then shows the sign-in form. */
+async function signOut() {
+  if (session.me?.session) {
+    try {
+      await request('POST', '/logout', undefined, { token: null })
+    } catch {
+      // The session may be over already; the cookie is HttpOnly, so only the server can clear it.
+    }
+  }
   forgetToken()
-  render(notice)
+  await render()
 }
 
-setUnauthenticatedHandler(() => signOut('Your token is no longer accepted (deleted or expired). Sign in again.'))
+setUnauthenticatedHandler(() => {
+  const notice = storedToken() ? 'Your token is no longer accepted (deleted or expired). Sign in again.' : 'Your session has ended. Sign in again.'
+  forgetToken()
+  void render(notice)
+})
 
-/** @param {string} [notice] */
-async function render(notice) {
+/**
+ * Who this tab acts as: the stored token's owner, else the session cookie's (GET /me answers 401
+ * when there is none), else nobody.
+ */
+async function identify() {
+  try {
+    if (openAccess() || !storedToken()) session.me = await api('GET', '/me', undefined, { token: null })
+    else session.me = await api('GET', '/me', undefined, { token: storedToken() })
+  } catch (error) {
+    forgetToken()
+    if (openAccess()) throw error
+  }
+}
+
+/**
+ * Nav items for one permission (`data-needs`): shown disabled, naming it, to whoever lacks it, as
+ * guard() shows controls.
+ */
+function guardNav() {
+  for (const link of nav.querySelectorAll('a[data-needs]')) {
+    const permission = link.getAttribute('data-needs') ?? ''
+    const note = link.nextElementSibling?.classList.contains('needs') ? link.nextElementSibling : null
+    const href = link.getAttribute('data-href')
+    if (can(permission)) {
+      if (href !== null) link.setAttribute('href', href)
+      link.removeAttribute('aria-disabled')
+      link.removeAttribute('title')
+      note?.remove()
+    } else {
+      if (href === null) link.setAttribute('data-href', link.getAttribute('href') ?? '')
+      link.removeAttribute('href')
+      link.setAttribute('role', 'link')
+      link.setAttribute('aria-disabled', 'true')
+      link.setAttribute('title', `You need the ${permission} permission`)
+      if (!note) link.after(h('small', { class: 'needs' }, `Needs ${permission}`))
+    }
+  }
+}
+
+/**
+ * @param {string} [notice] shown on the sign-in form
+ * @param {string} [username] filled in on the sign-in form
+ */
+async function render(notice, username) {
+  const [path = '', search = ''] = location.hash.slice(1).split('?', 2)
+  if (path === '/reset-password') {
+    // A page for people who cannot sign in yet: outside the signed-in frame.
+    nav.hidden = true
+    replace(who)
+    await resetPasswordView(main, new URLSearchParams(search).get('token') ?? '', async (name) => {
+      history.replaceState(null, '', '#/projects')
+      // Setting a password ends the person's sessions: this tab may be signed out now.
+      await identify()
+      if (session.me) announce('The password is set.')
+      await render('Your password is set: sign in with it.', name)
+    })
+    return
+  }
   if (!session.me) {
     nav.hidden = true
     replace(who)
-    await signInView(main, notice, () => render())
+    await signInView(main, notice, () => render(), { username })
     return
   }
   nav.hidden = false
+  guardNav()
   const me = session.me
   replace(who,
-    h('span', { class: 'who-name' }, me.name),
+    // A person's name leads to their profile; tokens have none.
+    me.kind === 'user' ? h('a', { class: 'who-name', href: '#/profile', title: 'Your profile' }, me.name) : h('span', { class: 'who-name' }, me.name),
     ' ',
     h('span', { class: `badge role-${me.rootRole.toLowerCase()}` }, me.rootRole),
     me.kind === 'open-access' ? null : h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out'))
-  const path = location.hash.slice(1).split('?')[0] ?? ''
   for (const link of nav.querySelectorAll('a')) {
-    const target = (link.getAttribute('href') ?? '').slice(1)
+    const target = (link.getAttribute('href') ?? link.getAttribute('data-href') ?? '').slice(1)
     if (path === target || path.startsWith(`${target}/`)) link.setAttribute('aria-current', 'page')
     else link.removeAttribute('aria-current')
   }
@@ -76,14 +149,10 @@ async function boot() {
     main.focus()
   })
   try {
-    if (openAccess()) session.me = await api('GET', '/me', undefined, { token: null })
-    else if (storedToken()) session.me = await api('GET', '/me', undefined, { token: storedToken() })
+    await identify()
   } catch (error) {
-    forgetToken()
-    if (openAccess()) {
-      replace(main, errorBox(error))
-      return
-    }
+    replace(main, errorBox(error))
+    return
   }
   window.addEventListener('hashchange', () => { void render() })
   await render()

@@ -1,12 +1,13 @@
 // @ts-check
 /**
- * Who is signed in. The token lives in this tab's sessionStorage only: never in a URL, a
- * cookie or a log line, and gone when the tab closes.
+ * Who is signed in: a person with a password (a session: an HttpOnly cookie no script here can
+ * read), or a token. The token lives in this tab's sessionStorage only: never in a URL, a cookie
+ * or a log line, and gone when the tab closes.
  */
 
 const TOKEN_KEY = 'pennon.token'
 
-/** @typedef {{ kind: string, name: string, rootRole: 'Admin' | 'Editor' | 'Viewer', permissions: string[] }} Me */
+/** @typedef {{ kind: string, name: string, id?: number, session?: boolean, rootRole: 'Admin' | 'Editor' | 'Viewer', permissions: string[] }} Me */
 
 /** @type {{ me: Me | null }} */
 export const session = { me: null }

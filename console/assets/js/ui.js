@@ -90,9 +90,14 @@ export function badge(text, kind = '') {
   return h('span', { class: `badge ${kind}`.trim() }, text)
 }
 
-/** A copy-once secret: shown in a read-only field with a copy button. @param {string} secret */
-export function secretPanel(secret) {
-  const input = h('input', { type: 'text', readonly: true, value: secret, class: 'secret', 'aria-label': 'Secret' })
+/**
+ * A copy-once secret: shown in a read-only field with a copy button. Invite and reset links use it
+ * too, with their own label and note.
+ * @param {string} secret
+ * @param {{ label?: string, note?: import('./dom.js').Child }} [options]
+ */
+export function secretPanel(secret, { label = 'Secret', note = 'Copy this secret now: it is shown only this once.' } = {}) {
+  const input = h('input', { type: 'text', readonly: true, value: secret, class: 'secret', 'aria-label': label })
   const status = h('span', { role: 'status', class: 'hint' })
   const copy = h('button', { type: 'button', class: 'secondary', onclick: async () => {
     try {
@@ -104,8 +109,8 @@ export function secretPanel(secret) {
     }
     status.textContent = 'Copied.'
   } }, 'Copy')
-  return h('div', { class: 'alert success secret-panel', role: 'region', 'aria-label': 'New secret' },
-    h('p', null, h('strong', null, 'Copy this secret now: it is shown only this once.')),
+  return h('div', { class: 'alert success secret-panel', role: 'region', 'aria-label': `New ${label.toLowerCase()}` },
+    h('p', null, h('strong', null, note)),
     h('div', { class: 'secret-row' }, input, copy, status))
 }
 

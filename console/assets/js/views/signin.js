@@ -1,52 +1,107 @@
 // @ts-check
-import { api, ApiError } from '../api.js'
+import { api, ApiError, request } from '../api.js'
 import { field, h, replace } from '../dom.js'
-import { session, storeToken } from '../session.js'
+import { forgetToken, session, storeToken } from '../session.js'
+
+/** The way chosen last (kept while the tab lives, so a sign-out comes back to it). */
+let way = /** @type {'password' | 'token'} */ ('password')
 
 /**
- * The sign-in form: an admin API token or a service-account token. It is checked with
- * GET /api/admin/me before it is kept.
+ * The sign-in page: a person's email (or username) and password, which starts a session (an
+ * HttpOnly cookie), or, for automation, an admin API token or a service-account token, checked
+ * with GET /api/admin/me before it is kept.
  * @param {HTMLElement} main
  * @param {string | undefined} notice
  * @param {() => void} done
+ * @param {{ username?: string }} [prefill]
  */
-export async function signInView(main, notice, done) {
-  const token = h('input', { type: 'password', name: 'token', autocomplete: 'off', spellcheck: 'false', required: true })
+export async function signInView(main, notice, done, prefill = {}) {
   const message = h('div', { 'aria-live': 'polite' }, notice ? h('p', { class: 'alert info' }, notice) : null)
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in')
-  const form = h('form', { class: 'signin card', novalidate: true },
-    h('h1', null, 'Sign in to Pennon'),
-    h('p', null, 'Paste an admin API token or a service-account token. It is kept in this tab only, until you sign out or close it.'),
-    field('API token', token, { hint: 'Starts with *:*. for an admin token. Client and frontend tokens cannot use the admin API.' }),
-    message,
-    h('div', { class: 'actions' }, submit))
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    const value = token.value.trim()
-    if (value === '') {
-      replace(message, h('p', { class: 'alert error', role: 'alert' }, 'Enter a token.'))
-      token.focus()
-      return
-    }
-    submit.disabled = true
-    try {
-      session.me = await api('GET', '/me', undefined, { token: value })
-      storeToken(value)
-      token.value = ''
-      done()
-    } catch (error) {
-      const text = error instanceof ApiError && error.status === 403
-        ? 'This token cannot use the admin API: client and frontend tokens are for SDKs.'
-        : error instanceof ApiError && error.status === 401
-          ? 'This token is unknown, deleted or expired.'
-          : error instanceof ApiError ? error.message : 'Pennon could not be reached.'
-      replace(message, h('p', { class: 'alert error', role: 'alert' }, text))
-      token.focus()
-    } finally {
-      submit.disabled = false
-    }
-  })
-  replace(main, form)
+  const slot = h('div')
+  const choices = /** @type {const} */ ([['password', 'Email and password'], ['token', 'API token']])
+  const tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Sign in with' },
+    choices.map(([value, label]) => h('button', { type: 'button', class: 'tab', 'aria-pressed': String(way === value), onclick: () => show(value, true) }, label)))
+  replace(main, h('div', { class: 'signin card' }, h('h1', null, 'Sign in to Pennon'), tabs, message, slot))
   document.title = 'Sign in · Pennon'
-  token.focus()
+  show(way, false)
+
+  /** @param {'password' | 'token'} next @param {boolean} clearMessage */
+  function show(next, clearMessage) {
+    way = next
+    for (const [index, button] of [...tabs.children].entries()) button.setAttribute('aria-pressed', String(choices[index]?.[0] === next))
+    if (clearMessage) replace(message)
+    const form = next === 'password' ? passwordForm() : tokenForm()
+    replace(slot, form)
+    const empty = [...form.querySelectorAll('input')].find((input) => input.value === '')
+    empty?.focus()
+  }
+
+  /** @param {string} text @param {HTMLElement} focus */
+  function refuse(text, focus) {
+    replace(message, h('p', { class: 'alert error', role: 'alert' }, text))
+    focus.focus()
+  }
+
+  function passwordForm() {
+    const username = h('input', { type: 'text', name: 'username', autocomplete: 'username', spellcheck: 'false', required: true, value: prefill.username ?? '' })
+    const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true })
+    const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in')
+    const form = h('form', { novalidate: true },
+      field('Email or username', username),
+      field('Password', password, { hint: 'Forgot it? An admin can make you a link to set a new one.' }),
+      h('div', { class: 'actions' }, submit))
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault()
+      if (username.value.trim() === '' || password.value === '') {
+        refuse('Enter your email (or username) and your password.', username.value.trim() === '' ? username : password)
+        return
+      }
+      submit.disabled = true
+      try {
+        await request('POST', '/auth/simple/login', { username: username.value.trim(), password: password.value }, { token: null })
+        forgetToken()
+        session.me = await api('GET', '/me', undefined, { token: null })
+        done()
+      } catch (error) {
+        password.value = ''
+        refuse(error instanceof ApiError ? error.message : 'Pennon could not be reached.', password)
+      } finally {
+        submit.disabled = false
+      }
+    })
+    return form
+  }
+
+  function tokenForm() {
+    const token = h('input', { type: 'password', name: 'token', autocomplete: 'off', spellcheck: 'false', required: true })
+    const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in')
+    const form = h('form', { novalidate: true },
+      h('p', null, 'For automation: paste an admin API token, a service-account token or a personal access token. It is kept in this tab only, until you sign out or close it.'),
+      field('API token', token, { hint: 'Starts with *:*. for an admin token. Client and frontend tokens cannot use the admin API.' }),
+      h('div', { class: 'actions' }, submit))
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault()
+      const value = token.value.trim()
+      if (value === '') {
+        refuse('Enter a token.', token)
+        return
+      }
+      submit.disabled = true
+      try {
+        session.me = await api('GET', '/me', undefined, { token: value })
+        storeToken(value)
+        token.value = ''
+        done()
+      } catch (error) {
+        refuse(error instanceof ApiError && error.status === 403
+          ? 'This token cannot use the admin API: client and frontend tokens are for SDKs.'
+          : error instanceof ApiError && error.status === 401
+            ? 'This token is unknown, deleted or expired.'
+            : error instanceof ApiError ? error.message : 'Pennon could not be reached.', token)
+      } finally {
+        submit.disabled = false
+      }
+    })
+    return form
+  }
 }
