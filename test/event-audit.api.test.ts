@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, onEachDatabase, useTestApp, type ApiResponse, type TestApp } from './test-app.ts'
+import { asBrowser, PASSWORD } from './people.ts'
 
 interface Expected {
   type: string
@@ -305,6 +306,34 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'tag-type-deleted', preData: teamWithIcon },
     ])
 
+    // People: users (events by the admin); passwords, links, sign-in and sign-out record nothing.
+    const users = '/api/admin/user-admin'
+    const person = await run('POST', users, users, { email: 'audit@example.com', rootRole: 2, password: PASSWORD }, 201, (r) => [
+      { type: 'user-created', data: { id: r.body.id, name: null, username: null, email: 'audit@example.com', rootRole: 2 } },
+    ])
+    const personData = { id: person.body.id, name: null, username: null, email: 'audit@example.com', rootRole: 2 }
+    await run('PUT', `${users}/{id}`, `${users}/${person.body.id}`, { name: 'Audit' }, 200, [{ type: 'user-updated', data: { ...personData, name: 'Audit' }, preData: personData }])
+    await run('POST', `${users}/validate-password`, `${users}/validate-password`, { password: PASSWORD }, 200, [])
+    await run('POST', `${users}/{id}/change-password`, `${users}/${person.body.id}/change-password`, { password: PASSWORD }, 200, [])
+    const reset = await run('POST', `${users}/reset-password`, `${users}/reset-password`, { id: String(person.body.id) }, 200, [])
+    await run('POST', '/auth/reset/validate-password', '/auth/reset/validate-password', { password: PASSWORD }, 200, [])
+    await run('POST', '/auth/reset/password', '/auth/reset/password', { token: reset.body.resetPasswordUrl.split('token=')[1], password: PASSWORD }, 200, [])
+    const login = await run('POST', '/auth/simple/login', '/auth/simple/login', { username: 'audit@example.com', password: PASSWORD }, 200, [])
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!
+    // A person's own changes: their events name them.
+    for (const route of ['POST /api/admin/user/tokens', 'DELETE /api/admin/user/tokens/{id}', 'POST /api/admin/user/change-password']) covered.add(route)
+    const beforeOwn = (await allEvents(pennon)).length
+    const pat = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'audit', expiresAt: '2099-01-01T00:00:00.000Z' }, asBrowser(cookie))
+    assert.equal((await call(pennon, 'DELETE', `/api/admin/user/tokens/${pat.body.id}`, undefined, asBrowser(cookie))).status, 200)
+    assert.equal((await call(pennon, 'POST', '/api/admin/user/change-password', { password: PASSWORD, oldPassword: PASSWORD }, asBrowser(cookie))).status, 200)
+    const patData = { id: pat.body.id, description: 'audit', expiresAt: '2099-01-01T00:00:00.000Z', userId: person.body.id }
+    assert.deepEqual((await allEvents(pennon)).slice(beforeOwn).map((e) => [e.type, e.createdBy, e.createdByUserId, e.data, e.preData]), [
+      ['pat-created', 'audit@example.com', person.body.id, patData, null],
+      ['pat-deleted', 'audit@example.com', person.body.id, patData, null],
+    ])
+    await run('POST', '/logout', '/logout', undefined, 200, [])
+    await run('DELETE', `${users}/{id}`, `${users}/${person.body.id}`, undefined, 200, [{ type: 'user-deleted', preData: { ...personData, name: 'Audit' } }])
+
     // Failed writes leave no event.
     for (const [method, url, body, status] of [
       ['POST', `${P}/default/features`, { name: 'bad name' }, 400],
@@ -314,6 +343,8 @@ onEachDatabase('event log completeness', (database) => {
       ['DELETE', '/api/admin/segments/999', undefined, 404],
       ['DELETE', `${P}/default`, undefined, 409],
       ['POST', '/api/admin/service-account', { username: 'u', name: 'n', rootRole: 9 }, 400],
+      ['POST', '/api/admin/user-admin', { email: 'weak@example.com', rootRole: 3, password: 'weak' }, 400],
+      ['PUT', '/api/admin/user-admin/999999', { name: 'ghost' }, 404],
       ['POST', '/api/admin/environments', { name: 'development', type: 'development' }, 409],
       ['POST', `${P}/default/features/ghost/environments/production/on`, undefined, 404],
       ['POST', `${P}/default/bulk_features/environments/nowhere/on`, { features: [] }, 404],
@@ -342,6 +373,6 @@ onEachDatabase('event log completeness', (database) => {
 
     const everything = JSON.stringify(await allEvents(pennon))
     const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
-    for (const needle of [secret, accountToken.body.secret, pennon.adminToken, ...hashes]) assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
+    for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, ...hashes]) assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
   })
 })
