@@ -28,18 +28,5 @@ export const docsUi: FastifyPluginAsync<{ routePrefix: string }> = async (app, {
       .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'no-referrer')
   })
-  await app.register(swaggerUi, { routePrefix, transformSpecification: forTheUi })
-}
-
-/**
- * What Swagger UI is given: the document without the routes no person tries out (Unleash Edge's,
- * and the never-ending event stream). Swagger UI 5 rendered only the first ten operations of a
- * document with more than 128 (no error shown); /docs/openapi.json keeps every route.
- */
-export const NOT_IN_SWAGGER_UI: readonly string[] = ['/edge/validate', '/api/client/metrics/edge', '/api/client/streaming']
-
-function forTheUi(document: Record<string, unknown>): Record<string, unknown> {
-  const paths = { ...(document.paths as Record<string, unknown>) }
-  for (const path of NOT_IN_SWAGGER_UI) delete paths[path]
-  return { ...document, paths }
+  await app.register(swaggerUi, { routePrefix })
 }
