@@ -35,14 +35,14 @@ onEachDatabase('sessions', (database) => {
     const pennon = await useTestApp(t, database)
     await createUser(pennon, 'ed@example.com', 2)
     const cookie = await signIn(pennon, 'ed@example.com')
-    for (const headers of [{ origin: 'http://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }]) {
+    for (const headers of [{ origin: 'http://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }] as Record<string, string>[]) {
       const refused = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'forged' }, { token: null, headers: { cookie, ...headers } })
       assert.equal(refused.status, 403, JSON.stringify(headers))
       assert.deepEqual(withoutId(refused.body), CROSS_SITE)
     }
     assert.equal((await call(pennon, 'GET', '/api/admin/projects/default/features/forged', undefined, asBrowser(cookie))).status, 404)
     assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: null, headers: { cookie, origin: 'http://evil.example' } })).status, 200, 'a read is no harm')
-    for (const headers of [{ origin: 'http://localhost' }, { 'sec-fetch-site': 'same-origin' }, {}]) {
+    for (const headers of [{ origin: 'http://localhost' }, { 'sec-fetch-site': 'same-origin' }, {}] as Record<string, string>[]) {
       const name = `ok-${Object.keys(headers).length}-${Object.values(headers).join('').length}`
       assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name }, { token: null, headers: { cookie, ...headers } })).status, 201, JSON.stringify(headers))
     }
