@@ -720,8 +720,8 @@ onEachDatabase('console in a browser', (database) => {
     await health.waitFor()
     // Every operation of the document is listed. Swagger UI renders a long list as it scrolls
     // into view (a virtual list): scroll through it, collecting the operations rendered.
-    const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body as { paths: Record<string, Record<string, unknown>> }
-    const documented = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
+    const openapi = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body as { paths: Record<string, Record<string, unknown>> }
+    const documented = Object.entries(openapi.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
     const listed = new Set<string>()
     for (let top = 0; top <= (await page.evaluate(() => window.document.documentElement.scrollHeight)); top += 600) {
       await page.evaluate((y) => window.scrollTo(0, y), top)
