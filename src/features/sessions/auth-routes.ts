@@ -9,12 +9,11 @@ import type { Config } from '../../config.ts'
 import type { Principal } from '../../http/permissions.ts'
 import type { FastifyRequest } from 'fastify'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
-import { AppError } from '../../http/errors.ts'
 import { checkContentType } from '../../http/json-body.ts'
 import { checkPasswordRules } from '../users/password.ts'
 import { UserResponse } from '../users/user-schemas.ts'
 import { ROOT_ROLE_LIST, type UserService } from '../users/user-service.ts'
-import { findResetToken } from '../users/reset-tokens.ts'
+import { findResetToken, invalidLink } from '../users/reset-tokens.ts'
 import { createUserStore } from '../users/user-store.ts'
 import { isCrossSite } from './same-origin.ts'
 import { clearSessionCookie, setSessionCookie } from './session-cookie.ts'
@@ -24,7 +23,6 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 
 const tags = ['Auth']
-const invalidToken = () => new AppError(401, 'AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.')
 
 const LoginBody = Type.Object({ username: Type.String({ maxLength: 255, description: 'A username or an email' }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
 const ResetBody = Type.Object({ token: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
@@ -91,7 +89,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
   }, async (request) => {
     const found = await findResetToken(db, request.query.token)
     const user = found && (await createUserStore(db).find(found.userId))
-    if (!found || !user) throw invalidToken()
+    if (!found || !user) throw invalidLink()
     const role = ROOT_ROLE_LIST.find((candidate) => candidate.id === user.root_role) ?? ROOT_ROLE_LIST[2]!
     return { id: user.id, name: user.name, email: user.email, username: user.username, token: request.query.token, createdBy: found.createdBy, role: { id: role.id, type: role.type, name: role.name } }
   })
@@ -104,9 +102,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       response: { 200: NoContent, ...errorResponses(400, 401, 413, 415, 429) },
     },
   }, async (request, reply) => {
-    const found = await findResetToken(db, request.body.token)
-    if (!found) throw invalidToken()
-    await users.setPassword(found.userId, request.body.password)
+    await users.setPasswordWithLink(request.body.token, request.body.password)
     return sendEmpty(reply, 200)
   })
 

@@ -153,8 +153,11 @@ onEachDatabase('sessions', (database) => {
     const weak = await call(pennon, 'POST', '/auth/reset/password', { token, password: 'password' }, { token: null })
     assert.equal(weak.status, 400)
     assert.equal(weak.body.name, 'OwaspValidationError')
-    assert.equal((await call(pennon, 'POST', '/auth/reset/password', { token, password: PASSWORD }, { token: null })).status, 200)
-    await signIn(pennon, 'new@example.com')
+    // Sent twice at once: the link sets the password once.
+    const twice = await Promise.all([PASSWORD, 'Other-Passw0rd-1'].map((password) => call(pennon, 'POST', '/auth/reset/password', { token, password }, { token: null })))
+    assert.deepEqual(twice.map((response) => response.status).sort(), [200, 401])
+    const winner = twice[0]!.status === 200 ? PASSWORD : 'Other-Passw0rd-1'
+    await signIn(pennon, 'new@example.com', winner)
     const used = await call(pennon, 'POST', '/auth/reset/password', { token, password: 'Other-Passw0rd-1' }, { token: null })
     assert.equal(used.status, 401)
     assert.deepEqual(withoutId(used.body), errorOf('AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.'))

@@ -6,6 +6,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
+import { AppError } from '../../http/errors.ts'
 import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
 
 export const INVITE_VALID_MS = 7 * 24 * 3_600_000
@@ -31,4 +32,13 @@ export async function findResetToken(db: Kysely<Database>, secret: string): Prom
     .where('secret_hash', '=', hashSecret(secret))
     .executeTakeFirst()
   return row && row.expires_at > new Date().toISOString() ? { userId: row.user_id, createdBy: row.created_by } : undefined
+}
+
+export const invalidLink = () => new AppError(401, 'AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.')
+
+/** Deletes a link's row if it is current, returning its user: of two uses at once, one finds it. */
+export async function useResetLink(trx: Kysely<Database>, secret: string): Promise<number | undefined> {
+  if (secret.length === 0 || secret.length > 200) return undefined
+  const row = await trx.deleteFrom('password_reset_tokens').where('secret_hash', '=', hashSecret(secret)).returning(['user_id', 'expires_at']).executeTakeFirst()
+  return row && row.expires_at > new Date().toISOString() ? row.user_id : undefined
 }

@@ -8,7 +8,7 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
 import { checkPasswordRules, hashPassword } from './password.ts'
-import { createResetLink, INVITE_VALID_MS, RESET_VALID_MS } from './reset-tokens.ts'
+import { createResetLink, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
 import { createUserStore, eventDataOf, toUser, type User } from './user-store.ts'
 import type { CreateUserBody, UpdateUserBody } from './user-schemas.ts'
 
@@ -43,6 +43,17 @@ async function lockedUser(trx: Kysely<Database>, id: number): Promise<UsersTable
   return row
 }
 
+/** A new password hash: the user's links are used up, and their sessions end (but `keepSessionHash`). */
+async function storePassword(trx: Kysely<Database>, id: number, passwordHash: string, keepSessionHash?: string): Promise<void> {
+  await trx.updateTable('users').set({ password_hash: passwordHash, login_attempts: 0 }).where('id', '=', id).execute()
+  await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
+  await trx
+    .deleteFrom('user_sessions')
+    .where('user_id', '=', id)
+    .$if(keepSessionHash !== undefined, (query) => query.where('secret_hash', '!=', keepSessionHash!))
+    .execute()
+}
+
 /** The end of every session of a user (a role change, a new password, a deletion). */
 export const endSessions = (trx: Kysely<Database>, userId: number) => trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute()
 
@@ -69,6 +80,7 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
      */
     async create(input: CreateUserBody, actor: Actor, baseUrl: string): Promise<User & { inviteLink?: string; emailSent: false }> {
       const username = blankToNull(input.username)
+      if (username?.includes('@')) throw invalid(`The \`/body/username\` property cannot contain "@": sign-in tells usernames from emails by it. You sent ${quote(username)}.`, '/body/username')
       const email = normalEmail(input.email, '/body/email')
       if (username === null && email === null) throw invalid('A user needs a username or an email: send at least one of them.', '/body')
       const rootRole = parseRootRole(input.rootRole, '/body/rootRole')
@@ -145,13 +157,18 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
       const passwordHash = await hashPassword(password)
       await db.transaction().execute(async (trx) => {
         await lockedUser(trx, id)
-        await trx.updateTable('users').set({ password_hash: passwordHash, login_attempts: 0 }).where('id', '=', id).execute()
-        await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
-        await trx
-          .deleteFrom('user_sessions')
-          .where('user_id', '=', id)
-          .$if(keepSessionHash !== undefined, (query) => query.where('secret_hash', '!=', keepSessionHash!))
-          .execute()
+        await storePassword(trx, id, passwordHash, keepSessionHash)
+      })
+    },
+
+    /** Sets the password of the user an invite or reset link is for, using the link up (once, even when sent twice at once); 401 for a link unknown, used or expired. */
+    async setPasswordWithLink(secret: string, password: string): Promise<void> {
+      checkPasswordRules(password)
+      const passwordHash = await hashPassword(password)
+      await db.transaction().execute(async (trx) => {
+        const userId = await useResetLink(trx, secret)
+        if (userId === undefined) throw invalidLink()
+        await storePassword(trx, userId, passwordHash)
       })
     },
 

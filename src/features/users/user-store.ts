@@ -56,13 +56,13 @@ export function createUserStore(db: Kysely<Database>) {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
     },
 
-    /** The user signing in as `login`: their username exactly, or their email in any case. */
+    /** The user signing in as `login`: their email in any case (a login with `@`), else their username exactly. */
     async findByLogin(login: string): Promise<UsersTable | undefined> {
+      const byEmail = login.includes('@')
       return db
         .selectFrom('users')
         .selectAll()
-        .where((eb) => eb.or([eb('username', '=', login), eb('email', '=', login.toLowerCase())]))
-        .orderBy('id')
+        .where(byEmail ? 'email' : 'username', '=', byEmail ? login.toLowerCase() : login)
         .executeTakeFirst()
     },
   }

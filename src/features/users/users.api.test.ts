@@ -43,6 +43,7 @@ onEachDatabase('users', (database) => {
     const cases: Array<[unknown, number, Record<string, unknown>]> = [
       [{ rootRole: 2 }, 400, errorOf('ValidationError', 'A user needs a username or an email: send at least one of them.', { details: [{ path: '/body', message: 'A user needs a username or an email: send at least one of them.' }] })],
       [{ email: 'not-an-email', rootRole: 2 }, 400, errorOf('ValidationError', 'The `/body/email` property must be an email address. You sent "not-an-email".', { details: [{ path: '/body/email', message: 'The `/body/email` property must be an email address. You sent "not-an-email".' }] })],
+      [{ username: 'a@b', rootRole: 3 }, 400, errorOf('ValidationError', 'The `/body/username` property cannot contain "@": sign-in tells usernames from emails by it. You sent "a@b".', { details: [{ path: '/body/username', message: 'The `/body/username` property cannot contain "@": sign-in tells usernames from emails by it. You sent "a@b".' }] })],
       [{ email: 'a@example.com', rootRole: 'Owner' }, 400, errorOf('ValidationError', 'The `/body/rootRole` property must be a root role: 1 (Admin), 2 (Editor) or 3 (Viewer), by id or name. You sent "Owner".', { details: [{ path: '/body/rootRole', message: 'The `/body/rootRole` property must be a root role: 1 (Admin), 2 (Editor) or 3 (Viewer), by id or name. You sent "Owner".' }] })],
       [{ email: 'a@example.com', rootRole: 2, password: 'short' }, 400, {
         name: 'OwaspValidationError',
