@@ -4,26 +4,18 @@
  * in the database, printed once, that the running server takes at once.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { runCommand } from './run-command.ts'
 import { createDb } from '../src/db/database.ts'
 import { startProcess, type Server } from '../bench/lib.ts'
 import { createProcessDatabase, eventually, onEachDatabase } from './test-app.ts'
 
 const SECRET = /^    (\*:\*\.[0-9a-f]{64})$/m
 
-/** Runs the command as `npm run admin-token` does, with this environment; resolves its exit code and output. */
-function adminTokenCommand(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['src/cli/admin-token.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => (stdout += chunk))
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
-}
+const adminTokenCommand = (env: Record<string, string>, args: string[] = []) => runCommand('src/cli/admin-token.ts', env, args)
 
 const admin = (server: Server, token: string, path: string) => fetch(`${server.url}/api/admin${path}`, { headers: { authorization: token } })
 

@@ -4,19 +4,12 @@
  * that a running server takes at once.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { test } from 'node:test'
+import { runCommand } from './run-command.ts'
 import { startProcess } from '../bench/lib.ts'
 import { createProcessDatabase, onEachDatabase } from './test-app.ts'
 
-function adminUserCommand(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['src/cli/admin-user.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => (stdout += chunk))
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
-}
+const adminUserCommand = (env: Record<string, string>, args: string[] = []) => runCommand('src/cli/admin-user.ts', env, args)
 
 const LINK = /^ {4}http:\/\/127\.0\.0\.1:[0-9]+\/#\/reset-password\?token=([0-9a-f]{64})$/m
 

@@ -5,10 +5,8 @@
  * a running server takes the new token at once. Named `admin` (or `admin-2`, … when taken)
  * unless a name is given; its `api-token-created` event names the system as the actor.
  */
-import { existsSync } from 'node:fs'
-import { ConfigError, loadConfig } from '../config.ts'
-import { createDb } from '../db/database.ts'
-import { migrateToLatest } from '../db/migrate.ts'
+import { ConfigError } from '../config.ts'
+import { openServerDatabase } from './cli-database.ts'
 import { createTokenService } from '../features/api-tokens/token-service.ts'
 
 const USAGE = 'usage: npm run admin-token [-- <token name>]   (DATABASE_URL or DATABASE_FILE as for npm start)'
@@ -29,24 +27,18 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`)
     return 0
   }
-  let config
   let name
   try {
-    config = loadConfig(process.env)
     name = tokenName(args)
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     process.stderr.write(`pennon admin-token: ${error.message}\n`)
     return 1
   }
-  // A mistyped path would otherwise create a new, empty database and mint the token there.
-  if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
-    process.stderr.write(`pennon admin-token: no database at ${config.databaseFile}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`)
-    return 1
-  }
-  const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
+  const opened = await openServerDatabase('admin-token')
+  if (!opened) return 1
+  const { config, database } = opened
   try {
-    await migrateToLatest(database.db)
     const minted = await createTokenService({ db: database.db }).mintAdminToken(name)
     process.stdout.write(
       `Created admin token "${minted.tokenName}". It is shown only this once:\n\n    ${minted.secret}\n\n` +

@@ -5,10 +5,7 @@
  * where they set their password (under PUBLIC_URL, else http://127.0.0.1:PORT). Events name the
  * system as the actor. Pennon sends no email.
  */
-import { existsSync } from 'node:fs'
-import { ConfigError, loadConfig } from '../config.ts'
-import { createDb } from '../db/database.ts'
-import { migrateToLatest } from '../db/migrate.ts'
+import { openServerDatabase } from './cli-database.ts'
 import { SYSTEM_ACTOR } from '../features/events/audit.ts'
 import { createUserService } from '../features/users/user-service.ts'
 import { createUserStore } from '../features/users/user-store.ts'
@@ -22,22 +19,11 @@ async function main(): Promise<number> {
     return args.length === 1 ? 0 : 1
   }
   const email = args[0]!
-  let config
-  try {
-    config = loadConfig(process.env)
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    process.stderr.write(`pennon admin-user: ${error.message}\n`)
-    return 1
-  }
-  if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
-    process.stderr.write(`pennon admin-user: no database at ${config.databaseFile}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`)
-    return 1
-  }
+  const opened = await openServerDatabase('admin-user')
+  if (!opened) return 1
+  const { config, database } = opened
   const baseUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`
-  const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
   try {
-    await migrateToLatest(database.db)
     const users = createUserService({ db: database.db })
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
