@@ -9,10 +9,10 @@ import type { Config } from '../../config.ts'
 import type { Database } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
 import { createAuthThrottle } from '../../http/auth-throttle.ts'
-import { AppError, tooManyRequests } from '../../http/errors.ts'
+import { tooManyRequests } from '../../http/errors.ts'
 import { userPrincipal, type Principal } from '../../http/permissions.ts'
 import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
-import { verifyPassword } from '../users/password.ts'
+import { passwordMismatch, verifyPassword } from '../users/password.ts'
 import { createUserStore, toUser, type User } from '../users/user-store.ts'
 
 // A session's seen_at is written at most this often: activity is known to the minute, with one write a minute per session at most.
@@ -20,8 +20,6 @@ const TOUCH_EVERY_MS = 60_000
 // Sessions one user may hold; signing in past it ends their oldest.
 const MAX_SESSIONS_PER_USER = 20
 const LOGIN_WINDOW_MS = 15 * 60_000
-
-export const passwordMismatch = () => new AppError(401, 'PasswordMismatch', 'Wrong password, try again.')
 
 // Run on every request a session cookie authenticates: compiled once.
 const sessionBySecret = prepared((db: Kysely<Database>) =>

@@ -67,6 +67,9 @@ export function verifyPassword(password: string, encoded: string | null): Promis
   })
 }
 
+/** A wrong password (or an unknown name: the answer does not tell them apart). */
+export const passwordMismatch = () => new AppError(401, 'PasswordMismatch', 'Wrong password, try again.')
+
 /** 400 with every rule the password breaks (the reference's OwaspValidationError), or nothing. */
 export function checkPasswordRules(password: string): void {
   const result = owasp.test(password)
