@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { ConstraintResponse } from '../strategies/strategy-schemas.ts'
+import { ConstraintResponse } from '../segments/segment-schemas.ts'
 import { StrategyVariantResponse, VariantResponse } from '../strategies/variant-schemas.ts'
 
 const OneOrMany = (description: string) => Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], { description })

@@ -7,7 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { CreateFlagBody } from '../flags/flag-schemas.ts'
 import { ConstraintBody } from '../segments/segment-schemas.ts'
 import { StrategyVariantBody, VariantBody } from '../strategies/variant-schemas.ts'
-import { ConstraintResponse } from '../strategies/strategy-schemas.ts'
+import { ConstraintResponse } from '../segments/segment-schemas.ts'
 
 /** At most this many flags in one export selection or one import. */
 export const MAX_IMPORT_FEATURES = 1000

@@ -41,7 +41,8 @@ export const UpsertSegmentBody = Type.Object({
 })
 export type UpsertSegmentBody = Static<typeof UpsertSegmentBody>
 
-const ConstraintResponse = Type.Object({
+/** A constraint as strategies, segments, exports and the client API show it. */
+export const ConstraintResponse = Type.Object({
   contextName: Type.String(),
   operator: Type.String(),
   caseInsensitive: Type.Optional(Type.Boolean()),

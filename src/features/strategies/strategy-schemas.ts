@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ConstraintBody } from '../segments/segment-schemas.ts'
+import { ConstraintBody, ConstraintResponse } from '../segments/segment-schemas.ts'
 import { StrategyVariantBody, StrategyVariantResponse } from './variant-schemas.ts'
 
 // Path parameters are bounded but not checked further: an unknown name is a 404, not a 400.
@@ -38,15 +38,6 @@ export const SortOrderBody = Type.Array(
   { maxItems: 10_000 },
 )
 export type SortOrderBody = Static<typeof SortOrderBody>
-
-export const ConstraintResponse = Type.Object({
-  contextName: Type.String(),
-  operator: Type.String(),
-  caseInsensitive: Type.Optional(Type.Boolean()),
-  inverted: Type.Optional(Type.Boolean()),
-  values: Type.Array(Type.String()),
-  value: Type.Optional(Type.String()),
-})
 
 export const StrategyResponse = Type.Object({
   id: Type.String({ description: 'A ULID' }),
