@@ -4,6 +4,8 @@
  * own, signs in, meets what the role lacks, makes a personal access token (used from Node) and
  * signs out, which ends the cookie. A form another origin posts with the admin's cookie is refused.
  */
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
@@ -14,6 +16,7 @@ import { heading, skip, startBrowserAndApp } from './browser.ts'
 import { createUser, PASSWORD } from './people.ts'
 import { call, errorOf, onEachDatabase, withoutId } from './test-app.ts'
 
+const execFileAsync = promisify(execFile)
 const VERA_PASSWORD = 'Vera-Sets-Her-0wn!'
 const CROSS_SITE = "Cross-site request refused: a request signed in with a session cookie that changes something must come from Pennon's own pages."
 
@@ -162,9 +165,11 @@ onEachDatabase('console people in a browser', (database) => {
       const row = vera.locator('tr', { has: vera.getByRole('rowheader', { name: 'ci script' }) })
       assert.match(await row.innerText(), /never/)
       await shot(vera, 'profile')
-      const me = await fetch(`${base}/api/admin/me`, { headers: { authorization: secret } })
-      assert.equal(me.status, 200)
-      const body = await me.json() as { id: number }
+      // The token works from a shell, as a script would use it: curl.
+      const curl = await execFileAsync('curl', ['--silent', '--show-error', '--write-out', '\n%{http_code}', '--header', `Authorization: ${secret}`, `${base}/api/admin/me`])
+      const [text, status] = curl.stdout.split('\n')
+      assert.equal(status, '200')
+      const body = JSON.parse(text!) as { id: number }
       veraId = body.id
       assert.deepEqual(body, { kind: 'user', name: 'vera@example.com', id: veraId, rootRole: 'Viewer', permissions: [] })
     })
