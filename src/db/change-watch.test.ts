@@ -19,6 +19,12 @@ test('a statement may write a token table when it names one, or when it is not a
     ['insert into "service_accounts" ("id") values (?)', true],
     ['update service_account_tokens set expires_at = $1', true],
     ['with gone as (delete from "api_tokens" returning 1) select count(*) from gone', true],
+    // People: a user's role and email make their principal, their personal tokens too; sign-in
+    // bookkeeping and sessions do not (a session is looked up at each request, never remembered).
+    ['update "users" set "name" = ?, "email" = ?, "root_role" = ? where "id" = ?', true],
+    ['delete from "personal_access_tokens" where "id" = ? and "user_id" = ? returning *', true],
+    ['insert into "user_activity" ("user_id", "login_attempts", "seen_at") values (?, ?, ?) on conflict ("user_id") do update set "login_attempts" = "user_activity"."login_attempts" + ?', false],
+    ['update "user_sessions" set "seen_at" = ? where "secret_hash" = ?', false],
     ['drop table "segments"', true],
     ['pragma foreign_keys = off', true],
   ]

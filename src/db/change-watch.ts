@@ -41,7 +41,9 @@ export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true 
 
 /**
  * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
- * of another table cascades into them; a statement that writes them names them.
+ * of another table cascades into them (personal tokens cascade from users, one of them); a
+ * statement that writes them names them. Sessions and sign-in bookkeeping are not among them:
+ * a session is looked up at every request, never remembered.
  */
 const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens|users|personal_access_tokens)\b/i
 

@@ -83,10 +83,16 @@ export interface UsersTable {
   /** password.ts's encoding; null until the user sets a password. */
   password_hash: string | null
   root_role: number
+  created_at: Timestamp
+}
+
+/** Sign-in bookkeeping of a user (a row once they tried to sign in). */
+export interface UserActivityTable {
+  user_id: number
   /** Failed sign-ins since the last successful one. */
   login_attempts: number
+  /** The last sign-in. */
   seen_at: Timestamp | null
-  created_at: Timestamp
 }
 
 export interface UserSessionsTable {
@@ -326,6 +332,7 @@ export interface Database {
   service_accounts: ServiceAccountsTable
   service_account_tokens: ServiceAccountTokensTable
   users: UsersTable
+  user_activity: UserActivityTable
   user_sessions: UserSessionsTable
   personal_access_tokens: PersonalAccessTokensTable
   password_reset_tokens: PasswordResetTokensTable

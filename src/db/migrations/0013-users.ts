@@ -29,9 +29,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('email', name, (c) => c.unique())
     .addColumn('password_hash', text)
     .addColumn('root_role', integer, (c) => c.notNull())
-    .addColumn('login_attempts', integer, (c) => c.notNull().defaultTo(0))
-    .addColumn('seen_at', timestamp)
     .addColumn('created_at', timestamp, (c) => c.notNull())
+    .execute()
+
+  // Sign-in bookkeeping, apart from `users`: a principal never depends on it, so writing it (at
+  // every failed sign-in, too) leaves every instance's remembered principals alone.
+  await db.schema
+    .createTable('user_activity')
+    .ifNotExists()
+    .addColumn('user_id', integer, (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('login_attempts', integer, (c) => c.notNull())
+    .addColumn('seen_at', timestamp)
     .execute()
 
   await db.schema
@@ -81,7 +89,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['password_reset_tokens', 'personal_access_tokens', 'user_sessions', 'users']) {
+  for (const table of ['password_reset_tokens', 'personal_access_tokens', 'user_sessions', 'user_activity', 'users']) {
     await db.schema.dropTable(table).ifExists().execute()
   }
   await db.deleteFrom('counters').where('name', '=', 'personal_token_id').execute()

@@ -47,13 +47,23 @@ export function createSessionService({ db, config }: { db: Kysely<Database>; con
       if (!(await verifyPassword(password, row?.password_hash ?? null)) || !row) {
         perAccount.recordFailure(pair)
         perAddress.recordFailure(address)
-        if (row) await db.updateTable('users').set((eb) => ({ login_attempts: eb('login_attempts', '+', 1) })).where('id', '=', row.id).execute()
+        if (row) {
+          await db
+            .insertInto('user_activity')
+            .values({ user_id: row.id, login_attempts: 1, seen_at: null })
+            .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ login_attempts: eb('user_activity.login_attempts', '+', 1) })))
+            .execute()
+        }
         throw passwordMismatch()
       }
       const secret = generateSecretPart()
       const now = new Date()
       const user = await db.transaction().execute(async (trx) => {
-        await trx.updateTable('users').set({ login_attempts: 0, seen_at: now.toISOString() }).where('id', '=', row.id).execute()
+        await trx
+          .insertInto('user_activity')
+          .values({ user_id: row.id, login_attempts: 0, seen_at: now.toISOString() })
+          .onConflict((oc) => oc.column('user_id').doUpdateSet({ login_attempts: 0, seen_at: now.toISOString() }))
+          .execute()
         await trx.deleteFrom('user_sessions').where('expires_at', '<=', now.toISOString()).execute()
         const kept = await trx.selectFrom('user_sessions').select('secret_hash').where('user_id', '=', row.id).orderBy('created_at', 'desc').offset(MAX_SESSIONS_PER_USER - 1).limit(1000).execute()
         if (kept.length > 0) await trx.deleteFrom('user_sessions').where('secret_hash', 'in', kept.map((session) => session.secret_hash)).execute()

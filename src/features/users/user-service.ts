@@ -9,7 +9,7 @@ import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
 import { checkPasswordRules, hashPassword } from './password.ts'
 import { createResetLink, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
-import { createUserStore, eventDataOf, toUser, type User } from './user-store.ts'
+import { createUserStore, eventDataOf, toUser, type User, type UserRow } from './user-store.ts'
 import type { CreateUserBody, UpdateUserBody } from './user-schemas.ts'
 
 export const ROOT_ROLE_LIST = [
@@ -37,7 +37,7 @@ function normalEmail(email: string | undefined, path: string): string | null {
 
 const blankToNull = (text: string | undefined) => (text === undefined || text.trim() === '' ? null : text.trim())
 
-async function lockedUser(trx: Kysely<Database>, id: number): Promise<UsersTable> {
+async function lockedUser(trx: Kysely<Database>, id: number): Promise<UserRow> {
   const row = await createUserStore(trx).find(id)
   if (!row) throw notFound(`No user has id ${id}.`)
   return row
@@ -45,7 +45,8 @@ async function lockedUser(trx: Kysely<Database>, id: number): Promise<UsersTable
 
 /** A new password hash: the user's links are used up, and their sessions end (but `keepSessionHash`). */
 async function storePassword(trx: Kysely<Database>, id: number, passwordHash: string, keepSessionHash?: string): Promise<void> {
-  await trx.updateTable('users').set({ password_hash: passwordHash, login_attempts: 0 }).where('id', '=', id).execute()
+  await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute()
+  await trx.updateTable('user_activity').set({ login_attempts: 0 }).where('user_id', '=', id).execute()
   await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
   await trx
     .deleteFrom('user_sessions')
@@ -97,12 +98,10 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
             email,
             password_hash: passwordHash,
             root_role: rootRole,
-            login_attempts: 0,
-            seen_at: null,
             created_at: audit.createdAt,
           }
           await trx.insertInto('users').values(row).execute()
-          const user = toUser(row)
+          const user = toUser({ ...row, login_attempts: null, seen_at: null })
           await appendEvents(trx, audit, [{ type: 'user-created', data: eventDataOf(user) }])
           const inviteLink = passwordHash === null ? await createResetLink(trx, user.id, actor.name, baseUrl, INVITE_VALID_MS) : undefined
           return { ...user, ...(inviteLink ? { inviteLink } : {}), emailSent: false as const }
@@ -123,7 +122,7 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
           if (rootRole !== undefined && rootRole !== ROOT_ROLES.Admin) {
             keepAnAdmin(admins, (credential) => credential.kind === 'user' && credential.userId === id, `User ${quote(before.username ?? before.email)} is`)
           }
-          const after: UsersTable = {
+          const after: UserRow = {
             ...before,
             ...(input.name === undefined ? {} : { name: blankToNull(input.name) }),
             ...(email === undefined ? {} : { email }),

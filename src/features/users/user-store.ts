@@ -15,14 +15,16 @@ export interface User {
   accountType: 'User'
 }
 
+/** A user's row with its sign-in bookkeeping (none before a first attempt: no failures, never seen). */
+export type UserRow = UsersTable & { login_attempts: number | null; seen_at: string | null }
 
-export const toUser = (row: UsersTable): User => ({
+export const toUser = (row: UserRow): User => ({
   id: row.id,
   name: row.name,
   username: row.username,
   email: row.email,
   rootRole: row.root_role,
-  loginAttempts: row.login_attempts,
+  loginAttempts: row.login_attempts ?? 0,
   seenAt: row.seen_at,
   createdAt: row.created_at,
   accountType: 'User',
@@ -34,35 +36,34 @@ export const eventDataOf = ({ id, name, username, email, rootRole }: User): User
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export function createUserStore(db: Kysely<Database>) {
+  const usersWithActivity = () =>
+    db.selectFrom('users').leftJoin('user_activity', 'user_activity.user_id', 'users.id').selectAll('users').select(['user_activity.login_attempts', 'user_activity.seen_at'])
+
   return {
     async list(): Promise<User[]> {
-      return (await db.selectFrom('users').selectAll().orderBy('id').execute()).map(toUser)
+      return (await usersWithActivity().orderBy('users.id').execute()).map(toUser)
     },
 
     /** Users whose username, email or name contains `text` (case-insensitive), at most `limit`. */
     async search(text: string, limit: number): Promise<User[]> {
       const pattern = `%${literalLike(text.toLowerCase())}%`
-      const rows = await db
-        .selectFrom('users')
-        .selectAll()
-        .where((eb) => eb.or(['username', 'email', 'name'].map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`)))
-        .orderBy('id')
+      const rows = await usersWithActivity()
+        .where((eb) => eb.or(['username', 'email', 'name'].map((column) => sql<boolean>`lower(${sql.ref(`users.${column}`)}) like ${pattern} escape '\\'`)))
+        .orderBy('users.id')
         .limit(limit)
         .execute()
       return rows.map(toUser)
     },
 
-    async find(id: number): Promise<UsersTable | undefined> {
-      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+    async find(id: number): Promise<UserRow | undefined> {
+      return usersWithActivity().where('users.id', '=', id).executeTakeFirst()
     },
 
     /** The user signing in as `login`: their email in any case (a login with `@`), else their username exactly. */
-    async findByLogin(login: string): Promise<UsersTable | undefined> {
+    async findByLogin(login: string): Promise<UserRow | undefined> {
       const byEmail = login.includes('@')
-      return db
-        .selectFrom('users')
-        .selectAll()
-        .where(byEmail ? 'email' : 'username', '=', byEmail ? login.toLowerCase() : login)
+      return usersWithActivity()
+        .where(byEmail ? 'users.email' : 'users.username', '=', byEmail ? login.toLowerCase() : login)
         .executeTakeFirst()
     },
   }
