@@ -82,7 +82,7 @@ interface Run {
   seconds: number
   /** The CLI's own CPU seconds (its /proc entry, read every 50 ms until it exits). */
   cpu: number
-  /** Seconds from the start to each progress line it printed ("migrating flags of project default…", "verifying production…"), after its own start. */
+  /** Its steps: `start` at 0, then each progress line it printed ("migrating flags of project default…", "verifying production…") at its second. */
   steps: Array<[string, number]>
 }
 
