@@ -43,7 +43,11 @@ export function startProcess(script: string, env: Record<string, string>, args: 
   })
   let output = ''
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${output}`)), 30_000)
+    const timer = setTimeout(() => {
+      // Not left running: nobody would stop a server whose start was given up on.
+      child.kill('SIGKILL')
+      reject(new Error(`${script} did not start: ${output}`))
+    }, 30_000)
     let started = false
     const onData = (chunk: Buffer) => {
       // Output keeps being collected after start-up: tests read what the server said while running.

@@ -16,6 +16,8 @@ const POSTGRES = process.env.UNLEASH_POSTGRES_URL ?? 'postgres://postgres@127.0.
 export interface RealUnleash {
   url: string
   token: string
+  /** Its process id (bench/migrate-unleash.ts reads its CPU time). */
+  pid: number
   stop(): Promise<void>
 }
 
@@ -90,6 +92,7 @@ export async function startUnleash(): Promise<RealUnleash> {
   return {
     url,
     token,
+    pid: child.pid!,
     stop,
   }
 }

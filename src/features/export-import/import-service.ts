@@ -164,7 +164,12 @@ export function createImportService(deps: ImportDeps) {
     /** What the import would say: errors, warnings and the caller's missing permissions. Writes nothing. */
     validate: async (body: ImportBody, actor: Principal): Promise<ValidateResult> => validateAnswer(body.project, findings(body, await readTarget(db, body), actor)),
 
-    import: (body: ImportBody, actor: Principal): Promise<void> => db.transaction().execute((trx) => importIn(trx, body, actor)),
+    import: async (body: ImportBody, actor: Principal): Promise<void> => {
+      // As the strategy routes do before a write: else each strategy's check in the transaction
+      // reads every definition name again (the names remembered would be none or out of date).
+      await deps.strategies.refreshNames()
+      await db.transaction().execute((trx) => importIn(trx, body, actor))
+    },
   }
 }
 

@@ -66,11 +66,15 @@ export function createStrategyStore(db: Kysely<Database>) {
     return rows.map((row) => toStrategy(row, segments.get(row.id) ?? []))
   }
 
-  async function replaceSegments(id: string, segments: readonly number[]): Promise<void> {
-    await db.deleteFrom('feature_strategy_segments').where('strategy_id', '=', id).execute()
+  async function addSegments(id: string, segments: readonly number[]): Promise<void> {
     if (segments.length > 0) {
       await db.insertInto('feature_strategy_segments').values(segments.map((segment) => ({ strategy_id: id, segment_id: segment }))).execute()
     }
+  }
+
+  async function replaceSegments(id: string, segments: readonly number[]): Promise<void> {
+    await db.deleteFrom('feature_strategy_segments').where('strategy_id', '=', id).execute()
+    await addSegments(id, segments)
   }
 
   return {
@@ -130,7 +134,8 @@ export function createStrategyStore(db: Kysely<Database>) {
         .insertInto('feature_strategies')
         .values({ id: strategy.id, feature_name: place.feature, project: place.project, environment: place.environment, created_at: createdAt, ...columnsOf(strategy) })
         .execute()
-      await replaceSegments(strategy.id, strategy.segments)
+      // A row just inserted has no links yet (a restored id's went with its row: on delete cascade).
+      await addSegments(strategy.id, strategy.segments)
     },
 
     async update(strategy: FeatureStrategy): Promise<void> {
