@@ -7,9 +7,9 @@
  * a client and a frontend token), each in turn with node:http replaying its answers
  * (sdk-bench.ts); by themselves: bench/client-features.ts, bench/frontend.ts.
  * Then (h) SDK metrics (bench/client-metrics.ts), (i) and (j) the playground (bench/playground.ts),
- * the 1,000,000-event project read, and one change fanned out to 10,000 streams, with a SIGKILL
+ * (k) and (l) sign-in and session reads (bench/sessions.ts), the 1,000,000-event project read, and one change fanned out to 10,000 streams, with a SIGKILL
  * under them (bench/streaming-fanout.ts --kill) (skip each with BENCH_METRICS=0, BENCH_PLAYGROUND=0,
- * BENCH_MILLION=0, BENCH_STREAMING=0).
+ * BENCH_SESSIONS=0, BENCH_MILLION=0, BENCH_STREAMING=0).
  *   npm run bench
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
  */
@@ -157,6 +157,13 @@ if (process.env.BENCH_METRICS !== '0') {
 if (process.env.BENCH_PLAYGROUND !== '0') {
   console.log('\n(i), (j) the playground:')
   const result = spawnSync(process.execPath, ['bench/playground.ts'], { stdio: 'inherit', env: process.env })
+  if (result.status !== 0) process.exitCode = 1
+}
+
+// (k), (l): signing in, and a read with a session cookie beside one with a token (skip with BENCH_SESSIONS=0).
+if (process.env.BENCH_SESSIONS !== '0') {
+  console.log('\n(k), (l) people: sign-in and session reads:')
+  const result = spawnSync(process.execPath, ['bench/sessions.ts'], { stdio: 'inherit', env: process.env })
   if (result.status !== 0) process.exitCode = 1
 }
 
