@@ -198,7 +198,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
     await admin.register(meRoutes)
     await admin.register(userRoutes, { users, config })
-    await admin.register(profileRoutes, { db, users })
+    await admin.register(profileRoutes, { users })
     await admin.register(patRoutes, { pats: createPatService({ db }) })
     await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
@@ -250,7 +250,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   }) })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
-  await app.register(authRoutes, { db, config, sessions, users, sessionOf })
+  await app.register(authRoutes, { config, sessions, users, sessionOf })
   await app.register(consoleRoutes, { authType: config.authType })
 
   return app

@@ -13,14 +13,10 @@ import { checkContentType } from '../../http/json-body.ts'
 import { checkPasswordRules } from '../users/password.ts'
 import { UserResponse } from '../users/user-schemas.ts'
 import { ROOT_ROLE_LIST, type UserService } from '../users/user-service.ts'
-import { findResetToken, invalidLink } from '../users/reset-tokens.ts'
-import { createUserStore } from '../users/user-store.ts'
 import { isCrossSite } from './same-origin.ts'
 import { clearSessionCookie, setSessionCookie } from './session-cookie.ts'
 import { crossSiteRefused } from './session-authentication.ts'
 import type { SessionService } from './session-service.ts'
-import type { Kysely } from 'kysely'
-import type { Database } from '../../db/tables.ts'
 
 const tags = ['Auth']
 
@@ -38,7 +34,6 @@ const TokenUserResponse = Type.Object({
 })
 
 export interface AuthRoutesOptions {
-  db: Kysely<Database>
   config: Config
   sessions: SessionService
   users: UserService
@@ -46,7 +41,7 @@ export interface AuthRoutesOptions {
   sessionOf: (request: FastifyRequest) => Promise<Principal | undefined>
 }
 
-export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { db, config, sessions, users, sessionOf }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { config, sessions, users, sessionOf }) => {
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.schema?.body) checkContentType(request)
   })
@@ -87,11 +82,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       response: { 200: TokenUserResponse, ...errorResponses(400, 401) },
     },
   }, async (request) => {
-    const found = await findResetToken(db, request.query.token)
-    const user = found && (await createUserStore(db).find(found.userId))
-    if (!found || !user) throw invalidLink()
-    const role = ROOT_ROLE_LIST.find((candidate) => candidate.id === user.root_role) ?? ROOT_ROLE_LIST[2]!
-    return { id: user.id, name: user.name, email: user.email, username: user.username, token: request.query.token, createdBy: found.createdBy, role: { id: role.id, type: role.type, name: role.name } }
+    const { user, createdBy } = await users.linkHolder(request.query.token)
+    const role = ROOT_ROLE_LIST.find((candidate) => candidate.id === user.rootRole) ?? ROOT_ROLE_LIST[2]!
+    return { id: user.id, name: user.name, email: user.email, username: user.username, token: request.query.token, createdBy, role: { id: role.id, type: role.type, name: role.name } }
   })
 
   app.post('/auth/reset/password', {

@@ -2,14 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
-import { invalid, notFound } from '../../http/errors.ts'
+import { notFound } from '../../http/errors.ts'
 import { PERMISSIONS, type Principal } from '../../http/permissions.ts'
-import { passwordMismatch, verifyPassword } from './password.ts'
 import { PasswordBody, RootRoleResponse, UserResponse } from './user-schemas.ts'
 import { ROOT_ROLE_LIST, type UserService } from './user-service.ts'
-import { createUserStore } from './user-store.ts'
-import type { Kysely } from 'kysely'
-import type { Database } from '../../db/tables.ts'
 
 const tags = ['Users']
 
@@ -34,7 +30,7 @@ const ProfileResponse = Type.Object({
   canChangePassword: Type.Boolean(),
 })
 
-export const profileRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; users: UserService }> = async (app, { db, users }) => {
+export const profileRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = async (app, { users }) => {
   app.get('/user', {
     config: { permission: 'NONE' },
     schema: { tags, summary: 'The signed-in user and their permissions', response: { 200: MeUserResponse, ...errorResponses(401, 403, 404) } },
@@ -61,17 +57,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; us
       response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
     },
   }, async (request, reply) => {
-    const id = personOf(request.principal)
-    const { password, confirmPassword, oldPassword } = request.body
-    if (confirmPassword !== undefined && confirmPassword !== password) throw invalid('The `confirmPassword` property must equal `password`.', '/body/confirmPassword')
-    const row = await createUserStore(db).find(id)
-    if (!row) throw notFound(`No user has id ${id}.`)
-    // Whoever holds a session or a token must also know the password to replace it.
-    if (row.password_hash !== null) {
-      if (oldPassword === undefined) throw invalid('The `oldPassword` property is required: send your current password.', '/body/oldPassword')
-      if (!(await verifyPassword(oldPassword, row.password_hash))) throw passwordMismatch()
-    }
-    await users.setPassword(id, password, request.principal.session)
+    await users.changeOwnPassword(personOf(request.principal), request.body, request.principal.session)
     return sendEmpty(reply, 200)
   })
 }

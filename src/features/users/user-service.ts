@@ -7,10 +7,10 @@ import { ROOT_ROLES } from '../../http/permissions.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
-import { checkPasswordRules, hashPassword } from './password.ts'
-import { createResetLink, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
+import { checkPasswordRules, hashPassword, passwordMismatch, verifyPassword } from './password.ts'
+import { createResetLink, findResetToken, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
 import { createUserStore, eventDataOf, toUser, type User, type UserRow } from './user-store.ts'
-import type { CreateUserBody, UpdateUserBody } from './user-schemas.ts'
+import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
 
 export const ROOT_ROLE_LIST = [
   { id: ROOT_ROLES.Admin, type: 'root' as const, name: 'Admin', description: 'Users with the root admin role have superuser access to Pennon and can do everything.' },
@@ -66,6 +66,16 @@ function uniqueness(error: unknown, username: string | null, email: string | nul
 }
 
 export function createUserService({ db }: { db: Kysely<Database> }) {
+  /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSessionHash`. */
+  async function setPassword(id: number, password: string, keepSessionHash?: string): Promise<void> {
+    checkPasswordRules(password)
+    const passwordHash = await hashPassword(password)
+    await db.transaction().execute(async (trx) => {
+      await lockedUser(trx, id)
+      await storePassword(trx, id, passwordHash, keepSessionHash)
+    })
+  }
+
   return {
     list: () => createUserStore(db).list(),
     search: (text: string) => createUserStore(db).search(text, SEARCH_LIMIT),
@@ -150,14 +160,21 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
         await appendEvents(trx, auditContext(actor), [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
       }),
 
-    /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSession`. */
-    async setPassword(id: number, password: string, keepSessionHash?: string): Promise<void> {
-      checkPasswordRules(password)
-      const passwordHash = await hashPassword(password)
-      await db.transaction().execute(async (trx) => {
-        await lockedUser(trx, id)
-        await storePassword(trx, id, passwordHash, keepSessionHash)
-      })
+    setPassword,
+
+    /**
+     * A user changes their own password: whoever holds their session or token must also know the
+     * current one (`oldPassword`) to replace it; their other sessions end.
+     */
+    async changeOwnPassword(id: number, { password, confirmPassword, oldPassword }: PasswordBody, keepSessionHash?: string): Promise<void> {
+      if (confirmPassword !== undefined && confirmPassword !== password) throw invalid('The `confirmPassword` property must equal `password`.', '/body/confirmPassword')
+      const row = await createUserStore(db).find(id)
+      if (!row) throw notFound(`No user has id ${id}.`)
+      if (row.password_hash !== null) {
+        if (oldPassword === undefined) throw invalid('The `oldPassword` property is required: send your current password.', '/body/oldPassword')
+        if (!(await verifyPassword(oldPassword, row.password_hash))) throw passwordMismatch()
+      }
+      await setPassword(id, password, keepSessionHash)
     },
 
     /** Sets the password of the user an invite or reset link is for, using the link up (once, even when sent twice at once); 401 for a link unknown, used or expired. */
@@ -169,6 +186,14 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
         if (userId === undefined) throw invalidLink()
         await storePassword(trx, userId, passwordHash)
       })
+    },
+
+    /** Who an invite or reset link is for, and who made it; 401 for a link unknown, used or expired. */
+    async linkHolder(secret: string): Promise<{ user: User; createdBy: string }> {
+      const found = await findResetToken(db, secret)
+      const row = found && (await createUserStore(db).find(found.userId))
+      if (!found || !row) throw invalidLink()
+      return { user: toUser(row), createdBy: found.createdBy }
     },
 
     /** A link (under `baseUrl`) for the user to set a new password, valid a day. */
