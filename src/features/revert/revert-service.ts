@@ -155,8 +155,12 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
     // Lock what the event changed before reading what came after it: a change committed meanwhile
     // (which takes the same lock) is then either seen as a later event or waits for this revert.
     if (event.environment) await createFeatureEnvironmentStore(trx).lock(event.featureName, event.environment)
-    // A dependency's parent too, in the name order addDependency locks both in.
-    else await createFlagStore(trx).lockMany([event.featureName, ...(typeof event.data?.feature === 'string' ? [event.data.feature] : [])])
+    // A dependency's parent too, both at once in the name order addDependency locks them in (for
+    // "all removed", the parent the flag had: read from events before this one, which never change).
+    else {
+      const parent = typeof event.data?.feature === 'string' ? event.data.feature : event.type === 'feature-dependencies-removed' ? (await dependencyBefore(trx, event))?.feature : undefined
+      await createFlagStore(trx).lockMany([event.featureName, ...(parent === undefined ? [] : [parent])])
+    }
     const later = await eventsOfFlagAfter(trx, event.featureName, id)
     const deleted = later.find((other) => other.type === 'feature-deleted')
     const flag = await createFlagStore(trx).find(event.featureName)
