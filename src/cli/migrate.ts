@@ -61,8 +61,9 @@ export async function main(argv: string[], out: (text: string) => void, err: (te
   }
   try {
     for (const name of ['from', 'from-token', 'to', 'to-token'] as const) if (!values[name]) throw new UsageError(`--${name} is required`)
-    const from = createAdminClient(values.from!, values['from-token']!)
-    const to = createAdminClient(values.to!, values['to-token']!)
+    const waited = (seconds: number, path: string) => err(`rate limited at ${path}: waiting ${seconds} s as the server asks…\n`)
+    const from = createAdminClient(values.from!, values['from-token']!, waited)
+    const to = createAdminClient(values.to!, values['to-token']!, waited)
     if (!values.verify) {
       const started = performance.now()
       const summary = await runMigration(from, to, (step) => err(`migrating ${step}…\n`))

@@ -25,12 +25,31 @@ export interface AdminClient {
   get(path: string): Promise<any>
 }
 
-export function createAdminClient(base: string, token: string): AdminClient {
+// A server that limits its request rate (Unleash's search API: 15 requests a minute by default)
+// answers 429: waited out, as it says, so many archived flags still migrate. Bounded both ways.
+const MAX_RATE_LIMIT_WAITS = 20
+const MAX_WAIT_SECONDS = 120
+
+/** The seconds a 429 asks to wait: Retry-After, else RateLimit-Reset, else 5; at most MAX_WAIT_SECONDS. */
+function waitOf(response: Response): number {
+  const said = Number(response.headers.get('retry-after') ?? response.headers.get('ratelimit-reset') ?? 5)
+  return Math.min(MAX_WAIT_SECONDS, Number.isFinite(said) && said >= 0 ? said : 5)
+}
+
+/** `onWait`: told of each wait for a rate limit (the command line says it). */
+export function createAdminClient(base: string, token: string, onWait: (seconds: number, path: string) => void = () => {}): AdminClient {
   const root = base.replace(/\/+$/, '')
   async function request(method: string, path: string, body?: unknown, as = token): Promise<ApiAnswer> {
     const headers: Record<string, string> = { authorization: as, accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const response = await fetch(`${root}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    let response = await fetch(`${root}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    for (let waits = 0; response.status === 429 && waits < MAX_RATE_LIMIT_WAITS; waits++) {
+      const seconds = waitOf(response)
+      await response.body?.cancel()
+      onWait(seconds, path)
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+      response = await fetch(`${root}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    }
     const text = await response.text()
     let parsed: unknown = text
     try {
