@@ -7,7 +7,7 @@
  */
 import { openServerDatabase } from './cli-database.ts'
 import { SYSTEM_ACTOR } from '../features/events/audit.ts'
-import { createUserService } from '../features/users/user-service.ts'
+import { createUserService, rootRoleOf } from '../features/users/user-service.ts'
 import { createUserStore } from '../features/users/user-store.ts'
 
 const USAGE = 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)'
@@ -28,8 +28,7 @@ async function main(): Promise<number> {
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
       const link = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)
-      const role = ['', 'Admin', 'Editor', 'Viewer'][existing.root_role] ?? String(existing.root_role)
-      process.stdout.write(`User ${email} exists (root role ${role}). To set a new password, open this link (valid 24 hours, once):\n\n    ${link}\n`)
+      process.stdout.write(`User ${email} exists (root role ${rootRoleOf(existing.root_role).name}). To set a new password, open this link (valid 24 hours, once):\n\n    ${link}\n`)
       return 0
     }
     const created = await users.create({ email, rootRole: 1 }, SYSTEM_ACTOR, baseUrl)

@@ -24,6 +24,7 @@ export function apiTokenSecret(type: string, projects: readonly string[], enviro
   return `${project}:${environment}.${generateSecretPart()}`
 }
 
-export function serviceAccountTokenSecret(): string {
+/** `user:<hex>`: a token that acts as an account, a service account's or a person's. */
+export function accountTokenSecret(): string {
   return `user:${generateSecretPart()}`
 }

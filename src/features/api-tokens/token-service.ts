@@ -9,7 +9,7 @@ import { appendEvents } from '../events/event-store.ts'
 import type { ServiceAccountData } from '../events/event-types.ts'
 import { createTokenStore, type ApiToken } from './token-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from './admin-credentials.ts'
-import { apiTokenSecret, hashSecret, serviceAccountTokenSecret } from './token-secret.ts'
+import { apiTokenSecret, hashSecret, accountTokenSecret } from './token-secret.ts'
 import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccountTokenBody } from './token-schemas.ts'
 
 /** The project an api-token event is filed under: `*` for all projects, the one project, or null for several. */
@@ -21,7 +21,8 @@ const pastProblems = (expiresAt: string | null, path: string): ErrorDetail[] =>
 /** The rule of a token body beyond its schema (body-rules.ts): an expiry is in the future. */
 export const expiresAtRule = field('expiresAt', pastProblems)
 
-function checkNotPast(expiresAt: string | null | undefined, path: string): void {
+/** 400 for an expiry that has come already (a service with no route rule in front of it). */
+export function checkNotPast(expiresAt: string | null | undefined, path: string): void {
   const problems = pastProblems(expiresAt ?? null, path)
   if (problems.length > 0) throw validationFailed(problems)
 }
@@ -174,7 +175,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
         const account = await createTokenStore(trx).findServiceAccount(accountId)
         if (!account) throw notFound(`No service account has id ${accountId}.`)
         const audit = auditContext(actor)
-        const secret = serviceAccountTokenSecret()
+        const secret = accountTokenSecret()
         const token = {
           id: await advanceCounter(trx, 'service_account_token_id'),
           description: input.description,

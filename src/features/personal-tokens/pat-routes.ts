@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, IntegerIdParam, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
 import { personOf } from '../users/profile-routes.ts'
+import { expiresAtRule } from '../api-tokens/token-service.ts'
 import type { PatService } from './pat-service.ts'
 
 const tags = ['Personal access tokens']
@@ -25,7 +26,7 @@ export const patRoutes: FastifyPluginAsyncTypebox<{ pats: PatService }> = async 
   }, async (request) => ({ pats: await pats.list(personOf(request.principal)) }))
 
   app.post('/user/tokens', {
-    config: { permission: 'NONE' },
+    config: { permission: 'NONE', bodyRules: expiresAtRule },
     schema: {
       tags,
       summary: 'Create a personal access token: it acts as you, with your root role, until it expires; its secret is shown only in this answer',

@@ -9,7 +9,8 @@ import { advanceCounter } from '../../db/counters.ts'
 import { invalid, invalidOperation, nameExists, notFound, quote } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import { hashSecret, serviceAccountTokenSecret } from '../api-tokens/token-secret.ts'
+import { accountTokenSecret, hashSecret } from '../api-tokens/token-secret.ts'
+import { checkNotPast } from '../api-tokens/token-service.ts'
 
 const MAX_PER_USER = 10
 
@@ -32,13 +33,13 @@ export function createPatService({ db }: { db: Kysely<Database> }) {
     async create(userId: number, input: { description: string; expiresAt: string }, actor: Actor): Promise<PersonalToken & { secret: string }> {
       const description = input.description.trim()
       if (description === '') throw invalid('The `description` property must not be empty.', '/body/description')
-      if (!(Date.parse(input.expiresAt) > Date.now())) throw invalid(`The \`/body/expiresAt\` property must be in the future. You sent ${quote(input.expiresAt)}.`, '/body/expiresAt')
+      checkNotPast(input.expiresAt, '/body/expiresAt')
       return db.transaction().execute(async (trx) => {
         const existing = await trx.selectFrom('personal_access_tokens').select('description').where('user_id', '=', userId).execute()
         if (existing.length >= MAX_PER_USER) throw invalidOperation(`Too many personal access tokens (${MAX_PER_USER}) already exist for this user: delete one first.`)
         if (existing.some((token) => token.description === description)) throw nameExists(`A personal access token with description ${quote(description)} already exists.`)
         const audit = auditContext(actor)
-        const secret = serviceAccountTokenSecret()
+        const secret = accountTokenSecret()
         const token: PersonalToken = {
           id: await advanceCounter(trx, 'personal_token_id'),
           description,

@@ -12,7 +12,7 @@ import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.
 import { checkContentType } from '../../http/json-body.ts'
 import { checkPasswordRules } from '../users/password.ts'
 import { UserResponse } from '../users/user-schemas.ts'
-import { ROOT_ROLE_LIST, type UserService } from '../users/user-service.ts'
+import { rootRoleOf, type UserService } from '../users/user-service.ts'
 import { isCrossSite } from './same-origin.ts'
 import { clearSessionCookie, setSessionCookie } from './session-cookie.ts'
 import { crossSiteRefused } from './session-authentication.ts'
@@ -83,7 +83,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
   }, async (request) => {
     const { user, createdBy } = await users.linkHolder(request.query.token)
-    const role = ROOT_ROLE_LIST.find((candidate) => candidate.id === user.rootRole) ?? ROOT_ROLE_LIST[2]!
+    const role = rootRoleOf(user.rootRole)
     return { id: user.id, name: user.name, email: user.email, username: user.username, token: request.query.token, createdBy, role: { id: role.id, type: role.type, name: role.name } }
   })
 

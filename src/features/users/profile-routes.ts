@@ -5,7 +5,7 @@ import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.
 import { notFound } from '../../http/errors.ts'
 import { PERMISSIONS, type Principal } from '../../http/permissions.ts'
 import { PasswordBody, RootRoleResponse, UserResponse } from './user-schemas.ts'
-import { ROOT_ROLE_LIST, type UserService } from './user-service.ts'
+import { rootRoleOf, type UserService } from './user-service.ts'
 
 const tags = ['Users']
 
@@ -44,8 +44,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = 
     schema: { tags, summary: "The signed-in user's root role", response: { 200: ProfileResponse, ...errorResponses(401, 403, 404) } },
   }, async (request) => {
     const user = await users.get(personOf(request.principal))
-    const rootRole = ROOT_ROLE_LIST.find((role) => role.id === user.rootRole) ?? ROOT_ROLE_LIST[2]!
-    return { rootRole, projects: ['default'], groups: [], features: [], subscriptions: [], canChangePassword: true }
+    return { rootRole: rootRoleOf(user.rootRole), projects: ['default'], groups: [], features: [], subscriptions: [], canChangePassword: true }
   })
 
   app.post('/user/change-password', {

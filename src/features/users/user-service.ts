@@ -19,6 +19,9 @@ export const ROOT_ROLE_LIST = [
   { id: ROOT_ROLES.Viewer, type: 'root' as const, name: 'Viewer', description: 'Users with the root viewer role can only read.' },
 ]
 
+/** A root role by its id (a stored id is always one of the three; Viewer otherwise, the least). */
+export const rootRoleOf = (id: number) => ROOT_ROLE_LIST.find((role) => role.id === id) ?? ROOT_ROLE_LIST[2]!
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const SEARCH_LIMIT = 100
 
@@ -58,8 +61,8 @@ async function storePassword(trx: Kysely<Database>, id: number, passwordHash: st
     .execute()
 }
 
-/** The end of every session of a user (a role change, a new password, a deletion). */
-export const endSessions = (trx: Kysely<Database>, userId: number) => trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute()
+/** The end of every session of a user (a role change). */
+const endSessions = (trx: Kysely<Database>, userId: number) => trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute()
 
 function uniqueness(error: unknown, username: string | null, email: string | null): never {
   if (isUniqueViolation(error)) {
