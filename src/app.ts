@@ -84,6 +84,7 @@ import { createSessionService } from './features/sessions/session-service.ts'
 import { createSessionAuthentication } from './features/sessions/session-authentication.ts'
 import { authRoutes } from './features/sessions/auth-routes.ts'
 import { createUserService } from './features/users/user-service.ts'
+import { createPasswordAttempts } from './features/users/password-attempts.ts'
 import { userRoutes } from './features/users/user-routes.ts'
 import { profileRoutes } from './features/users/profile-routes.ts'
 import { patRoutes } from './features/personal-tokens/pat-routes.ts'
@@ -103,10 +104,12 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   // What was read from the database is remembered while this says nothing changed (tokens, events, archive validations).
   const changes = database.watchChanges()
   // Who a request is: its Authorization token, or without one its session cookie (docs/security.md).
-  const sessions = createSessionService({ db, config })
+  // Guesses of passwords and links, counted per address and account before their verdict.
+  const attempts = createPasswordAttempts(config.loginFailuresPerAccount)
+  const sessions = createSessionService({ db, config, attempts })
   const sessionOf = createSessionAuthentication(sessions, config)
   const authenticate = createAuthenticator({ db, config, changes, session: sessionOf })
-  const users = createUserService({ db })
+  const users = createUserService({ db, attempts })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
   const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'
@@ -250,7 +253,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   }) })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
-  await app.register(authRoutes, { config, sessions, users, sessionOf })
+  await app.register(authRoutes, { config, sessions, users, attempts, sessionOf })
   await app.register(consoleRoutes, { authType: config.authType })
 
   return app

@@ -165,10 +165,10 @@ export async function useTestApp(t: { after(fn: () => Promise<void>): void }, da
  * Two instances of one deployment: two apps on one fresh database, closed (and the database
  * dropped) when the test ends. Only the first stored its admin token, so both are called with it.
  */
-export async function useTwoInstances(t: { after(fn: () => Promise<void>): void }, database: TestDatabase): Promise<{ first: TestApp; second: TestApp; storage: TestStorage }> {
+export async function useTwoInstances(t: { after(fn: () => Promise<void>): void }, database: TestDatabase, env?: Record<string, string>): Promise<{ first: TestApp; second: TestApp; storage: TestStorage }> {
   const storage = await createTestStorage(database)
-  const first = await createTestApp(database, { storage })
-  const second = await createTestApp(database, { storage })
+  const first = await createTestApp(database, { storage, ...(env ? { env } : {}) })
+  const second = await createTestApp(database, { storage, ...(env ? { env } : {}) })
   t.after(async () => {
     await first.close()
     await second.close()

@@ -8,6 +8,7 @@
 import { openServerDatabase } from './cli-database.ts'
 import { SYSTEM_ACTOR } from '../features/events/audit.ts'
 import { createUserService, rootRoleOf } from '../features/users/user-service.ts'
+import { createPasswordAttempts } from '../features/users/password-attempts.ts'
 import { createUserStore } from '../features/users/user-store.ts'
 
 const USAGE = 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)'
@@ -24,14 +25,14 @@ async function main(): Promise<number> {
   const { config, database } = opened
   const baseUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`
   try {
-    const users = createUserService({ db: database.db })
+    const users = createUserService({ db: database.db, attempts: createPasswordAttempts(config.loginFailuresPerAccount) })
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
       const link = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)
       process.stdout.write(`User ${email} exists (root role ${rootRoleOf(existing.root_role).name}). To set a new password, open this link (valid 24 hours, once):\n\n    ${link}\n`)
       return 0
     }
-    const created = await users.create({ email, rootRole: 1 }, SYSTEM_ACTOR, baseUrl)
+    const created = await users.create({ email, rootRole: 1 }, SYSTEM_ACTOR, baseUrl, 'admin-user command')
     process.stdout.write(`Created Admin user ${created.email}. To set their password, open this link (valid 7 days, once):\n\n    ${created.inviteLink}\n`)
     return 0
   } catch (error) {

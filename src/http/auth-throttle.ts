@@ -9,6 +9,14 @@ export interface AuthThrottle {
   /** Seconds until the address may try again, or 0 when it is not throttled. */
   retryAfter(address: string, now?: number): number
   recordFailure(address: string, now?: number): void
+  /**
+   * Counts an attempt before its outcome is known, unless the address is over its limit: 0 when
+   * counted, else the seconds to wait. One synchronous step, so attempts that arrive together
+   * cannot all pass the check before any of them is counted.
+   */
+  take(address: string, now?: number): number
+  /** Gives back an attempt `take` counted that did not fail (successes cost nothing). */
+  giveBack(address: string, now?: number): void
 }
 
 // Bounds the memory an address-hopping client can make us spend: so many addresses, each so long
@@ -29,7 +37,7 @@ export function createAuthThrottle(limitPerMinute: number, windowMs = 60_000): A
     while (windows.size >= MAX_TRACKED_ADDRESSES) windows.delete(windows.keys().next().value as string)
   }
 
-  return {
+  const throttle: AuthThrottle = {
     retryAfter(address, now = Date.now()) {
       if (limitPerMinute === 0) return 0
       const window = windows.get(address.slice(0, MAX_ADDRESS_LENGTH))
@@ -48,5 +56,15 @@ export function createAuthThrottle(limitPerMinute: number, windowMs = 60_000): A
       if (windows.size >= MAX_TRACKED_ADDRESSES) prune(now)
       windows.set(address, { start: now, failures: 1 })
     },
+    take(address, now = Date.now()) {
+      const retryAfter = throttle.retryAfter(address, now)
+      if (retryAfter === 0) throttle.recordFailure(address, now)
+      return retryAfter
+    },
+    giveBack(fullAddress, now = Date.now()) {
+      const window = windows.get(fullAddress.slice(0, MAX_ADDRESS_LENGTH))
+      if (window && now - window.start < WINDOW_MS && window.failures > 0) window.failures--
+    },
   }
+  return throttle
 }

@@ -10,7 +10,9 @@ import type { Principal } from '../../http/permissions.ts'
 import type { FastifyRequest } from 'fastify'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { checkContentType } from '../../http/json-body.ts'
+import { addressKey } from '../../http/client-address.ts'
 import { checkPasswordRules } from '../users/password.ts'
+import type { PasswordAttempts } from '../users/password-attempts.ts'
 import { UserResponse } from '../users/user-schemas.ts'
 import { rootRoleOf, type UserService } from '../users/user-service.ts'
 import { isCrossSite } from './same-origin.ts'
@@ -37,12 +39,16 @@ export interface AuthRoutesOptions {
   config: Config
   sessions: SessionService
   users: UserService
+  /** Failed sign-ins and link guesses per address: an address past its limit is refused before any work. */
+  attempts: PasswordAttempts
   /** The signed-in user of a request's session cookie (session-authentication.ts). */
   sessionOf: (request: FastifyRequest) => Promise<Principal | undefined>
 }
 
-export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { config, sessions, users, sessionOf }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { config, sessions, users, attempts, sessionOf }) => {
   app.addHook('onRequest', async (request) => {
+    // Before anything is read or hashed: an address that failed too often waits, whatever it asks.
+    attempts.check(addressKey(request.ip))
     if (request.routeOptions.schema?.body) checkContentType(request)
   })
 
@@ -59,7 +65,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
   }, async (request, reply) => {
     // Signing a victim's browser into the attacker's account is a cross-site attack too.
     if (isCrossSite(request, config.publicUrl)) throw crossSiteRefused()
-    const { user, secret } = await sessions.login(request.body.username, request.body.password, request.ip)
+    const { user, secret } = await sessions.login(request.body.username, request.body.password, addressKey(request.ip))
     setSessionCookie(reply, request, config, secret, config.sessionMaxAgeMs)
     return user
   })
@@ -82,7 +88,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       response: { 200: TokenUserResponse, ...errorResponses(400, 401) },
     },
   }, async (request) => {
-    const { user, createdBy } = await users.linkHolder(request.query.token)
+    const { user, createdBy } = await users.linkHolder(request.query.token, addressKey(request.ip))
     const role = rootRoleOf(user.rootRole)
     return { id: user.id, name: user.name, email: user.email, username: user.username, token: request.query.token, createdBy, role: { id: role.id, type: role.type, name: role.name } }
   })
@@ -95,7 +101,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       response: { 200: NoContent, ...errorResponses(400, 401, 413, 415, 429) },
     },
   }, async (request, reply) => {
-    await users.setPasswordWithLink(request.body.token, request.body.password)
+    await users.setPasswordWithLink(request.body.token, request.body.password, addressKey(request.ip))
     return sendEmpty(reply, 200)
   })
 

@@ -8,18 +8,16 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
-import { createAuthThrottle } from '../../http/auth-throttle.ts'
-import { tooManyRequests } from '../../http/errors.ts'
 import { userPrincipal, type Principal } from '../../http/permissions.ts'
 import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
 import { passwordMismatch, verifyPassword } from '../users/password.ts'
 import { createUserStore, toUser, type User } from '../users/user-store.ts'
+import type { PasswordAttempts } from '../users/password-attempts.ts'
 
 // A session's seen_at is written at most this often: activity is known to the minute, with one write a minute per session at most.
 const TOUCH_EVERY_MS = 60_000
 // Sessions one user may hold; signing in past it ends their oldest.
 const MAX_SESSIONS_PER_USER = 20
-const LOGIN_WINDOW_MS = 15 * 60_000
 
 // Run on every request a session cookie authenticates: compiled once.
 const sessionBySecret = prepared((db: Kysely<Database>) =>
@@ -30,23 +28,15 @@ const sessionBySecret = prepared((db: Kysely<Database>) =>
     .where('s.secret_hash', '=', ''),
 )
 
-export function createSessionService({ db, config }: { db: Kysely<Database>; config: Config }) {
-  // Failed sign-ins per account and address, and per address over all accounts (password spraying):
-  // only the address that failed is slowed down, so nobody elsewhere can lock the real user out.
-  const perAccount = createAuthThrottle(config.loginFailuresPerAccount, LOGIN_WINDOW_MS)
-  const perAddress = createAuthThrottle(config.loginFailuresPerAccount * 4, LOGIN_WINDOW_MS)
-
-  return {
-    /** Checks the password of `login` (a username or an email) and starts a session: its secret is for the cookie. */
-    async login(login: string, password: string, address: string): Promise<{ user: User; secret: string }> {
-      const pair = hashSecret(`${login.toLowerCase()}\n${address}`)
-      const retryAfter = Math.max(perAccount.retryAfter(pair), perAddress.retryAfter(address))
-      if (retryAfter > 0) throw tooManyRequests(retryAfter, `Too many failed sign-ins from this address: try again in ${retryAfter} seconds.`)
+export function createSessionService({ db, config, attempts }: { db: Kysely<Database>; config: Config; attempts: PasswordAttempts }) {
+  /** The user whose password `password` is, or a 401; `address` is the client's address key (http/client-address.ts). */
+  const checkPassword = (login: string, password: string, address: string) =>
+    // Failed sign-ins count per account and address, and per address over all accounts (password spraying):
+    // only the address that failed is slowed down, so nobody elsewhere can lock the real user out.
+    attempts.prove(address, `login:${login.toLowerCase()}`, async () => {
       const row = await createUserStore(db).findByLogin(login)
       // Unknown users cost a hash too (verifyPassword with null), so a wrong name cannot be told from a wrong password.
-      if (!(await verifyPassword(password, row?.password_hash ?? null)) || !row) {
-        perAccount.recordFailure(pair)
-        perAddress.recordFailure(address)
+      if (!(await verifyPassword(password, row?.password_hash ?? null, address)) || !row) {
         if (row) {
           await db
             .insertInto('user_activity')
@@ -56,6 +46,13 @@ export function createSessionService({ db, config }: { db: Kysely<Database>; con
         }
         throw passwordMismatch()
       }
+      return row
+    })
+
+  return {
+    /** Checks the password of `login` (a username or an email) and starts a session: its secret is for the cookie. */
+    async login(login: string, password: string, address: string): Promise<{ user: User; secret: string }> {
+      const row = await checkPassword(login, password, address)
       const secret = generateSecretPart()
       const now = new Date()
       const user = await db.transaction().execute(async (trx) => {

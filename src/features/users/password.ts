@@ -18,6 +18,9 @@ const MAX_MEMORY = 2 * 128 * 2 ** LOG_N * R
 // Hashes running at once, and waiting: past both, a sign-in is refused with 429 instead of queued.
 const MAX_RUNNING = 2
 const MAX_WAITING = 32
+// Places (running or waiting) one client address may hold at once: a small part of the 34, so that
+// nobody can take the queue from everyone else by keeping requests in flight.
+export const MAX_HASHES_PER_ADDRESS = 4
 
 owasp.config({ allowPassphrases: false, maxLength: 128, minLength: 10 })
 
@@ -25,27 +28,42 @@ function derive(password: string, salt: Buffer, options: ScryptOptions, keyLengt
   return new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))))
 }
 
+// One queue per process: it shares out the process's CPU and memory, whatever app or command asks.
 let running = 0
 const waiting: Array<() => void> = []
+const heldBy = new Map<string, number>()
 
-/** Runs `work` when one of MAX_RUNNING slots is free; refuses (429) when MAX_WAITING wait already. */
-async function inTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= MAX_RUNNING) {
-    if (waiting.length >= MAX_WAITING) throw tooManyRequests(1, 'Too many sign-ins and password changes at once: try again in a second.')
-    await new Promise<void>((resolve) => waiting.push(resolve))
-  }
-  running++
+/**
+ * Runs `work` when one of MAX_RUNNING slots is free; refuses (429) when MAX_WAITING wait already,
+ * or when `owner` (a client address key, http/client-address.ts) holds MAX_HASHES_PER_ADDRESS places.
+ */
+async function inTurn<T>(owner: string, work: () => Promise<T>): Promise<T> {
+  const held = heldBy.get(owner) ?? 0
+  if (held >= MAX_HASHES_PER_ADDRESS) throw tooManyRequests(1, 'Too many sign-ins and password changes from this address at once: try again in a second.')
+  if (running >= MAX_RUNNING && waiting.length >= MAX_WAITING) throw tooManyRequests(1, 'Too many sign-ins and password changes at once: try again in a second.')
+  heldBy.set(owner, held + 1)
   try {
-    return await work()
+    if (running >= MAX_RUNNING) await new Promise<void>((resolve) => waiting.push(resolve))
+    running++
+    try {
+      return await work()
+    } finally {
+      running--
+      waiting.shift()?.()
+    }
   } finally {
-    running--
-    waiting.shift()?.()
+    const left = (heldBy.get(owner) ?? 1) - 1
+    if (left === 0) heldBy.delete(owner)
+    else heldBy.set(owner, left)
   }
 }
 
-/** `scrypt$<log2 N>$<r>$<p>$<salt, base64>$<key, base64>`: the parameters travel with the hash, so they can change later. */
-export function hashPassword(password: string): Promise<string> {
-  return inTurn(async () => {
+/**
+ * `scrypt$<log2 N>$<r>$<p>$<salt, base64>$<key, base64>`: the parameters travel with the hash, so they can change later.
+ * `owner` is who asks (a client address key; a command names itself): see inTurn.
+ */
+export function hashPassword(password: string, owner: string): Promise<string> {
+  return inTurn(owner, async () => {
     const salt = randomBytes(16)
     const key = await derive(password, salt, { N: 2 ** LOG_N, r: R, p: P, maxmem: MAX_MEMORY }, KEY_LENGTH)
     return `scrypt$${LOG_N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`
@@ -56,11 +74,11 @@ export function hashPassword(password: string): Promise<string> {
 const NOBODY = `scrypt$${LOG_N}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`
 
 /** Whether `password` matches `encoded` (null: no password set; the same work is done, and the answer is false). */
-export function verifyPassword(password: string, encoded: string | null): Promise<boolean> {
+export function verifyPassword(password: string, encoded: string | null, owner: string): Promise<boolean> {
   const [scheme, logN, r, p, salt, key] = (encoded ?? NOBODY).split('$')
   if (scheme !== 'scrypt' || !logN || !r || !p || salt === undefined || key === undefined) return Promise.resolve(false)
   const expected = Buffer.from(key, 'base64')
-  return inTurn(async () => {
+  return inTurn(owner, async () => {
     const options = { N: 2 ** Number(logN), r: Number(r), p: Number(p), maxmem: 2 * 128 * 2 ** Number(logN) * Number(r) }
     const actual = await derive(password, Buffer.from(salt, 'base64'), options, expected.length)
     return encoded !== null && timingSafeEqual(actual, expected)

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { notFound } from '../../http/errors.ts'
+import { addressKey } from '../../http/client-address.ts'
 import { PERMISSIONS, type Principal } from '../../http/permissions.ts'
 import { PasswordBody, RootRoleResponse, UserResponse } from './user-schemas.ts'
 import { rootRoleOf, type UserService } from './user-service.ts'
@@ -56,7 +57,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = 
       response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
     },
   }, async (request, reply) => {
-    await users.changeOwnPassword(personOf(request.principal), request.body, request.principal.session)
+    await users.changeOwnPassword(personOf(request.principal), request.body, addressKey(request.ip), request.principal.session)
     return sendEmpty(reply, 200)
   })
 }

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { Config } from '../../config.ts'
 import { errorResponses, IntegerIdParam, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
+import { addressKey } from '../../http/client-address.ts'
 import { checkPasswordRules } from './password.ts'
 import { CreatedUserResponse, CreateUserBody, IdBody, PasswordBody, ResetPasswordResponse, SearchQuery, UpdateUserBody, UserListResponse, UserResponse } from './user-schemas.ts'
 import { ROOT_ROLE_LIST, type UserService } from './user-service.ts'
@@ -38,7 +39,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
       body: CreateUserBody,
       response: { 201: CreatedUserResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
     },
-  }, async (request, reply) => reply.status(201).send(await users.create(request.body, request.principal, baseUrlOf(request, config))))
+  }, async (request, reply) => reply.status(201).send(await users.create(request.body, request.principal, baseUrlOf(request, config), addressKey(request.ip))))
 
   app.post('/user-admin/validate-password', {
     config: { permission: 'NONE' },
@@ -101,7 +102,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
       response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
     },
   }, async (request, reply) => {
-    await users.setPassword(parseIntegerId(request.params.id, '/params/id'), request.body.password)
+    await users.setPassword(parseIntegerId(request.params.id, '/params/id'), request.body.password, addressKey(request.ip))
     return sendEmpty(reply, 200)
   })
 }

@@ -11,6 +11,7 @@ import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentia
 import { checkPasswordRules, hashPassword, passwordMismatch, verifyPassword } from './password.ts'
 import { createResetLink, findResetToken, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
 import { createUserStore, eventDataOf, toUser, type User, type UserRow } from './user-store.ts'
+import type { PasswordAttempts } from './password-attempts.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
 
 export const ROOT_ROLE_LIST = [
@@ -71,11 +72,16 @@ function uniqueness(error: unknown, username: string | null, email: string | nul
   throw error
 }
 
-export function createUserService({ db }: { db: Kysely<Database> }) {
+/**
+ * `attempts` counts guesses of the current password (changing one's own) and of links; `address`
+ * arguments are the asking client's address key (http/client-address.ts), which hashing and those
+ * counts go by.
+ */
+export function createUserService({ db, attempts }: { db: Kysely<Database>; attempts: PasswordAttempts }) {
   /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSessionHash`. */
-  async function setPassword(id: number, password: string, keepSessionHash?: string): Promise<void> {
+  async function setPassword(id: number, password: string, address: string, keepSessionHash?: string): Promise<void> {
     checkPasswordRules(password)
-    const passwordHash = await hashPassword(password)
+    const passwordHash = await hashPassword(password, address)
     await db.transaction().execute(async (trx) => {
       await lockedUser(trx, id)
       await storePassword(trx, id, passwordHash, keepSessionHash)
@@ -95,14 +101,14 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
      * A new user with a root role; with a password (checked against the rules), or without one and
      * an invite link (under `baseUrl`) for them to set it.
      */
-    async create(input: CreateUserBody, actor: Actor, baseUrl: string): Promise<User & { inviteLink?: string; emailSent: false }> {
+    async create(input: CreateUserBody, actor: Actor, baseUrl: string, address: string): Promise<User & { inviteLink?: string; emailSent: false }> {
       const username = blankToNull(input.username)
       if (username?.includes('@')) throw invalid(`The \`/body/username\` property cannot contain "@": sign-in tells usernames from emails by it. You sent ${quote(username)}.`, '/body/username')
       const email = normalEmail(input.email, '/body/email')
       if (username === null && email === null) throw invalid('A user needs a username or an email: send at least one of them.', '/body')
       const rootRole = parseRootRole(input.rootRole, '/body/rootRole')
       if (input.password !== undefined) checkPasswordRules(input.password)
-      const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
+      const passwordHash = input.password === undefined ? null : await hashPassword(input.password, address)
       try {
         return await db.transaction().execute(async (trx) => {
           const audit = auditContext(actor)
@@ -170,37 +176,49 @@ export function createUserService({ db }: { db: Kysely<Database> }) {
 
     /**
      * A user changes their own password: whoever holds their session or token must also know the
-     * current one (`oldPassword`) to replace it; their other sessions end.
+     * current one (`oldPassword`) to replace it, and its guesses count as failed sign-ins do; their
+     * other sessions end.
      */
-    async changeOwnPassword(id: number, { password, confirmPassword, oldPassword }: PasswordBody, keepSessionHash?: string): Promise<void> {
+    async changeOwnPassword(id: number, { password, confirmPassword, oldPassword }: PasswordBody, address: string, keepSessionHash?: string): Promise<void> {
       if (confirmPassword !== undefined && confirmPassword !== password) throw invalid('The `confirmPassword` property must equal `password`.', '/body/confirmPassword')
       const row = await createUserStore(db).find(id)
       if (!row) throw notFound(`No user has id ${id}.`)
-      if (row.password_hash !== null) {
+      const hash = row.password_hash
+      if (hash !== null) {
         if (oldPassword === undefined) throw invalid('The `oldPassword` property is required: send your current password.', '/body/oldPassword')
-        if (!(await verifyPassword(oldPassword, row.password_hash))) throw passwordMismatch()
+        await attempts.prove(address, `user:${id}`, async () => {
+          if (!(await verifyPassword(oldPassword, hash, address))) throw passwordMismatch()
+        })
       }
-      await setPassword(id, password, keepSessionHash)
+      await setPassword(id, password, address, keepSessionHash)
     },
 
-    /** Sets the password of the user an invite or reset link is for, using the link up (once, even when sent twice at once); 401 for a link unknown, used or expired. */
-    async setPasswordWithLink(secret: string, password: string): Promise<void> {
+    /**
+     * Sets the password of the user an invite or reset link is for, using the link up (once, even
+     * when sent twice at once); 401 for a link unknown, used or expired. The link is looked up
+     * before the password is hashed: a made-up link costs a hash of SHA-256, not of scrypt.
+     */
+    async setPasswordWithLink(secret: string, password: string, address: string): Promise<void> {
       checkPasswordRules(password)
-      const passwordHash = await hashPassword(password)
-      await db.transaction().execute(async (trx) => {
-        const userId = await useResetLink(trx, secret)
-        if (userId === undefined) throw invalidLink()
-        await storePassword(trx, userId, passwordHash)
+      await attempts.prove(address, undefined, async () => {
+        if (!(await findResetToken(db, secret))) throw invalidLink()
+        const passwordHash = await hashPassword(password, address)
+        await db.transaction().execute(async (trx) => {
+          const userId = await useResetLink(trx, secret)
+          if (userId === undefined) throw invalidLink()
+          await storePassword(trx, userId, passwordHash)
+        })
       })
     },
 
     /** Who an invite or reset link is for, and who made it; 401 for a link unknown, used or expired. */
-    async linkHolder(secret: string): Promise<{ user: User; createdBy: string }> {
-      const found = await findResetToken(db, secret)
-      const row = found && (await createUserStore(db).find(found.userId))
-      if (!found || !row) throw invalidLink()
-      return { user: toUser(row), createdBy: found.createdBy }
-    },
+    linkHolder: (secret: string, address: string): Promise<{ user: User; createdBy: string }> =>
+      attempts.prove(address, undefined, async () => {
+        const found = await findResetToken(db, secret)
+        const row = found && (await createUserStore(db).find(found.userId))
+        if (!found || !row) throw invalidLink()
+        return { user: toUser(row), createdBy: found.createdBy }
+      }),
 
     /** A link (under `baseUrl`) for the user to set a new password, valid a day. */
     resetLink: (id: number, actor: Actor, baseUrl: string): Promise<string> =>
