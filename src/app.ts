@@ -202,7 +202,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     await admin.register(meRoutes)
     await admin.register(userRoutes, { users, config })
     await admin.register(profileRoutes, { users })
-    await admin.register(patRoutes, { pats: createPatService({ db }) })
+    await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
     await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })

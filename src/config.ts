@@ -59,6 +59,8 @@ export interface Config {
   readonly publicUrl: string | undefined
   /** Failed sign-ins one address may make for one account per 15 minutes before 429; 0 turns the limit off. */
   readonly loginFailuresPerAccount: number
+  /** The longest a personal access token may be made to last, in milliseconds (PAT_MAX_LIFETIME_DAYS). */
+  readonly patMaxLifetimeMs: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -198,5 +200,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secureCookies: env.SECURE_COOKIES === 'true',
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     loginFailuresPerAccount: wholeNumber(env, 'LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 10_000),
+    patMaxLifetimeMs: wholeNumber(env, 'PAT_MAX_LIFETIME_DAYS', 365, 1, 3_650) * 86_400_000,
   })
 }

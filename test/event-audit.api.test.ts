@@ -323,10 +323,11 @@ onEachDatabase('event log completeness', (database) => {
     // A person's own changes: their events name them.
     for (const route of ['POST /api/admin/user/tokens', 'DELETE /api/admin/user/tokens/{id}', 'POST /api/admin/user/change-password']) covered.add(route)
     const beforeOwn = (await allEvents(pennon)).length
-    const pat = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'audit', expiresAt: '2099-01-01T00:00:00.000Z' }, asBrowser(cookie))
+    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString()
+    const pat = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'audit', expiresAt }, asBrowser(cookie))
     assert.equal((await call(pennon, 'DELETE', `/api/admin/user/tokens/${pat.body.id}`, undefined, asBrowser(cookie))).status, 200)
     assert.equal((await call(pennon, 'POST', '/api/admin/user/change-password', { password: PASSWORD, oldPassword: PASSWORD }, asBrowser(cookie))).status, 200)
-    const patData = { id: pat.body.id, description: 'audit', expiresAt: '2099-01-01T00:00:00.000Z', userId: person.body.id }
+    const patData = { id: pat.body.id, description: 'audit', expiresAt, userId: person.body.id }
     assert.deepEqual((await allEvents(pennon)).slice(beforeOwn).map((e) => [e.type, e.createdBy, e.createdByUserId, e.data, e.preData]), [
       ['pat-created', 'audit@example.com', person.body.id, patData, null],
       ['pat-deleted', 'audit@example.com', person.body.id, patData, null],

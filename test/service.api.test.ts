@@ -38,6 +38,7 @@ test('configuration is validated with a clear message', () => {
   assert.equal(loadConfig({}).port, 4242)
   assert.equal(loadConfig({}).bodyLimit, 1024 * 1024)
   assert.equal(loadConfig({}).databaseFile, './data/pennon.sqlite')
+  assert.equal(loadConfig({}).patMaxLifetimeMs, 365 * 86_400_000)
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'eighty' }, /^PORT must be a whole number from 0 to 65535; got "eighty"$/],
     [{ PORT: '70000' }, /^PORT must be/],
@@ -47,6 +48,7 @@ test('configuration is validated with a clear message', () => {
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
     [{ BODY_LIMIT: '-1' }, /^BODY_LIMIT must be a whole number/],
     [{ SEGMENTS_LIMIT: '0' }, /^SEGMENTS_LIMIT must be a whole number/],
+    [{ PAT_MAX_LIFETIME_DAYS: '0' }, /^PAT_MAX_LIFETIME_DAYS must be a whole number from 1 to 3650; got "0"$/],
   ]
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env))

@@ -38,7 +38,7 @@ onEachDatabase('GET /api/admin/me', (database) => {
     const cookie = await signIn(pennon, 'viewer@example.com')
     assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(cookie))).body, { kind: 'user', name: 'viewer@example.com', id: viewer, session: true, rootRole: 'Viewer', permissions: [] })
     const named = await createUser(pennon, '', 1, { username: 'root', email: undefined })
-    const token = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'script', expiresAt: '2099-01-01T00:00:00.000Z' }, asBrowser(await signIn(pennon, 'root')))
+    const token = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'script', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() }, asBrowser(await signIn(pennon, 'root')))
     assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, { token: token.body.secret })).body, { kind: 'user', name: 'root', id: named, rootRole: 'Admin', permissions: ['ADMIN'] })
   })
 })

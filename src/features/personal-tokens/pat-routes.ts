@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, IntegerIdParam, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
+import { forbidden } from '../../http/errors.ts'
 import { personOf } from '../users/profile-routes.ts'
 import { expiresAtRule } from '../api-tokens/token-service.ts'
 import type { PatService } from './pat-service.ts'
@@ -30,10 +31,16 @@ export const patRoutes: FastifyPluginAsyncTypebox<{ pats: PatService }> = async 
     schema: {
       tags,
       summary: 'Create a personal access token: it acts as you, with your root role, until it expires; its secret is shown only in this answer',
+      description: 'Only in a signed-in session (403 for a personal access token). The expiry is required, in the future, and at most PAT_MAX_LIFETIME_DAYS (365 by default) away.',
       body: CreatePatBody,
       response: { 201: CreatedPatResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
     },
-  }, async (request, reply) => reply.status(201).send(await pats.create(personOf(request.principal), request.body, request.principal)))
+  }, async (request, reply) => {
+    const userId = personOf(request.principal)
+    // A stolen personal token must not be able to outlive its own deletion by minting others.
+    if (request.principal.session === undefined) throw forbidden('Personal access tokens are made by a signed-in person (a session): a personal access token cannot make another.', [])
+    return reply.status(201).send(await pats.create(userId, request.body, request.principal))
+  })
 
   app.delete('/user/tokens/:id', {
     config: { permission: 'NONE' },

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
-import { invalid, invalidOperation, nameExists, notFound, quote } from '../../http/errors.ts'
+import { invalid, invalidOperation, nameExists, notFound, quote, validationFailed } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { accountTokenSecret, hashSecret } from '../api-tokens/token-secret.ts'
@@ -23,7 +23,8 @@ export interface PersonalToken {
   userId: number
 }
 
-export function createPatService({ db }: { db: Kysely<Database> }) {
+/** `maxLifetimeMs` (PAT_MAX_LIFETIME_DAYS): how far ahead an expiry may be, so that a leaked token does not work for ever. */
+export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; maxLifetimeMs: number }) {
   return {
     async list(userId: number): Promise<PersonalToken[]> {
       const rows = await db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', userId).orderBy('id').execute()
@@ -34,6 +35,12 @@ export function createPatService({ db }: { db: Kysely<Database> }) {
       const description = input.description.trim()
       if (description === '') throw invalid('The `description` property must not be empty.', '/body/description')
       checkNotPast(input.expiresAt, '/body/expiresAt')
+      const latest = new Date(Date.now() + maxLifetimeMs)
+      if (Date.parse(input.expiresAt) > latest.getTime()) {
+        const days = Math.round(maxLifetimeMs / 86_400_000)
+        const message = `The \`/body/expiresAt\` property must be at most ${days} days from now (before ${latest.toISOString()}). You sent ${quote(input.expiresAt)}.`
+        throw validationFailed([{ path: '/body/expiresAt', message }])
+      }
       return db.transaction().execute(async (trx) => {
         const existing = await trx.selectFrom('personal_access_tokens').select('description').where('user_id', '=', userId).execute()
         if (existing.length >= MAX_PER_USER) throw invalidOperation(`Too many personal access tokens (${MAX_PER_USER}) already exist for this user: delete one first.`)

@@ -65,4 +65,29 @@ onEachDatabase('personal access tokens', (database) => {
     assert.deepEqual(withoutId(byToken.body), errorOf('NotFoundError', 'This is for signed-in users and their personal access tokens: the credential used is not a person.'))
     assert.equal((await call(pennon, 'DELETE', '/api/admin/user/tokens/99999', undefined, asBrowser(cookie))).status, 404)
   })
+
+  test('a personal token lasts at most PAT_MAX_LIFETIME_DAYS (365 by default), and cannot make another personal token', async (t) => {
+    const pennon = await useTestApp(t, database)
+    await createUser(pennon, 'ed@example.com', 2)
+    const cookie = await signIn(pennon, 'ed@example.com')
+    const forEver = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'for ever', expiresAt: '9999-12-31T23:59:59.000Z' }, asBrowser(cookie))
+    assert.equal(forEver.status, 400)
+    const { message } = withoutId(forEver.body) as { message: string }
+    assert.match(message, /^The `\/body\/expiresAt` property must be at most 365 days from now \(before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)\. You sent "9999-12-31T23:59:59\.000Z"\.$/)
+    assert.deepEqual(withoutId(forEver.body), errorOf('ValidationError', message, { details: [{ path: '/body/expiresAt', message }] }))
+    const justInside = new Date(Date.now() + 364 * 86_400_000).toISOString()
+    const made = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'ci', expiresAt: justInside }, asBrowser(cookie))
+    assert.equal(made.status, 201)
+
+    const byToken = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'minted by a token', expiresAt: justInside }, { token: made.body.secret })
+    assert.equal(byToken.status, 403)
+    assert.deepEqual(withoutId(byToken.body), errorOf('NoAccessError', 'Personal access tokens are made by a signed-in person (a session): a personal access token cannot make another.', { permissions: [] }))
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/user/tokens', undefined, asBrowser(cookie))).body.pats.map((pat: { description: string }) => pat.description), ['ci'])
+
+    const shorter = await useTestApp(t, database, { env: { PAT_MAX_LIFETIME_DAYS: '30' } })
+    await createUser(shorter, 'ed@example.com', 2)
+    const tooLong = await call(shorter, 'POST', '/api/admin/user/tokens', { description: 'x', expiresAt: new Date(Date.now() + 31 * 86_400_000).toISOString() }, asBrowser(await signIn(shorter, 'ed@example.com')))
+    assert.equal(tooLong.status, 400)
+    assert.match(tooLong.body.message, /at most 30 days from now/)
+  })
 })
