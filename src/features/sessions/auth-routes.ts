@@ -57,7 +57,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       tags,
       summary: 'Sign in with a username (or email) and password; starts a session (an HttpOnly cookie)',
       description:
-        'Failed sign-ins are counted per account and address (LOGIN_FAILURES_PER_ACCOUNT per 15 minutes, and four times that per address over all accounts): past that, 429 with Retry-After for that address only. ' +
+        'Sign-ins are counted from the moment they start, per account and address (LOGIN_FAILURES_PER_ACCOUNT failures per 15 minutes, and four times that per address over all accounts and links): past that, 429 with Retry-After for that address only, on every /auth request. ' +
         'A sign-in posted by another site\'s page is refused (403).',
       body: LoginBody,
       response: { 200: UserResponse, ...errorResponses(400, 401, 403, 413, 415, 429) },
@@ -85,7 +85,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       tags,
       summary: 'Who an invite or password-reset link is for',
       querystring: Type.Object({ token: Type.String({ maxLength: 200 }) }),
-      response: { 200: TokenUserResponse, ...errorResponses(400, 401) },
+      response: { 200: TokenUserResponse, ...errorResponses(400, 401, 429) },
     },
   }, async (request) => {
     const { user, createdBy } = await users.linkHolder(request.query.token, addressKey(request.ip))
@@ -110,7 +110,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       tags,
       summary: 'Whether a password meets the rules (at least 10 characters; upper and lower case, a number and a symbol; no character three times in a row)',
       body: ValidatePasswordBody,
-      response: { 200: NoContent, ...errorResponses(400, 413, 415) },
+      response: { 200: NoContent, ...errorResponses(400, 413, 415, 429) },
     },
   }, async (request, reply) => {
     checkPasswordRules(request.body.password)

@@ -53,8 +53,9 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = 
     schema: {
       tags,
       summary: 'Change your own password: send the current one as oldPassword; your other sessions end',
+      description: 'Wrong current passwords count as failed sign-ins do (LOGIN_FAILURES_PER_ACCOUNT per 15 minutes per address): past that, 429 with Retry-After.',
       body: PasswordBody,
-      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
     },
   }, async (request, reply) => {
     await users.changeOwnPassword(personOf(request.principal), request.body, addressKey(request.ip), request.principal.session)
