@@ -3,7 +3,8 @@
  * password and invites a Viewer; the Viewer sets a password from the link in a browser of their
  * own, signs in, meets what the role lacks, makes a personal access token (used from Node) and
  * signs out, which ends the cookie. A form another origin posts with the admin's cookie is refused.
- * An invite or reset link's secret reaches the server in request bodies only, never in a URL.
+ * An invite or reset link's secret reaches the server in request bodies only, never in a URL. A
+ * root-role change is confirmed first, and changing your own says why you were signed out.
  */
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
@@ -119,6 +120,71 @@ onEachDatabase('console people in a browser', (database) => {
     assert.deepEqual(carrying(sent), [], 'what the browsers sent')
     const lines = received.map((line) => line.split(' ', 2).join(' '))
     assert.deepEqual(['POST /auth/reset/validate', 'POST /auth/reset/password'].map((line) => lines.filter((candidate) => candidate === line).length), [2, 2])
+    assert.deepEqual(realProblems(problems), [])
+  })
+
+  test('a root-role change is confirmed first: Cancel keeps the role, confirming changes it; changing your own warns, then signs you out saying why', { skip, timeout: 180_000 }, async (t) => {
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
+    const problems: string[] = []
+    const rootId = await createUser(pennon, 'root@example.com', 1)
+    const veraId = await createUser(pennon, 'vera@example.com', 3)
+    const roleOf = async (id: number) => (await call(pennon, 'GET', `/api/admin/user-admin/${id}`)).body.rootRole as number
+    const { page: admin } = await openPage(browser, problems)
+    await signInWithPassword(admin, base, 'root@example.com', PASSWORD)
+    await admin.goto(`${base}/#/users`)
+    await heading(admin, 'Users')
+    const dialog = admin.getByRole('dialog')
+    const paragraphs = () => dialog.locator('.dialog-body p').allInnerTexts()
+
+    // Someone else's role: Cancel (or Escape) changes nothing and puts the select back.
+    const veraRole = admin.getByLabel('Root role of vera@example.com')
+    await veraRole.selectOption({ label: 'Editor' })
+    await dialog.getByRole('heading', { name: 'Change the root role of vera@example.com to Editor?' }).waitFor()
+    assert.deepEqual(await paragraphs(), [
+      'Editor: Users with the root editor role can change flags, strategies, segments, context fields, tag types and projects, but not tokens or users.',
+      'Their sessions end at once: they sign in again as Editor. Their personal access tokens act as Editor from now on.',
+    ])
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal(await veraRole.inputValue(), '3')
+    assert.equal(await roleOf(veraId), 3)
+    await veraRole.selectOption({ label: 'Admin' })
+    await dialog.getByRole('heading', { name: 'Change the root role of vera@example.com to Admin?' }).waitFor()
+    await admin.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal(await veraRole.inputValue(), '3')
+    assert.equal(await roleOf(veraId), 3)
+    // Confirmed: changed.
+    await veraRole.selectOption({ label: 'Editor' })
+    await dialog.getByRole('button', { name: 'Change root role' }).click()
+    await admin.getByText('vera@example.com is now Editor; their sessions ended.').waitFor({ state: 'attached' })
+    assert.equal(await veraRole.inputValue(), '2')
+    assert.equal(await roleOf(veraId), 2)
+
+    // Your own role: a warning of its own; Cancel keeps you signed in, an Admin.
+    const ownRole = admin.getByLabel('Root role of root@example.com')
+    await ownRole.selectOption({ label: 'Viewer' })
+    await dialog.getByRole('heading', { name: 'Change your own root role to Viewer?' }).waitFor()
+    assert.deepEqual(await paragraphs(), [
+      'Viewer: Users with the root viewer role can only read.',
+      'This is you: you will be signed out at once, and sign in again as Viewer. Only another admin can make you Admin again.',
+    ])
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal(await ownRole.inputValue(), '1')
+    assert.equal(await roleOf(rootId), 1)
+    await admin.locator('.who', { hasText: 'Admin' }).waitFor()
+    // Confirmed: the change ends your session, and the sign-in page says so.
+    await ownRole.selectOption({ label: 'Viewer' })
+    await dialog.getByRole('button', { name: 'Change root role' }).click()
+    await admin.getByText('Your root role is now Viewer, and a role change ends your sessions: sign in again to go on as Viewer.').waitFor()
+    assert.equal(await roleOf(rootId), 3)
+    assert.equal(await admin.getByLabel('Email or username').inputValue(), 'root@example.com')
+    await admin.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await admin.getByRole('button', { name: 'Sign in' }).click()
+    await heading(admin, 'Users')
+    await admin.locator('.who', { hasText: 'Viewer' }).getByRole('link', { name: 'root@example.com' }).waitFor()
+    await admin.getByText('Listing, inviting and changing users needs ADMIN.').waitFor()
     assert.deepEqual(realProblems(problems), [])
   })
 
@@ -320,6 +386,7 @@ onEachDatabase('console people in a browser', (database) => {
       await admin.goto(`${base}/#/users`)
       await heading(admin, 'Users')
       await admin.getByLabel('Root role of vera@example.com').selectOption({ label: 'Editor' })
+      await admin.getByRole('dialog').getByRole('button', { name: 'Change root role' }).click()
       await admin.getByText('vera@example.com is now Editor; their sessions ended.').waitFor({ state: 'attached' })
       assert.equal((await call(pennon, 'GET', `/api/admin/user-admin/${veraId}`)).body.rootRole, 2)
       await admin.getByRole('button', { name: 'Reset link for vera@example.com' }).click()
