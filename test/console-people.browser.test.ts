@@ -3,15 +3,17 @@
  * password and invites a Viewer; the Viewer sets a password from the link in a browser of their
  * own, signs in, meets what the role lacks, makes a personal access token (used from Node) and
  * signs out, which ends the cookie. A form another origin posts with the admin's cookie is refused.
+ * An invite or reset link's secret reaches the server in request bodies only, never in a URL. A
+ * root-role change is confirmed first, and changing your own says why you were signed out.
  */
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage } from 'node:http'
 import { test } from 'node:test'
 import type { AddressInfo } from 'node:net'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { heading, skip, startBrowserAndApp } from './browser.ts'
 import { createUser, PASSWORD } from './people.ts'
 import { call, errorOf, onEachDatabase, withoutId } from './test-app.ts'
@@ -37,18 +39,159 @@ async function signInWithPassword(page: Page, base: string, login: string, passw
   await page.locator('#nav:not([hidden])').waitFor()
 }
 
+/** A page of its own browser context, failing the test on script errors. */
+async function openPage(browser: Browser, problems: string[]): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' })
+  const page = await context.newPage()
+  page.setDefaultTimeout(15_000)
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  return { context, page }
+}
+
+/** The 4xx answers a journey provokes on purpose (no session yet, a wrong password, a weak one, a refused post) are no problem. */
+const realProblems = (problems: string[]) => problems.filter((problem) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(problem))
+
 onEachDatabase('console people in a browser', (database) => {
+  test("an invite or reset link's secret is never in a URL: neither the browser's requests nor what the server receives carry it outside a body", { skip, timeout: 180_000 }, async (t) => {
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
+    // What the server receives: every request line and its headers, before Fastify (or the fast path) sees it.
+    const received: string[] = []
+    pennon.app.server.prependListener('request', (request: IncomingMessage) => received.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)}`))
+    // What the browsers send: the request line (a fragment is never sent) and the headers, Referer included.
+    const sent: string[] = []
+    const problems: string[] = []
+    const open = async () => {
+      const { page } = await openPage(browser, problems)
+      page.on('request', (request) => {
+        const url = new URL(request.url())
+        sent.push(`${request.method()} ${url.pathname}${url.search} ${JSON.stringify(request.headers())}`)
+      })
+      return page
+    }
+    await createUser(pennon, 'root@example.com', 1)
+    const admin = await open()
+    const vera = await open()
+    const secrets: string[] = []
+    const secretOf = (link: string) => {
+      assert.match(link, new RegExp(`^${base}/#/reset-password\\?token=[0-9a-f]{64}$`))
+      const secret = link.split('token=')[1]!
+      secrets.push(secret)
+      return secret
+    }
+    const carrying = (lines: string[]) => lines.filter((line) => secrets.some((secret) => line.includes(secret)))
+
+    // The admin invites; the invitee opens the link, sets a password and signs in.
+    await signInWithPassword(admin, base, 'root@example.com', PASSWORD)
+    await admin.goto(`${base}/#/users`)
+    await heading(admin, 'Users')
+    await admin.getByLabel('Email').fill('vera@example.com')
+    await admin.getByRole('button', { name: 'Create user' }).click()
+    const inviteLink = await admin.getByLabel('Link', { exact: true }).inputValue()
+    secretOf(inviteLink)
+    await vera.goto(inviteLink)
+    await vera.getByRole('heading', { name: 'Set your password' }).waitFor()
+    assert.equal(await vera.locator('[data-login]').innerText(), 'vera@example.com')
+    await vera.getByLabel('New password', { exact: true }).fill(VERA_PASSWORD)
+    await vera.getByLabel('Repeat the password', { exact: true }).fill(VERA_PASSWORD)
+    await vera.getByRole('button', { name: 'Set password' }).click()
+    await vera.getByText('Your password is set: sign in with it.').waitFor()
+    // The link left this tab's address (and its history entry) once used.
+    assert.equal(vera.url(), `${base}/#/projects`)
+    await vera.getByLabel('Password', { exact: true }).fill(VERA_PASSWORD)
+    await vera.getByRole('button', { name: 'Sign in' }).click()
+    await heading(vera, 'Projects')
+
+    // A reset link, opened while signed in, the same way.
+    await admin.getByRole('button', { name: 'Reset link for vera@example.com' }).click()
+    await admin.getByText('Password reset link for vera@example.com').waitFor()
+    const resetLink = await admin.getByLabel('Link', { exact: true }).inputValue()
+    secretOf(resetLink)
+    await vera.goto(resetLink)
+    await vera.getByRole('heading', { name: 'Set your password' }).waitFor()
+    await vera.getByLabel('New password', { exact: true }).fill(`${VERA_PASSWORD}2`)
+    await vera.getByLabel('Repeat the password', { exact: true }).fill(`${VERA_PASSWORD}2`)
+    await vera.getByRole('button', { name: 'Set password' }).click()
+    await vera.getByText('Your password is set: sign in with it.').waitFor()
+    await signInWithPassword(vera, base, 'vera@example.com', `${VERA_PASSWORD}2`)
+
+    // No request line or header held a secret: they went in the bodies of the routes that take them.
+    assert.deepEqual(carrying(received), [], 'what the server received')
+    assert.deepEqual(carrying(sent), [], 'what the browsers sent')
+    const lines = received.map((line) => line.split(' ', 2).join(' '))
+    assert.deepEqual(['POST /auth/reset/validate', 'POST /auth/reset/password'].map((line) => lines.filter((candidate) => candidate === line).length), [2, 2])
+    assert.deepEqual(realProblems(problems), [])
+  })
+
+  test('a root-role change is confirmed first: Cancel keeps the role, confirming changes it; changing your own warns, then signs you out saying why', { skip, timeout: 180_000 }, async (t) => {
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
+    const problems: string[] = []
+    const rootId = await createUser(pennon, 'root@example.com', 1)
+    const veraId = await createUser(pennon, 'vera@example.com', 3)
+    const roleOf = async (id: number) => (await call(pennon, 'GET', `/api/admin/user-admin/${id}`)).body.rootRole as number
+    const { page: admin } = await openPage(browser, problems)
+    await signInWithPassword(admin, base, 'root@example.com', PASSWORD)
+    await admin.goto(`${base}/#/users`)
+    await heading(admin, 'Users')
+    const dialog = admin.getByRole('dialog')
+    const paragraphs = () => dialog.locator('.dialog-body p').allInnerTexts()
+
+    // Someone else's role: Cancel (or Escape) changes nothing and puts the select back.
+    const veraRole = admin.getByLabel('Root role of vera@example.com')
+    await veraRole.selectOption({ label: 'Editor' })
+    await dialog.getByRole('heading', { name: 'Change the root role of vera@example.com to Editor?' }).waitFor()
+    assert.deepEqual(await paragraphs(), [
+      'Editor: Users with the root editor role can change flags, strategies, segments, context fields, tag types and projects, but not tokens or users.',
+      'Their sessions end at once: they sign in again as Editor. Their personal access tokens act as Editor from now on.',
+    ])
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal(await veraRole.inputValue(), '3')
+    assert.equal(await roleOf(veraId), 3)
+    await veraRole.selectOption({ label: 'Admin' })
+    await dialog.getByRole('heading', { name: 'Change the root role of vera@example.com to Admin?' }).waitFor()
+    await admin.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal(await veraRole.inputValue(), '3')
+    assert.equal(await roleOf(veraId), 3)
+    // Confirmed: changed.
+    await veraRole.selectOption({ label: 'Editor' })
+    await dialog.getByRole('button', { name: 'Change root role' }).click()
+    await admin.getByText('vera@example.com is now Editor; their sessions ended.').waitFor({ state: 'attached' })
+    assert.equal(await veraRole.inputValue(), '2')
+    assert.equal(await roleOf(veraId), 2)
+
+    // Your own role: a warning of its own; Cancel keeps you signed in, an Admin.
+    const ownRole = admin.getByLabel('Root role of root@example.com')
+    await ownRole.selectOption({ label: 'Viewer' })
+    await dialog.getByRole('heading', { name: 'Change your own root role to Viewer?' }).waitFor()
+    assert.deepEqual(await paragraphs(), [
+      'Viewer: Users with the root viewer role can only read.',
+      'This is you: you will be signed out at once, and sign in again as Viewer. Only another admin can make you Admin again.',
+    ])
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal(await ownRole.inputValue(), '1')
+    assert.equal(await roleOf(rootId), 1)
+    await admin.locator('.who', { hasText: 'Admin' }).waitFor()
+    // Confirmed: the change ends your session, and the sign-in page says so.
+    await ownRole.selectOption({ label: 'Viewer' })
+    await dialog.getByRole('button', { name: 'Change root role' }).click()
+    await admin.getByText('Your root role is now Viewer, and a role change ends your sessions: sign in again to go on as Viewer.').waitFor()
+    assert.equal(await roleOf(rootId), 3)
+    assert.equal(await admin.getByLabel('Email or username').inputValue(), 'root@example.com')
+    await admin.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await admin.getByRole('button', { name: 'Sign in' }).click()
+    await heading(admin, 'Users')
+    await admin.locator('.who', { hasText: 'Viewer' }).getByRole('link', { name: 'root@example.com' }).waitFor()
+    await admin.getByText('Listing, inviting and changing users needs ADMIN.').waitFor()
+    assert.deepEqual(realProblems(problems), [])
+  })
+
   test('invite a Viewer who sets a password, signs in, meets the role, makes a personal token and signs out; a cross-site form post is refused', { skip, timeout: 300_000 }, async (t) => {
     const { pennon, base, browser } = await startBrowserAndApp(t, database)
     const problems: string[] = []
-    const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' })
-      const page = await context.newPage()
-      page.setDefaultTimeout(15_000)
-      page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-      return { context, page }
-    }
+    const newPage = () => openPage(browser, problems)
     const shot = async (page: Page, name: string) => {
       if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite') await page.screenshot({ path: `docs/console/${name}.png`, fullPage: true })
     }
@@ -243,6 +386,7 @@ onEachDatabase('console people in a browser', (database) => {
       await admin.goto(`${base}/#/users`)
       await heading(admin, 'Users')
       await admin.getByLabel('Root role of vera@example.com').selectOption({ label: 'Editor' })
+      await admin.getByRole('dialog').getByRole('button', { name: 'Change root role' }).click()
       await admin.getByText('vera@example.com is now Editor; their sessions ended.').waitFor({ state: 'attached' })
       assert.equal((await call(pennon, 'GET', `/api/admin/user-admin/${veraId}`)).body.rootRole, 2)
       await admin.getByRole('button', { name: 'Reset link for vera@example.com' }).click()
@@ -266,8 +410,7 @@ onEachDatabase('console people in a browser', (database) => {
     })
 
     await t.test('no script error and no CSP violation on any page', () => {
-      // The 4xx answers the journeys provoke on purpose (no session yet, a wrong password, a weak one, a refused post) are no problem.
-      assert.deepEqual(problems.filter((problem) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(problem)), [])
+      assert.deepEqual(realProblems(problems), [])
     })
   })
 })

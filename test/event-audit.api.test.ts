@@ -316,6 +316,7 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', `${users}/validate-password`, `${users}/validate-password`, { password: PASSWORD }, 200, [])
     await run('POST', `${users}/{id}/change-password`, `${users}/${person.body.id}/change-password`, { password: PASSWORD }, 200, [])
     const reset = await run('POST', `${users}/reset-password`, `${users}/reset-password`, { id: String(person.body.id) }, 200, [])
+    await run('POST', '/auth/reset/validate', '/auth/reset/validate', { token: reset.body.resetPasswordUrl.split('token=')[1] }, 200, [])
     await run('POST', '/auth/reset/validate-password', '/auth/reset/validate-password', { password: PASSWORD }, 200, [])
     await run('POST', '/auth/reset/password', '/auth/reset/password', { token: reset.body.resetPasswordUrl.split('token=')[1], password: PASSWORD }, 200, [])
     const login = await run('POST', '/auth/simple/login', '/auth/simple/login', { username: 'audit@example.com', password: PASSWORD }, 200, [])

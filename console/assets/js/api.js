@@ -19,11 +19,25 @@ export class ApiError extends Error {
   }
 }
 
-/** Called on a 401 after sign-in (token deleted or expired, session ended). */
+/**
+ * Called on a 401 after sign-in (token deleted or expired, session ended); with a notice and the
+ * login to fill in when the console knows why.
+ * @type {(notice?: string, username?: string) => void}
+ */
 let onUnauthenticated = () => {}
-/** @param {() => void} handler */
+/** @param {(notice?: string, username?: string) => void} handler */
 export function setUnauthenticatedHandler(handler) {
   onUnauthenticated = handler
+}
+
+/**
+ * Leaves for the sign-in page, saying why: for a change made here that ended this tab's session,
+ * so the person is not left to meet an unexplained 401.
+ * @param {string} notice
+ * @param {string} username filled in on the sign-in form
+ */
+export function signedOut(notice, username) {
+  onUnauthenticated(notice, username)
 }
 
 /**

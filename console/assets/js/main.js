@@ -55,10 +55,10 @@ async function signOut() {
   await render()
 }
 
-setUnauthenticatedHandler(() => {
-  const notice = storedToken() ? 'Your token is no longer accepted (deleted or expired). Sign in again.' : 'Your session has ended. Sign in again.'
+setUnauthenticatedHandler((reason, username) => {
+  const notice = reason ?? (storedToken() ? 'Your token is no longer accepted (deleted or expired). Sign in again.' : 'Your session has ended. Sign in again.')
   forgetToken()
-  void render(notice)
+  void render(notice, username)
 })
 
 /**

@@ -24,6 +24,7 @@ const tags = ['Auth']
 
 const LoginBody = Type.Object({ username: Type.String({ maxLength: 255, description: 'A username or an email' }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
 const ResetBody = Type.Object({ token: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
+const ValidateLinkBody = Type.Object({ token: Type.String({ maxLength: 200 }) }, { additionalProperties: false })
 const ValidatePasswordBody = Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
 const TokenUserResponse = Type.Object({
   id: Type.Integer(),
@@ -80,18 +81,34 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     return sendEmpty(reply, 200)
   })
 
+  /** Who a link is for, in the shape both routes answer. */
+  const linkHolder = async (token: string, ip: string) => {
+    const { user, createdBy } = await users.linkHolder(token, addressKey(ip))
+    const role = rootRoleOf(user.rootRole)
+    return { id: user.id, name: user.name, email: user.email, username: user.username, token, createdBy, role: { id: role.id, type: role.type, name: role.name } }
+  }
+
   app.get('/auth/reset/validate', {
     schema: {
       tags,
-      summary: 'Who an invite or password-reset link is for',
+      summary: 'Who an invite or password-reset link is for (the token in the URL: prefer POST)',
+      description:
+        'Kept for tools written for Unleash. It puts the link\'s secret in the URL, where proxies and access logs record it: ' +
+        'POST /auth/reset/validate answers the same with the token in the body. Pennon\'s own pages never use this one.',
       querystring: Type.Object({ token: Type.String({ maxLength: 200 }) }),
       response: { 200: TokenUserResponse, ...errorResponses(400, 401, 429) },
     },
-  }, async (request) => {
-    const { user, createdBy } = await users.linkHolder(request.query.token, addressKey(request.ip))
-    const role = rootRoleOf(user.rootRole)
-    return { id: user.id, name: user.name, email: user.email, username: user.username, token: request.query.token, createdBy, role: { id: role.id, type: role.type, name: role.name } }
-  })
+  }, async (request) => linkHolder(request.query.token, request.ip))
+
+  // The link's secret in the body: a URL is written down by proxies and access logs, a body is not.
+  app.post('/auth/reset/validate', {
+    schema: {
+      tags,
+      summary: 'Who an invite or password-reset link is for (the token in the body)',
+      body: ValidateLinkBody,
+      response: { 200: TokenUserResponse, ...errorResponses(400, 401, 413, 415, 429) },
+    },
+  }, async (request) => linkHolder(request.body.token, request.ip))
 
   app.post('/auth/reset/password', {
     schema: {

@@ -168,4 +168,45 @@ onEachDatabase('sessions', (database) => {
     assert.equal((await call(pennon, 'GET', '/auth/reset/validate?token=0000', undefined, { token: null })).status, 401)
     assert.equal((await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id: '999' })).status, 404)
   })
+
+  test('POST /auth/reset/validate answers what GET does, the token in the body rather than the URL', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const invited = await call(pennon, 'POST', '/api/admin/user-admin', { username: 'newbie', rootRole: 2 })
+    assert.equal(invited.status, 201)
+    const token = (invited.body.inviteLink as string).split('token=')[1]!
+    const posted = await call(pennon, 'POST', '/auth/reset/validate', { token }, { token: null })
+    assert.equal(posted.status, 200)
+    assert.deepEqual(posted.body, { id: invited.body.id, name: null, email: null, username: 'newbie', token, createdBy: 'admin', role: { id: 2, type: 'root', name: 'Editor' } })
+    const got = await call(pennon, 'GET', `/auth/reset/validate?token=${token}`, undefined, { token: null })
+    assert.equal(got.status, 200)
+    assert.deepEqual(got.body, posted.body)
+
+    // Unknown and used links: the same 401 either way.
+    const unknownLink = errorOf('AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.')
+    const bothRefuse = async (secret: string) => {
+      for (const answer of [
+        await call(pennon, 'POST', '/auth/reset/validate', { token: secret }, { token: null }),
+        await call(pennon, 'GET', `/auth/reset/validate?token=${secret}`, undefined, { token: null }),
+      ]) {
+        assert.equal(answer.status, 401)
+        assert.deepEqual(withoutId(answer.body), unknownLink)
+      }
+    }
+    await bothRefuse('0000')
+    await bothRefuse('f'.repeat(64))
+    assert.equal((await call(pennon, 'POST', '/auth/reset/password', { token, password: PASSWORD }, { token: null })).status, 200)
+    await bothRefuse(token)
+
+    // A body route: JSON only, and the schema's rules.
+    const asText = await call(pennon, 'POST', '/auth/reset/validate', undefined, { token: null, raw: `token=${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    assert.equal(asText.status, 415)
+    assert.deepEqual(withoutId(asText.body), errorOf('ContentTypeerror', 'The content type "application/x-www-form-urlencoded" is not accepted. Accepted content types: application/json.'))
+    const invalid = (path: string, message: string) => errorOf('ValidationError', message, { details: [{ message, path }] })
+    const extra = await call(pennon, 'POST', '/auth/reset/validate', { token, password: PASSWORD }, { token: null })
+    assert.equal(extra.status, 400)
+    assert.deepEqual(withoutId(extra.body), invalid('/body/password', 'The `/body` object does not allow the property `/body/password`. Remove it.'))
+    const missing = await call(pennon, 'POST', '/auth/reset/validate', {}, { token: null })
+    assert.equal(missing.status, 400)
+    assert.deepEqual(withoutId(missing.body), invalid('/body/token', 'The `/body/token` property is required. It was not present on the data you sent.'))
+  })
 })

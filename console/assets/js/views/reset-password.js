@@ -2,7 +2,8 @@
 /**
  * `#/reset-password?token=…`: where an invite or reset link leads (an admin hands it over; Pennon
  * sends no email). It says whose password it sets, takes the new one twice, and shows the
- * password rules the server found broken.
+ * password rules the server found broken. The token stays in the fragment, which browsers never
+ * send, and goes to the server in request bodies only.
  */
 import { ApiError, request } from '../api.js'
 import { field, h, replace } from '../dom.js'
@@ -23,7 +24,8 @@ export async function resetPasswordView(main, token, done) {
   let owner
   try {
     if (token === '') throw new ApiError(401, { message: 'This address holds no link token: open the whole link you were given.' })
-    owner = await request('GET', `/auth/reset/validate?token=${encodeURIComponent(token)}`, undefined, { token: null })
+    // In a body, never a URL: proxies and access logs write request lines down (docs/security.md).
+    owner = await request('POST', '/auth/reset/validate', { token }, { token: null })
   } catch (error) {
     replace(main, h('div', { class: 'signin card' }, title, errorBox(error), h('p', null, h('a', { href: '#/projects' }, 'Go to the sign-in page.'))))
     return

@@ -1,11 +1,13 @@
 // @ts-check
 /**
  * People (ADMIN only): list, create (without a password: an invite link to hand over, as Pennon
- * sends no email), change a root role, make a password-reset link, delete. The server refuses
- * (409) taking the last Admin away; its message is shown as it says.
+ * sends no email), change a root role (confirmed first: it ends the user's sessions), make a
+ * password-reset link, delete. The server refuses (409) taking the last Admin away; its message is
+ * shown as it says.
  */
-import { api, ApiError } from '../api.js'
+import { api, ApiError, signedOut } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
+import { navigate } from '../router.js'
 import { can, session } from '../session.js'
 import { errorBox, guard, loading, pageHeader, runAction, secretPanel, section } from '../ui.js'
 
@@ -14,6 +16,11 @@ import { errorBox, guard, loading, pageHeader, runAction, secretPanel, section }
 
 /** @param {User} user */
 const loginOf = (user) => user.email ?? user.username ?? `#${user.id}`
+
+/** Whether a user is the person signed in here (a session or their personal access token). @param {User} user */
+const isMe = (user) => session.me?.kind === 'user' && session.me.id === user.id
+
+const ADMIN_ROLE = 1
 
 /** @param {import('../router.js').ViewContext} context */
 export async function usersView(context) {
@@ -50,7 +57,7 @@ export async function usersView(context) {
     h('caption', { class: 'visually-hidden' }, 'Users'),
     h('thead', null, h('tr', null, ['User', 'Name', 'Root role', 'Last seen', 'Created', 'Actions'].map((title) => h('th', { scope: 'col' }, title)))),
     h('tbody', null, users.length === 0 ? h('tr', null, h('td', { colspan: 6, class: 'empty' }, 'No users yet.')) : users.map((user) => h('tr', { 'data-user': loginOf(user) },
-      h('th', { scope: 'row' }, loginOf(user), session.me?.kind === 'user' && session.me.id === user.id ? h('span', { class: 'hint' }, ' (you)') : null),
+      h('th', { scope: 'row' }, loginOf(user), isMe(user) ? h('span', { class: 'hint' }, ' (you)') : null),
       h('td', null, user.name ?? ''),
       h('td', null, roleSelect(user)),
       h('td', null, user.seenAt ? formatDate(user.seenAt) : 'never'),
@@ -68,12 +75,27 @@ export async function usersView(context) {
       rootRoles.map((role) => h('option', { value: String(role.id), selected: role.id === user.rootRole }, role.name)))
     select.addEventListener('change', async () => {
       const role = rootRoles.find((candidate) => String(candidate.id) === select.value)
+      // A role change ends the user's sessions, yours too: asked first, as a deletion is.
+      if (!role || !(await confirmRoleChange(user, role))) {
+        select.value = String(user.rootRole)
+        return
+      }
       select.disabled = true
       try {
-        await api('PUT', `/user-admin/${user.id}`, { rootRole: Number(select.value) })
+        await api('PUT', `/user-admin/${user.id}`, { rootRole: role.id })
+        user.rootRole = role.id
+        if (isMe(user) && session.me?.session) {
+          // This tab's session ended with the change: say so on the sign-in page.
+          signedOut(`Your root role is now ${role.name}, and a role change ends your sessions: sign in again to go on as ${role.name}.`, loginOf(user))
+          return
+        }
         replace(errors)
-        announce(`${loginOf(user)} is now ${role?.name}; their sessions ended.`)
-        user.rootRole = Number(select.value)
+        announce(`${loginOf(user)} is now ${role.name}; their sessions ended.`)
+        if (isMe(user)) {
+          // A personal access token acts with the new role at once: redraw the console with it.
+          session.me = await api('GET', '/me')
+          navigate(location.hash)
+        }
       } catch (error) {
         select.value = String(user.rootRole)
         replace(errors, errorBox(error))
@@ -82,6 +104,27 @@ export async function usersView(context) {
       }
     })
     return select
+  }
+
+  /** @param {User} user @param {RootRole} role */
+  function confirmRoleChange(user, role) {
+    const losesAdmin = user.rootRole === ADMIN_ROLE && role.id !== ADMIN_ROLE
+    const body = isMe(user)
+      ? h('div', null,
+        h('p', null, `${role.name}: ${role.description}`),
+        h('p', { class: 'alert warn' }, session.me?.session
+          ? `This is you: you will be signed out at once, and sign in again as ${role.name}.`
+          : `This is you: the personal access token this console uses acts as ${role.name} from now on.`,
+        losesAdmin ? ' Only another admin can make you Admin again.' : ''))
+      : h('div', null,
+        h('p', null, `${role.name}: ${role.description}`),
+        h('p', null, `Their sessions end at once: they sign in again as ${role.name}. Their personal access tokens act as ${role.name} from now on.`))
+    return confirmDialog({
+      title: isMe(user) ? `Change your own root role to ${role.name}?` : `Change the root role of ${loginOf(user)} to ${role.name}?`,
+      body,
+      confirm: 'Change root role',
+      danger: isMe(user),
+    })
   }
 
   /** @param {User} user */
@@ -98,10 +141,9 @@ export async function usersView(context) {
 
   /** @param {User} user */
   async function remove(user) {
-    const own = session.me?.kind === 'user' && session.me.id === user.id
     const body = h('div', null,
       h('p', null, 'Their sessions and personal access tokens stop working at once.'),
-      own ? h('p', { class: 'alert warn' }, 'This is you: once deleted, the console signs you out.') : null)
+      isMe(user) ? h('p', { class: 'alert warn' }, 'This is you: once deleted, the console signs you out.') : null)
     if (await confirmDialog({ title: `Delete ${loginOf(user)}?`, body, confirm: 'Delete user', danger: true })) {
       await runAction(errors, reload, () => api('DELETE', `/user-admin/${user.id}`), `User ${loginOf(user)} deleted.`)
     }
