@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { ApiError, createAdminClient } from '../features/migration/admin-client.ts'
 import { runMigration, TOKENS_NOTE } from '../features/migration/migration.ts'
 import { changedNothing, formatSummary } from '../features/migration/summary.ts'
-import { formatVerification, runVerification } from '../features/migration/verify.ts'
+import { formatVerification, runVerification, verdict } from '../features/migration/verify.ts'
 
 const USAGE = `usage: MIGRATE_FROM_TOKEN=<admin token> MIGRATE_TO_TOKEN=<admin token> npm run migrate -- --from <source url> --to <pennon url>
          (or --from-token-file <path> and --to-token-file <path>, files holding the tokens)
@@ -152,9 +152,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       tokens: given,
       progress: (line) => err(`${line}\n`),
     })
-    out(formatVerification(report))
-    const failed = report.unexplained > 0 || (values.strict === true && report.known > 0)
-    return failed ? 1 : 0
+    const strict = values.strict === true
+    out(formatVerification(report, strict))
+    return verdict(report, strict).failed ? 1 : 0
   } catch (error) {
     if (error instanceof UsageError) {
       err(`pennon migrate: ${error.message}\n${USAGE}\n`)

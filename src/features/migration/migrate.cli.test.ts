@@ -2,7 +2,8 @@
  * `npm run migrate` as an operator runs it: a child process between two listening Pennons. The
  * admin tokens come from the environment or from files, never from the command line, and no
  * output prints them: not a success, not a refusal, not a server that refuses a token, is not
- * there, or echoes the token back.
+ * there, or echoes the token back. `--verify` lists the flags only the target has apart, and says
+ * why a run fails.
  */
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
@@ -14,6 +15,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { allEvents, call, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
 import { runCommand } from '../../../test/run-command.ts'
+import { main } from '../../cli/migrate.ts'
 
 const migrate = (env: Record<string, string>, args: string[]) => runCommand('src/cli/migrate.ts', env, args)
 
@@ -94,7 +96,7 @@ onEachDatabase('npm run migrate: the admin tokens', (database) => {
     assert.equal(
       verified.stdout,
       'Environments: development; 2 contexts per flag, through the client SDK and the frontend API.\n\nAgreement per flag:\n  100.00%  development shared  (4/4)\n\n' +
-        'Agreement: 100.00% of 4 checks (0 differences, 0 known).\n',
+        'Agreement: 100.00% of 4 checks (0 differences, 0 known).\nVerification passed.\n',
     )
     assertNoSecret(verified, secrets)
   })
@@ -165,5 +167,41 @@ onEachDatabase('npm run migrate: the admin tokens', (database) => {
         'The source server refused its admin token: check MIGRATE_FROM_TOKEN (or --from-token-file); it must be an admin token of the --from server.\n',
     })
     assertNoSecret(echoed, secrets)
+  })
+})
+
+/** The command in this process (as the other migration tests run it), the admin tokens in its environment. */
+async function verify(cli: { argv: string[]; env: Record<string, string> }, ...more: string[]): Promise<{ code: number; out: string }> {
+  let out = ''
+  const code = await main([...cli.argv, '--verify', '--environment', 'development', '--generated', '2', ...more], cli.env, (text) => (out += text), () => {})
+  return { code, out }
+}
+
+const names = (count: number) => Array.from({ length: count }, (_, i) => `only.target-${String(i + 1).padStart(2, '0')}`)
+
+onEachDatabase('npm run migrate --verify: flags only on the target', (database) => {
+  test('listed apart (at most 20 named), not compared and not failing the run; --strict fails it, saying why', { timeout: 120_000 }, async (t) => {
+    const [source, target] = [await useTestApp(t, database), await useTestApp(t, database)]
+    for (const pennon of [source, target]) await aFlag(pennon, 'shared')
+    for (const name of names(22)) await aFlag(target, name)
+    const cli = { argv: ['--from', await listening(source), '--to', await listening(target)], env: { MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken } }
+
+    const listed = [
+      '',
+      'Flags only on the target (22), not compared, not counted against the agreement:',
+      ...names(20).map((name) => `  ${name} (development)`),
+      '  … and 2 more',
+      '',
+      'Agreement: 100.00% of 4 checks (0 differences, 0 known).',
+    ].join('\n')
+    const head = 'Environments: development; 2 contexts per flag, through the client SDK and the frontend API.\n\nAgreement per flag:\n  100.00%  development shared  (4/4)\n'
+    const verified = await verify(cli)
+    assert.deepEqual(verified, { code: 0, out: `${head}${listed}\nVerification passed: 22 flags only on the target not counted (--strict counts them).\n` })
+
+    const strict = await verify(cli, '--strict')
+    assert.deepEqual(strict, {
+      code: 1,
+      out: `${head}${listed.replace(', not counted against the agreement:', ':')}\nVerification failed: 22 flags are only on the target, counted under --strict.\n`,
+    })
   })
 })

@@ -93,7 +93,7 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
 
     const verified = await run(plus(cli, '--verify', '--generated', '20'))
     assert.equal(verified.code, 0, verified.out + verified.err)
-    assert.match(verified.out, /Agreement: 100\.00% of \d+ checks \(0 differences, \d+ known\)\./)
+    assert.match(verified.out, /Agreement: 100\.00% of \d+ checks \(0 differences, (\d+) known\)\.\nVerification passed: \1 known differences not counted \(--strict counts them\)\.\n$/)
     assert.match(verified.out, /100\.00%  development release\.checkout-01 /)
     // The verification's tokens are gone again.
     assert.deepEqual((await call(target, 'GET', '/api/admin/api-tokens')).body.tokens.filter((token: any) => token.tokenName.startsWith('pennon-verify')), [])
@@ -123,5 +123,8 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
     assert.match(verified.out, /\[development\] client SDK release\.checkout-01 for \{"userId":"user-1","sessionId":"session-1",.*: source \{"enabled":true,.*, target \{"enabled":false,/)
     assert.match(verified.out, /\[development\] frontend API release\.checkout-01 for \{"userId":"user-2",.*: source \{"enabled":true,.*, target not listed\n/)
     assert.doesNotMatch(verified.out, /Agreement: 100\.00%/)
+    // The last line says why it failed.
+    const differences = /\nDifferences \((\d+)\):\n/.exec(verified.out)?.[1]
+    assert.ok(verified.out.endsWith(`\nVerification failed: ${differences} checks differ (listed under "Differences").\n`), verified.out)
   })
 })
