@@ -86,9 +86,10 @@ interface Run {
   steps: Array<[string, number]>
 }
 
-function cli(argv: string[]): Promise<Run> {
+/** `tokens`: the admin tokens, in the environment as an operator gives them. */
+function cli(argv: string[], tokens: Record<string, string>): Promise<Run> {
   const started = performance.now()
-  const child = spawn(process.execPath, [cliScript!, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [cliScript!, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...tokens } })
   let [out, err, cpu] = ['', '', 0]
   const steps: Array<[string, number]> = [['start', 0]]
   const sample = setInterval(() => {
@@ -131,11 +132,12 @@ interface Figures {
 async function migrateInto(label: string, env: Record<string, string>, unleash: RealUnleash): Promise<Figures> {
   const pennon = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN })
   try {
-    const args = ['--from', unleash.url, '--from-token', unleash.token, '--to', pennon.url, '--to-token', TOKEN]
+    const args = ['--from', unleash.url, '--to', pennon.url]
+    const tokens = { MIGRATE_FROM_TOKEN: unleash.token, MIGRATE_TO_TOKEN: TOKEN }
     const problems: string[] = []
     const timed = async (argv: string[]) => {
       const [server, source] = [cpuSeconds(pennon.pid), cpuSeconds(unleash.pid)]
-      const run = await cli(argv)
+      const run = await cli(argv, tokens)
       return { run, server: cpuSeconds(pennon.pid) - server, unleash: cpuSeconds(unleash.pid) - source }
     }
     const first = await timed(args)

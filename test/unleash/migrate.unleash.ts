@@ -15,10 +15,11 @@ import { startUnleash } from './unleash-server.ts'
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'migrate.ts')
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string; seconds: number }> {
+/** `tokens`: the admin tokens, in the environment as an operator gives them. */
+async function cli(argv: string[], tokens: { MIGRATE_FROM_TOKEN: string; MIGRATE_TO_TOKEN: string }): Promise<{ code: number; out: string; err: string; seconds: number }> {
   const started = performance.now()
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...argv], { maxBuffer: 64 * 1024 * 1024 })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...argv], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...tokens } })
     return { code: 0, out: stdout, err: stderr, seconds: (performance.now() - started) / 1000 }
   } catch (error: any) {
     return { code: error.code ?? -1, out: error.stdout ?? '', err: error.stderr ?? '', seconds: (performance.now() - started) / 1000 }
@@ -136,9 +137,10 @@ test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, noth
   await pennon.app.listen({ port: 0, host: '127.0.0.1' })
   const address = pennon.app.server.address()
   const to = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-  const args = ['--from', unleash.url, '--from-token', unleash.token, '--to', to, '--to-token', pennon.adminToken]
+  const args = ['--from', unleash.url, '--to', to]
+  const tokens = { MIGRATE_FROM_TOKEN: unleash.token, MIGRATE_TO_TOKEN: pennon.adminToken }
 
-  const first = await cli(args)
+  const first = await cli(args, tokens)
   times['first migration'] = first.seconds
   assert.equal(first.code, 0, first.out + first.err)
   assert.match(first.out, /Migrated\.\nAPI tokens: not migrated/)
@@ -169,13 +171,13 @@ test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, noth
     for (const key of ['features', 'featureEnvironments', 'featureTags', 'dependencies']) assert.deepEqual(have[key], want[key], `${environment} ${key}`)
   }
 
-  const second = await cli(args)
+  const second = await cli(args, tokens)
   times['second migration'] = second.seconds
   assert.equal(second.code, 0, second.out + second.err)
   assert.match(second.out, /Nothing changed: the target already had everything\./)
   assert.deepEqual(summaryRow(second.out, 'flags'), [0, 0, 5])
 
-  const verified = await cli([...args, '--verify', '--generated', '30'])
+  const verified = await cli([...args, '--verify', '--generated', '30'], tokens)
   times['verify'] = verified.seconds
   assert.equal(verified.code, 0, verified.out + verified.err)
   assert.match(verified.out, /Agreement: 100\.00% of 600 checks \(0 differences, [1-9]\d* known\)\./)

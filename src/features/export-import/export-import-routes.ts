@@ -30,7 +30,9 @@ export const exportImportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportServ
     schema: {
       tags,
       summary: 'Validate an import',
-      description: 'What importing `data` into `project` and `environment` would meet: errors (the import would be refused), warnings, and the permissions the caller lacks. Changes nothing.',
+      description:
+        'What importing `data` into `project` and `environment` would meet: errors (the import would be refused), warnings, and the permissions the caller lacks. ' +
+        "When the caller may import and the reference's checks find no error, the import is tried and rolled back: whatever it would refuse is the error, in the import's words. Changes nothing.",
       body: ImportBody,
       response: { 200: ValidateResult, ...errorResponses(400, 401, 403, 413, 415) },
     },

@@ -56,11 +56,16 @@ onEachDatabase('import: constraints on context fields with legal values', (datab
     const events = (await allEvents(pennon)).length
 
     const body = importBody('imp.tier', [[{ contextName: 'tier', operator: 'IN', values: ['gold', 'platinum'] }]], [tierField])
-    assert.deepEqual((await validateImport(pennon, body)).body, { errors: [], warnings: [], permissions: [] })
-    const refused = await importFlags(pennon, body)
-    assert.equal(refused.status, 400, refused.text)
     // The strategy service's message, its place in the file as the path.
     const message = 'The `/body/constraints/0/values/1` property must be a legal value of context field "tier" ("gold", "silver"). You sent "platinum".'
+    // Validate tries the import (rolled back): the same refusal.
+    assert.deepEqual((await validateImport(pennon, body)).body, {
+      errors: [{ message: `Strategy 0 (of flag "imp.tier"): ${message}`, affectedItems: [`/body/data/featureStrategies/0/constraints/0/values/1: ${message}`] }],
+      warnings: [],
+      permissions: [],
+    })
+    const refused = await importFlags(pennon, body)
+    assert.equal(refused.status, 400, refused.text)
     assert.deepEqual(withoutId(refused.body), {
       name: 'ValidationError',
       message: `Strategy 0 (of flag "imp.tier"): ${message}`,

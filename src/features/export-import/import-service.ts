@@ -24,7 +24,7 @@ import type { TagService } from '../tags/tag-service.ts'
 import type { TagTypeService } from '../tags/tag-type-service.ts'
 import type { Tag } from '../tags/tag-store.ts'
 import type { ImportBody, ValidateResult } from './export-import-schemas.ts'
-import { checkImport, findings, readTarget, validateAnswer, type Target } from './import-validation.ts'
+import { checkImport, findings, readTarget, refusalItem, validateAnswer, type Target } from './import-validation.ts'
 
 export interface ImportDeps {
   db: Kysely<Database>
@@ -63,6 +63,9 @@ function inFile(error: unknown, where: string, what: string): unknown {
   }))
   return new AppError(400, error.errorName, `${what}: ${error.message}`, { details })
 }
+
+/** Thrown inside validate's trial import, once every write went through, to roll them back. */
+class TrialDone {}
 
 export function createImportService(deps: ImportDeps) {
   const { db } = deps
@@ -160,9 +163,38 @@ export function createImportService(deps: ImportDeps) {
     for (const [feature, ids] of before) for (const id of ids) await deps.strategies.deleteIn(trx, { project, feature, environment }, id, audit)
   }
 
+  /**
+   * The import itself, in a transaction always rolled back: what its writes' rules refuse (a
+   * strategy's parameters or constraints, variants, a parent, a name…), or nothing. One code path
+   * with the import, so validate cannot say yes to a file the import refuses.
+   */
+  async function trial(body: ImportBody, actor: Principal): Promise<AppError | undefined> {
+    await deps.strategies.refreshNames()
+    try {
+      await db.transaction().execute(async (trx) => {
+        await importIn(trx, body, actor)
+        throw new TrialDone()
+      })
+    } catch (error) {
+      if (error instanceof TrialDone) return undefined
+      if (error instanceof AppError && error.status < 500) return error
+      throw error
+    }
+    return undefined
+  }
+
   return {
-    /** What the import would say: errors, warnings and the caller's missing permissions. Writes nothing. */
-    validate: async (body: ImportBody, actor: Principal): Promise<ValidateResult> => validateAnswer(body.project, findings(body, await readTarget(db, body), actor)),
+    /**
+     * What the import would say: errors, warnings and the caller's missing permissions; when none
+     * of those stops it, the import tried and rolled back (its refusal is the error). Writes nothing.
+     */
+    validate: async (body: ImportBody, actor: Principal): Promise<ValidateResult> => {
+      const answer = validateAnswer(body.project, findings(body, await readTarget(db, body), actor))
+      // Tried only for a caller who may import: it costs what an import costs and takes its locks.
+      if (answer.errors.length > 0 || answer.permissions.length > 0) return answer
+      const refusal = await trial(body, actor)
+      return refusal === undefined ? answer : { ...answer, errors: [refusalItem(refusal)] }
+    },
 
     import: async (body: ImportBody, actor: Principal): Promise<void> => {
       // As the strategy routes do before a write: else each strategy's check in the transaction

@@ -149,6 +149,15 @@ export function validateAnswer(project: string, found: Findings): ValidateResult
   }
 }
 
+/**
+ * An import's refusal met by validate's trial of it (import-service.ts), as validate lists an
+ * error: the import's message, and each of its details, placed in the file where it has a place.
+ */
+export function refusalItem(error: AppError): ValidateItem {
+  const details = error.details ?? [{ message: error.message }]
+  return { message: error.message, affectedItems: details.map((detail) => (detail.path === undefined ? detail.message : `${detail.path}: ${detail.message}`)) }
+}
+
 const refused = (message: string, items: string[]): AppError =>
   new AppError(400, 'ValidationError', message, { details: items.map((text) => ({ message: text })) })
 

@@ -9,9 +9,11 @@ export interface ApiAnswer {
 
 export class ApiError extends Error {
   readonly status: number
+  readonly url: string
   constructor(method: string, url: string, status: number, text: string) {
     super(`${method} ${url} answered ${status}: ${text.slice(0, 500)}`)
     this.status = status
+    this.url = url
   }
 }
 
@@ -39,16 +41,26 @@ function waitOf(response: Response): number {
 /** `onWait`: told of each wait for a rate limit (the command line says it). */
 export function createAdminClient(base: string, token: string, onWait: (seconds: number, path: string) => void = () => {}): AdminClient {
   const root = base.replace(/\/+$/, '')
+  // fetch's own error says only "fetch failed": which request, and why (its cause), are what an operator needs.
+  async function sent(method: string, path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(`${root}${path}`, init)
+    } catch (error) {
+      const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message
+      throw new Error(`${method} ${root}${path} failed: ${cause}`)
+    }
+  }
   async function request(method: string, path: string, body?: unknown, as = token): Promise<ApiAnswer> {
     const headers: Record<string, string> = { authorization: as, accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
-    let response = await fetch(`${root}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    const init = { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }
+    let response = await sent(method, path, init)
     for (let waits = 0; response.status === 429 && waits < MAX_RATE_LIMIT_WAITS; waits++) {
       const seconds = waitOf(response)
       await response.body?.cancel()
       onWait(seconds, path)
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
-      response = await fetch(`${root}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+      response = await sent(method, path, init)
     }
     const text = await response.text()
     let parsed: unknown = text

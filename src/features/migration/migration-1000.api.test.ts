@@ -39,10 +39,10 @@ async function listening(pennon: TestApp): Promise<string> {
   return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
 }
 
-async function timed(argv: string[]): Promise<{ code: number; out: string; seconds: number }> {
+async function timed(argv: string[], env: Record<string, string>): Promise<{ code: number; out: string; seconds: number }> {
   let out = ''
   const started = performance.now()
-  const code = await main(argv, (text) => (out += text), () => {})
+  const code = await main(argv, env, (text) => (out += text), () => {})
   return { code, out, seconds: (performance.now() - started) / 1000 }
 }
 
@@ -56,17 +56,18 @@ onEachDatabase('npm run migrate with 1,000 flags', (database) => {
         assert.equal(response.status, 200, response.text)
       }
     }
-    const cli = ['--from', await listening(source), '--from-token', source.adminToken, '--to', await listening(target), '--to-token', target.adminToken]
+    const cli = ['--from', await listening(source), '--to', await listening(target)]
+    const env = { MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }
 
-    const first = await timed(cli)
+    const first = await timed(cli, env)
     assert.equal(first.code, 0, first.out)
     assert.match(first.out, /\nflags\s+1000\s+0\s+0\n/)
     const events = (await allEvents(target)).length
-    const second = await timed(cli)
+    const second = await timed(cli, env)
     assert.match(second.out, /\nflags\s+0\s+0\s+1000\n/)
     assert.match(second.out, /Nothing changed/)
     assert.equal((await allEvents(target)).length, events)
-    const verified = await timed([...cli, '--verify', '--generated', '20'])
+    const verified = await timed([...cli, '--verify', '--generated', '20'], env)
     assert.equal(verified.code, 0, verified.out.slice(-2000))
     assert.match(verified.out, /Agreement: 100\.00% of 80000 checks \(0 differences, 0 known\)\./)
     t.diagnostic(`${database.name}: migrate ${first.seconds.toFixed(1)} s, second run ${second.seconds.toFixed(1)} s, verify (2 environments × 20 contexts, SDK and frontend API) ${verified.seconds.toFixed(1)} s`)

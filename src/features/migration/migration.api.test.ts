@@ -10,10 +10,11 @@ import { allEvents, call, onEachDatabase, useTestApp, type TestApp } from '../..
 import { byName, clientFeatures, comparable, exportFlags, fixture, importFlags, prepareTarget } from '../export-import/export-import-test-helpers.ts'
 import { main } from '../../cli/migrate.ts'
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+/** The command in this process, the admin tokens in its environment (`cli`: as `args` makes it). */
+async function run({ argv, env }: { argv: string[]; env: Record<string, string> }): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await main(argv, (t) => (out += t), (t) => (err += t))
+  const code = await main(argv, env, (t) => (out += t), (t) => (err += t))
   return { code, out, err }
 }
 
@@ -44,7 +45,11 @@ async function aSource(t: Parameters<typeof useTestApp>[0], database: Parameters
   return source
 }
 
-const args = (source: string, sourceToken: string, target: string, targetToken: string) => ['--from', source, '--from-token', sourceToken, '--to', target, '--to-token', targetToken]
+const args = (source: string, sourceToken: string, target: string, targetToken: string) => ({
+  argv: ['--from', source, '--to', target],
+  env: { MIGRATE_FROM_TOKEN: sourceToken, MIGRATE_TO_TOKEN: targetToken },
+})
+const plus = (cli: ReturnType<typeof args>, ...more: string[]) => ({ ...cli, argv: [...cli.argv, ...more] })
 
 const summaryRow = (out: string, kind: string) => {
   const line = out.split('\n').find((l) => l.startsWith(`${kind}  `) || l.startsWith(`${kind} `))
@@ -86,9 +91,9 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
     assert.deepEqual(summaryRow(second.out, 'flags'), [0, 0, 41])
     assert.equal((await allEvents(target)).length, events, 'a second run writes no event')
 
-    const verified = await run([...cli, '--verify', '--generated', '20'])
+    const verified = await run(plus(cli, '--verify', '--generated', '20'))
     assert.equal(verified.code, 0, verified.out + verified.err)
-    assert.match(verified.out, /Agreement: 100\.00% of \d+ checks \(0 differences, \d+ known\)\./)
+    assert.match(verified.out, /Agreement: 100\.00% of \d+ checks \(0 differences, (\d+) known\)\.\nVerification passed: \1 known differences not counted \(--strict counts them\)\.\n$/)
     assert.match(verified.out, /100\.00%  development release\.checkout-01 /)
     // The verification's tokens are gone again.
     assert.deepEqual((await call(target, 'GET', '/api/admin/api-tokens')).body.tokens.filter((token: any) => token.tokenName.startsWith('pennon-verify')), [])
@@ -113,10 +118,13 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
 
     // A change made on the target alone: verify names the flag, the API and the context, and fails.
     await ok(call(target, 'POST', '/api/admin/projects/default/features/release.checkout-01/environments/development/off'))
-    const verified = await run([...cli, '--verify', '--environment', 'development', '--generated', '5'])
+    const verified = await run(plus(cli, '--verify', '--environment', 'development', '--generated', '5'))
     assert.equal(verified.code, 1, verified.out)
     assert.match(verified.out, /\[development\] client SDK release\.checkout-01 for \{"userId":"user-1","sessionId":"session-1",.*: source \{"enabled":true,.*, target \{"enabled":false,/)
     assert.match(verified.out, /\[development\] frontend API release\.checkout-01 for \{"userId":"user-2",.*: source \{"enabled":true,.*, target not listed\n/)
     assert.doesNotMatch(verified.out, /Agreement: 100\.00%/)
+    // The last line says why it failed.
+    const differences = /\nDifferences \((\d+)\):\n/.exec(verified.out)?.[1]
+    assert.ok(verified.out.endsWith(`\nVerification failed: ${differences} checks differ (listed under "Differences").\n`), verified.out)
   })
 })

@@ -42,6 +42,8 @@ export interface VerifyReport {
   agreed: number
   known: number
   unexplained: number
+  /** The flags the target serves and the source does not, with the environments where: not compared. */
+  onlyOnTarget: Map<string, string[]>
 }
 
 interface Side {
@@ -106,7 +108,7 @@ export async function runVerification(options: VerifyOptions): Promise<VerifyRep
   const { from, to, tokens } = options
   const progress = options.progress ?? (() => {})
   const environments = options.environments ?? ((await from.get('/api/admin/environments')).environments as any[]).filter((e) => e.enabled !== false).map((e) => e.name)
-  const report: VerifyReport = { environments, contexts: 0, flags: new Map(), differences: [], checks: 0, agreed: 0, known: 0, unexplained: 0 }
+  const report: VerifyReport = { environments, contexts: 0, flags: new Map(), differences: [], checks: 0, agreed: 0, known: 0, unexplained: 0, onlyOnTarget: new Map() }
   const sides: Side[] = [{ client: from, created: [] }, { client: to, created: [] }]
   const record = (key: string, agreed: boolean, difference?: Difference) => {
     const entry = report.flags.get(key) ?? [0, 0]
@@ -130,7 +132,9 @@ export async function runVerification(options: VerifyOptions): Promise<VerifyRep
       const frontendTokens = [await tokenFor(sides[0]!, tokens.fromFrontend, environment, 'frontend'), await tokenFor(sides[1]!, tokens.toFrontend, environment, 'frontend')]
       const [source, target] = [await served(from, clientTokens[0]!), await served(to, clientTokens[1]!)]
       const sourceFlags = new Map(source.features.map((f) => [f.name, f]))
-      const names = [...new Set([...source.features.map((f) => f.name), ...target.features.map((f) => f.name)])].sort()
+      // The source's flags are compared (one the target lacks differs); the target's own are listed apart.
+      const names = [...sourceFlags.keys()].sort()
+      for (const { name } of target.features) if (!sourceFlags.has(name)) report.onlyOnTarget.set(name, [...(report.onlyOnTarget.get(name) ?? []), environment])
       const contexts = [...generateContexts(source, options.generated ?? 50), ...options.contexts]
       report.contexts = contexts.length
       const [a, b] = [await startSdk(from.base, clientTokens[0]!, environment), await startSdk(to.base, clientTokens[1]!, environment)]
@@ -160,7 +164,32 @@ export async function runVerification(options: VerifyOptions): Promise<VerifyRep
 
 const percent = (agreed: number, checks: number) => (checks === 0 ? '100.00' : ((agreed / checks) * 100).toFixed(2))
 
-export function formatVerification(report: VerifyReport): string {
+/** At most this many flags only on the target are named; the rest are counted. */
+const LISTED_ONLY_ON_TARGET = 20
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
+
+/**
+ * Whether the run fails, and the line that says why (or that it passed, and what it did not
+ * count): unexplained differences fail it; known differences and flags only on the target only
+ * under `--strict`.
+ */
+export function verdict(report: VerifyReport, strict: boolean): { failed: boolean; line: string } {
+  const onlyOnTarget = report.onlyOnTarget.size
+  const reasons = [
+    ...(report.unexplained > 0 ? [`${plural(report.unexplained, 'check differs', 'checks differ')} (listed under "Differences")`] : []),
+    ...(strict && report.known > 0 ? [`${plural(report.known, 'known difference', 'known differences')}, counted under --strict`] : []),
+    ...(strict && onlyOnTarget > 0 ? [`${plural(onlyOnTarget, 'flag is', 'flags are')} only on the target, counted under --strict`] : []),
+  ]
+  if (reasons.length > 0) return { failed: true, line: `Verification failed: ${reasons.join('; ')}.` }
+  const uncounted = [
+    ...(report.known > 0 ? [plural(report.known, 'known difference', 'known differences')] : []),
+    ...(onlyOnTarget > 0 ? [`${plural(onlyOnTarget, 'flag', 'flags')} only on the target`] : []),
+  ]
+  return { failed: false, line: `Verification passed${uncounted.length > 0 ? `: ${uncounted.join(' and ')} not counted (--strict counts them)` : ''}.` }
+}
+
+export function formatVerification(report: VerifyReport, strict = false): string {
   const lines = [`Environments: ${report.environments.join(', ')}; ${report.contexts} contexts per flag, through the client SDK and the frontend API.`, '', 'Agreement per flag:']
   for (const [key, [agreed, checks]] of [...report.flags].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`  ${percent(agreed, checks).padStart(6)}%  ${key}  (${agreed}/${checks})`)
   const known = report.differences.filter((d) => d.known)
@@ -168,6 +197,17 @@ export function formatVerification(report: VerifyReport): string {
   const describe = (d: Difference) => `  [${d.environment}] ${d.api} ${d.flag} for ${JSON.stringify(d.context)}: source ${d.from}, target ${d.to}${d.known ? ` (known: ${d.known})` : ''}`
   if (unexplained.length > 0) lines.push('', `Differences (${unexplained.length}):`, ...unexplained.map(describe))
   if (known.length > 0) lines.push('', `Known differences (${known.length}), not counted against the agreement:`, ...known.map(describe))
+  if (report.onlyOnTarget.size > 0) {
+    const flags = [...report.onlyOnTarget].sort(([a], [b]) => (a < b ? -1 : 1))
+    const more = flags.length - LISTED_ONLY_ON_TARGET
+    lines.push(
+      '',
+      `Flags only on the target (${flags.length}), not compared${strict ? '' : ', not counted against the agreement'}:`,
+      ...flags.slice(0, LISTED_ONLY_ON_TARGET).map(([flag, environments]) => `  ${flag} (${environments.join(', ')})`),
+      ...(more > 0 ? [`  … and ${more} more`] : []),
+    )
+  }
   lines.push('', `Agreement: ${percent(report.agreed + report.known, report.checks)}% of ${report.checks} checks (${report.unexplained} differences, ${report.known} known).`)
+  lines.push(verdict(report, strict).line)
   return `${lines.join('\n')}\n`
 }
