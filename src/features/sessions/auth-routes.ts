@@ -10,12 +10,11 @@ import type { Principal } from '../../http/permissions.ts'
 import type { FastifyRequest } from 'fastify'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { checkContentType } from '../../http/json-body.ts'
+import { crossSiteRefused, isCrossSite } from '../../http/same-origin.ts'
 import { checkPasswordRules } from '../users/password.ts'
 import { UserResponse } from '../users/user-schemas.ts'
 import { rootRoleOf, type UserService } from '../users/user-service.ts'
-import { isCrossSite } from './same-origin.ts'
 import { clearSessionCookie, setSessionCookie } from './session-cookie.ts'
-import { crossSiteRefused } from './session-authentication.ts'
 import type { SessionService } from './session-service.ts'
 
 const tags = ['Auth']
