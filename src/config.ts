@@ -59,6 +59,12 @@ export interface Config {
   readonly publicUrl: string | undefined
   /** Failed sign-ins one address may make for one account per 15 minutes before 429; 0 turns the limit off. */
   readonly loginFailuresPerAccount: number
+  /**
+   * Host names Pennon answers to besides loopback names, IP addresses and PUBLIC_URL's host, in
+   * lower case; `*.example.com` for any name under example.com. Checked with AUTH_TYPE=none, and
+   * otherwise only when set (http/allowed-hosts.ts).
+   */
+  readonly allowedHosts: readonly string[]
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -108,6 +114,18 @@ function metricsLimits(env: Record<string, string | undefined>) {
     throw new ConfigError('METRICS_APPLICATIONS_PER_TOKEN must not exceed METRICS_MAX_APPLICATIONS')
   }
   return { metricsMaxApplications, metricsApplicationsPerToken, metricsInstancesPerApplication: wholeNumber(env, 'METRICS_INSTANCES_PER_APPLICATION', 100, 1, 100_000) }
+}
+
+// A DNS name (labels of letters, digits, `-` and `_`), or `*.` and one: no scheme, no port, no path.
+const HOST_NAME = /^(\*\.)?[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/
+
+function allowedHosts(raw: string | undefined): readonly string[] {
+  const entries = (raw ?? '').split(',').map((entry) => entry.trim().toLowerCase().replace(/\.$/, '')).filter((entry) => entry !== '')
+  const bad = entries.find((entry) => !HOST_NAME.test(entry) || entry.length > 253)
+  if (bad !== undefined) {
+    throw new ConfigError(`ALLOWED_HOSTS entries must be host names like flags.example.com or *.example.com (no scheme, no port; IP addresses need no entry); got ${JSON.stringify(bad)}`)
+  }
+  return Object.freeze(entries)
 }
 
 function clientFetchMode(raw: string | undefined): 'polling' | 'streaming' {
@@ -198,5 +216,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secureCookies: env.SECURE_COOKIES === 'true',
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     loginFailuresPerAccount: wholeNumber(env, 'LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 10_000),
+    allowedHosts: allowedHosts(env.ALLOWED_HOSTS),
   })
 }
