@@ -6,6 +6,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface Config {
   readonly port: number
+  /** The address to listen on: `0.0.0.0` by default, `127.0.0.1` with AUTH_TYPE=none (docs/security.md). */
   readonly host: string
   /** `postgres://…` selects PostgreSQL; absent means the embedded SQLite file. */
   readonly databaseUrl: string | undefined
@@ -188,7 +189,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
   return Object.freeze({
     port,
-    host: env.HOST || '0.0.0.0',
+    // Without authentication, only this machine may reach Pennon unless HOST says otherwise (main.ts says which).
+    host: env.HOST || (authType === 'none' ? '127.0.0.1' : '0.0.0.0'),
     databaseUrl,
     databaseFile: env.DATABASE_FILE || './data/pennon.sqlite',
     authType,
