@@ -40,13 +40,16 @@ export function createHostCheck(config: Pick<Config, 'authType' | 'allowedHosts'
   const names = ['localhost', '*.localhost', ...(config.publicUrl === undefined ? [] : [new URL(config.publicUrl).hostname.replace(/\.$/, '')]), ...config.allowedHosts]
   const exact = new Set(names.filter((name) => !name.startsWith('*.')))
   const suffixes = names.filter((name) => name.startsWith('*.')).map((name) => name.slice(1))
+  // Nearly every request names the same Host as the one before (SDKs polling, the console): one comparison.
+  let lastAllowed: string | undefined
   return {
     allows(host) {
       // No browser sends a request without Host (HTTP/1.1 needs it): no page can have made it.
-      if (host === undefined || host === '') return true
+      if (host === lastAllowed || host === undefined || host === '') return true
       const name = hostnameOf(host)
-      if (name === undefined) return false
-      return exact.has(name) || isIpLiteral(name) || suffixes.some((suffix) => name.endsWith(suffix))
+      if (name === undefined || !(exact.has(name) || isIpLiteral(name) || suffixes.some((suffix) => name.endsWith(suffix)))) return false
+      lastAllowed = host
+      return true
     },
   }
 }
