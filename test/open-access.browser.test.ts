@@ -22,7 +22,7 @@ async function answerFrom(page: Page, base: string, url: string) {
 }
 
 onEachDatabase('AUTH_TYPE=none in a browser', (database) => {
-  test("another site's auto-submitting form changes nothing; a page on a rebound name is refused", { skip, timeout: 120_000 }, async (t) => {
+  test("another site's auto-submitting form changes nothing, a page on a rebound name is refused; Pennon's own page still changes things", { skip, timeout: 120_000 }, async (t) => {
     const pennon = await useTestApp(t, database, { env: { AUTH_TYPE: 'none' } })
     await pennon.app.listen({ port: 0, host: '127.0.0.1' })
     const port = (pennon.app.server.address() as AddressInfo).port
@@ -73,5 +73,11 @@ onEachDatabase('AUTH_TYPE=none in a browser', (database) => {
     const fromRebound = await page.evaluate(async () => (await fetch('/api/admin/projects/default/features/checkout/environments/development/on', { method: 'POST' })).status)
     assert.equal(fromRebound, 421)
     assert.deepEqual(await allEvents(pennon), events)
+
+    // Pennon's own page (the console) still changes things: its requests are same-origin.
+    await page.goto(`${base}/`)
+    const fromConsole = await page.evaluate(async () => (await fetch('/api/admin/projects/default/features/checkout/environments/development/on', { method: 'POST' })).status)
+    assert.equal(fromConsole, 200)
+    assert.equal((await call(pennon, 'GET', '/api/admin/projects/default/features/checkout/environments/development', undefined, { token: null })).body.enabled, true)
   })
 })
