@@ -20,6 +20,7 @@ import { clientErrorHandler, createFrameworkErrorHandler } from './http/framewor
 import { parseJsonBody } from './http/json-body.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
 import { serverWithFastPath, type FastPath } from './http/server-factory.ts'
+import { createHostCheck, registerHostCheck } from './http/allowed-hosts.ts'
 import { ErrorResponse } from './http/common-schemas.ts'
 import { loggerOptions } from './http/logging.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
@@ -113,8 +114,10 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
   const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'
+  // The names Pennon answers to (against DNS rebinding): always with AUTH_TYPE=none, else when ALLOWED_HOSTS is set.
+  const hosts = createHostCheck(config)
   const app = Fastify({
-    serverFactory: serverWithFastPath(() => fastPath),
+    serverFactory: serverWithFastPath(() => fastPath, hosts),
     logger: loggerOptions(config.logLevel, logStream),
     // Access logs only at debug/trace: at info they would double the work of the hot paths. Errors are always logged.
     logController: new LogController({ disableRequestLogging: !logsRequests }),
@@ -132,6 +135,8 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerErrorHandler(app)
+  // First of the hooks: a refused Host learns nothing else, on every path.
+  if (hosts !== undefined) registerHostCheck(app, hosts)
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
   // Any other type is read (within the body limit) and ignored: JSON-body routes refused it already with a 415.

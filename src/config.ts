@@ -6,6 +6,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface Config {
   readonly port: number
+  /** The address to listen on: `0.0.0.0` by default, `127.0.0.1` with AUTH_TYPE=none (docs/security.md). */
   readonly host: string
   /** `postgres://…` selects PostgreSQL; absent means the embedded SQLite file. */
   readonly databaseUrl: string | undefined
@@ -61,6 +62,12 @@ export interface Config {
   readonly loginFailuresPerAccount: number
   /** The longest a personal access token may be made to last, in milliseconds (PAT_MAX_LIFETIME_DAYS). */
   readonly patMaxLifetimeMs: number
+  /**
+   * Host names Pennon answers to besides loopback names, IP addresses and PUBLIC_URL's host, in
+   * lower case; `*.example.com` for any name under example.com. Checked with AUTH_TYPE=none, and
+   * otherwise only when set (http/allowed-hosts.ts).
+   */
+  readonly allowedHosts: readonly string[]
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -110,6 +117,18 @@ function metricsLimits(env: Record<string, string | undefined>) {
     throw new ConfigError('METRICS_APPLICATIONS_PER_TOKEN must not exceed METRICS_MAX_APPLICATIONS')
   }
   return { metricsMaxApplications, metricsApplicationsPerToken, metricsInstancesPerApplication: wholeNumber(env, 'METRICS_INSTANCES_PER_APPLICATION', 100, 1, 100_000) }
+}
+
+// A DNS name (labels of letters, digits, `-` and `_`), or `*.` and one: no scheme, no port, no path.
+const HOST_NAME = /^(\*\.)?[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/
+
+function allowedHosts(raw: string | undefined): readonly string[] {
+  const entries = (raw ?? '').split(',').map((entry) => entry.trim().toLowerCase().replace(/\.$/, '')).filter((entry) => entry !== '')
+  const bad = entries.find((entry) => !HOST_NAME.test(entry) || entry.length > 253)
+  if (bad !== undefined) {
+    throw new ConfigError(`ALLOWED_HOSTS entries must be host names like flags.example.com or *.example.com (no scheme, no port; IP addresses need no entry); got ${JSON.stringify(bad)}`)
+  }
+  return Object.freeze(entries)
 }
 
 function clientFetchMode(raw: string | undefined): 'polling' | 'streaming' {
@@ -172,7 +191,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
   return Object.freeze({
     port,
-    host: env.HOST || '0.0.0.0',
+    // Without authentication, only this machine may reach Pennon unless HOST says otherwise (main.ts says which).
+    host: env.HOST || (authType === 'none' ? '127.0.0.1' : '0.0.0.0'),
     databaseUrl,
     databaseFile: env.DATABASE_FILE || './data/pennon.sqlite',
     authType,
@@ -201,5 +221,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     loginFailuresPerAccount: wholeNumber(env, 'LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 10_000),
     patMaxLifetimeMs: wholeNumber(env, 'PAT_MAX_LIFETIME_DAYS', 365, 1, 3_650) * 86_400_000,
+    allowedHosts: allowedHosts(env.ALLOWED_HOSTS),
   })
 }

@@ -1,5 +1,5 @@
 /** Entry point: configuration → database → migrations and bootstrap → app → listen; graceful shutdown. */
-import { ConfigError, loadConfig } from './config.ts'
+import { ConfigError, loadConfig, type Config } from './config.ts'
 import { createDb } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { buildApp } from './app.ts'
@@ -44,6 +44,23 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
+  tellAboutOpenAccess(config)
+}
+
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^(::ffff:)?127\.[0-9]+\.[0-9]+\.[0-9]+$/i.test(host)
+
+/** With AUTH_TYPE=none, who can reach Pennon is who administers it: one line says who that is. */
+function tellAboutOpenAccess(config: Config): void {
+  if (config.authType !== 'none') return
+  if (isLoopback(config.host)) {
+    process.stdout.write(`AUTH_TYPE=none: listening on ${config.host} only; anyone who can reach this port is an admin.\n`)
+  } else {
+    process.stderr.write(
+      `Warning: AUTH_TYPE=none with HOST=${config.host}: anyone who can reach this port from another machine is an admin, with no credential; ` +
+        'set HOST=127.0.0.1, or require tokens (AUTH_TYPE=open-source).\n',
+    )
+  }
 }
 
 /** What the start-up did about admin tokens, for the operator watching it start. */

@@ -57,6 +57,25 @@ test('configuration is validated with a clear message', () => {
   assert.throws(() => loadConfig({ INIT_ADMIN_API_TOKENS: 'supersecret' }), (error: Error) => !error.message.includes('supersecret'))
 })
 
+test('HOST: 0.0.0.0 by default, 127.0.0.1 by default with AUTH_TYPE=none; a HOST set is kept either way', () => {
+  assert.equal(loadConfig({}).host, '0.0.0.0')
+  assert.equal(loadConfig({ AUTH_TYPE: 'open-source' }).host, '0.0.0.0')
+  assert.equal(loadConfig({ AUTH_TYPE: 'none' }).host, '127.0.0.1')
+  assert.equal(loadConfig({ AUTH_TYPE: 'none', HOST: '' }).host, '127.0.0.1')
+  assert.equal(loadConfig({ AUTH_TYPE: 'none', HOST: '0.0.0.0' }).host, '0.0.0.0')
+  assert.equal(loadConfig({ AUTH_TYPE: 'none', HOST: '::1' }).host, '::1')
+  assert.equal(loadConfig({ HOST: '127.0.0.1' }).host, '127.0.0.1')
+})
+
+test('ALLOWED_HOSTS: host names in lower case, `*.` for the names under one; anything else refused with a clear message', () => {
+  assert.deepEqual(loadConfig({}).allowedHosts, [])
+  assert.deepEqual(loadConfig({ ALLOWED_HOSTS: ' Flags.Example.com, *.corp.example ,pennon_internal,flags.example.net., ' }).allowedHosts, ['flags.example.com', '*.corp.example', 'pennon_internal', 'flags.example.net'])
+  for (const bad of ['https://flags.example.com', 'flags.example.com:443', 'flags.example.com/', '*', 'a.*.example', 'a..b', 'flags example.com', '[::1]', '-flags.example.com', `${'a'.repeat(64)}.example`]) {
+    assert.throws(() => loadConfig({ ALLOWED_HOSTS: `localhost,${bad}` }), (error: Error) => error instanceof ConfigError &&
+      error.message === `ALLOWED_HOSTS entries must be host names like flags.example.com or *.example.com (no scheme, no port; IP addresses need no entry); got ${JSON.stringify(bad)}`, bad)
+  }
+})
+
 test('first start prints one admin token that works; a second start prints none; SIGTERM exits 0', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-main-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))

@@ -24,6 +24,7 @@ export type ErrorName =
   | 'PayloadTooLargeError'
   | 'ContentTypeerror'
   | 'TooManyRequestsError'
+  | 'MisdirectedRequestError'
   | 'RequestHeaderFieldsTooLarge'
   | 'RequestTimeoutError'
   | 'InternalError'

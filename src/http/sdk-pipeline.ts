@@ -37,6 +37,8 @@ export function isSdkPath(url: string): boolean {
   return under(url, CLIENT_PREFIX) || under(url, FRONTEND_PREFIX)
 }
 
+export const isFrontendPath = (url: string): boolean => under(url, FRONTEND_PREFIX)
+
 // Header names a preflight may ask for (the browser SDK sends a few of its own).
 const HEADER_LIST = /^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/
 
@@ -62,7 +64,7 @@ function frontendCors(request: FastifyRequest, reply: FastifyReply): boolean {
 export function registerSdkPipeline(app: FastifyInstance, { authenticate }: { authenticate: Authenticate }): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!isSdkPath(request.url)) return
-    if (under(request.url, FRONTEND_PREFIX) && frontendCors(request, reply)) return reply
+    if (isFrontendPath(request.url) && frontendCors(request, reply)) return reply
     request.principal = await authenticate(request)
     if (request.is404) return
     const api = request.routeOptions.config.sdkApi ?? 'client'

@@ -5,16 +5,21 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { FastifyServerFactory } from 'fastify'
+import { mayTakeFastPath, type HostCheck } from './allowed-hosts.ts'
 
 /** Answers the request and returns true, or returns false having written nothing. */
 export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean
 
-/** `current()` is asked on every request: undefined (no fast path) until the app is built, and once it closes. */
-export function serverWithFastPath(current: () => FastPath | undefined): FastifyServerFactory {
+/**
+ * `current()` is asked on every request: undefined (no fast path) until the app is built, and once
+ * it closes. With a Host allow-list (allowed-hosts.ts), only requests it allows may take the fast
+ * path; the others go to Fastify, which refuses them.
+ */
+export function serverWithFastPath(current: () => FastPath | undefined, hosts?: HostCheck): FastifyServerFactory {
   return (handler, options) => {
     const server = createServer((options.http ?? {}) as Parameters<typeof createServer>[0] & object, (request, response) => {
       const fastPath = current()
-      if (fastPath !== undefined && fastPath(request, response)) return
+      if (fastPath !== undefined && (hosts === undefined || mayTakeFastPath(hosts, request)) && fastPath(request, response)) return
       handler(request, response)
     })
     server.keepAliveTimeout = options.keepAliveTimeout as number

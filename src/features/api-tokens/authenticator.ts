@@ -7,6 +7,8 @@ import type { Authenticate } from '../../http/auth.ts'
 import { createAuthThrottle } from '../../http/auth-throttle.ts'
 import { tooManyRequests, unauthenticated } from '../../http/errors.ts'
 import { OPEN_ACCESS_PRINCIPAL, type Principal } from '../../http/permissions.ts'
+import { changesState, crossSiteRefused, isCrossSite } from '../../http/same-origin.ts'
+import { isFrontendPath } from '../../http/sdk-pipeline.ts'
 import { createTokenStore, type TokenStore } from './token-store.ts'
 import { hashSecret } from './token-secret.ts'
 import { createPrincipalCache, createPrincipalSnapshot } from './principal-cache.ts'
@@ -83,8 +85,13 @@ export function createAuthenticator({ db, config, changes, tokens = createTokenS
       const principal = await session(request)
       if (principal) return principal
     }
-    // With AUTH_TYPE=none every caller is the built-in admin, unless a client or frontend token said otherwise above.
-    if (config.authType === 'none') return OPEN_ACCESS_PRINCIPAL
+    // With AUTH_TYPE=none every caller is the built-in admin, unless a token said otherwise above.
+    if (config.authType === 'none') {
+      // Another site's page (a form, a fetch) would be that admin too: its changes are refused as a
+      // session's are. Not on the frontend API, which every origin may call (its CORS) to evaluate and report metrics.
+      if (changesState(request) && !isFrontendPath(request.url) && isCrossSite(request, config.publicUrl)) throw crossSiteRefused('none')
+      return OPEN_ACCESS_PRINCIPAL
+    }
     if (retryAfter > 0) throw tooManyRequests(retryAfter)
     throttle.recordFailure(request.ip)
     throw header.replace(/^bearer\s+/i, '').trim() === ''

@@ -1,13 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import type { Config } from '../../config.ts'
-import { AppError } from '../../http/errors.ts'
 import type { Principal } from '../../http/permissions.ts'
-import { changesState, isCrossSite } from './same-origin.ts'
+import { changesState, crossSiteRefused, isCrossSite } from '../../http/same-origin.ts'
 import { sessionSecretOf } from './session-cookie.ts'
 import type { SessionService } from './session-service.ts'
-
-export const crossSiteRefused = () =>
-  new AppError(403, 'NoAccessError', 'Cross-site request refused: a request signed in with a session cookie that changes something must come from Pennon\'s own pages.')
 
 /**
  * The signed-in user of a request's session cookie (authenticator.ts asks when no Authorization
