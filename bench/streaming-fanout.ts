@@ -221,6 +221,8 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
 const pennonEnv = {
   INIT_ADMIN_API_TOKENS: TOKEN,
   STREAMING_MAX_CONNECTIONS: String(STREAMS + 1000),
+  // Every stream is the one client token's.
+  STREAMING_MAX_CONNECTIONS_PER_TOKEN: String(STREAMS + 1000),
   // BENCH_NODE_OPTIONS: more for the servers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
   NODE_OPTIONS: `--inspect=127.0.0.1:0 ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
 }

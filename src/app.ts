@@ -22,6 +22,7 @@ import { trustProxyOption } from './http/trust-proxy.ts'
 import { serverWithFastPath, type FastPath } from './http/server-factory.ts'
 import { ErrorResponse } from './http/common-schemas.ts'
 import { loggerOptions } from './http/logging.ts'
+import type { Principal } from './http/permissions.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
 import { createProjectService } from './features/projects/project-service.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
@@ -50,7 +51,7 @@ import { createClientFeaturesFastPath } from './features/client-api/client-featu
 import { deltaRoutes } from './features/client-api/delta-routes.ts'
 import { createDeltaService } from './features/client-api/delta-service.ts'
 import { streamingRoutes } from './features/client-api/streaming-routes.ts'
-import { createStreamingHub } from './features/client-api/streaming-hub.ts'
+import { createStreamingHub, streamOwner } from './features/client-api/streaming-hub.ts'
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
@@ -224,12 +225,19 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   const clientFeatures = createClientFeaturesService({ db: reader, changes })
   // Deltas and streams follow the same built flags; streams are pushed when the change watch speaks.
   const delta = createDeltaService({ clientFeatures, changes, historySize: config.deltaHistoryRevisions })
-  const hub = createStreamingHub({ delta, changes, heartbeatMs: config.streamingHeartbeatMs, maxConnections: config.streamingMaxConnections, log: app.log })
-  // Polling SDKs are told to stream only when configured so, and while a stream would be taken.
-  const suggestStreaming = () => config.clientFetchMode === 'streaming' && hub.hasRoom()
+  const hub = createStreamingHub({
+    delta,
+    changes,
+    heartbeatMs: config.streamingHeartbeatMs,
+    maxConnections: config.streamingMaxConnections,
+    maxPerToken: config.streamingMaxConnectionsPerToken,
+    log: app.log,
+  })
+  // Polling SDKs are told to stream only when configured so, and while their token's stream would be taken.
+  const suggestStreaming = (principal: Principal) => config.clientFetchMode === 'streaming' && hub.hasRoom(streamOwner(principal))
   await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures, suggestStreaming })
   await app.register(deltaRoutes, { prefix: CLIENT_PREFIX, delta, suggestStreaming })
-  await app.register(streamingRoutes, { prefix: CLIENT_PREFIX, hub, maxConnections: config.streamingMaxConnections })
+  await app.register(streamingRoutes, { prefix: CLIENT_PREFIX, hub, maxConnections: config.streamingMaxConnections, maxPerToken: config.streamingMaxConnectionsPerToken })
   if (!logsRequests) fastPath = createClientFeaturesFastPath({ authenticate, clientFeatures, suggestStreaming })
   app.addHook('preClose', async () => {
     fastPath = undefined

@@ -3,11 +3,13 @@
  * flags may have changed (no polling per connection); each scope with connections then asks the
  * delta service once, and the one serialized message goes to every connection holding the same
  * state. One timer sends every connection its heartbeat. Closing ends every stream, so SDKs
- * reconnect (with Last-Event-ID) to whichever instance is up.
+ * reconnect (with Last-Event-ID) to whichever instance is up. One token holds at most
+ * STREAMING_MAX_CONNECTIONS_PER_TOKEN of them.
  */
 import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ChangeWatch } from '../../db/change-watch.ts'
+import type { Principal } from '../../http/permissions.ts'
 import type { FeatureFilters, ReadScope } from './client-features-service.ts'
 import { scopeKey, type DeltaAnswer, type DeltaService } from './delta-service.ts'
 import { eventsBody } from './delta-state.ts'
@@ -35,6 +37,15 @@ interface ScopeStreams {
 /** A connection whose client reads slower than this much is queued for it is cut (it reconnects and catches up). */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 
+/**
+ * Which streams count as one token's (STREAMING_MAX_CONNECTIONS_PER_TOKEN): an API token's kind,
+ * name and scope; undefined with AUTH_TYPE=none, where callers without a token are not told apart.
+ */
+export function streamOwner(principal: Principal): string | undefined {
+  if (principal.kind === 'open-access') return undefined
+  return JSON.stringify([principal.kind, principal.name, principal.scope?.environment, principal.scope?.projects])
+}
+
 /** A message encoded once for every stream it goes to: as is, and as one chunk of a chunked response. */
 interface Message {
   bytes: Buffer
@@ -51,14 +62,17 @@ const HEARTBEAT = message(': heartbeat\n\n')
 /** One SSE message. */
 export const sseMessage = (event: string, id: string | undefined, data: string): string => `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`
 
-export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections, log }: {
+export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections, maxPerToken, log }: {
   delta: DeltaService
   changes: ChangeWatch
   heartbeatMs: number
   maxConnections: number
+  maxPerToken: number
   log: FastifyBaseLogger
 }) {
   const scopes = new Map<string, ScopeStreams>()
+  /** Open streams per owner (streamOwner). */
+  const owners = new Map<string, number>()
   let count = 0
   let closed = false
   let scheduled = false
@@ -172,8 +186,8 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
   }
 
   return {
-    /** Whether another stream may open (below the limit, not closing). */
-    hasRoom: (): boolean => !closed && count < maxConnections,
+    /** Whether another stream may open (below the limit, not closing), and, given its owner, below that owner's limit. */
+    hasRoom: (owner?: string): boolean => !closed && count < maxConnections && (owner === undefined || (owners.get(owner) ?? 0) < maxPerToken),
 
     /** Streams open now. */
     size: (): number => count,
@@ -182,7 +196,7 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
      * Takes over a response whose headers are sent: it is sent its scope's state (or what it
      * missed since `lastEventId`), then every change, until either side closes it.
      */
-    open(response: ServerResponse, scope: ReadScope, filters: FeatureFilters, lastEventId: string | undefined): void {
+    open(response: ServerResponse, scope: ReadScope, filters: FeatureFilters, lastEventId: string | undefined, owner: string | undefined): void {
       const key = scopeKey(scope, filters)
       let streams = scopes.get(key)
       if (!streams) {
@@ -193,12 +207,18 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
       streams.fresh.add(connection)
       streams.size++
       if (count++ === 0) start()
+      if (owner !== undefined) owners.set(owner, (owners.get(owner) ?? 0) + 1)
       const group = streams
       response.once('close', () => {
         if (!connection.place.delete(connection)) return
         if (connection.place.size === 0 && group.held.get(connection.known!) === connection.place) group.held.delete(connection.known!)
         if (--group.size === 0 && scopes.get(key) === group) scopes.delete(key)
         if (--count === 0) stop()
+        if (owner !== undefined) {
+          const left = owners.get(owner)! - 1
+          if (left === 0) owners.delete(owner)
+          else owners.set(owner, left)
+        }
       })
       void flush(streams)
     },

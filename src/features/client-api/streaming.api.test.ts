@@ -2,11 +2,13 @@
  * GET /api/client/streaming through a listening app on each database, read as raw server-sent
  * events: the first message (a hydration, or what was missed since Last-Event-ID), a change
  * pushed as `unleash-updated` with the delta API's events and state names, heartbeats, the
- * connection limit (429), streaming turned off (`fetch-mode`), and the streams ended on close.
+ * connection limits (429, per instance and per token), streaming turned off (`fetch-mode`), and
+ * the streams ended on close.
  */
 import assert from 'node:assert/strict'
 import { request, type IncomingMessage } from 'node:http'
 import { test } from 'node:test'
+import { ConfigError, loadConfig } from '../../config.ts'
 import { allEvents, apiToken, call, errorOf, eventually, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { createFlag } from '../flags/flag-test-helpers.ts'
 import { toggle } from '../strategies/strategy-test-helpers.ts'
@@ -180,6 +182,8 @@ onEachDatabase('client API: streaming', (database) => {
     await first.next()
     const second = await openStream(base, client)
     assert.equal(second.status, 429)
+    assert.equal(second.headers['retry-after'], '60')
+    assert.equal(second.headers['content-type'], 'application/json; charset=utf-8')
     await second.ended
     assert.deepEqual(
       withoutId(JSON.parse(second.body)),
@@ -193,6 +197,42 @@ onEachDatabase('client API: streaming', (database) => {
       third.close()
       return third.status === 200
     }, 'a stream taken after one closed')
+  })
+
+  test('past STREAMING_MAX_CONNECTIONS_PER_TOKEN: 429 with Retry-After for that token, and its polls are no longer told to stream; another token still streams', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '2', CLIENT_FETCH_MODE: 'streaming' } })
+    const base = await listening(pennon)
+    const greedy = await apiToken(pennon, 'client', 'greedy')
+    const other = await apiToken(pennon, 'client', 'other')
+    const held = [await openStream(base, greedy), await openStream(base, greedy, { authorization: `Bearer ${greedy}` })]
+    t.after(() => held.forEach((stream) => stream.close()))
+    for (const stream of held) assert.equal((await stream.next()).event, 'unleash-connected')
+
+    const refused = await openStream(base, greedy)
+    assert.equal(refused.status, 429)
+    assert.equal(refused.headers['retry-after'], '60')
+    assert.equal(refused.headers['content-type'], 'application/json; charset=utf-8')
+    await refused.ended
+    assert.deepEqual(
+      withoutId(JSON.parse(refused.body)),
+      errorOf('TooManyRequestsError', 'This token holds at most 2 streaming connections on this server, and has that many open: poll /api/client/features or /api/client/delta instead.'),
+    )
+    assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: greedy })).headers['fetch-mode'], undefined)
+    assert.equal((await call(pennon, 'GET', '/api/client/delta', undefined, { token: greedy })).headers['fetch-mode'], undefined)
+
+    assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: other })).headers['fetch-mode'], 'streaming')
+    const another = await openStream(base, other)
+    t.after(() => another.close())
+    assert.equal(another.status, 200)
+    assert.equal((await another.next()).event, 'unleash-connected')
+
+    // Once the server has seen one of the token's streams go, it may open one again.
+    held.shift()!.close()
+    await eventually(async () => {
+      const again = await openStream(base, greedy)
+      again.close()
+      return again.status === 200
+    }, 'a stream of the token taken after one of its own closed')
   })
 
   test('STREAMING_MAX_CONNECTIONS=0: streaming is off, the SDK is told to poll', async (t) => {
@@ -219,4 +259,21 @@ onEachDatabase('client API: streaming', (database) => {
     await Promise.all(streams.map((stream) => stream.ended))
     assert.ok(Date.now() - started < 2_000, `closed in ${Date.now() - started} ms`)
   })
+})
+
+test('STREAMING_MAX_CONNECTIONS_PER_TOKEN: 100 by default, at most STREAMING_MAX_CONNECTIONS when set', () => {
+  assert.equal(loadConfig({}).streamingMaxConnectionsPerToken, 100)
+  assert.equal(loadConfig({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '1000' }).streamingMaxConnectionsPerToken, 1000)
+  // A lowered instance limit with the default: the instance's limit is reached first.
+  assert.equal(loadConfig({ STREAMING_MAX_CONNECTIONS: '10' }).streamingMaxConnectionsPerToken, 100)
+  assert.equal(loadConfig({ STREAMING_MAX_CONNECTIONS: '0', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '5' }).streamingMaxConnectionsPerToken, 5)
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '0' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must be a whole number from 1 to 1000000; got "0"'],
+    [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: 'many' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must be a whole number from 1 to 1000000; got "many"'],
+    [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '1001' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS'],
+    [{ STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '11' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS'],
+  ]
+  for (const [env, message] of cases) {
+    assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && error.message === message, JSON.stringify(env))
+  }
 })
