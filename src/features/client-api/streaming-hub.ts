@@ -3,8 +3,8 @@
  * flags may have changed (no polling per connection); each scope with connections then asks the
  * delta service once, and the one serialized message goes to every connection holding the same
  * state. One timer sends every connection its heartbeat. Closing ends every stream, so SDKs
- * reconnect (with Last-Event-ID) to whichever instance is up. One token holds at most
- * STREAMING_MAX_CONNECTIONS_PER_TOKEN of them.
+ * reconnect (with Last-Event-ID) to whichever instance is up. What one token may hold, and what a
+ * client that does not read may leave behind, are bounded (docs/security.md, "Streams").
  */
 import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
@@ -20,6 +20,9 @@ interface Connection {
   known: string | undefined
   /** Where it is kept: the scope's `fresh` set, or the set of `held` for its state. */
   place: Set<Connection>
+  /** Bytes written to it since the last heartbeat, and in the heartbeat interval before. */
+  writtenNow: number
+  writtenBefore: number
 }
 
 interface ScopeStreams {
@@ -34,7 +37,20 @@ interface ScopeStreams {
   again: boolean
 }
 
-/** A connection whose client reads slower than this much is queued for it is cut (it reconnects and catches up). */
+/**
+ * What a stream may leave unsent (written, and not yet taken by its socket's kernel buffer) of
+ * what was written to it before the previous heartbeat. More means its client is not reading:
+ * the stream is cut, and an SDK reconnects with its Last-Event-ID and is caught up. What was
+ * written since may wait whatever its size: the first message is the scope's whole state, ~0.9 MB
+ * for 1,000 flags of three strategies each (bench/streaming-memory.ts), and a bulk change is as
+ * large; the kernel takes only its buffer's worth at once (on a network, a window's worth to begin
+ * with) and Node counts a message unsent until its last byte is taken, so a bound applied at the
+ * write would cut SDKs that read. A reader so has one to two heartbeat intervals (30 s by default)
+ * to take each message; a client that reads nothing is cut at the first write after that.
+ */
+export const STREAM_MAX_UNSENT_BYTES = 64 * 1024
+
+/** Whatever its age, this much unsent is cut at once (a burst of bulk changes to a slow reader). */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 
 /**
@@ -83,13 +99,28 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
     const { response } = connection
     if (response.writableEnded || response.destroyed) return
     const socket = response.socket
+    // Unsent data is the newest written (a socket sends in order), so what is older than the
+    // last two heartbeat intervals' writes is what exceeds them.
+    const unsent = response.writableLength
+    if (unsent - connection.writtenNow - connection.writtenBefore > STREAM_MAX_UNSENT_BYTES || unsent > MAX_BUFFERED_BYTES) {
+      log.info({ unsentBytes: unsent }, 'streaming: a client left what it was sent unread; its stream is cut (an SDK reconnects)')
+      // A reset rather than a close: the kernel drops what it still holds for the client at once,
+      // instead of keeping the socket (and its buffer) until a client that does not read takes it.
+      if (socket) socket.resetAndDestroy()
+      else response.destroy()
+      return
+    }
     // One message to thousands of streams: written framed as the chunk the response would make
     // of it, straight to the socket. response.write would cork each socket until the next tick,
     // so nothing left before the last stream's turn, and cost a third more CPU per stream
     // (bench/streaming-fanout.ts). Only chunked responses (HTTP/1.1) holding their socket are written so.
-    if (socket && response.chunkedEncoding) socket.write(message.chunk)
-    else response.write(message.bytes)
-    if (response.writableLength > MAX_BUFFERED_BYTES) response.destroy()
+    if (socket && response.chunkedEncoding) {
+      socket.write(message.chunk)
+      connection.writtenNow += message.chunk.length
+    } else {
+      response.write(message.bytes)
+      connection.writtenNow += message.bytes.length
+    }
   }
 
   /** Sends a message to connections and keeps them with the state it leaves them in. */
@@ -174,7 +205,13 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
   function start(): void {
     unsubscribe = changes.subscribe?.(changed)
     heartbeat = setInterval(() => {
-      for (const streams of scopes.values()) for (const connection of connectionsOf(streams)) send(connection, HEARTBEAT)
+      for (const streams of scopes.values()) {
+        for (const connection of connectionsOf(streams)) {
+          connection.writtenBefore = connection.writtenNow
+          connection.writtenNow = 0
+          send(connection, HEARTBEAT)
+        }
+      }
     }, heartbeatMs).unref()
   }
 
@@ -203,7 +240,7 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
         streams = { scope, filters, fresh: new Set(), held: new Map(), size: 0, running: false, again: false }
         scopes.set(key, streams)
       }
-      const connection: Connection = { response, known: lastEventId, place: streams.fresh }
+      const connection: Connection = { response, known: lastEventId, place: streams.fresh, writtenNow: 0, writtenBefore: 0 }
       streams.fresh.add(connection)
       streams.size++
       if (count++ === 0) start()
