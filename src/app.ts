@@ -23,6 +23,7 @@ import { serverWithFastPath, type FastPath } from './http/server-factory.ts'
 import { ErrorResponse } from './http/common-schemas.ts'
 import { loggerOptions } from './http/logging.ts'
 import type { Principal } from './http/permissions.ts'
+import { createAuthThrottle } from './http/auth-throttle.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
 import { createProjectService } from './features/projects/project-service.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
@@ -106,7 +107,9 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   // Who a request is: its Authorization token, or without one its session cookie (docs/security.md).
   const sessions = createSessionService({ db, config })
   const sessionOf = createSessionAuthentication(sessions, config)
-  const authenticate = createAuthenticator({ db, config, changes, session: sessionOf })
+  // One count of failed authentications per address for every route that checks a credential (Edge's validation too).
+  const authFailures = createAuthThrottle(config.authFailuresPerMinute)
+  const authenticate = createAuthenticator({ db, config, changes, session: sessionOf, throttle: authFailures })
   const users = createUserService({ db })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
@@ -247,7 +250,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
   // Unleash Edge's own routes: token validation (no credentials, as the reference) and its report of itself.
-  await app.register(edgeRoutes, { prefix: EDGE_PREFIX, edge: createEdgeService({ db: reader, authFailuresPerMinute: config.authFailuresPerMinute }), bodyLimit: config.bodyLimit })
+  await app.register(edgeRoutes, { prefix: EDGE_PREFIX, edge: createEdgeService({ db: reader, throttle: authFailures }), bodyLimit: config.bodyLimit })
   await app.register(edgeMetricsRoutes, { bodyLimit: config.bodyLimit })
   // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
   await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({

@@ -9,6 +9,13 @@ export interface AuthThrottle {
   /** Seconds until the address may try again, or 0 when it is not throttled. */
   retryAfter(address: string, now?: number): number
   recordFailure(address: string, now?: number): void
+  /**
+   * Counts up to `wanted` failures of the address before the credentials that may fail are tried,
+   * so that requests under way at once share what the address has left; returns how many it
+   * counted (all of them without a limit). Those that then work are given back with `forgive`.
+   */
+  reserve(address: string, wanted: number, now?: number): number
+  forgive(address: string, count: number, now?: number): void
 }
 
 // Bounds the memory an address-hopping client can make us spend: so many addresses, each so long
@@ -29,6 +36,18 @@ export function createAuthThrottle(limitPerMinute: number, windowMs = 60_000): A
     while (windows.size >= MAX_TRACKED_ADDRESSES) windows.delete(windows.keys().next().value as string)
   }
 
+  /** The address's window, a new one if it has none running. */
+  function currentWindow(fullAddress: string, now: number): { start: number; failures: number } {
+    const address = fullAddress.slice(0, MAX_ADDRESS_LENGTH)
+    const window = windows.get(address)
+    if (window && now - window.start < WINDOW_MS) return window
+    windows.delete(address)
+    if (windows.size >= MAX_TRACKED_ADDRESSES) prune(now)
+    const fresh = { start: now, failures: 0 }
+    windows.set(address, fresh)
+    return fresh
+  }
+
   return {
     retryAfter(address, now = Date.now()) {
       if (limitPerMinute === 0) return 0
@@ -36,17 +55,21 @@ export function createAuthThrottle(limitPerMinute: number, windowMs = 60_000): A
       if (!window || now - window.start >= WINDOW_MS || window.failures < limitPerMinute) return 0
       return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000))
     },
-    recordFailure(fullAddress, now = Date.now()) {
+    recordFailure(address, now = Date.now()) {
       if (limitPerMinute === 0) return
-      const address = fullAddress.slice(0, MAX_ADDRESS_LENGTH)
-      const window = windows.get(address)
-      if (window && now - window.start < WINDOW_MS) {
-        window.failures++
-        return
-      }
-      windows.delete(address)
-      if (windows.size >= MAX_TRACKED_ADDRESSES) prune(now)
-      windows.set(address, { start: now, failures: 1 })
+      currentWindow(address, now).failures++
+    },
+    reserve(address, wanted, now = Date.now()) {
+      if (limitPerMinute === 0) return wanted
+      const window = currentWindow(address, now)
+      const counted = Math.max(0, Math.min(wanted, limitPerMinute - window.failures))
+      window.failures += counted
+      return counted
+    },
+    forgive(address, count, now = Date.now()) {
+      const window = windows.get(address.slice(0, MAX_ADDRESS_LENGTH))
+      // A window that ended meanwhile took what was counted with it.
+      if (window && now - window.start < WINDOW_MS) window.failures = Math.max(0, window.failures - count)
     },
   }
 }
