@@ -50,7 +50,7 @@ interface ScopeStreams {
  */
 export const STREAM_MAX_UNSENT_BYTES = 64 * 1024
 
-/** Whatever its age, this much unsent is cut at once (a burst of bulk changes to a slow reader). */
+/** Whatever its age, this much unsent cuts the stream at its next write (a burst of bulk changes to a slow reader). */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 
 /**
