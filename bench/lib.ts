@@ -90,6 +90,38 @@ export async function warmCompileCache(): Promise<void> {
   }
 }
 
+/**
+ * The server's V8 heap after a full collection (through its inspector: start it with
+ * `NODE_OPTIONS=--inspect=127.0.0.1:0`), and its RSS then.
+ */
+export async function serverMemory(server: Server): Promise<{ rssMb: number; heapMb: number }> {
+  const url = server.output().match(/Debugger listening on (ws:\/\/\S+)/)![1]!
+  const socket = new WebSocket(url)
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve
+    socket.onerror = reject
+  })
+  let id = 0
+  const call = (method: string) => new Promise<any>((resolve) => {
+    const mine = ++id
+    socket.addEventListener('message', function answer(event) {
+      const message = JSON.parse(String(event.data))
+      if (message.id !== mine) return
+      socket.removeEventListener('message', answer)
+      resolve(message.result)
+    })
+    socket.send(JSON.stringify({ id: mine, method }))
+  })
+  try {
+    await call('HeapProfiler.collectGarbage')
+    const heap = await call('Runtime.getHeapUsage')
+    const rssKb = Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)![1])
+    return { rssMb: rssKb / 1024, heapMb: heap.usedSize / 1024 / 1024 }
+  } finally {
+    socket.close()
+  }
+}
+
 /** Peak resident set size of a process so far, in MB (Linux VmHWM). */
 export function peakRssMb(pid: number): number {
   const kb = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/)?.[1] ?? Number.NaN)

@@ -25,7 +25,7 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { cpuSeconds, printMarkdownTable, startProcess, warmCompileCache, withFreshPostgres, type Server } from './lib.ts'
+import { cpuSeconds, printMarkdownTable, serverMemory as memory, startProcess, warmCompileCache, withFreshPostgres, type Server } from './lib.ts'
 import type { FromClients, ToClients } from './sse-clients.ts'
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000)
@@ -74,35 +74,6 @@ async function seed(base: string): Promise<string> {
 }
 
 const toggle = (base: string, on: boolean) => send(base, 'POST', `/api/admin/projects/default/features/${TARGET}/environments/development/${on ? 'on' : 'off'}`)
-
-/** The server's V8 heap after a full collection (through its inspector), and its RSS then. */
-async function memory(server: Server): Promise<{ rssMb: number; heapMb: number }> {
-  const url = server.output().match(/Debugger listening on (ws:\/\/\S+)/)![1]!
-  const socket = new WebSocket(url)
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve
-    socket.onerror = reject
-  })
-  let id = 0
-  const call = (method: string) => new Promise<any>((resolve) => {
-    const mine = ++id
-    socket.addEventListener('message', function answer(event) {
-      const message = JSON.parse(String(event.data))
-      if (message.id !== mine) return
-      socket.removeEventListener('message', answer)
-      resolve(message.result)
-    })
-    socket.send(JSON.stringify({ id: mine, method }))
-  })
-  try {
-    await call('HeapProfiler.collectGarbage')
-    const heap = await call('Runtime.getHeapUsage')
-    const rssKb = Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)![1])
-    return { rssMb: rssKb / 1024, heapMb: heap.usedSize / 1024 / 1024 }
-  } finally {
-    socket.close()
-  }
-}
 
 /** Opens and closes a few hundred streams, so code compiled on first use is not counted per stream. */
 async function warmStreams(base: string, token: string): Promise<void> {
@@ -250,6 +221,8 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
 const pennonEnv = {
   INIT_ADMIN_API_TOKENS: TOKEN,
   STREAMING_MAX_CONNECTIONS: String(STREAMS + 1000),
+  // Every stream is the one client token's.
+  STREAMING_MAX_CONNECTIONS_PER_TOKEN: String(STREAMS + 1000),
   // BENCH_NODE_OPTIONS: more for the servers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
   NODE_OPTIONS: `--inspect=127.0.0.1:0 ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
 }

@@ -23,6 +23,8 @@ import { serverWithFastPath, type FastPath } from './http/server-factory.ts'
 import { createHostCheck, registerHostCheck } from './http/allowed-hosts.ts'
 import { ErrorResponse } from './http/common-schemas.ts'
 import { loggerOptions } from './http/logging.ts'
+import type { Principal } from './http/permissions.ts'
+import { createAuthThrottle } from './http/auth-throttle.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
 import { createProjectService } from './features/projects/project-service.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
@@ -51,7 +53,7 @@ import { createClientFeaturesFastPath } from './features/client-api/client-featu
 import { deltaRoutes } from './features/client-api/delta-routes.ts'
 import { createDeltaService } from './features/client-api/delta-service.ts'
 import { streamingRoutes } from './features/client-api/streaming-routes.ts'
-import { createStreamingHub } from './features/client-api/streaming-hub.ts'
+import { createStreamingHub, streamOwner } from './features/client-api/streaming-hub.ts'
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
@@ -109,7 +111,9 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   const attempts = createPasswordAttempts(config.loginFailuresPerAccount)
   const sessions = createSessionService({ db, config, attempts })
   const sessionOf = createSessionAuthentication(sessions, config)
-  const authenticate = createAuthenticator({ db, config, changes, session: sessionOf })
+  // One count of failed authentications per address for every route that checks a credential (Edge's validation too).
+  const authFailures = createAuthThrottle(config.authFailuresPerMinute)
+  const authenticate = createAuthenticator({ db, config, changes, session: sessionOf, throttle: authFailures })
   const users = createUserService({ db, attempts })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
@@ -232,12 +236,19 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   const clientFeatures = createClientFeaturesService({ db: reader, changes })
   // Deltas and streams follow the same built flags; streams are pushed when the change watch speaks.
   const delta = createDeltaService({ clientFeatures, changes, historySize: config.deltaHistoryRevisions })
-  const hub = createStreamingHub({ delta, changes, heartbeatMs: config.streamingHeartbeatMs, maxConnections: config.streamingMaxConnections, log: app.log })
-  // Polling SDKs are told to stream only when configured so, and while a stream would be taken.
-  const suggestStreaming = () => config.clientFetchMode === 'streaming' && hub.hasRoom()
+  const hub = createStreamingHub({
+    delta,
+    changes,
+    heartbeatMs: config.streamingHeartbeatMs,
+    maxConnections: config.streamingMaxConnections,
+    maxPerToken: config.streamingMaxConnectionsPerToken,
+    log: app.log,
+  })
+  // Polling SDKs are told to stream only when configured so, and while their token's stream would be taken.
+  const suggestStreaming = (principal: Principal) => config.clientFetchMode === 'streaming' && hub.hasRoom(streamOwner(principal))
   await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures, suggestStreaming })
   await app.register(deltaRoutes, { prefix: CLIENT_PREFIX, delta, suggestStreaming })
-  await app.register(streamingRoutes, { prefix: CLIENT_PREFIX, hub, maxConnections: config.streamingMaxConnections })
+  await app.register(streamingRoutes, { prefix: CLIENT_PREFIX, hub, maxConnections: config.streamingMaxConnections, maxPerToken: config.streamingMaxConnectionsPerToken })
   if (!logsRequests) fastPath = createClientFeaturesFastPath({ authenticate, clientFeatures, suggestStreaming })
   app.addHook('preClose', async () => {
     fastPath = undefined
@@ -247,7 +258,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
   // Unleash Edge's own routes: token validation (no credentials, as the reference) and its report of itself.
-  await app.register(edgeRoutes, { prefix: EDGE_PREFIX, edge: createEdgeService({ db: reader, authFailuresPerMinute: config.authFailuresPerMinute }), bodyLimit: config.bodyLimit })
+  await app.register(edgeRoutes, { prefix: EDGE_PREFIX, edge: createEdgeService({ db: reader, throttle: authFailures }), bodyLimit: config.bodyLimit })
   await app.register(edgeMetricsRoutes, { bodyLimit: config.bodyLimit })
   // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
   await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({

@@ -46,6 +46,8 @@ export interface Config {
   readonly clientFetchMode: 'polling' | 'streaming'
   /** Open `/api/client/streaming` connections at most (429 past it); 0 turns streaming off (SDKs are told to poll). */
   readonly streamingMaxConnections: number
+  /** Of those, how many one token may hold (429 past it), so one token cannot take every slot. */
+  readonly streamingMaxConnectionsPerToken: number
   /** How often an idle stream is sent an SSE comment, so proxies do not cut it. */
   readonly streamingHeartbeatMs: number
   /** Steps between states kept per scope for deltas; an SDK further behind is sent a hydration. */
@@ -131,6 +133,19 @@ function allowedHosts(raw: string | undefined): readonly string[] {
   return Object.freeze(entries)
 }
 
+/** The streams an instance holds, and how many of them one token may hold. */
+function streamingLimits(env: Record<string, string | undefined>) {
+  const streamingMaxConnections = wholeNumber(env, 'STREAMING_MAX_CONNECTIONS', 1000, 0, 1_000_000)
+  // A tenth of the default limit: at least ten tokens' SDKs can stream, and 100 is more instances
+  // than a service usually runs on one token; those past it poll, as SDKs do on any 429.
+  const streamingMaxConnectionsPerToken = wholeNumber(env, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000)
+  // Checked only when set: the default above a lowered STREAMING_MAX_CONNECTIONS is simply never reached.
+  if (env.STREAMING_MAX_CONNECTIONS_PER_TOKEN && streamingMaxConnections > 0 && streamingMaxConnectionsPerToken > streamingMaxConnections) {
+    throw new ConfigError('STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS')
+  }
+  return { streamingMaxConnections, streamingMaxConnectionsPerToken }
+}
+
 function clientFetchMode(raw: string | undefined): 'polling' | 'streaming' {
   const value = raw || 'polling'
   if (value !== 'polling' && value !== 'streaming') throw new ConfigError(`CLIENT_FETCH_MODE must be "polling" or "streaming"; got ${JSON.stringify(raw)}`)
@@ -212,7 +227,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     playgroundMaxEvaluations: wholeNumber(env, 'PLAYGROUND_MAX_EVALUATIONS', 15_000, 1, 10_000_000),
     playgroundMaxAnswerCharacters: wholeNumber(env, 'PLAYGROUND_MAX_ANSWER_MB', 64, 1, 1024) * 1024 * 1024,
     clientFetchMode: clientFetchMode(env.CLIENT_FETCH_MODE),
-    streamingMaxConnections: wholeNumber(env, 'STREAMING_MAX_CONNECTIONS', 1000, 0, 1_000_000),
+    ...streamingLimits(env),
     streamingHeartbeatMs: wholeNumber(env, 'STREAMING_HEARTBEAT_MS', 30_000, 10, 3_600_000),
     deltaHistoryRevisions: wholeNumber(env, 'DELTA_HISTORY_REVISIONS', 100, 1, 100_000),
     sessionIdleMs: wholeNumber(env, 'SESSION_IDLE_MINUTES', 24 * 60, 1, 525_600) * 60_000,

@@ -34,6 +34,24 @@ test('the throttle counts failures per address in one-minute windows', () => {
   assert.equal(off.retryAfter('a'), 0)
 })
 
+test('the throttle reserves failures before credentials are tried, and forgives those that worked', () => {
+  const throttle = createAuthThrottle(3)
+  assert.equal(throttle.reserve('a', 2, 1_000), 2)
+  // Another request under way at once gets what is left, not a whole allowance.
+  assert.equal(throttle.reserve('a', 5, 1_000), 1)
+  assert.equal(throttle.retryAfter('a', 1_000), 60)
+  assert.equal(throttle.reserve('a', 1, 1_000), 0)
+  throttle.forgive('a', 2, 2_000)
+  assert.equal(throttle.retryAfter('a', 2_000), 0)
+  assert.equal(throttle.reserve('a', 10, 2_000), 2)
+  throttle.forgive('a', 10, 2_000)
+  assert.equal(throttle.reserve('a', 10, 2_000), 3, 'never below none')
+  // A window that ended took its count with it: forgiving into the next changes nothing.
+  throttle.forgive('a', 3, 61_000)
+  assert.equal(throttle.reserve('a', 10, 61_000), 3)
+  assert.equal(createAuthThrottle(0).reserve('a', 1000), 1000)
+})
+
 test('TRUST_PROXY: off by default; true, a hop count, or proxy addresses and CIDR ranges; anything else stops the start', () => {
   assert.equal(loadConfig({}).trustProxy, false)
   for (const [value, expected] of [['', false], ['false', false], ['0', false], ['true', true], ['2', 2]] as const) {

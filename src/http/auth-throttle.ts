@@ -10,13 +10,12 @@ export interface AuthThrottle {
   retryAfter(address: string, now?: number): number
   recordFailure(address: string, now?: number): void
   /**
-   * Counts an attempt before its outcome is known, unless the address is over its limit: 0 when
-   * counted, else the seconds to wait. One synchronous step, so attempts that arrive together
-   * cannot all pass the check before any of them is counted.
+   * Counts up to `wanted` failures of the address before the credentials that may fail are tried,
+   * so that requests under way at once share what the address has left; returns how many it
+   * counted (all of them without a limit). Those that then work are given back with `forgive`.
    */
-  take(address: string, now?: number): number
-  /** Gives back an attempt `take` counted that did not fail (successes cost nothing). */
-  giveBack(address: string, now?: number): void
+  reserve(address: string, wanted: number, now?: number): number
+  forgive(address: string, count: number, now?: number): void
 }
 
 // Bounds the memory an address-hopping client can make us spend: so many addresses, each so long
@@ -37,34 +36,40 @@ export function createAuthThrottle(limitPerMinute: number, windowMs = 60_000): A
     while (windows.size >= MAX_TRACKED_ADDRESSES) windows.delete(windows.keys().next().value as string)
   }
 
-  const throttle: AuthThrottle = {
+  /** The address's window, a new one if it has none running. */
+  function currentWindow(fullAddress: string, now: number): { start: number; failures: number } {
+    const address = fullAddress.slice(0, MAX_ADDRESS_LENGTH)
+    const window = windows.get(address)
+    if (window && now - window.start < WINDOW_MS) return window
+    windows.delete(address)
+    if (windows.size >= MAX_TRACKED_ADDRESSES) prune(now)
+    const fresh = { start: now, failures: 0 }
+    windows.set(address, fresh)
+    return fresh
+  }
+
+  return {
     retryAfter(address, now = Date.now()) {
       if (limitPerMinute === 0) return 0
       const window = windows.get(address.slice(0, MAX_ADDRESS_LENGTH))
       if (!window || now - window.start >= WINDOW_MS || window.failures < limitPerMinute) return 0
       return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000))
     },
-    recordFailure(fullAddress, now = Date.now()) {
+    recordFailure(address, now = Date.now()) {
       if (limitPerMinute === 0) return
-      const address = fullAddress.slice(0, MAX_ADDRESS_LENGTH)
-      const window = windows.get(address)
-      if (window && now - window.start < WINDOW_MS) {
-        window.failures++
-        return
-      }
-      windows.delete(address)
-      if (windows.size >= MAX_TRACKED_ADDRESSES) prune(now)
-      windows.set(address, { start: now, failures: 1 })
+      currentWindow(address, now).failures++
     },
-    take(address, now = Date.now()) {
-      const retryAfter = throttle.retryAfter(address, now)
-      if (retryAfter === 0) throttle.recordFailure(address, now)
-      return retryAfter
+    reserve(address, wanted, now = Date.now()) {
+      if (limitPerMinute === 0) return wanted
+      const window = currentWindow(address, now)
+      const counted = Math.max(0, Math.min(wanted, limitPerMinute - window.failures))
+      window.failures += counted
+      return counted
     },
-    giveBack(fullAddress, now = Date.now()) {
-      const window = windows.get(fullAddress.slice(0, MAX_ADDRESS_LENGTH))
-      if (window && now - window.start < WINDOW_MS && window.failures > 0) window.failures--
+    forgive(address, count, now = Date.now()) {
+      const window = windows.get(address.slice(0, MAX_ADDRESS_LENGTH))
+      // A window that ended meanwhile took what was counted with it.
+      if (window && now - window.start < WINDOW_MS) window.failures = Math.max(0, window.failures - count)
     },
   }
-  return throttle
 }

@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts'
 import type { Database } from '../../db/tables.ts'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Authenticate } from '../../http/auth.ts'
-import { createAuthThrottle } from '../../http/auth-throttle.ts'
+import { createAuthThrottle, type AuthThrottle } from '../../http/auth-throttle.ts'
 import { tooManyRequests, unauthenticated } from '../../http/errors.ts'
 import { OPEN_ACCESS_PRINCIPAL, type Principal } from '../../http/permissions.ts'
 import { changesState, crossSiteRefused, isCrossSite } from '../../http/same-origin.ts'
@@ -26,6 +26,8 @@ export interface AuthenticatorOptions {
   tokens?: TokenStore
   /** The signed-in user of a request without an Authorization credential (a session cookie), if any. */
   session?: (request: FastifyRequest) => Promise<Principal | undefined>
+  /** Failed authentications per address; shared with the routes that check credentials of their own (Edge's validation). */
+  throttle?: AuthThrottle
 }
 
 /**
@@ -35,10 +37,9 @@ export interface AuthenticatorOptions {
  * without a token query (remembered principals, then a snapshot of every token); a valid one is
  * answered as ever.
  */
-export function createAuthenticator({ db, config, changes, tokens = createTokenStore(db), session }: AuthenticatorOptions): Authenticate {
+export function createAuthenticator({ db, config, changes, tokens = createTokenStore(db), session, throttle = createAuthThrottle(config.authFailuresPerMinute) }: AuthenticatorOptions): Authenticate {
   const cache = createPrincipalCache(changes)
   const snapshot = createPrincipalSnapshot(changes, (now) => tokens.allPrincipals(now))
-  const throttle = createAuthThrottle(config.authFailuresPerMinute)
   // The secret hash of Authorization headers whose token was remembered: an SDK polling sends the
   // same header every time, and the hash is the same each time. Holds working tokens' headers only.
   const rememberedHeaders = new Map<string, string>()

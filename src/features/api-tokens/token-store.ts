@@ -94,11 +94,16 @@ export function createTokenStore(db: Kysely<Database>) {
       return principals
     },
 
-    /** The API tokens among these secret hashes that work at `now` (one query; Edge's token validation). */
-    async workingApiTokens(hashes: readonly string[], now: string): Promise<Map<string, Pick<ApiToken, 'type' | 'environment' | 'projects'>>> {
+    /** The API tokens of these types among these secret hashes that work at `now` (one query; Edge's token validation). */
+    async workingApiTokens(hashes: readonly string[], types: readonly string[], now: string): Promise<Map<string, Pick<ApiToken, 'type' | 'environment' | 'projects'>>> {
       const found = new Map<string, Pick<ApiToken, 'type' | 'environment' | 'projects'>>()
       if (hashes.length === 0) return found
-      const rows = await db.selectFrom('api_tokens').select(['secret_hash', 'type', 'environment', 'projects', 'expires_at']).where('secret_hash', 'in', hashes).execute()
+      const rows = await db
+        .selectFrom('api_tokens')
+        .select(['secret_hash', 'type', 'environment', 'projects', 'expires_at'])
+        .where('secret_hash', 'in', hashes)
+        .where('type', 'in', types)
+        .execute()
       for (const row of rows) {
         if (!isExpired(row.expires_at, now)) found.set(row.secret_hash, { type: row.type, environment: row.environment, projects: JSON.parse(row.projects) as string[] })
       }

@@ -11,6 +11,7 @@
  */
 import type { Authenticate } from '../../http/auth.ts'
 import type { FastPath } from '../../http/server-factory.ts'
+import type { Principal } from '../../http/permissions.ts'
 import { CLIENT_PREFIX, SDK_TOKEN_KINDS } from '../../http/sdk-pipeline.ts'
 import { takesSegmentsApart, type ClientFeaturesService } from './client-features-service.ts'
 import { etagMatches } from './client-routes.ts'
@@ -23,7 +24,7 @@ const STREAMING_HINT = ['fetch-mode', 'streaming']
 export function createClientFeaturesFastPath({ authenticate, clientFeatures, suggestStreaming }: {
   authenticate: Authenticate
   clientFeatures: ClientFeaturesService
-  suggestStreaming: () => boolean
+  suggestStreaming: (principal: Principal) => boolean
 }): FastPath {
   // An SDK sends the same Unleash-Client-Spec on every poll: the last one read is remembered.
   let lastSpec: string | undefined
@@ -42,7 +43,7 @@ export function createClientFeaturesFastPath({ authenticate, clientFeatures, sug
     }
     const answer = clientFeatures.rememberedAnswer(principal.scope, lastSpecTakesSegmentsApart)
     if (answer === undefined || !etagMatches(ifNoneMatch, answer.etag)) return false
-    response.writeHead(304, [...CONTENT_TYPE_OPTIONS, 'etag', answer.etag, ...(suggestStreaming() ? STREAMING_HINT : [])])
+    response.writeHead(304, [...CONTENT_TYPE_OPTIONS, 'etag', answer.etag, ...(suggestStreaming(principal) ? STREAMING_HINT : [])])
     response.end()
     return true
   }

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, sendJsonText } from '../../http/common-schemas.ts'
 import { notFound, quote } from '../../http/errors.ts'
+import type { Principal } from '../../http/permissions.ts'
 import { parseTagFilter } from '../tags/tag-filter.ts'
 import { ClientFeatureResponse, ClientFeaturesQuery, ClientFeaturesResponse } from './client-schemas.ts'
 import { readScope, takesSegmentsApart, type ClientFeaturesService, type FeatureFilters } from './client-features-service.ts'
@@ -42,7 +43,7 @@ export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body:
   return sendJsonText(reply, body)
 }
 
-export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFeaturesService; suggestStreaming: () => boolean }> = async (app, { clientFeatures, suggestStreaming }) => {
+export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFeaturesService; suggestStreaming: (principal: Principal) => boolean }> = async (app, { clientFeatures, suggestStreaming }) => {
   app.get('/features', {
     config: { sdkApi: 'client' },
     schema: {
@@ -62,7 +63,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFea
     const filters = filtersOf(query)
     const segmentsApart = query.inlineSegmentConstraints !== 'true' && takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined)
     const { body, etag } = await clientFeatures.features(readScope(request.principal.scope, query.environment), filters, segmentsApart)
-    if (suggestStreaming()) reply.header('fetch-mode', 'streaming')
+    if (suggestStreaming(request.principal)) reply.header('fetch-mode', 'streaming')
     return sendWithEtag(request, reply, body, etag)
   })
 

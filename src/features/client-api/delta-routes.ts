@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, sendJsonText } from '../../http/common-schemas.ts'
+import type { Principal } from '../../http/permissions.ts'
 import { readScope } from './client-features-service.ts'
 import { filtersOf } from './client-routes.ts'
 import { ClientDeltaQuery, ClientDeltaResponse } from './client-schemas.ts'
@@ -24,7 +25,7 @@ export function knownState(header: string | string[] | undefined): string | unde
   return state === '' ? undefined : state
 }
 
-export const deltaRoutes: FastifyPluginAsyncTypebox<{ delta: DeltaService; suggestStreaming: () => boolean }> = async (app, { delta, suggestStreaming }) => {
+export const deltaRoutes: FastifyPluginAsyncTypebox<{ delta: DeltaService; suggestStreaming: (principal: Principal) => boolean }> = async (app, { delta, suggestStreaming }) => {
   app.get('/delta', {
     config: { sdkApi: 'client' },
     schema: {
@@ -40,7 +41,7 @@ export const deltaRoutes: FastifyPluginAsyncTypebox<{ delta: DeltaService; sugge
   }, async (request, reply) => {
     const answer = await delta.since(readScope(request.principal.scope, request.query.environment), filtersOf(request.query), knownState(request.headers['if-none-match']))
     reply.header('etag', `"${answer.hash}"`)
-    if (suggestStreaming()) reply.header('fetch-mode', 'streaming')
+    if (suggestStreaming(request.principal)) reply.header('fetch-mode', 'streaming')
     if (answer.kind === 'current') return (reply as FastifyReply).code(304).send()
     return sendJsonText(reply, Buffer.from(eventsBody(answer.events)))
   })

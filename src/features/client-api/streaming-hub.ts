@@ -3,11 +3,13 @@
  * flags may have changed (no polling per connection); each scope with connections then asks the
  * delta service once, and the one serialized message goes to every connection holding the same
  * state. One timer sends every connection its heartbeat. Closing ends every stream, so SDKs
- * reconnect (with Last-Event-ID) to whichever instance is up.
+ * reconnect (with Last-Event-ID) to whichever instance is up. What one token may hold, and what a
+ * client that does not read may leave behind, are bounded (docs/security.md, "Streams").
  */
 import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ChangeWatch } from '../../db/change-watch.ts'
+import type { Principal } from '../../http/permissions.ts'
 import type { FeatureFilters, ReadScope } from './client-features-service.ts'
 import { scopeKey, type DeltaAnswer, type DeltaService } from './delta-service.ts'
 import { eventsBody } from './delta-state.ts'
@@ -18,6 +20,9 @@ interface Connection {
   known: string | undefined
   /** Where it is kept: the scope's `fresh` set, or the set of `held` for its state. */
   place: Set<Connection>
+  /** Bytes written to it since the last heartbeat, and in the heartbeat interval before. */
+  writtenNow: number
+  writtenBefore: number
 }
 
 interface ScopeStreams {
@@ -32,8 +37,30 @@ interface ScopeStreams {
   again: boolean
 }
 
-/** A connection whose client reads slower than this much is queued for it is cut (it reconnects and catches up). */
+/**
+ * What a stream may leave unsent (written, and not yet taken by its socket's kernel buffer) of
+ * what was written to it before the previous heartbeat. More means its client is not reading:
+ * the stream is cut, and an SDK reconnects with its Last-Event-ID and is caught up. What was
+ * written since may wait whatever its size: the first message is the scope's whole state, ~0.9 MB
+ * for 1,000 flags of three strategies each (bench/streaming-memory.ts), and a bulk change is as
+ * large; the kernel takes only its buffer's worth at once (on a network, a window's worth to begin
+ * with) and Node counts a message unsent until its last byte is taken, so a bound applied at the
+ * write would cut SDKs that read. A reader so has one to two heartbeat intervals (30 s by default)
+ * to take each message; a client that reads nothing is cut at the first write after that.
+ */
+export const STREAM_MAX_UNSENT_BYTES = 64 * 1024
+
+/** Whatever its age, this much unsent cuts the stream at its next write (a burst of bulk changes to a slow reader). */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+
+/**
+ * Which streams count as one token's (STREAMING_MAX_CONNECTIONS_PER_TOKEN): an API token's kind,
+ * name and scope; undefined with AUTH_TYPE=none, where callers without a token are not told apart.
+ */
+export function streamOwner(principal: Principal): string | undefined {
+  if (principal.kind === 'open-access') return undefined
+  return JSON.stringify([principal.kind, principal.name, principal.scope?.environment, principal.scope?.projects])
+}
 
 /** A message encoded once for every stream it goes to: as is, and as one chunk of a chunked response. */
 interface Message {
@@ -51,14 +78,17 @@ const HEARTBEAT = message(': heartbeat\n\n')
 /** One SSE message. */
 export const sseMessage = (event: string, id: string | undefined, data: string): string => `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`
 
-export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections, log }: {
+export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections, maxPerToken, log }: {
   delta: DeltaService
   changes: ChangeWatch
   heartbeatMs: number
   maxConnections: number
+  maxPerToken: number
   log: FastifyBaseLogger
 }) {
   const scopes = new Map<string, ScopeStreams>()
+  /** Open streams per owner (streamOwner). */
+  const owners = new Map<string, number>()
   let count = 0
   let closed = false
   let scheduled = false
@@ -69,13 +99,28 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
     const { response } = connection
     if (response.writableEnded || response.destroyed) return
     const socket = response.socket
+    // Unsent data is the newest written (a socket sends in order), so what is older than the
+    // last two heartbeat intervals' writes is what exceeds them.
+    const unsent = response.writableLength
+    if (unsent - connection.writtenNow - connection.writtenBefore > STREAM_MAX_UNSENT_BYTES || unsent > MAX_BUFFERED_BYTES) {
+      log.info({ unsentBytes: unsent }, 'streaming: a client left what it was sent unread; its stream is cut (an SDK reconnects)')
+      // A reset rather than a close: the kernel drops what it still holds for the client at once,
+      // instead of keeping the socket (and its buffer) until a client that does not read takes it.
+      if (socket) socket.resetAndDestroy()
+      else response.destroy()
+      return
+    }
     // One message to thousands of streams: written framed as the chunk the response would make
     // of it, straight to the socket. response.write would cork each socket until the next tick,
     // so nothing left before the last stream's turn, and cost a third more CPU per stream
     // (bench/streaming-fanout.ts). Only chunked responses (HTTP/1.1) holding their socket are written so.
-    if (socket && response.chunkedEncoding) socket.write(message.chunk)
-    else response.write(message.bytes)
-    if (response.writableLength > MAX_BUFFERED_BYTES) response.destroy()
+    if (socket && response.chunkedEncoding) {
+      socket.write(message.chunk)
+      connection.writtenNow += message.chunk.length
+    } else {
+      response.write(message.bytes)
+      connection.writtenNow += message.bytes.length
+    }
   }
 
   /** Sends a message to connections and keeps them with the state it leaves them in. */
@@ -160,7 +205,13 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
   function start(): void {
     unsubscribe = changes.subscribe?.(changed)
     heartbeat = setInterval(() => {
-      for (const streams of scopes.values()) for (const connection of connectionsOf(streams)) send(connection, HEARTBEAT)
+      for (const streams of scopes.values()) {
+        for (const connection of connectionsOf(streams)) {
+          connection.writtenBefore = connection.writtenNow
+          connection.writtenNow = 0
+          send(connection, HEARTBEAT)
+        }
+      }
     }, heartbeatMs).unref()
   }
 
@@ -172,8 +223,8 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
   }
 
   return {
-    /** Whether another stream may open (below the limit, not closing). */
-    hasRoom: (): boolean => !closed && count < maxConnections,
+    /** Whether another stream may open (below the limit, not closing), and, given its owner, below that owner's limit. */
+    hasRoom: (owner?: string): boolean => !closed && count < maxConnections && (owner === undefined || (owners.get(owner) ?? 0) < maxPerToken),
 
     /** Streams open now. */
     size: (): number => count,
@@ -182,23 +233,29 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
      * Takes over a response whose headers are sent: it is sent its scope's state (or what it
      * missed since `lastEventId`), then every change, until either side closes it.
      */
-    open(response: ServerResponse, scope: ReadScope, filters: FeatureFilters, lastEventId: string | undefined): void {
+    open(response: ServerResponse, scope: ReadScope, filters: FeatureFilters, lastEventId: string | undefined, owner: string | undefined): void {
       const key = scopeKey(scope, filters)
       let streams = scopes.get(key)
       if (!streams) {
         streams = { scope, filters, fresh: new Set(), held: new Map(), size: 0, running: false, again: false }
         scopes.set(key, streams)
       }
-      const connection: Connection = { response, known: lastEventId, place: streams.fresh }
+      const connection: Connection = { response, known: lastEventId, place: streams.fresh, writtenNow: 0, writtenBefore: 0 }
       streams.fresh.add(connection)
       streams.size++
       if (count++ === 0) start()
+      if (owner !== undefined) owners.set(owner, (owners.get(owner) ?? 0) + 1)
       const group = streams
       response.once('close', () => {
         if (!connection.place.delete(connection)) return
         if (connection.place.size === 0 && group.held.get(connection.known!) === connection.place) group.held.delete(connection.known!)
         if (--group.size === 0 && scopes.get(key) === group) scopes.delete(key)
         if (--count === 0) stop()
+        if (owner !== undefined) {
+          const left = owners.get(owner)! - 1
+          if (left === 0) owners.delete(owner)
+          else owners.set(owner, left)
+        }
       })
       void flush(streams)
     },

@@ -2,14 +2,17 @@
  * GET /api/client/streaming through a listening app on each database, read as raw server-sent
  * events: the first message (a hydration, or what was missed since Last-Event-ID), a change
  * pushed as `unleash-updated` with the delta API's events and state names, heartbeats, the
- * connection limit (429), streaming turned off (`fetch-mode`), and the streams ended on close.
+ * connection limits (429, per instance and per token), a client that does not read (cut), streaming
+ * turned off (`fetch-mode`), and the streams ended on close.
  */
 import assert from 'node:assert/strict'
 import { request, type IncomingMessage } from 'node:http'
+import { createConnection, type Socket } from 'node:net'
 import { test } from 'node:test'
+import { ConfigError, loadConfig } from '../../config.ts'
 import { allEvents, apiToken, call, errorOf, eventually, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { createFlag } from '../flags/flag-test-helpers.ts'
-import { toggle } from '../strategies/strategy-test-helpers.ts'
+import { addStrategy, toggle } from '../strategies/strategy-test-helpers.ts'
 
 interface SseMessage {
   id?: string
@@ -87,6 +90,28 @@ function openStream(base: string, token: string, headers: Record<string, string>
     req.end()
   })
 }
+
+/** A stream whose client never reads: not a byte is taken from its socket. */
+function openUnreadStream(base: string, token: string): Promise<Socket> {
+  const { port } = new URL(base)
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port: Number(port) })
+    // Paused before it connects: nothing is ever read from the kernel.
+    socket.pause()
+    socket.once('error', reject)
+    socket.once('connect', () => {
+      socket.removeListener('error', reject)
+      socket.write(`GET /api/client/streaming HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${token}\r\n\r\n`)
+      resolve(socket)
+    })
+  })
+}
+
+/** The connections the listening app holds (streams, here). */
+const connections = (pennon: TestApp) => new Promise<number>((resolve, reject) => pennon.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
+
+/** A strategy of about 100 KB (its user ids): every change to its flag is a message that large. */
+const largeStrategy = { name: 'userWithId', parameters: { userIds: Array.from({ length: 10_000 }, (_, i) => `user-${i}`).join(',') } }
 
 const latestEventId = async (pennon: TestApp) => (await allEvents(pennon)).at(-1).id as number
 const disabled = (name: string) => ({ name, type: 'release', enabled: false, project: 'default', stale: false, strategies: [], variants: [], description: null, impressionData: false })
@@ -180,6 +205,8 @@ onEachDatabase('client API: streaming', (database) => {
     await first.next()
     const second = await openStream(base, client)
     assert.equal(second.status, 429)
+    assert.equal(second.headers['retry-after'], '60')
+    assert.equal(second.headers['content-type'], 'application/json; charset=utf-8')
     await second.ended
     assert.deepEqual(
       withoutId(JSON.parse(second.body)),
@@ -193,6 +220,108 @@ onEachDatabase('client API: streaming', (database) => {
       third.close()
       return third.status === 200
     }, 'a stream taken after one closed')
+  })
+
+  test('past STREAMING_MAX_CONNECTIONS_PER_TOKEN: 429 with Retry-After for that token, and its polls are no longer told to stream; another token still streams', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '2', CLIENT_FETCH_MODE: 'streaming' } })
+    const base = await listening(pennon)
+    const greedy = await apiToken(pennon, 'client', 'greedy')
+    const other = await apiToken(pennon, 'client', 'other')
+    const held = [await openStream(base, greedy), await openStream(base, greedy, { authorization: `Bearer ${greedy}` })]
+    t.after(() => held.forEach((stream) => stream.close()))
+    for (const stream of held) assert.equal((await stream.next()).event, 'unleash-connected')
+
+    const refused = await openStream(base, greedy)
+    assert.equal(refused.status, 429)
+    assert.equal(refused.headers['retry-after'], '60')
+    assert.equal(refused.headers['content-type'], 'application/json; charset=utf-8')
+    await refused.ended
+    assert.deepEqual(
+      withoutId(JSON.parse(refused.body)),
+      errorOf('TooManyRequestsError', 'This token holds at most 2 streaming connections on this server, and has that many open: poll /api/client/features or /api/client/delta instead.'),
+    )
+    assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: greedy })).headers['fetch-mode'], undefined)
+    assert.equal((await call(pennon, 'GET', '/api/client/delta', undefined, { token: greedy })).headers['fetch-mode'], undefined)
+
+    assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: other })).headers['fetch-mode'], 'streaming')
+    const another = await openStream(base, other)
+    t.after(() => another.close())
+    assert.equal(another.status, 200)
+    assert.equal((await another.next()).event, 'unleash-connected')
+
+    // Once the server has seen one of the token's streams go, it may open one again.
+    held.shift()!.close()
+    await eventually(async () => {
+      const again = await openStream(base, greedy)
+      again.close()
+      return again.status === 200
+    }, 'a stream of the token taken after one of its own closed')
+  })
+
+  test('a client that never reads is cut once more than 64 KB of what it was sent waits past a heartbeat interval; a client that reads stays', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { STREAMING_HEARTBEAT_MS: '50' } })
+    const base = await listening(pennon)
+    const client = await apiToken(pennon, 'client')
+    await createFlag(pennon, 'payload')
+    await addStrategy(pennon, 'payload', 'development', largeStrategy)
+    const reader = await openStream(base, client)
+    t.after(() => reader.close())
+    const stalled = await openUnreadStream(base, client)
+    t.after(() => stalled.destroy())
+    await eventually(async () => (await connections(pennon)) === 2, 'both streams open')
+
+    // Each change is a message of ~100 KB to both. The kernel takes up to its send buffer for the
+    // client that does not read (net.ipv4.tcp_wmem's most, 4 MB on Linux by default) before
+    // anything waits in the server; what waits longer than a heartbeat interval is counted.
+    let changes = 0
+    while ((await connections(pennon)) === 2 && changes < 120) {
+      assert.equal((await toggle(pennon, 'payload', 'development', changes % 2 === 0 ? 'on' : 'off')).status, 200)
+      changes++
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await eventually(async () => (await connections(pennon)) === 1, `the stream that is not read cut (after ${changes} changes of ~100 KB)`)
+    assert.ok(pennon.logs.some((line) => line.includes('streaming: a client left what it was sent unread; its stream is cut')), 'the cut is logged')
+    // Cut with a reset: the kernel dropped what it held for that client.
+    const reset = new Promise<string | undefined>((resolve) => {
+      stalled.once('error', (error: NodeJS.ErrnoException) => resolve(error.code))
+      stalled.once('close', () => resolve(undefined))
+    })
+    stalled.resume()
+    assert.equal(await reset, 'ECONNRESET')
+
+    // The reader read every change as it came, and still gets the next.
+    let last = await reader.next()
+    while (last.event !== 'unleash-updated' || JSON.parse(last.data).events[0].feature.enabled !== (changes % 2 === 1)) last = await reader.next()
+    assert.equal((await toggle(pennon, 'payload', 'development', changes % 2 === 0 ? 'on' : 'off')).status, 200)
+    let next = await reader.next()
+    while (next.event === 'comment') next = await reader.next()
+    assert.equal(next.event, 'unleash-updated')
+    assert.equal(JSON.parse(next.data).events[0].feature.enabled, changes % 2 === 0)
+  })
+
+  test('a reader is not cut while it takes a hydration larger than its socket takes at once', async (t) => {
+    // A message must be taken whole within a heartbeat interval or two: a second, for ~5 MB read by this process.
+    const pennon = await useTestApp(t, database, { env: { STREAMING_HEARTBEAT_MS: '1000' } })
+    const base = await listening(pennon)
+    const client = await apiToken(pennon, 'client')
+    // ~5 MB: more than loopback's send buffer (4 MB on Linux by default), so part waits in the server.
+    for (let i = 0; i < 50; i++) {
+      await createFlag(pennon, `large-${i}`)
+      await addStrategy(pennon, `large-${i}`, 'development', largeStrategy)
+    }
+    const reader = await openStream(base, client)
+    t.after(() => reader.close())
+    let first = await reader.next(30_000)
+    while (first.event === 'comment') first = await reader.next(30_000)
+    assert.equal(first.event, 'unleash-connected')
+    assert.equal(JSON.parse(first.data).events[0].features.length, 50)
+    // Heartbeats go on (each one a check of what waits), and so does the stream.
+    for (let i = 0; i < 3; i++) assert.deepEqual(await reader.next(2_000), { event: 'comment', data: '' })
+    assert.equal((await toggle(pennon, 'large-0', 'development', 'on')).status, 200)
+    let next = await reader.next()
+    while (next.event === 'comment') next = await reader.next()
+    assert.equal(next.event, 'unleash-updated')
+    assert.ok(!pennon.logs.some((line) => line.includes('its stream is cut')), 'no stream was cut')
   })
 
   test('STREAMING_MAX_CONNECTIONS=0: streaming is off, the SDK is told to poll', async (t) => {
@@ -219,4 +348,21 @@ onEachDatabase('client API: streaming', (database) => {
     await Promise.all(streams.map((stream) => stream.ended))
     assert.ok(Date.now() - started < 2_000, `closed in ${Date.now() - started} ms`)
   })
+})
+
+test('STREAMING_MAX_CONNECTIONS_PER_TOKEN: 100 by default, at most STREAMING_MAX_CONNECTIONS when set', () => {
+  assert.equal(loadConfig({}).streamingMaxConnectionsPerToken, 100)
+  assert.equal(loadConfig({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '1000' }).streamingMaxConnectionsPerToken, 1000)
+  // A lowered instance limit with the default: the instance's limit is reached first.
+  assert.equal(loadConfig({ STREAMING_MAX_CONNECTIONS: '10' }).streamingMaxConnectionsPerToken, 100)
+  assert.equal(loadConfig({ STREAMING_MAX_CONNECTIONS: '0', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '5' }).streamingMaxConnectionsPerToken, 5)
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '0' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must be a whole number from 1 to 1000000; got "0"'],
+    [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: 'many' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must be a whole number from 1 to 1000000; got "many"'],
+    [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '1001' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS'],
+    [{ STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '11' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS'],
+  ]
+  for (const [env, message] of cases) {
+    assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && error.message === message, JSON.stringify(env))
+  }
 })

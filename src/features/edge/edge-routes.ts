@@ -21,10 +21,12 @@ export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; bodyLimi
     bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
     schema: {
       tags,
-      summary: 'Which of these tokens work, with their type, projects and environment',
+      summary: 'Which of these client and frontend tokens work, with their type, projects and environment',
       description:
-        'Asked by Unleash Edge without credentials, as the reference allows. Tokens that are unknown, deleted or expired are left out of the answer, ' +
-        'and each counts as a failed authentication of the caller\'s address (AUTH_FAILURES_PER_MINUTE): past that, 429 with Retry-After.',
+        'Asked by Unleash Edge without credentials, as the reference allows. Only client (backend) and frontend tokens are confirmed: ' +
+        'tokens that are unknown, deleted, expired or of another kind (admin, service account, personal) are left out of the answer, ' +
+        'and each counts as a failed authentication of the caller\'s address (AUTH_FAILURES_PER_MINUTE); tokens that work do not. ' +
+        'Once the address has made that many, the tokens after are not looked up: 429 with Retry-After.',
       body: ValidateTokensBody,
       response: { 200: ValidatedTokensResponse, ...errorResponses(400, 413, 415, 429) },
     },

@@ -1,15 +1,26 @@
 /**
  * Unleash Edge's routes, on the wire Edge uses (its source: unleash-edge-http-client): token
- * validation at POST /edge/validate without credentials, and Edge's report of itself at
- * POST /api/client/metrics/edge with a client token.
+ * validation at POST /edge/validate without credentials (client and frontend tokens only, every
+ * token that does not work a failed authentication of the address), and Edge's report of itself
+ * at POST /api/client/metrics/edge with a client token.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { apiToken, call, errorOf, onEachDatabase, useTestApp, withoutId } from '../../../test/test-app.ts'
+import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import { asBrowser, createUser, signIn } from '../../../test/people.ts'
 import { MAX_TOKENS_PER_VALIDATION } from './edge-schemas.ts'
 
 const validate = (pennon: Parameters<typeof call>[0], tokens: unknown, options: Parameters<typeof call>[4] = {}) =>
   call(pennon, 'POST', '/edge/validate', { tokens }, { token: null, ...options })
+
+/** A validation from another address than the other requests' (each address is throttled on its own). */
+async function validateFrom(pennon: TestApp, address: string, tokens: unknown) {
+  const response = await pennon.app.inject({ method: 'POST', url: '/edge/validate', remoteAddress: address, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tokens }) })
+  return { status: response.statusCode, headers: response.headers, body: JSON.parse(response.body) }
+}
+
+const guesses = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `default:development.guess-${from + i}`)
+const throttledBody = (retryAfter: unknown) => errorOf('TooManyRequestsError', `Too many failed authentications from this address: try again in ${retryAfter} seconds.`)
 
 /** What Edge 20 posts every minute (EdgeInstanceData, serialized by serde in camelCase). */
 const instanceData = {
@@ -40,7 +51,7 @@ onEachDatabase('Unleash Edge routes', (database) => {
     const deleted = await apiToken(pennon, 'client', 'edge-deleted')
     assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/edge-deleted')).status, 200)
 
-    const response = await validate(pennon, [frontend, 'default:development.not-a-token', client, scoped, expired, deleted, client, pennon.adminToken])
+    const response = await validate(pennon, [frontend, 'default:development.not-a-token', client, scoped, expired, deleted, client])
     assert.equal(response.status, 200, response.text)
     assert.equal(response.headers['content-type'], 'application/json; charset=utf-8')
     assert.deepEqual(response.body, {
@@ -48,7 +59,6 @@ onEachDatabase('Unleash Edge routes', (database) => {
         { token: frontend, type: 'frontend', projects: ['*'], environment: 'development' },
         { token: client, type: 'client', projects: ['*'], environment: 'development' },
         { token: scoped, type: 'backend', projects: ['default'], environment: 'production' },
-        { token: pennon.adminToken, type: 'admin', projects: ['*'], environment: '*' },
       ],
     })
     assert.deepEqual((await validate(pennon, [])).body, { tokens: [] })
@@ -88,6 +98,67 @@ onEachDatabase('Unleash Edge routes', (database) => {
     // Another address is not throttled.
     const elsewhere = await pennon.app.inject({ method: 'POST', url: '/edge/validate', remoteAddress: '10.1.2.3', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tokens: [client] }) })
     assert.equal(elsewhere.statusCode, 200)
+  })
+
+  test('POST /edge/validate: one request tests no more unknown tokens than the address may fail (AUTH_FAILURES_PER_MINUTE): 429, and it stays throttled', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const client = await apiToken(pennon, 'client', 'edge-client')
+    // 60 guesses use the address's minute; the valid token after them (the 61st token) is not looked up.
+    const sweep = await validateFrom(pennon, '10.9.0.1', [...guesses(60), client, ...guesses(939, 60)])
+    assert.equal(sweep.status, 429)
+    assert.equal(sweep.headers['retry-after'], '60')
+    assert.equal(sweep.headers['content-type'], 'application/json; charset=utf-8')
+    assert.deepEqual(withoutId(sweep.body), throttledBody(60))
+    const next = await validateFrom(pennon, '10.9.0.1', [client])
+    assert.equal(next.status, 429)
+    assert.deepEqual(withoutId(next.body), throttledBody(next.headers['retry-after']))
+    // One count with the other routes': a wrong token there is throttled too; a valid one still works.
+    const adminApi = (token: string) => pennon.app.inject({ method: 'GET', url: '/api/admin/projects', remoteAddress: '10.9.0.1', headers: { authorization: token } })
+    assert.equal((await adminApi('wrong')).statusCode, 429)
+    assert.equal((await adminApi(pennon.adminToken)).statusCode, 200)
+
+    // Tokens that work do not count: from a fresh address, 59 guesses beside them leave it one failure.
+    const frontend = await apiToken(pennon, 'frontend', 'edge-frontend')
+    const expected = { tokens: [{ token: client, type: 'client', projects: ['*'], environment: 'development' }, { token: frontend, type: 'frontend', projects: ['*'], environment: 'development' }] }
+    const mixed = await validateFrom(pennon, '10.9.0.2', [client, ...guesses(59), frontend])
+    assert.equal(mixed.status, 200)
+    assert.deepEqual(mixed.body, expected)
+    assert.deepEqual((await validateFrom(pennon, '10.9.0.2', [client, frontend])).body, expected)
+    // Its 60th failure is the last token: answered; after it, nothing is looked up.
+    const last = await validateFrom(pennon, '10.9.0.2', [client, frontend, 'default:development.one-more'])
+    assert.equal(last.status, 200)
+    assert.deepEqual(last.body, expected)
+    assert.equal((await validateFrom(pennon, '10.9.0.2', [client])).status, 429)
+  })
+
+  test('POST /edge/validate: requests under way at once share the address\'s allowance', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { AUTH_FAILURES_PER_MINUTE: '10' } })
+    const client = await apiToken(pennon, 'client', 'edge-client')
+    // 12 guesses in all against an allowance of 10: whichever request comes second runs out.
+    const answers = await Promise.all([validateFrom(pennon, '10.9.0.3', [...guesses(6), client]), validateFrom(pennon, '10.9.0.3', [...guesses(6, 6), client])])
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 429])
+    assert.deepEqual(answers.find((answer) => answer.status === 200)!.body, { tokens: [{ token: client, type: 'client', projects: ['*'], environment: 'development' }] })
+    const refused = answers.find((answer) => answer.status === 429)!
+    assert.deepEqual(withoutId(refused.body), throttledBody(refused.headers['retry-after']))
+  })
+
+  test('POST /edge/validate: admin, service-account and personal tokens are not confirmed, and count as unknown ones', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { AUTH_FAILURES_PER_MINUTE: '4' } })
+    const client = await apiToken(pennon, 'client', 'edge-client')
+    const admin = await apiToken(pennon, 'admin', 'edge-admin')
+    const account = await serviceAccountToken(pennon, 1)
+    await createUser(pennon, 'edge-person@example.com', 1)
+    const personal = (await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'edge', expiresAt: '2099-01-01T00:00:00.000Z' }, asBrowser(await signIn(pennon, 'edge-person@example.com')))).body.secret
+    // Each works on the admin API.
+    for (const token of [pennon.adminToken, admin, account, personal]) assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token })).status, 200)
+
+    const answer = await validateFrom(pennon, '10.9.0.4', [pennon.adminToken, client, admin, account, personal])
+    assert.equal(answer.status, 200)
+    assert.deepEqual(answer.body, { tokens: [{ token: client, type: 'client', projects: ['*'], environment: 'development' }] })
+    // Four failures: the address is throttled.
+    const after = await validateFrom(pennon, '10.9.0.4', [client])
+    assert.equal(after.status, 429)
+    assert.deepEqual(withoutId(after.body), throttledBody(after.headers['retry-after']))
   })
 
   test('POST /api/client/metrics/edge: Edge\'s report of itself, with a client token: 202 and nothing kept', async (t) => {

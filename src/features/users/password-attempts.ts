@@ -36,16 +36,15 @@ export function createPasswordAttempts(failuresPerAccount: number) {
     async prove<T>(address: string, account: string | undefined, attempt: () => Promise<T>): Promise<T> {
       // Hashed: a throttle keeps keys of up to 64 characters, and an account name may be long.
       const pair = account === undefined ? undefined : hashSecret(`${account}\n${address}`)
-      const seconds = perAddress.take(address)
-      if (seconds > 0) throw refused(seconds)
-      const pairSeconds = pair === undefined ? 0 : perAccount.take(pair)
-      if (pairSeconds > 0) {
-        perAddress.giveBack(address)
-        throw refused(pairSeconds)
+      // Counted at once, before anything is awaited: requests under way together see each other.
+      if (perAddress.reserve(address, 1) === 0) throw refused(perAddress.retryAfter(address))
+      if (pair !== undefined && perAccount.reserve(pair, 1) === 0) {
+        perAddress.forgive(address, 1)
+        throw refused(perAccount.retryAfter(pair))
       }
       const giveBack = () => {
-        perAddress.giveBack(address)
-        if (pair !== undefined) perAccount.giveBack(pair)
+        perAddress.forgive(address, 1)
+        if (pair !== undefined) perAccount.forgive(pair, 1)
       }
       let result: T
       try {
