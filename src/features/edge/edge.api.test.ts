@@ -148,7 +148,7 @@ onEachDatabase('Unleash Edge routes', (database) => {
     const admin = await apiToken(pennon, 'admin', 'edge-admin')
     const account = await serviceAccountToken(pennon, 1)
     await createUser(pennon, 'edge-person@example.com', 1)
-    const personal = (await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'edge', expiresAt: '2099-01-01T00:00:00.000Z' }, asBrowser(await signIn(pennon, 'edge-person@example.com')))).body.secret
+    const personal = (await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'edge', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() }, asBrowser(await signIn(pennon, 'edge-person@example.com')))).body.secret
     // Each works on the admin API.
     for (const token of [pennon.adminToken, admin, account, personal]) assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token })).status, 200)
 
