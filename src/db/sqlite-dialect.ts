@@ -5,7 +5,8 @@
  * adapter and compiler and adds what Pennon needs: a small pool of connections
  * (one writer, or several readers beside it in WAL mode), a prepared-statement
  * cache per connection, `BEGIN IMMEDIATE` transactions so that two processes on
- * one file serialize their writes, and chunked streaming for cursors.
+ * one file serialize their writes, chunked streaming for cursors, and statements that let
+ * the event loop turn when they have kept it busy for YIELD_AFTER_MS.
  */
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite'
 import {
@@ -25,9 +26,44 @@ export interface NodeSqliteOptions {
   /** How many connections to open; each is used by one query or transaction at a time. */
   connections: number
   readOnly?: boolean
+  /**
+   * Aborted when the database is closed. Kysely does not destroy a pool it never opened, and would
+   * open it on a later use: this refuses that (a /health after the close fails, as it should).
+   */
+  signal?: AbortSignal
 }
 
 const STATEMENT_CACHE_SIZE = 256
+
+/**
+ * node:sqlite runs every statement synchronously and Kysely's awaits are microtasks, so a long
+ * transaction (a maximal import: some 90,000 statements) would keep the event loop from turning
+ * until its commit: no other request, not even /health, would be answered meanwhile. So a
+ * statement that finds statements running in the event loop's current turn for this long lets it
+ * turn first (setImmediate: I/O is polled before it runs). A connection in a transaction is not
+ * released while it waits, so nothing runs on it in between: other users of the writer queue
+ * for it (acquireConnection), as they did while it ran.
+ */
+export const YIELD_AFTER_MS = 10
+
+// When the current turn of the event loop began running statements; undefined once it has ended.
+// One for the process: every connection's statements block the same event loop.
+let turnStarted: number | undefined
+const endTurn = (): void => {
+  turnStarted = undefined
+}
+
+/** Whether statements have kept the current turn of the event loop busy for YIELD_AFTER_MS: one clock read. */
+function turnIsLong(): boolean {
+  const now = performance.now()
+  if (turnStarted === undefined) {
+    // The first statement of this turn: the loop's next check phase marks its end.
+    turnStarted = now
+    setImmediate(endTurn)
+    return false
+  }
+  return now - turnStarted >= YIELD_AFTER_MS
+}
 
 export function createNodeSqliteDialect(options: NodeSqliteOptions): Dialect {
   return {
@@ -53,6 +89,7 @@ function createDriver(options: NodeSqliteOptions): Driver {
 
   return {
     async init() {
+      options.signal?.throwIfAborted()
       for (let i = 0; i < options.connections; i++) {
         const connection = createConnection(openSqlite(options.file, options.readOnly))
         all.push(connection)
@@ -124,8 +161,15 @@ function createConnection(db: DatabaseSync): SqliteConnection {
     return cached
   }
 
-  return {
+  const connection: SqliteConnection = {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      if (turnIsLong()) {
+        // The turn ends here: a request read before this statement resumes (a /health on a reader)
+        // runs its statements at once, not behind this transaction's next stretch.
+        turnStarted = undefined
+        await new Promise((resolve) => setImmediate(resolve))
+        turnIsLong() // this statement starts (or joins) the new turn
+      }
       const { statement, returnsRows } = prepare(query.sql)
       const parameters = query.parameters.map(toSqlite)
       if (returnsRows) return { rows: statement.all(...parameters).map(plainObject) as R[] }
@@ -154,4 +198,5 @@ function createConnection(db: DatabaseSync): SqliteConnection {
       db.close()
     },
   }
+  return connection
 }
