@@ -5,10 +5,12 @@
  * adapter and compiler and adds what Pennon needs: a small pool of connections
  * (one writer, or several readers beside it in WAL mode), a prepared-statement
  * cache per connection, `BEGIN IMMEDIATE` transactions so that two processes on
- * one file serialize their writes, chunked streaming for cursors, and statements that let
- * the event loop turn when they have kept it busy for YIELD_AFTER_MS.
+ * one file serialize their writes, chunked streaming for cursors, statements that let
+ * the event loop turn when they have kept it busy for YIELD_AFTER_MS, and the checkpoint after
+ * a transaction that did so on a thread of its own (sqlite-checkpoint.ts).
  */
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite'
+import { AUTOCHECKPOINT_PAGES, createBackgroundCheckpoints } from './sqlite-checkpoint.ts'
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -86,6 +88,12 @@ function createDriver(options: NodeSqliteOptions): Driver {
   const idle: SqliteConnection[] = []
   const all: SqliteConnection[] = []
   const waiting: Array<(connection: SqliteConnection) => void> = []
+  // Readers write nothing to checkpoint; an in-memory database has no WAL.
+  const checkpoints = options.readOnly || options.file === ':memory:'
+    ? undefined
+    : createBackgroundCheckpoints(options.file, (on) => {
+        for (const connection of all) connection.setAutocheckpoint(on ? AUTOCHECKPOINT_PAGES : 0)
+      })
 
   return {
     async init() {
@@ -110,14 +118,24 @@ function createDriver(options: NodeSqliteOptions): Driver {
       // IMMEDIATE takes the write lock up front: a rule check and the write it guards
       // can then never interleave with another process's transaction.
       await connection.executeQuery(CompiledQuery.raw(options.readOnly ? 'begin' : 'begin immediate'))
+      ;(connection as SqliteConnection).yielded = false
     },
     async commitTransaction(connection) {
-      await connection.executeQuery(CompiledQuery.raw('commit'))
+      // A transaction long enough to let the event loop turn has written enough that checkpointing
+      // it at its commit would hold the loop again, in one piece.
+      const long = checkpoints !== undefined && (connection as SqliteConnection).yielded
+      if (long) checkpoints.beforeLongCommit()
+      try {
+        await connection.executeQuery(CompiledQuery.raw('commit'))
+      } finally {
+        if (long) checkpoints.afterLongCommit()
+      }
     },
     async rollbackTransaction(connection) {
       await connection.executeQuery(CompiledQuery.raw('rollback'))
     },
     async destroy() {
+      await checkpoints?.close()
       for (const connection of all) connection.close()
       all.length = 0
       idle.length = 0
@@ -126,6 +144,10 @@ function createDriver(options: NodeSqliteOptions): Driver {
 }
 
 interface SqliteConnection extends DatabaseConnection {
+  /** Whether it has let the event loop turn since its transaction began. */
+  yielded: boolean
+  /** Its `wal_autocheckpoint`, in pages (0: off). */
+  setAutocheckpoint(pages: number): void
   close(): void
 }
 
@@ -162,6 +184,7 @@ function createConnection(db: DatabaseSync): SqliteConnection {
   }
 
   const connection: SqliteConnection = {
+    yielded: false,
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
       if (turnIsLong()) {
         // The turn ends here: a request read before this statement resumes (a /health on a reader)
@@ -169,6 +192,7 @@ function createConnection(db: DatabaseSync): SqliteConnection {
         turnStarted = undefined
         await new Promise((resolve) => setImmediate(resolve))
         turnIsLong() // this statement starts (or joins) the new turn
+        connection.yielded = true
       }
       const { statement, returnsRows } = prepare(query.sql)
       const parameters = query.parameters.map(toSqlite)
@@ -192,6 +216,9 @@ function createConnection(db: DatabaseSync): SqliteConnection {
       } finally {
         iterator.return?.()
       }
+    },
+    setAutocheckpoint(pages) {
+      db.exec(`PRAGMA wal_autocheckpoint = ${pages}`)
     },
     close() {
       statements.clear()
