@@ -49,11 +49,15 @@ export function createBackgroundCheckpoints(file: string, setAutomatic: (on: boo
   // A long commit ended after the worker's latest checkpoint began: one more is needed.
   let pending = false
   let worker: Worker | undefined
+  // A start is scheduled for the next turn of the event loop.
+  let starting = false
   let exited: Promise<void> = Promise.resolve()
   let closed = false
 
   const update = () => {
-    const on = committing === 0 && worker === undefined
+    // Once closing, the connections are about to close: left as they are.
+    if (closed) return
+    const on = committing === 0 && worker === undefined && !starting
     if (on !== automatic) setAutomatic((automatic = on))
   }
 
@@ -87,7 +91,15 @@ export function createBackgroundCheckpoints(file: string, setAutomatic: (on: boo
     afterLongCommit() {
       committing--
       pending = true
-      if (worker === undefined && !closed) start()
+      // Starting a thread costs the event loop some 10 ms: not in the commit's turn.
+      if (worker === undefined && !closed && !starting) {
+        starting = true
+        setImmediate(() => {
+          starting = false
+          if (worker === undefined && !closed && pending) start()
+          update()
+        })
+      }
       update()
     },
     async close() {
