@@ -42,7 +42,7 @@ const STATEMENT_CACHE_SIZE = 256
  * transaction (a maximal import: some 90,000 statements) would keep the event loop from turning
  * until its commit: no other request, not even /health, would be answered meanwhile. So a
  * statement that finds statements running in the event loop's current turn for this long lets it
- * turn first (setImmediate: I/O is polled before it runs). A connection in a transaction is not
+ * turn first (I/O is polled before it goes on). A connection in a transaction is not
  * released while it waits, so nothing runs on it in between: other users of the writer queue
  * for it (acquireConnection), as they did while it ran.
  */
@@ -188,9 +188,10 @@ function createConnection(db: DatabaseSync): SqliteConnection {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
       if (turnIsLong()) {
         // The turn ends here: a request read before this statement resumes (a /health on a reader)
-        // runs its statements at once, not behind this transaction's next stretch.
+        // runs its statements at once, not behind this transaction's next stretch. Two immediates:
+        // from the loop's poll phase, one runs in that turn's check phase, before any other I/O is read.
         turnStarted = undefined
-        await new Promise((resolve) => setImmediate(resolve))
+        await new Promise((resolve) => setImmediate(() => setImmediate(resolve)))
         turnIsLong() // this statement starts (or joins) the new turn
         connection.yielded = true
       }

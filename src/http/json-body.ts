@@ -118,8 +118,10 @@ export function parseJsonBody(request: FastifyRequest, body: string, done: (erro
   }
   const error = mayHoldHostileInput(body) ? (findHostileInput(parsed, '/body') ?? null) : null
   // Parsing a large body took milliseconds, and validating it will take as many again: not both
-  // in one turn of the event loop, so that other requests are answered in between.
-  if (body.length >= LARGE_BODY) setImmediate(() => done(error, parsed))
+  // in one turn of the event loop, so that other requests are answered in between. The body ended
+  // in the loop's poll phase, whose own check phase comes before any other I/O is read: the
+  // second setImmediate is the one that runs after it.
+  if (body.length >= LARGE_BODY) setImmediate(() => setImmediate(() => done(error, parsed)))
   else done(error, parsed)
 }
 
