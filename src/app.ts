@@ -173,7 +173,10 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   app.get('/health', {
     schema: { tags: ['Service'], summary: 'Liveness and database check', response: { 200: Type.Object({ health: Type.Literal('GOOD') }), 500: ErrorResponse } },
   }, async () => {
-    await sql`select 1`.execute(db)
+    // On a reader: on SQLite the one writer connection is held by a transaction for its whole
+    // length (a large import: seconds), and liveness must not wait for it; a read connection
+    // still proves the database file answers. On PostgreSQL `reader` is the pool.
+    await sql`select 1`.execute(reader)
     return { health: 'GOOD' as const }
   })
 

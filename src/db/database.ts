@@ -114,9 +114,11 @@ export function createDb(options: DbOptions): Db {
   const file = options.databaseFile ?? './data/pennon.sqlite'
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   let watch: LocalChangeWatch | undefined
+  const closed = new AbortController()
+  const { signal } = closed
   // The writer announces this process's commits to the watch at once (it re-reads data_version at most every 2 ms).
-  const db = new Kysely<Database>({ dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1 }), (scope) => watch?.wrote(scope)) })
-  const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true }) })
+  const db = new Kysely<Database>({ dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1, signal }), (scope) => watch?.wrote(scope)) })
+  const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true, signal }) })
   return {
     db,
     reader,
@@ -124,6 +126,7 @@ export function createDb(options: DbOptions): Db {
     // An in-memory database is private to one connection: nothing can watch it.
     watchChanges: () => (file === ':memory:' ? UNKNOWABLE : (watch ??= watchSqliteCommits(file))),
     async close() {
+      closed.abort()
       await watch?.close()
       await reader.destroy()
       await db.destroy()

@@ -3,9 +3,10 @@
  * one transaction. On PostgreSQL every event writer holds the event counter's row until its
  * commit is flushed to disk, so writes one by one are bounded by one flush each; together,
  * one flush serves them all. A write that finds nothing under way goes at once, alone: no
- * added wait when the load is light. Where a write never leaves the event loop (SQLite), nothing
- * can arrive while one is written; `schedule` then delays the start to the end of the loop's
- * current turn, so the writes that arrived in that turn go together.
+ * added wait when the load is light. Where a short write never leaves the event loop (SQLite: a
+ * transaction lets it turn only after 10 ms, sqlite-dialect.ts), nothing can arrive while one is
+ * written; `schedule` then delays the start to the end of the loop's current turn, so the writes
+ * that arrived in that turn go together.
  *
  * `together` writes a batch in one transaction and returns each item's result in order. When
  * it throws `RetryAlone` (a statement failed, so the transaction rolled back and wrote nothing:

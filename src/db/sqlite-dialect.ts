@@ -5,9 +5,12 @@
  * adapter and compiler and adds what Pennon needs: a small pool of connections
  * (one writer, or several readers beside it in WAL mode), a prepared-statement
  * cache per connection, `BEGIN IMMEDIATE` transactions so that two processes on
- * one file serialize their writes, and chunked streaming for cursors.
+ * one file serialize their writes, chunked streaming for cursors, statements that let
+ * the event loop turn when they have kept it busy for YIELD_AFTER_MS, and the checkpoint after
+ * a transaction that did so on a thread of its own (sqlite-checkpoint.ts).
  */
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite'
+import { AUTOCHECKPOINT_PAGES, createBackgroundCheckpoints } from './sqlite-checkpoint.ts'
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -25,9 +28,44 @@ export interface NodeSqliteOptions {
   /** How many connections to open; each is used by one query or transaction at a time. */
   connections: number
   readOnly?: boolean
+  /**
+   * Aborted when the database is closed. Kysely does not destroy a pool it never opened, and would
+   * open it on a later use: this refuses that (a /health after the close fails, as it should).
+   */
+  signal?: AbortSignal
 }
 
 const STATEMENT_CACHE_SIZE = 256
+
+/**
+ * node:sqlite runs every statement synchronously and Kysely's awaits are microtasks, so a long
+ * transaction (a maximal import: some 90,000 statements) would keep the event loop from turning
+ * until its commit: no other request, not even /health, would be answered meanwhile. So a
+ * statement that finds statements running in the event loop's current turn for this long lets it
+ * turn first (I/O is polled before it goes on). A connection in a transaction is not
+ * released while it waits, so nothing runs on it in between: other users of the writer queue
+ * for it (acquireConnection), as they did while it ran.
+ */
+export const YIELD_AFTER_MS = 10
+
+// When the current turn of the event loop began running statements; undefined once it has ended.
+// One for the process: every connection's statements block the same event loop.
+let turnStarted: number | undefined
+const endTurn = (): void => {
+  turnStarted = undefined
+}
+
+/** Whether statements have kept the current turn of the event loop busy for YIELD_AFTER_MS: one clock read. */
+function turnIsLong(): boolean {
+  const now = performance.now()
+  if (turnStarted === undefined) {
+    // The first statement of this turn: the loop's next check phase marks its end.
+    turnStarted = now
+    setImmediate(endTurn)
+    return false
+  }
+  return now - turnStarted >= YIELD_AFTER_MS
+}
 
 export function createNodeSqliteDialect(options: NodeSqliteOptions): Dialect {
   return {
@@ -50,9 +88,16 @@ function createDriver(options: NodeSqliteOptions): Driver {
   const idle: SqliteConnection[] = []
   const all: SqliteConnection[] = []
   const waiting: Array<(connection: SqliteConnection) => void> = []
+  // Readers write nothing to checkpoint; an in-memory database has no WAL.
+  const checkpoints = options.readOnly || options.file === ':memory:'
+    ? undefined
+    : createBackgroundCheckpoints(options.file, (on) => {
+        for (const connection of all) connection.setAutocheckpoint(on ? AUTOCHECKPOINT_PAGES : 0)
+      })
 
   return {
     async init() {
+      options.signal?.throwIfAborted()
       for (let i = 0; i < options.connections; i++) {
         const connection = createConnection(openSqlite(options.file, options.readOnly))
         all.push(connection)
@@ -73,14 +118,24 @@ function createDriver(options: NodeSqliteOptions): Driver {
       // IMMEDIATE takes the write lock up front: a rule check and the write it guards
       // can then never interleave with another process's transaction.
       await connection.executeQuery(CompiledQuery.raw(options.readOnly ? 'begin' : 'begin immediate'))
+      ;(connection as SqliteConnection).yielded = false
     },
     async commitTransaction(connection) {
-      await connection.executeQuery(CompiledQuery.raw('commit'))
+      // A transaction long enough to let the event loop turn has written enough that checkpointing
+      // it at its commit would hold the loop again, in one piece.
+      const long = checkpoints !== undefined && (connection as SqliteConnection).yielded
+      if (long) checkpoints.beforeLongCommit()
+      try {
+        await connection.executeQuery(CompiledQuery.raw('commit'))
+      } finally {
+        if (long) checkpoints.afterLongCommit()
+      }
     },
     async rollbackTransaction(connection) {
       await connection.executeQuery(CompiledQuery.raw('rollback'))
     },
     async destroy() {
+      await checkpoints?.close()
       for (const connection of all) connection.close()
       all.length = 0
       idle.length = 0
@@ -89,6 +144,10 @@ function createDriver(options: NodeSqliteOptions): Driver {
 }
 
 interface SqliteConnection extends DatabaseConnection {
+  /** Whether it has let the event loop turn since its transaction began. */
+  yielded: boolean
+  /** Its `wal_autocheckpoint`, in pages (0: off). */
+  setAutocheckpoint(pages: number): void
   close(): void
 }
 
@@ -124,8 +183,18 @@ function createConnection(db: DatabaseSync): SqliteConnection {
     return cached
   }
 
-  return {
+  const connection: SqliteConnection = {
+    yielded: false,
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      if (turnIsLong()) {
+        // The turn ends here: a request read before this statement resumes (a /health on a reader)
+        // runs its statements at once, not behind this transaction's next stretch. Two immediates:
+        // from the loop's poll phase, one runs in that turn's check phase, before any other I/O is read.
+        turnStarted = undefined
+        await new Promise((resolve) => setImmediate(() => setImmediate(resolve)))
+        turnIsLong() // this statement starts (or joins) the new turn
+        connection.yielded = true
+      }
       const { statement, returnsRows } = prepare(query.sql)
       const parameters = query.parameters.map(toSqlite)
       if (returnsRows) return { rows: statement.all(...parameters).map(plainObject) as R[] }
@@ -149,9 +218,13 @@ function createConnection(db: DatabaseSync): SqliteConnection {
         iterator.return?.()
       }
     },
+    setAutocheckpoint(pages) {
+      db.exec(`PRAGMA wal_autocheckpoint = ${pages}`)
+    },
     close() {
       statements.clear()
       db.close()
     },
   }
+  return connection
 }

@@ -32,6 +32,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'NameExistsError or InvalidOperationError',
   413: 'PayloadTooLargeError',
   415: 'ContentTypeerror: the body must be application/json',
+  429: 'TooManyRequestsError: try again after the seconds Retry-After says',
   500: 'InternalError',
 }
 

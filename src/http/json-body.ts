@@ -116,8 +116,17 @@ export function parseJsonBody(request: FastifyRequest, body: string, done: (erro
   } catch (error) {
     return done(invalid(`The request body is not valid JSON: ${cut((error as Error).message, LONG_ECHO_LIMIT)}.`, '/body'))
   }
-  done(mayHoldHostileInput(body) ? (findHostileInput(parsed, '/body') ?? null) : null, parsed)
+  const error = mayHoldHostileInput(body) ? (findHostileInput(parsed, '/body') ?? null) : null
+  // Parsing a large body took milliseconds, and validating it will take as many again: not both
+  // in one turn of the event loop, so that other requests are answered in between. The body ended
+  // in the loop's poll phase, whose own check phase comes before any other I/O is read: the
+  // second setImmediate is the one that runs after it.
+  if (body.length >= LARGE_BODY) setImmediate(() => setImmediate(() => done(error, parsed)))
+  else done(error, parsed)
 }
+
+/** A body of this many characters or more (an import of some 70 flags) takes a millisecond or more to parse. */
+const LARGE_BODY = 64 * 1024
 
 /**
  * Whether a JSON text may parse into something findHostileInput refuses. JSON refuses raw control

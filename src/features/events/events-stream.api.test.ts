@@ -85,8 +85,12 @@ async function readerOpen(pennon: TestApp, database: TestDatabase, schema: strin
     const { db } = pennon.database
     const version = (await sql<{ user_version: number }>`pragma user_version`.execute(db)).rows[0]!.user_version
     await sql.raw(`pragma user_version = ${version + 1}`).execute(db)
-    const { rows } = await sql<{ log: number; checkpointed: number }>`pragma wal_checkpoint(PASSIVE)`.execute(db)
-    return rows[0]!.checkpointed < rows[0]!.log
+    for (;;) {
+      const { rows } = await sql<{ busy: number; log: number; checkpointed: number }>`pragma wal_checkpoint(PASSIVE)`.execute(db)
+      // Busy: the checkpoint after the seeding's long transaction runs on its worker thread (sqlite-checkpoint.ts).
+      if (rows[0]!.busy === 0) return rows[0]!.checkpointed < rows[0]!.log
+      await sleep(10)
+    }
   }
   return withPgClient(database, async (client) => (await client.query(pgLockHolders, [schema])).rows.length > 0)
 }

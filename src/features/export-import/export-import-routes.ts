@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { ExportQuery, ExportResult, ImportBody, ValidateResult } from './export-import-schemas.ts'
 import type { ExportService } from './export-service.ts'
-import type { ImportService } from './import-service.ts'
+import { IMPORT_RETRY_AFTER_SECONDS, importRunning, type ImportService } from './import-service.ts'
 
 const tags = ['Import/Export']
 
@@ -46,9 +46,14 @@ export const exportImportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportServ
       summary: 'Import flags into a project and environment',
       description:
         'All or nothing, in one transaction, with the events of the equivalent admin calls and a closing `features-imported`. 400 for what validate calls errors ' +
-        '(the first kind found), 403 for missing permissions, 404 for an unknown project or an environment not in it.',
+        '(the first kind found), 403 for missing permissions, 404 for an unknown project or an environment not in it. ' +
+        `One import runs at a time per Pennon instance: while one runs, another gets 429 \`TooManyRequestsError\` with \`Retry-After: ${IMPORT_RETRY_AFTER_SECONDS}\`, its body unread.`,
       body: ImportBody,
-      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+    },
+    // After the admin pipeline's checks (authentication, permission, content type), before the body is read and parsed.
+    onRequest: async () => {
+      if (imports.running()) throw importRunning()
     },
   }, async (request, reply) => {
     await imports.import(request.body, request.principal)

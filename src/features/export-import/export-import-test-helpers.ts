@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { call, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
+import { MAX_IMPORT_FEATURES, MAX_IMPORT_ITEMS } from './export-import-schemas.ts'
 
 export const FIXTURES = process.env.UNLEASH_FIXTURES ?? '/work/shared/fixtures/unleash-8.2'
 
@@ -68,3 +69,24 @@ function sorted(value: unknown): string {
 
 /** The served flags by name. */
 export const byName = (answer: { features: Array<{ name: string }> }): Map<string, any> => new Map(answer.features.map((flag) => [flag.name, flag]))
+
+/**
+ * An import of `flags` new flags (by default MAX_IMPORT_FEATURES, the most an import takes) with
+ * 10 strategies each (MAX_IMPORT_ITEMS for the most flags), every other one switched on. The
+ * largest is about 0.9 MB of JSON with a prefix of 5 characters (12 KB more per character), within
+ * the default BODY_LIMIT (1 MiB). `prefix` keeps the names of two such documents apart.
+ */
+export function largeImport(prefix: string, flags = MAX_IMPORT_FEATURES): { project: string; environment: string; data: any } {
+  const features = []
+  const featureEnvironments = []
+  const featureStrategies = []
+  for (let i = 0; i < flags; i++) {
+    const name = `${prefix}-${String(i).padStart(4, '0')}`
+    features.push({ name, type: 'release' })
+    featureEnvironments.push({ name, enabled: i % 2 === 0 })
+    for (let s = 0; s < MAX_IMPORT_ITEMS / MAX_IMPORT_FEATURES; s++) {
+      featureStrategies.push({ name: 'flexibleRollout', featureName: name, parameters: { rollout: String(s * 10) } })
+    }
+  }
+  return { project: 'default', environment: 'development', data: { features, featureStrategies, featureEnvironments } }
+}

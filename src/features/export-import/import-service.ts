@@ -2,11 +2,12 @@
  * POST /features-batch/validate and /features-batch/import. An import is one transaction: the
  * reference's checks (import-validation.ts), then every change through the services' in-transaction
  * calls, so the same rules run and the same events are written as by the equivalent admin calls,
- * closed by a `features-imported` event. Anything refused rolls all of it back.
+ * closed by a `features-imported` event. Anything refused rolls all of it back. One import runs at
+ * a time per instance (importRunning).
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { AppError, type ErrorDetail } from '../../http/errors.ts'
+import { AppError, tooManyRequests, type ErrorDetail } from '../../http/errors.ts'
 import type { Principal } from '../../http/permissions.ts'
 import { auditContext, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
@@ -37,6 +38,13 @@ export interface ImportDeps {
   tagTypes: TagTypeService
   contextFields: ContextFieldService
 }
+
+/** What a second import is told to wait: a maximal import takes a few seconds on SQLite (docs/security.md). */
+export const IMPORT_RETRY_AFTER_SECONDS = 5
+
+/** The 429 of an import that finds another running on this instance. */
+export const importRunning = (): AppError =>
+  tooManyRequests(IMPORT_RETRY_AFTER_SECONDS, `Another import is running: try again in ${IMPORT_RETRY_AFTER_SECONDS} seconds.`)
 
 /** The file without the flags archived here (and their environments, strategies and tags), as the reference drops them. */
 function withoutArchived(body: ImportBody, target: Target): ImportBody['data'] {
@@ -69,6 +77,8 @@ class TrialDone {}
 
 export function createImportService(deps: ImportDeps) {
   const { db } = deps
+  // An import holds the writer for seconds and costs that much CPU: they are not stacked (429 instead).
+  let running = false
 
   async function importIn(trx: Kysely<Database>, body: ImportBody, actor: Principal): Promise<void> {
     const { project, environment } = body
@@ -196,11 +206,20 @@ export function createImportService(deps: ImportDeps) {
       return refusal === undefined ? answer : { ...answer, errors: [refusalItem(refusal)] }
     },
 
+    /** Whether an import runs now: the route refuses another before reading its body. */
+    running: (): boolean => running,
+
     import: async (body: ImportBody, actor: Principal): Promise<void> => {
-      // As the strategy routes do before a write: else each strategy's check in the transaction
-      // reads every definition name again (the names remembered would be none or out of date).
-      await deps.strategies.refreshNames()
-      await db.transaction().execute((trx) => importIn(trx, body, actor))
+      if (running) throw importRunning()
+      running = true
+      try {
+        // As the strategy routes do before a write: else each strategy's check in the transaction
+        // reads every definition name again (the names remembered would be none or out of date).
+        await deps.strategies.refreshNames()
+        await db.transaction().execute((trx) => importIn(trx, body, actor))
+      } finally {
+        running = false
+      }
     },
   }
 }

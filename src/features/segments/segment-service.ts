@@ -79,8 +79,8 @@ export function createSegmentService({ db, config, legalValues }: { db: Kysely<D
   /**
    * Creates that arrive while one is written go together in the next transaction (group-commit.ts):
    * on PostgreSQL one statement, one lock hold on the counters and one flush for the batch; on
-   * SQLite, which writes without leaving the event loop, those that arrived in the same turn of it
-   * share one transaction and one commit.
+   * SQLite, where a short write never leaves the event loop, those that arrived in the same turn of
+   * it share one transaction and one commit.
    */
   const createTogether = createGroupCommit<SegmentCreate, CountedInsert>({
     alone: async (create) => (await insertCountedWithEvents(db, [create], config.segmentsLimit))[0]!,

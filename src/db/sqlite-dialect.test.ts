@@ -1,0 +1,72 @@
+/**
+ * SQLite (node:sqlite runs statements synchronously): a long transaction lets the event loop turn
+ * between its statements, and the WAL checkpoint after it runs on a worker thread, not on the
+ * committing connection.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { sql, type Kysely } from 'kysely'
+import { createTestStorage, eventually } from '../../test/test-app.ts'
+import { createDb } from './database.ts'
+import { YIELD_AFTER_MS } from './sqlite-dialect.ts'
+
+async function sqliteDb(t: { after(fn: () => Promise<void>): void }) {
+  const storage = await createTestStorage({ name: 'sqlite' })
+  const database = createDb(storage.options)
+  t.after(async () => {
+    await database.close()
+    await storage.drop()
+  })
+  await sql`create table rows (id integer primary key, text text not null)`.execute(database.db)
+  return database
+}
+
+/** One transaction of `count` inserts (about 1 KB each), timed by how often the event loop turned meanwhile. */
+async function longTransaction(db: Kysely<any>, count: number): Promise<{ turns: number; longestMs: number }> {
+  let turns = 0
+  let longestMs = 0
+  let last = performance.now()
+  let running = true
+  const turn = () => {
+    const now = performance.now()
+    longestMs = Math.max(longestMs, now - last)
+    last = now
+    turns++
+    if (running) setImmediate(turn)
+  }
+  setImmediate(turn)
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < count; i++) await sql`insert into rows (text) values (${'x'.repeat(1000)})`.execute(trx)
+  })
+  running = false
+  return { turns, longestMs }
+}
+
+const pragma = async (db: Kysely<any>, statement: string) => (await sql.raw(`pragma ${statement}`).execute(db)).rows[0] as Record<string, number>
+
+test('a long transaction lets the event loop turn every few milliseconds; its checkpoint runs off the event loop', async (t) => {
+  const { db } = await sqliteDb(t)
+  const started = performance.now()
+  const { turns, longestMs } = await longTransaction(db, 20_000)
+  const elapsed = performance.now() - started
+  assert.ok(elapsed > 5 * YIELD_AFTER_MS, `the transaction took ${elapsed.toFixed(0)} ms: too short to show anything`)
+  assert.ok(turns >= elapsed / (YIELD_AFTER_MS * 10), `${turns} turns of the event loop in ${elapsed.toFixed(0)} ms`)
+  assert.ok(longestMs < elapsed / 2, `the longest time without a turn was ${longestMs.toFixed(0)} ms of ${elapsed.toFixed(0)}`)
+
+  // Its commit did not checkpoint (the writer's automatic checkpoints were off); a worker thread does, then they are on again.
+  assert.equal((await pragma(db, 'wal_autocheckpoint')).wal_autocheckpoint, 0)
+  await eventually(async () => (await pragma(db, 'wal_autocheckpoint')).wal_autocheckpoint === 1000, 'automatic checkpoints on again')
+  const checkpoint = await pragma(db, 'wal_checkpoint(PASSIVE)')
+  assert.equal(checkpoint.busy, 0)
+  assert.ok(checkpoint.log > 1000, `${checkpoint.log} pages in the WAL`)
+  assert.equal(checkpoint.checkpointed, checkpoint.log)
+})
+
+test('a short transaction leaves the checkpoints to SQLite; closing right after a long one is clean', async (t) => {
+  const database = await sqliteDb(t)
+  await database.db.transaction().execute((trx) => sql`insert into rows (text) values ('one')`.execute(trx))
+  assert.equal((await pragma(database.db, 'wal_autocheckpoint')).wal_autocheckpoint, 1000)
+  await longTransaction(database.db, 20_000)
+  // The worker is starting or checkpointing: closing waits for it, and nothing is left running.
+  await database.close()
+})
