@@ -32,9 +32,13 @@ export const exportImportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportServ
       summary: 'Validate an import',
       description:
         'What importing `data` into `project` and `environment` would meet: errors (the import would be refused), warnings, and the permissions the caller lacks. ' +
-        "When the caller may import and the reference's checks find no error, the import is tried and rolled back: whatever it would refuse is the error, in the import's words. Changes nothing.",
+        "When the caller may import and the reference's checks find no error, the import is tried and rolled back: whatever it would refuse is the error, in the import's words. Changes nothing. " +
+        `It takes an import's turn: while an import or another validation's trial runs on this instance, 429 \`TooManyRequestsError\` with \`Retry-After: ${IMPORT_RETRY_AFTER_SECONDS}\`.`,
       body: ImportBody,
-      response: { 200: ValidateResult, ...errorResponses(400, 401, 403, 413, 415) },
+      response: { 200: ValidateResult, ...errorResponses(400, 401, 403, 413, 415, 429) },
+    },
+    onRequest: async () => {
+      if (imports.running()) throw importRunning()
     },
   }, async (request) => imports.validate(request.body, request.principal))
 

@@ -55,7 +55,7 @@ onEachDatabase('a large import', (database) => {
   // shared 2-core development machine: a tenth of it checks the same there.
   const flags = database.name === 'sqlite' ? MAX_IMPORT_FEATURES : MAX_IMPORT_FEATURES / 10
 
-  test(`/health answers within 100 ms of work while an import of ${flags} flags runs; another import meanwhile gets 429; then all of it is there`, { timeout: 180_000 }, async (t) => {
+  test(`/health answers within 100 ms of work while an import of ${flags} flags runs; another import (or validate) meanwhile gets 429; then all of it is there`, { timeout: 180_000 }, async (t) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
     const admin = `*:*.${randomBytes(16).toString('hex')}`
@@ -97,6 +97,9 @@ onEachDatabase('a large import', (database) => {
     const refusals = [{ response: refused, body: await refused.text() }]
     const again = await post(second)
     refusals.push({ response: again, body: await again.text() })
+    // Validate tries the import it validates: it waits its turn too.
+    const validating = await send('POST', `${BATCH}/validate`, editor, second)
+    refusals.push({ response: validating, body: await validating.text() })
     // The permission is checked first: a Viewer learns nothing of a running import.
     const forbidden = await send('POST', `${BATCH}/import`, viewer, second)
     const forbiddenBody = await forbidden.json()

@@ -2,8 +2,8 @@
  * POST /features-batch/validate and /features-batch/import. An import is one transaction: the
  * reference's checks (import-validation.ts), then every change through the services' in-transaction
  * calls, so the same rules run and the same events are written as by the equivalent admin calls,
- * closed by a `features-imported` event. Anything refused rolls all of it back. One import runs at
- * a time per instance (importRunning).
+ * closed by a `features-imported` event. Anything refused rolls all of it back. One import (or
+ * validate's trial of one) runs at a time per instance (importRunning).
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
@@ -78,7 +78,17 @@ class TrialDone {}
 export function createImportService(deps: ImportDeps) {
   const { db } = deps
   // An import holds the writer for seconds and costs that much CPU: they are not stacked (429 instead).
+  // Validate's trial is an import rolled back, so it takes the same turn.
   let running = false
+  async function alone<T>(work: () => Promise<T>): Promise<T> {
+    if (running) throw importRunning()
+    running = true
+    try {
+      return await work()
+    } finally {
+      running = false
+    }
+  }
 
   async function importIn(trx: Kysely<Database>, body: ImportBody, actor: Principal): Promise<void> {
     const { project, environment } = body
@@ -199,28 +209,25 @@ export function createImportService(deps: ImportDeps) {
      * of those stops it, the import tried and rolled back (its refusal is the error). Writes nothing.
      */
     validate: async (body: ImportBody, actor: Principal): Promise<ValidateResult> => {
+      // Asked first: on SQLite the reads below would wait for the running import's writer, then try it again.
+      if (running) throw importRunning()
       const answer = validateAnswer(body.project, findings(body, await readTarget(db, body), actor))
       // Tried only for a caller who may import: it costs what an import costs and takes its locks.
       if (answer.errors.length > 0 || answer.permissions.length > 0) return answer
-      const refusal = await trial(body, actor)
+      const refusal = await alone(() => trial(body, actor))
       return refusal === undefined ? answer : { ...answer, errors: [refusalItem(refusal)] }
     },
 
     /** Whether an import runs now: the route refuses another before reading its body. */
     running: (): boolean => running,
 
-    import: async (body: ImportBody, actor: Principal): Promise<void> => {
-      if (running) throw importRunning()
-      running = true
-      try {
+    import: (body: ImportBody, actor: Principal): Promise<void> =>
+      alone(async () => {
         // As the strategy routes do before a write: else each strategy's check in the transaction
         // reads every definition name again (the names remembered would be none or out of date).
         await deps.strategies.refreshNames()
         await db.transaction().execute((trx) => importIn(trx, body, actor))
-      } finally {
-        running = false
-      }
-    },
+      }),
   }
 }
 
