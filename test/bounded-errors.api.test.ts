@@ -1,5 +1,5 @@
 /**
- * Spec §0: an error shows what was sent cut at 100 characters, and property paths (made of the
+ * docs/contract.md §0: an error shows what was sent cut at 100 characters, and property paths (made of the
  * caller's keys) are cut too. Megabyte names, keys, values, path parameters, query strings and
  * header values, on every kind of route: every answer is a small error in the one shape.
  */

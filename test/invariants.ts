@@ -1,6 +1,6 @@
 /**
  * Whole-database checks that must hold after any sequence of requests, crashes
- * included (spec §2 and §6). Each returns a list of violations; empty means sound.
+ * included (docs/contract.md §2 and §6). Each returns a list of violations; empty means sound.
  */
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../src/db/tables.ts'

@@ -1,4 +1,4 @@
-/** Spec §0: the check order, every error status through a real route, one error shape. */
+/** docs/contract.md §0: the check order, every error status through a real route, one error shape. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DOCS_CSP } from '../src/http/docs-ui.ts'

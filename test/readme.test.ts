@@ -1,7 +1,7 @@
 /**
- * The README's SDK snippets, run as a reader would run them: saved in a fresh folder of a default
- * `npm init -y` project (CommonJS: its package.json names no "type"), with the SDK installed
- * there, against a real Pennon listening on 127.0.0.1.
+ * The SDK snippets of the README and of docs/client-api.md, run as a reader would run them: saved
+ * in a fresh folder of a default `npm init -y` project (CommonJS: its package.json names no
+ * "type"), with the SDK installed there, against a real Pennon listening on 127.0.0.1.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -12,19 +12,24 @@ import { createInterface } from 'node:readline'
 import { test } from 'node:test'
 import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
 
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+/** The documents whose snippets are marked `<!-- README test: <file> … -->`, and the files this test runs. */
+const DOCUMENTS = ['README.md', 'docs/client-api.md'].map((path) => ({ path, text: readFileSync(new URL(`../${path}`, import.meta.url), 'utf8') }))
+const SNIPPETS = ['app.js', 'app-streaming.js', 'web.mjs']
 const NODE_MODULES = new URL('../node_modules/', import.meta.url)
 
-/** The fenced block right after the README's `<!-- README test: <file> … -->` marker. */
+/** The fenced block right after the `<!-- README test: <file> … -->` marker, in whichever document has it. */
 function snippet(file: string): string {
-  const marker = README.indexOf(`<!-- README test: ${file} `)
-  assert.ok(marker >= 0, `the README marks no snippet ${file}`)
-  const block = /^```[a-z]*\n([\s\S]*?)^```$/m.exec(README.slice(marker))
+  const marked = DOCUMENTS.flatMap(({ text }) => {
+    const marker = text.indexOf(`<!-- README test: ${file} `)
+    return marker >= 0 ? [text.slice(marker)] : []
+  })
+  assert.equal(marked.length, 1, `one document marks the snippet ${file}`)
+  const block = /^```[a-z]*\n([\s\S]*?)^```$/m.exec(marked[0]!)
   assert.ok(block, `no code block after the marker of ${file}`)
   return block[1]!
 }
 
-/** Replaces each placeholder, which must occur exactly once (a README change breaks this loudly). */
+/** Replaces each placeholder, which must occur exactly once (a change of the document breaks this loudly). */
 function fillIn(code: string, values: Record<string, string>): string {
   for (const [placeholder, value] of Object.entries(values)) {
     assert.equal(code.split(placeholder).length - 1, 1, `the snippet names ${placeholder} once`)
@@ -79,7 +84,7 @@ function run(t: { after(fn: () => void): void }, dir: string, file: string) {
   }
 }
 
-/** What the README's curl commands do before the snippet: the flag, a production client token, the switch on. */
+/** What the documents' curl commands do before a snippet: the flag, a production client or frontend token, the switch on. */
 async function prepare(pennon: TestApp, type: 'client' | 'frontend'): Promise<string> {
   const flag = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'new-checkout' })
   assert.ok(flag.status === 201 || flag.status === 409, flag.text)
@@ -95,6 +100,11 @@ async function listen(pennon: TestApp): Promise<string> {
   assert.ok(address && typeof address === 'object')
   return `http://127.0.0.1:${address.port}`
 }
+
+test('every snippet the documents mark is one this file runs', () => {
+  const marked = DOCUMENTS.flatMap(({ text }) => [...text.matchAll(/<!-- README test: (\S+) /g)].map((match) => match[1]!))
+  assert.deepEqual(marked.sort(), [...SNIPPETS].sort())
+})
 
 onEachDatabase('README', (database) => {
   // The SDK asks every 15 s by default: seeing the switch off takes up to one interval.
@@ -134,12 +144,12 @@ onEachDatabase('README', (database) => {
     assert.equal(app.stderr(), '')
   })
 
-  test('the frontend API\'s answer the README shows, and the browser SDK snippet with a frontend token', { timeout: 60_000 }, async (t) => {
+  test('the frontend API\'s answer docs/client-api.md shows, and the browser SDK snippet with a frontend token', { timeout: 60_000 }, async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listen(pennon)
     const secret = await prepare(pennon, 'frontend')
-    const shown = /^# (\{"toggles".*\})$/m.exec(README)
-    assert.ok(shown, 'the README shows an answer of the frontend API')
+    const shown = /^# (\{"toggles".*\})$/m.exec(DOCUMENTS.find(({ path }) => path === 'docs/client-api.md')!.text)
+    assert.ok(shown, 'docs/client-api.md shows an answer of the frontend API')
     const answer = await call(pennon, 'GET', '/api/frontend?userId=42', undefined, { token: secret })
     assert.equal(answer.status, 200)
     assert.deepEqual(answer.body, JSON.parse(shown[1]!))

@@ -1,4 +1,4 @@
-/** Service endpoints (spec §7), configuration, and the server as a user starts it. */
+/** Service endpoints (docs/contract.md §7), configuration, and the server as a user starts it. */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { connect } from 'node:net'

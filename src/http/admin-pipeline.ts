@@ -1,5 +1,5 @@
 /**
- * The check order every admin request goes through (spec §0): authentication →
+ * The check order every admin request goes through (docs/contract.md §0): authentication →
  * route match → permission → content type; JSON parsing and schema validation
  * follow in Fastify's own phases, then the service's rules.
  */

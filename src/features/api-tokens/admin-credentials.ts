@@ -2,7 +2,7 @@
  * The rule that keeps Pennon administrable: the last credential that can administer it cannot be
  * removed. Admin-capable: an unexpired admin API token, an unexpired token of a service
  * account whose root role is Admin, or an Admin user with a password (who can sign in). Without one, token auth locks everybody out of the admin API
- * (the way back is a start-up with INIT_ADMIN_API_TOKENS or `npm run admin-token`: README.md).
+ * (the way back is a start-up with INIT_ADMIN_API_TOKENS or `npm run admin-token`: docs/authentication.md).
  */
 import type { Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'

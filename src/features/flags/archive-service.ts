@@ -1,5 +1,5 @@
 /**
- * Archive, revive and delete (spec §2). Each call is one transaction that locks the
+ * Archive, revive and delete (docs/contract.md §2). Each call is one transaction that locks the
  * named flags first (PostgreSQL; SQLite writers already run one at a time), so a
  * dependency added meanwhile cannot slip past the orphan check.
  */

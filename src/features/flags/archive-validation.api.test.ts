@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { allEvents, apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { addDependency, archive, createFlag, createFlags, createProject, depend, dependencyRows, projectPath, validate } from './flag-test-helpers.ts'
 
-/** The reference setup of spec §4: c1→p1, c2→p1, c3→p2, `lone` free; `o1`→`op` in project "other". */
+/** The setup of docs/contract.md §4's examples: c1→p1, c2→p1, c3→p2, `lone` free; `o1`→`op` in project "other". */
 async function referenceFlags(pennon: TestApp): Promise<void> {
   await createProject(pennon, 'other')
   await createFlags(pennon, ['p1', 'c1', 'c2', 'p2', 'c3', 'lone'])

@@ -1,6 +1,6 @@
 /**
  * Property tests: random flag graphs and random request sequences, compared with a
- * small model of spec §2–§4 written here from the spec's words alone.
+ * small model of docs/contract.md §2–§4 written here from the contract's words alone.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -10,7 +10,7 @@ import { addDependency, archive, assertInvariant, createFlag, createProject, del
 
 const RUNS = 40
 
-/** Spec §4 in a few lines: B, then the flags of B with a child outside B, then whether any row touches B. */
+/** docs/contract.md §4 in a few lines: B, then the flags of B with a child outside B, then whether any row touches B. */
 function modelValidation(
   batch: readonly string[],
   project: string,

@@ -1,5 +1,5 @@
 /**
- * What archiving a batch of flags would affect (spec §4), answered by one indexed
+ * What archiving a batch of flags would affect (docs/contract.md §4), answered by one indexed
  * query whatever the batch size: the batch travels as one parameter (see
  * name-set.ts) and is matched against the primary key of `features`, then against
  * the two indexes of `feature_dependencies` (child, parent).

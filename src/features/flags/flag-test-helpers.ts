@@ -89,7 +89,7 @@ export const flagEvent = (type: string, featureName: string, project = 'default'
 })
 
 /**
- * The invariant of spec §2, read straight from the tables: every dependency links two
+ * The invariant of docs/contract.md §2, read straight from the tables: every dependency links two
  * active flags of one project, a child has one parent, and no flag is parent and child.
  */
 export async function assertInvariant(pennon: TestApp): Promise<void> {

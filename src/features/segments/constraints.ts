@@ -1,5 +1,5 @@
 /**
- * Constraint rules of segments (spec §5), as pure functions: no database, no HTTP.
+ * Constraint rules of segments (docs/contract.md §5), as pure functions: no database, no HTTP.
  * The request schema has already checked types, unknown properties, the operator
  * list and string lengths; what is left here are the rules that depend on the
  * operator, and the values limit. Every violation is reported, not just the first.
