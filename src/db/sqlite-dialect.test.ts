@@ -64,9 +64,44 @@ test('a long transaction lets the event loop turn every few milliseconds; its ch
 
 test('a short transaction leaves the checkpoints to SQLite; closing right after a long one is clean', async (t) => {
   const database = await sqliteDb(t)
+  // In a turn of its own: what ran before it (opening, the table) does not count towards its 10 ms.
+  await new Promise((resolve) => setTimeout(resolve, 20))
   await database.db.transaction().execute((trx) => sql`insert into rows (text) values ('one')`.execute(trx))
   assert.equal((await pragma(database.db, 'wal_autocheckpoint')).wal_autocheckpoint, 1000)
   await longTransaction(database.db, 20_000)
   // The worker is starting or checkpointing: closing waits for it, and nothing is left running.
   await database.close()
+})
+
+test("a write that finds another connection's transaction waits for it without holding the event loop", async (t) => {
+  const storage = await createTestStorage({ name: 'sqlite' })
+  // Two writers on one file, as two apps of one process (or two processes) have.
+  const [holder, waiter] = [createDb(storage.options), createDb(storage.options)]
+  t.after(async () => {
+    await holder.close()
+    await waiter.close()
+    await storage.drop()
+  })
+  await sql`create table rows (id integer primary key, text text not null)`.execute(holder.db)
+  let ticks = 0
+  const ticking = setInterval(() => ticks++, 5)
+  t.after(() => clearInterval(ticking))
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  // The holder's transaction awaits something other than a statement (as one that let the event loop turn does).
+  let began = false
+  const holding = holder.db.transaction().execute(async (trx) => {
+    await sql`insert into rows (text) values ('first')`.execute(trx)
+    began = true
+    await released
+  })
+  await eventually(() => began, 'the holder began')
+  const waiting = waiter.db.transaction().execute((trx) => sql`insert into rows (text) values ('second')`.execute(trx))
+  const ticksBefore = ticks
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  assert.ok(ticks - ticksBefore >= 10, `the event loop turned ${ticks - ticksBefore} times in 200 ms while the second writer waited`)
+  release()
+  await holding
+  await waiting
+  assert.deepEqual((await sql<{ text: string }>`select text from rows order by id`.execute(waiter.db)).rows.map((row) => row.text), ['first', 'second'])
 })

@@ -76,9 +76,18 @@ export function createNodeSqliteDialect(options: NodeSqliteOptions): Dialect {
   }
 }
 
-/** Opens one connection with the pragmas every Pennon connection needs. */
+/**
+ * How long a write waits for another connection's write lock (another process, or another app
+ * on the same file in this one) before it fails. A writer waits asynchronously (createConnection):
+ * SQLite's own busy handler sleeps on the thread, which would stop the event loop meanwhile, and,
+ * while a transaction of this process has let the loop turn, wait for a lock that transaction
+ * could never release.
+ */
+export const BUSY_WAIT_MS = 10_000
+
+/** Opens one connection with the pragmas every Pennon connection needs; a writer's busy waits are its caller's (BUSY_WAIT_MS). */
 export function openSqlite(file: string, readOnly = false): DatabaseSync {
-  const db = new DatabaseSync(file, { readOnly, enableForeignKeyConstraints: true, timeout: 10_000 })
+  const db = new DatabaseSync(file, { readOnly, enableForeignKeyConstraints: true, timeout: readOnly ? BUSY_WAIT_MS : 0 })
   if (!readOnly) db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA synchronous = NORMAL')
   return db
@@ -158,6 +167,9 @@ function toSqlite(value: unknown): SQLInputValue {
   return value as SQLInputValue
 }
 
+/** SQLITE_BUSY (5), plain or extended: another connection holds the lock this statement needs. */
+const isBusy = (error: unknown): boolean => typeof error === 'object' && error !== null && (Number((error as { errcode?: unknown }).errcode) & 0xff) === 5
+
 /** node:sqlite rows have a null prototype; PostgreSQL's are plain objects. Make them alike. */
 function plainObject(row: Record<string, unknown>): Record<string, unknown> {
   return { ...row }
@@ -197,9 +209,22 @@ function createConnection(db: DatabaseSync): SqliteConnection {
       }
       const { statement, returnsRows } = prepare(query.sql)
       const parameters = query.parameters.map(toSqlite)
-      if (returnsRows) return { rows: statement.all(...parameters).map(plainObject) as R[] }
-      const { changes, lastInsertRowid } = statement.run(...parameters)
-      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
+      const run = (): QueryResult<R> => {
+        if (returnsRows) return { rows: statement.all(...parameters).map(plainObject) as R[] }
+        const { changes, lastInsertRowid } = statement.run(...parameters)
+        return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
+      }
+      // A `begin immediate`, or a write outside a transaction, that finds another connection
+      // writing waits for it without holding the thread (BUSY_WAIT_MS). Inside a transaction the
+      // write lock is held already: a busy there is not waited for.
+      for (let waited = 0, pause = 1; ; waited += pause, pause = Math.min(pause * 2, 25)) {
+        try {
+          return run()
+        } catch (error) {
+          if (!isBusy(error) || db.isTransaction || waited >= BUSY_WAIT_MS) throw error
+          await new Promise((resolve) => setTimeout(resolve, pause))
+        }
+      }
     },
     async *streamQuery<R>(query: CompiledQuery, chunkSize = 500): AsyncIterableIterator<QueryResult<R>> {
       // A statement of its own: the cached one may be reused while this iterator is open.
