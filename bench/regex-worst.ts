@@ -48,9 +48,9 @@ function timeMatch(pattern: string, value: string): { ms: number; size: number }
 
 const rows: string[][] = []
 let worst = { pattern: '', nsPerUnit: 0 }
-for (const [pattern, valueOf] of CASES) {
-  const short = timeMatch(pattern, valueOf(10_000))
-  const long = timeMatch(pattern, valueOf(100_000))
+for (const [pattern, valueFor] of CASES) {
+  const short = timeMatch(pattern, valueFor(10_000))
+  const long = timeMatch(pattern, valueFor(100_000))
   const nsPerUnit = (long.ms * 1e6) / (100_000 * long.size)
   if (nsPerUnit > worst.nsPerUnit) worst = { pattern, nsPerUnit }
   rows.push([`\`${pattern}\``, String(long.size), short.ms.toFixed(1), long.ms.toFixed(1), nsPerUnit.toFixed(1)])
@@ -79,14 +79,14 @@ try {
     await admin('POST', `${place}/on`)
     const { secret } = (await admin('POST', '/api-tokens', { tokenName: 'web', type: 'frontend', environment: 'development' })) as { secret: string }
     const size = compileRegex(worst.pattern, false)!.programSize()
-    const valueOf = CASES.find(([pattern]) => pattern === worst.pattern)![1]
+    const valueFor = CASES.find(([pattern]) => pattern === worst.pattern)![1]
 
     const ask = async (length: number) => {
       const started = performance.now()
       const response = await fetch(`${server.url}/api/frontend`, {
         method: 'POST',
         headers: { authorization: secret, 'content-type': 'application/json' },
-        body: JSON.stringify({ context: { properties: { email: valueOf(length) } } }),
+        body: JSON.stringify({ context: { properties: { email: valueFor(length) } } }),
       })
       await response.arrayBuffer()
       return { status: response.status, ms: performance.now() - started }

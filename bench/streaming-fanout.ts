@@ -140,7 +140,7 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
     // Connect and hydrate every stream.
     const connectCpu = cpuSeconds(streams.pid)
     const connectStart = now()
-    generators.forEach((g, i) => g.tell({ type: 'open', url: streams.url, token: clientToken, count: Math.floor(STREAMS / GENERATORS) + (i < STREAMS % GENERATORS ? 1 : 0), concurrency: 50, reconnect: KILL }))
+    for (const [i, g] of generators.entries()) g.tell({ type: 'open', url: streams.url, token: clientToken, count: Math.floor(STREAMS / GENERATORS) + (i < STREAMS % GENERATORS ? 1 : 0), concurrency: 50, reconnect: KILL })
     const opened = await all(generators, 'opened')
     const connectSeconds = (now() - connectStart) / 1000
     const connectCpuSeconds = cpuSeconds(streams.pid) - connectCpu
@@ -150,7 +150,7 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
     const after = await memory(streams)
 
     // One change, through the admin API.
-    generators.forEach((g) => g.tell({ type: 'watch', flag: TARGET, enabled: true, report: true }))
+    for (const g of generators) g.tell({ type: 'watch', flag: TARGET, enabled: true, report: true })
     await all(generators, 'watching')
     const cpuBefore = cpuSeconds(streams.pid)
     const adminCpuBefore = cpuSeconds(admin.pid)
@@ -180,7 +180,7 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
 
     if (!KILL) return
     // Switch back and kill the streams' server at once: some streams get the change first, some not.
-    generators.forEach((g) => g.tell({ type: 'watch', flag: TARGET, enabled: false, report: false }))
+    for (const g of generators) g.tell({ type: 'watch', flag: TARGET, enabled: false, report: false })
     await all(generators, 'watching')
     await toggle(admin.url, false)
     const killed = now()
@@ -194,7 +194,7 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
     streams = restarted
     const delta = await fetch(`${streams.url}/api/client/delta`, { headers: { authorization: clientToken } })
     const hash = delta.headers.get('etag')!.slice(1, -1)
-    generators.forEach((g) => g.tell({ type: 'settle', hash, flag: TARGET, enabled: false, timeoutMs: 120_000 }))
+    for (const g of generators) g.tell({ type: 'settle', hash, flag: TARGET, enabled: false, timeoutMs: 120_000 })
     const settled = await all(generators, 'settled')
     const back = settled.flatMap((s) => s.times).sort((a, b) => a - b)
     const sum = (f: (s: (typeof settled)[number]) => number) => settled.reduce((total, s) => total + f(s), 0)

@@ -6,7 +6,7 @@ import { buildApp } from './app.ts'
 import { createTokenService, type BootstrapOutcome } from './features/api-tokens/token-service.ts'
 
 async function main(): Promise<void> {
-  let config
+  let config: Config
   try {
     config = loadConfig(process.env)
   } catch (error) {

@@ -13,7 +13,7 @@ import { createDb } from '../src/db/database.ts'
 import { startProcess, type Server } from '../bench/lib.ts'
 import { createProcessDatabase, eventually, onEachDatabase } from './test-app.ts'
 
-const SECRET = /^    (\*:\*\.[0-9a-f]{64})$/m
+const SECRET = /^ {4}(\*:\*\.[0-9a-f]{64})$/m
 
 const adminTokenCommand = (env: Record<string, string>, args: string[] = []) => runCommand('src/cli/admin-token.ts', env, args)
 

@@ -12,10 +12,19 @@ import { createTokenService } from '../features/api-tokens/token-service.ts'
 const USAGE = 'usage: npm run admin-token [-- <token name>]   (DATABASE_URL or DATABASE_FILE as for npm start)'
 
 /** The name asked for, held to the API's rules for a token name (1 to 255 characters, printable). */
+/** C0 controls and DEL: a name must print as itself. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x20 || code === 0x7f) return true
+  }
+  return false
+}
+
 function tokenName(args: readonly string[]): string | undefined {
   if (args.length === 0) return undefined
   const name = args[0]!.trim()
-  if (args.length > 1 || name === '' || name.length > 255 || /[\u0000-\u001f\u007f]/.test(name)) {
+  if (args.length > 1 || name === '' || name.length > 255 || hasControlCharacter(name)) {
     throw new ConfigError(`a token name is one argument of 1 to 255 printable characters\n${USAGE}`)
   }
   return name
@@ -27,7 +36,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`)
     return 0
   }
-  let name
+  let name: string | undefined
   try {
     name = tokenName(args)
   } catch (error) {

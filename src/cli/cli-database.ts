@@ -9,7 +9,7 @@ import { migrateToLatest } from '../db/migrate.ts'
  * after saying why not on stderr, as `pennon <command>: …`.
  */
 export async function openServerDatabase(command: string): Promise<{ config: Config; database: Db } | undefined> {
-  let config
+  let config: Config
   try {
     config = loadConfig(process.env)
   } catch (error) {

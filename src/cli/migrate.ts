@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { ApiError, createAdminClient } from '../features/migration/admin-client.ts'
+import { type AdminClient, ApiError, createAdminClient } from '../features/migration/admin-client.ts'
 import { runMigration, TOKENS_NOTE } from '../features/migration/migration.ts'
 import { changedNothing, formatSummary } from '../features/migration/summary.ts'
 import { formatVerification, runVerification, verdict } from '../features/migration/verify.ts'
@@ -111,7 +111,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     out(`${USAGE}\n`)
     return 0
   }
-  let from, to
+  let from: AdminClient | undefined, to: AdminClient | undefined
   try {
     for (const name of ['from', 'to'] as const) if (!values[name]) throw new UsageError(`--${name} is required`)
     const tokens = { from: adminToken('from', values, env), to: adminToken('to', values, env) }

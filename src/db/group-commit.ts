@@ -45,7 +45,7 @@ export function createGroupCommit<Item, Result>({ together, alone, maxItems, sch
       }
       try {
         const results = await together(batch.map((entry) => entry.item))
-        batch.forEach((entry, index) => entry.resolve(results[index]!))
+        for (const [index, entry] of batch.entries()) entry.resolve(results[index]!)
       } catch (error) {
         if (error instanceof RetryAlone) await Promise.all(batch.map(writeAlone))
         else for (const entry of batch) entry.reject(error)

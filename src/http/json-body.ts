@@ -105,16 +105,24 @@ const CLOSE_BRACE = 0x7d
 /** The `application/json` parser: a clear 400 that says where the JSON broke, or that it nests too deep. */
 export function parseJsonBody(request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
   // Routes without a body schema ignore whatever was sent (e.g. curl -X DELETE with a JSON header).
-  if (!request.routeOptions.schema?.body) return done(null, undefined)
-  if (body.trim() === '') return done(invalid('The request body is empty: send a JSON document.', '/body'))
+  if (!request.routeOptions.schema?.body) {
+    done(null, undefined)
+    return
+  }
+  if (body.trim() === '') {
+    done(invalid('The request body is empty: send a JSON document.', '/body'))
+    return
+  }
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
-    return done(invalid(`The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep: send a flatter document.`, '/body'))
+    done(invalid(`The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep: send a flatter document.`, '/body'))
+    return
   }
   let parsed: unknown
   try {
     parsed = JSON.parse(body)
   } catch (error) {
-    return done(invalid(`The request body is not valid JSON: ${cut((error as Error).message, LONG_ECHO_LIMIT)}.`, '/body'))
+    done(invalid(`The request body is not valid JSON: ${cut((error as Error).message, LONG_ECHO_LIMIT)}.`, '/body'))
+    return
   }
   const error = mayHoldHostileInput(body) ? (findHostileInput(parsed, '/body') ?? null) : null
   // Parsing a large body took milliseconds, and validating it will take as many again: not both

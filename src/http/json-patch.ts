@@ -139,7 +139,7 @@ function applyOne(document: unknown, operation: PatchOperation): unknown {
     case 'copy':
     case 'move': {
       if (operation.from === undefined) throw new PatchFailure('from', `is required by this operation`)
-      if (operation.op === 'move' && (operation.path + '/').startsWith(operation.from + '/') && operation.path !== operation.from) {
+      if (operation.op === 'move' && `${operation.path}/`.startsWith(`${operation.from}/`) && operation.path !== operation.from) {
         throw new PatchFailure('from', 'must not be a prefix of `path`: a value cannot move into itself')
       }
       const value = operation.op === 'move' ? remove(document, operation.from, 'from') : structuredClone(read(document, operation.from, 'from'))

@@ -178,10 +178,10 @@ test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, noth
   assert.deepEqual(summaryRow(second.out, 'flags'), [0, 0, 5])
 
   const verified = await cli([...args, '--verify', '--generated', '30'], tokens)
-  times['verify'] = verified.seconds
+  times.verify = verified.seconds
   assert.equal(verified.code, 0, verified.out + verified.err)
   assert.match(verified.out, /Agreement: 100\.00% of 600 checks \(0 differences, [1-9]\d* known\)\./)
   // The flag with random stickiness differs between any two evaluations: listed apart, with its reason.
-  assert.match(verified.out, /Known differences \(\d+\), not counted against the agreement:\n  \[production\] client SDK experiment\.search .*\(known: random stickiness: each evaluation draws anew\)/)
+  assert.match(verified.out, /Known differences \(\d+\), not counted against the agreement:\n {2}\[production\] client SDK experiment\.search .*\(known: random stickiness: each evaluation draws anew\)/)
   for (const [what, seconds] of Object.entries(times)) t.diagnostic(`${what}: ${seconds.toFixed(1)} s`)
 })

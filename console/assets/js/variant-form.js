@@ -61,7 +61,7 @@ export function variantsDialog({ place, environment, variants }) {
 
   function refreshWeights() {
     const weights = spreadWeights(rows.map((row) => row.read()))
-    rows.forEach((row, index) => row.showWeight(weights[index] ?? 0))
+    for (const [index, row] of rows.entries()) row.showWeight(weights[index] ?? 0)
   }
 
   /**

@@ -9,7 +9,7 @@ import { invalid } from '../../http/errors.ts'
 import { createEvaluator, type Evaluator } from '../evaluation/evaluate.ts'
 import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
 import { finalMix, mixBlock } from '../evaluation/murmurhash.ts'
-import type { EvaluationContext, FrontendFeature, VariantResult } from '../evaluation/types.ts'
+import type { EvaluationContext, FrontendFeature, } from '../evaluation/types.ts'
 import type { ClientFeaturesService, ReadScope } from './client-features-service.ts'
 
 /** Context fields the SDKs send at the top level; anything else is a custom property. */

@@ -228,7 +228,9 @@ onEachDatabase('client API: streaming', (database) => {
     const greedy = await apiToken(pennon, 'client', 'greedy')
     const other = await apiToken(pennon, 'client', 'other')
     const held = [await openStream(base, greedy), await openStream(base, greedy, { authorization: `Bearer ${greedy}` })]
-    t.after(() => held.forEach((stream) => stream.close()))
+    t.after(() => {
+      for (const stream of held) stream.close()
+    })
     for (const stream of held) assert.equal((await stream.next()).event, 'unleash-connected')
 
     const refused = await openStream(base, greedy)

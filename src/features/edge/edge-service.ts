@@ -44,7 +44,7 @@ export function createEdgeService({ db, throttle }: EdgeServiceOptions) {
         if (batch.length === 0) throw tooManyRequests(throttle.retryAfter(address))
         next += batch.length
         const hashes = batch.map(hashSecret)
-        let working
+        let working: Awaited<ReturnType<typeof tokens.workingApiTokens>>
         try {
           working = await tokens.workingApiTokens(hashes, EDGE_TOKEN_TYPES, new Date().toISOString())
         } catch (error) {

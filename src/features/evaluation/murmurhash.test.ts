@@ -83,7 +83,7 @@ describe('prefixed hashing', () => {
     const ids = ['user-1', 'session-22', '7', 'ab', 'user-4444', '😀x', 'mañana', 'id-9', ['us', 'er-1'].join('')]
     for (let round = 0; round < 3; round++) {
       for (const id of ids) {
-        hashers.forEach((hash, i) => assert.equal(hash(id), murmurhash3(prefixes[i] + id, VARIANT_SEED), JSON.stringify([prefixes[i], id, round])))
+        for (const [i, hash] of hashers.entries()) assert.equal(hash(id), murmurhash3(prefixes[i] + id, VARIANT_SEED), JSON.stringify([prefixes[i], id, round]))
       }
     }
   })

@@ -59,7 +59,7 @@ export function createEventService({ db, reader, changes }: { db: Kysely<Databas
       settle?.(whole)
       if (whole !== undefined) cache.set(key, version, whole)
     }
-    let body
+    let body: Awaited<ReturnType<typeof openJsonBody>>
     try {
       body = await openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)), { readAhead: readAhead ? REMEMBERED_LENGTH : 0 })
     } catch (error) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { text } from 'node:stream/consumers'
 import { setImmediate } from 'node:timers/promises'
 import { describe, test } from 'node:test'

@@ -174,9 +174,9 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
       body.instanceId = 'x'.repeat(bytes - JSON.stringify(body).length)
       return body
     }
-    for (const [url, token, status] of [
-      ['/api/frontend/client/metrics', frontend, 200], ['/api/frontend/client/register', frontend, 200],
-      ['/api/client/metrics', client, 202], ['/api/client/metrics/bulk', client, 202], ['/api/client/register', client, 202],
+    for (const [url, token] of [
+      ['/api/frontend/client/metrics', frontend], ['/api/frontend/client/register', frontend],
+      ['/api/client/metrics', client], ['/api/client/metrics/bulk', client], ['/api/client/register', client],
     ] as const) {
       const tooLarge = await call(pennon, 'POST', url, sized(METRICS_BODY_LIMIT + 1), { token })
       assert.equal(tooLarge.status, 413, url)

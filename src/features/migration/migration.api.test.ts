@@ -94,7 +94,7 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
     const verified = await run(plus(cli, '--verify', '--generated', '20'))
     assert.equal(verified.code, 0, verified.out + verified.err)
     assert.match(verified.out, /Agreement: 100\.00% of \d+ checks \(0 differences, (\d+) known\)\.\nVerification passed: \1 known differences not counted \(--strict counts them\)\.\n$/)
-    assert.match(verified.out, /100\.00%  development release\.checkout-01 /)
+    assert.match(verified.out, /100\.00% {2}development release\.checkout-01 /)
     // The verification's tokens are gone again.
     assert.deepEqual((await call(target, 'GET', '/api/admin/api-tokens')).body.tokens.filter((token: any) => token.tokenName.startsWith('pennon-verify')), [])
   })

@@ -111,7 +111,9 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
       const answer = answerWriter(maxAnswerCharacters)
       answer.write(`{"input":${JSON.stringify(body)},"features":[`)
       const explanations = byName(evaluator.explainAll(context))
-      features.forEach((feature, index) => answer.write(`${index > 0 ? ',' : ''}${featureJson(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`))
+      for (const [index, feature] of features.entries()) {
+        answer.write(`${index > 0 ? ',' : ''}${featureJson(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`)
+      }
       answer.write(']}')
       return answer.bytes()
     },

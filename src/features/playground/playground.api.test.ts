@@ -184,7 +184,7 @@ onEachDatabase('playground', (database) => {
     const big = { name: 'big', weight: 1000, weightType: 'fix', stickiness: 'default', payload: { type: 'string', value: 'x' } }
     const [bannerStrategy] = await switchedOn(pennon, 'banner', [{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: 'banner' }, variants: [big] }])
     const ask = async (userId: string) => jsonOk(await call(pennon, 'POST', PLAYGROUND, { environment: DEV, context: { appName: 'web', userId } })).features
-    const colors = (userId: string, variant: string, explanation: Record<string, unknown>) => ({
+    const colors = (_userId: string, variant: string, explanation: Record<string, unknown>) => ({
       isEnabled: true,
       isEnabledInCurrentEnvironment: true,
       hasUnsatisfiedDependency: false,

@@ -16,7 +16,9 @@ export interface StoredEvent {
   type: string
   createdBy: string
   createdAt: string
+  // biome-ignore lint/suspicious/noExplicitAny: an event's data is whatever its type wrote; each revert reads the fields it knows
   data: any
+  // biome-ignore lint/suspicious/noExplicitAny: as data
   preData: any
   featureName: string | null
   project: string | null

@@ -8,7 +8,11 @@ const from = (address: string, headers: Record<string, string> = {}) => ({ token
 const MADE_UP_LINK = 'f'.repeat(64)
 const throttledBody = (seconds: string | string[] | undefined) => errorOf('TooManyRequestsError', `Too many failed sign-ins from this address: try again in ${seconds} seconds.`)
 const AT_ONCE = errorOf('TooManyRequestsError', 'Too many sign-ins and password changes from this address at once: try again in a second.')
-const statusCounts = (responses: { status: number }[]) => responses.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {})
+function statusCounts(responses: { status: number }[]): Record<number, number> {
+  const counts: Record<number, number> = {}
+  for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1
+  return counts
+}
 
 onEachDatabase('sign-in abuse', (database) => {
   test('45 bogus resets kept in flight from one address: the address is refused, and a real sign-in from another address is 200', async (t) => {

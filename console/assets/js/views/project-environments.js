@@ -5,7 +5,7 @@
  * of the project's flags there, so it is confirmed first; the server refuses the last one.
  */
 import { api, seg } from '../api.js'
-import { announce, confirmDialog, h, replace } from '../dom.js'
+import { confirmDialog, h, replace } from '../dom.js'
 import { badge, errorBox, guard, loading, runAction, section } from '../ui.js'
 
 /** @typedef {{ name: string, type: string, enabled: boolean, sortOrder: number, visible: boolean, projectEnabledToggleCount: number, projectApiTokenCount: number }} ProjectEnvironment */
