@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, FeaturesTable } from '../../db/tables.ts'
 import type { FlagData } from '../events/event-types.ts'
-import { inNames } from './name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 import { hasAnyTag, type TagFilter } from '../tags/tag-filter.ts'
 
 /** A flag as the API shows it; `archivedAt` only on archived flags. */

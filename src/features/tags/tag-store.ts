@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import type { TagData } from '../events/event-types.ts'
-import { inNames } from '../flags/name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 
 export type Tag = TagData
 
