@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Database, FeatureStrategiesTable } from '../../db/tables.ts'
 import type { StrategyData } from '../events/event-types.ts'
 import { inNames } from '../../db/name-set.ts'
-import type { Constraint } from '../segments/constraints.ts'
+import type { Constraint } from '../constraints/constraints.ts'
 import type { Variant } from './variant-rules.ts'
 import { lockedRows } from '../../db/row-lock.ts'
 
