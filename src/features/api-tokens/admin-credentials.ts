@@ -5,11 +5,11 @@
  * (the way back is a start-up with INIT_ADMIN_API_TOKENS or `npm run admin-token`: docs/authentication.md).
  */
 import type { Kysely } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import { invalidOperation } from '../../http/errors.ts'
 import { ROOT_ROLES } from '../../http/permissions.ts'
 import { isExpired } from './token-store.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 export type AdminCredential =
   | { kind: 'api-token'; tokenName: string }
@@ -24,13 +24,12 @@ export type AdminCredential =
  * holds the write lock. So two concurrent removals of the last two never both see the other's.
  */
 export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date().toISOString()): Promise<AdminCredential[]> {
-  const lock = dialectOf(trx) === 'postgres'
   const apiTokens = await trx
     .selectFrom('api_tokens')
     .select(['token_name', 'expires_at'])
     .where('type', '=', 'admin')
     .orderBy('secret_hash')
-    .$if(lock, (query) => query.forUpdate())
+    .$call(lockedRows(trx))
     .execute()
   // The account's row too: the rule depends on its root role.
   const accountTokens = await trx
@@ -39,7 +38,7 @@ export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date
     .select(['t.service_account_id', 't.expires_at'])
     .where('a.root_role', '=', ROOT_ROLES.Admin)
     .orderBy('t.id')
-    .$if(lock, (query) => query.forUpdate())
+    .$call(lockedRows(trx))
     .execute()
   const adminUsers = await trx
     .selectFrom('users')
@@ -47,7 +46,7 @@ export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date
     .where('root_role', '=', ROOT_ROLES.Admin)
     .where('password_hash', 'is not', null)
     .orderBy('id')
-    .$if(lock, (query) => query.forUpdate())
+    .$call(lockedRows(trx))
     .execute()
   return [
     ...adminUsers.map((user) => ({ kind: 'user' as const, userId: user.id })),

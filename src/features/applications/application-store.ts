@@ -8,7 +8,7 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
-import { inNames } from '../flags/name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 
 const iso = (value: string) => new Date(value).toISOString()
 

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import type { Constraint } from '../segments/constraints.ts'
+import type { Constraint } from '../constraints/constraints.ts'
 import type { Variant } from '../strategies/variant-rules.ts'
 
 export interface ClientStrategy {

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { ContextFieldsTable, Database } from '../../db/tables.ts'
 import type { ContextFieldData } from '../events/event-types.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 /** A context field as the API shows it (GET /api/admin/context/:name). */
 export type ContextField = ContextFieldData
@@ -85,7 +86,7 @@ export function createContextFieldStore(db: Kysely<Database>) {
         .selectFrom('context_fields')
         .selectAll()
         .where('name', '=', name)
-        .$if(forUpdate && dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .$call(lockedRows(db, { when: forUpdate }))
         .executeTakeFirst()
       return row && toField(row)
     },
@@ -154,7 +155,7 @@ export function createContextFieldStore(db: Kysely<Database>) {
         .selectFrom('projects')
         .select('id')
         .where('id', '=', id)
-        .$if(dialectOf(db) === 'postgres', (query) => query.forKeyShare())
+        .$call(lockedRows(db, { mode: 'key-share' }))
         .executeTakeFirst()
       return row !== undefined
     },

@@ -1,45 +1,13 @@
 /**
- * A constraint on a context field that has legal values may use only those (as the reference
- * checks strategies and segments): the values of a list operator, the value of the others.
- * A field without legal values, or a name no field has, takes anything.
+ * The legal values of context fields, read for the strategy and segment services; the rule
+ * itself is pure, in constraints/legal-values.ts.
  */
 import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
-import { quote, type ErrorDetail } from '../../http/errors.ts'
-import type { ConstraintInput } from '../segments/constraints.ts'
-
-const LIST_OPERATORS: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
-// A refusal shows this many of the field's legal values.
-const SHOWN = 5
-
-function illegal(path: string, field: string, legal: readonly string[], sent: string): ErrorDetail {
-  const shown = legal.slice(0, SHOWN).map((value) => quote(value)).join(', ')
-  const more = legal.length > SHOWN ? ` and ${legal.length - SHOWN} more` : ''
-  return { path, message: `The \`${path}\` property must be a legal value of context field ${quote(field)} (${shown}${more}). You sent ${quote(sent)}.` }
-}
-
-/** The fields that have legal values, and their values in order. */
-type LegalByField = ReadonlyMap<string, readonly string[]>
-
-/** The values of `constraints` (at `basePath` in the body) that their field does not allow. */
-export function legalValueProblems(legalByField: LegalByField, constraints: readonly ConstraintInput[], basePath = '/body/constraints'): ErrorDetail[] {
-  const details: ErrorDetail[] = []
-  constraints.forEach((constraint, index) => {
-    const legal = legalByField.get(constraint.contextName)
-    if (!legal) return
-    const allowed = new Set(legal)
-    const at = `${basePath}/${index}`
-    if (LIST_OPERATORS.has(constraint.operator)) {
-      ;(constraint.values ?? []).forEach((value, i) => {
-        if (!allowed.has(value)) details.push(illegal(`${at}/values/${i}`, constraint.contextName, legal, value))
-      })
-    } else if (constraint.value !== undefined && !allowed.has(constraint.value)) {
-      details.push(illegal(`${at}/value`, constraint.contextName, legal, constraint.value))
-    }
-  })
-  return details
-}
+import type { ErrorDetail } from '../../http/errors.ts'
+import type { ConstraintInput } from '../constraints/constraints.ts'
+import { legalValueProblems, type LegalByField } from '../constraints/legal-values.ts'
 
 /**
  * The check for the strategy and segment services. The fields' legal values are remembered per

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database, EnvironmentsTable } from '../../db/tables.ts'
 import type { EnvironmentData } from '../events/event-types.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 export type Environment = EnvironmentData
 
@@ -100,7 +100,7 @@ export function createEnvironmentStore(db: Kysely<Database>) {
         .select('environment')
         .where('project', '=', project)
         .orderBy('environment')
-        .$if(dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .$call(lockedRows(db))
         .execute()
       return rows.map((row) => row.environment)
     },

@@ -1,10 +1,10 @@
 /**
  * The reads of export and of import validation: each a query over a batch of names (bound as one
- * parameter, name-set.ts), through the tables' keys and indexes, never one query per flag.
+ * parameter, db/name-set.ts), through the tables' keys and indexes, never one query per flag.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { inNames } from '../flags/name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 import { toFlag, type Flag } from '../flags/flag-store.ts'
 import type { Variant } from '../strategies/variant-rules.ts'
 import type { FeatureStrategy } from '../strategies/strategy-store.ts'

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
-import { inNames } from '../flags/name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 import type { Variant } from '../strategies/variant-rules.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 /** A flag's state in one environment, with what the environment itself says. */
 export interface FeatureEnvironment {
@@ -65,7 +65,7 @@ export function createFeatureEnvironmentStore(db: Kysely<Database>) {
       const row = await base()
         .where('feature_environments.feature', '=', feature)
         .where('feature_environments.environment', '=', environment)
-        .$if(dialectOf(db) === 'postgres', (query) => query.forUpdate('feature_environments'))
+        .$call(lockedRows(db, { of: 'feature_environments' }))
         .executeTakeFirst()
       return row && toFeatureEnvironment(row)
     },

@@ -1,14 +1,14 @@
 /**
  * What archiving a batch of flags would affect (docs/contract.md §4), answered by one indexed
  * query whatever the batch size: the batch travels as one parameter (see
- * name-set.ts) and is matched against the primary key of `features`, then against
+ * db/name-set.ts) and is matched against the primary key of `features`, then against
  * the two indexes of `feature_dependencies` (child, parent).
  */
 import { sql, type Kysely } from 'kysely'
 import { createAnswerCache } from '../../db/answer-cache.ts'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
-import { namesRelation } from './name-set.ts'
+import { namesRelation } from '../../db/name-set.ts'
 
 export interface ArchiveValidation {
   parentsWithChildFeatures: string[]

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database, FeatureDependenciesTable } from '../../db/tables.ts'
-import { inNames } from './name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 
 export interface Dependency {
   child: string

@@ -2,8 +2,9 @@ import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, FeaturesTable } from '../../db/tables.ts'
 import type { FlagData } from '../events/event-types.ts'
-import { inNames } from './name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 import { hasAnyTag, type TagFilter } from '../tags/tag-filter.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 /** A flag as the API shows it; `archivedAt` only on archived flags. */
 export interface Flag extends FlagData {
@@ -62,7 +63,7 @@ export function createFlagStore(db: Kysely<Database>) {
         .selectAll()
         .where(inNames(db, 'name', names))
         .orderBy('name')
-        .$if(dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .$call(lockedRows(db))
         .execute()
       return rows.map(toFlag)
     },

@@ -14,7 +14,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { dialectOf, type DialectName } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
-import { inNames, namesRelation } from '../flags/name-set.ts'
+import { inNames, namesRelation } from '../../db/name-set.ts'
 import type { InstanceRow, Rows, VariantRow } from './metrics-aggregate.ts'
 
 // Rows per statement: bounds the size of one parameter (a few MB at most).

@@ -9,7 +9,7 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
-import { inNames } from '../flags/name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 
 /** Keys held between two flushes, and rows stored; also the most names the read lists, as the reference. */
 export const UNKNOWN_FLAGS_MAX = 1000

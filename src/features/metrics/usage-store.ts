@@ -1,7 +1,7 @@
 /** Reads of stored usage: a flag's hourly counts per environment and application. */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { inNames } from '../flags/name-set.ts'
+import { inNames } from '../../db/name-set.ts'
 
 export interface HourCounts {
   appName: string

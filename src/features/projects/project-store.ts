@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database, ProjectsTable } from '../../db/tables.ts'
 import type { ProjectData } from '../events/event-types.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 export type Project = ProjectData
 
@@ -15,7 +15,7 @@ export function createProjectStore(db: Kysely<Database>) {
         .selectFrom('projects')
         .selectAll()
         .where('id', '=', id)
-        .$if(forUpdate && dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .$call(lockedRows(db, { when: forUpdate }))
         .executeTakeFirst()
       return row && toProject(row)
     },

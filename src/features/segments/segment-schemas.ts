@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { IntegerIdParam } from '../../http/common-schemas.ts'
-import { OPERATORS, type Operator } from './constraints.ts'
+import { OPERATORS, type Operator } from '../constraints/constraints.ts'
 
 export const SegmentParams = Type.Object({ id: IntegerIdParam })
 export type SegmentParams = Static<typeof SegmentParams>

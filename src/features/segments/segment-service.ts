@@ -11,7 +11,7 @@ import { ALL_CLEAN, allOf, field } from '../../http/body-rules.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
-import { constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from './constraints.ts'
+import { constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from '../constraints/constraints.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
 export interface SegmentInput {

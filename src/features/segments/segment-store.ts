@@ -5,7 +5,8 @@ import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
 import type { SegmentData } from '../events/event-types.ts'
 import { insertEventAroundIds, type EventAroundIds } from '../events/event-store.ts'
-import type { Constraint } from './constraints.ts'
+import type { Constraint } from '../constraints/constraints.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 /** A segment as the API shows it (and as its events carry it): `project` only when set. */
 export interface Segment extends SegmentData {
@@ -52,7 +53,7 @@ export function createSegmentStore(db: Kysely<Database>) {
         .selectFrom('segments')
         .selectAll()
         .where('id', '=', id)
-        .$if(forUpdate && dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .$call(lockedRows(db, { when: forUpdate }))
         .executeTakeFirst()
       return row && toSegment(row)
     },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database, StrategyDefinitionsTable } from '../../db/tables.ts'
 import type { StrategyDefinition } from './strategy-definitions.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 const toDefinition = (row: StrategyDefinitionsTable): StrategyDefinition => ({
   title: row.title,
@@ -27,7 +27,7 @@ export function createStrategyDefinitionStore(db: Kysely<Database>) {
         .selectFrom('strategy_definitions')
         .selectAll()
         .where('name', '=', name)
-        .$if(forUpdate && dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .$call(lockedRows(db, { when: forUpdate }))
         .executeTakeFirst()
       return row && toDefinition(row)
     },
@@ -47,7 +47,7 @@ export function createStrategyDefinitionStore(db: Kysely<Database>) {
         .selectFrom('strategy_definitions')
         .select('name')
         .where('name', '=', name)
-        .$if(dialectOf(db) === 'postgres', (query) => query.forKeyShare())
+        .$call(lockedRows(db, { mode: 'key-share' }))
         .executeTakeFirst()
       return row !== undefined
     },

@@ -5,7 +5,7 @@
  */
 import { allOf, field, type BodyRules } from '../../http/body-rules.ts'
 import { quote, type ErrorDetail } from '../../http/errors.ts'
-import { constraintsRule } from '../segments/constraints.ts'
+import { constraintsRule } from '../constraints/constraints.ts'
 import { checkVariants } from './variant-rules.ts'
 
 export type ParameterInput = Record<string, string | number>

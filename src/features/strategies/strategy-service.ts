@@ -5,7 +5,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import { ulid } from '../../db/ulid.ts'
 import { notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
@@ -16,13 +15,14 @@ import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
 import { createFeatureEnvironmentStore, type FeatureEnvironment } from '../feature-environments/feature-environment-store.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
-import { normalizeConstraint } from '../segments/constraints.ts'
+import { normalizeConstraint } from '../constraints/constraints.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
 import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
 import type { StrategyNames } from './strategy-names.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
 import { normalizeVariants } from './variant-rules.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 const strategyNotFound = (id: string, place: FlagEnvironmentPlace): AppError =>
   notFound(`Flag ${quote(place.feature)} has no strategy ${quote(id)} in environment ${quote(place.environment)}.`)
@@ -85,7 +85,7 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
       .select(['id', 'project'])
       .where('id', 'in', [...segments])
       // Shared locks on PostgreSQL: a segment cannot move to another project, or go, while this strategy takes it up.
-      .$if(dialectOf(trx) === 'postgres', (query) => query.forShare())
+      .$call(lockedRows(trx, { mode: 'share' }))
       .execute()
     const found = new Map(rows.map((row) => [Number(row.id), row.project]))
     const details: ErrorDetail[] = []

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database, FeatureStrategiesTable } from '../../db/tables.ts'
 import type { StrategyData } from '../events/event-types.ts'
-import { inNames } from '../flags/name-set.ts'
-import type { Constraint } from '../segments/constraints.ts'
+import { inNames } from '../../db/name-set.ts'
+import type { Constraint } from '../constraints/constraints.ts'
 import type { Variant } from './variant-rules.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 /** An activation strategy as the API shows it (and as its events carry it). */
 export interface FeatureStrategy extends StrategyData {
@@ -113,7 +113,7 @@ export function createStrategyStore(db: Kysely<Database>) {
         .where('id', '=', id)
         .where('feature_name', '=', place.feature)
         .where('environment', '=', place.environment)
-        .$if(forUpdate && dialectOf(db) === 'postgres', (query) => query.forUpdate())
+        .$call(lockedRows(db, { when: forUpdate }))
         .executeTakeFirst()
       return row && (await withSegments([row]))[0]
     },

@@ -6,7 +6,7 @@
  * each until the remainder is gone.
  */
 import { quote, type ErrorDetail } from '../../http/errors.ts'
-import { isFiniteNumberText } from '../segments/constraints.ts'
+import { isFiniteNumberText } from '../constraints/constraints.ts'
 
 export const PAYLOAD_TYPES = ['string', 'json', 'csv', 'number'] as const
 export const WEIGHT_TYPES = ['variable', 'fix'] as const

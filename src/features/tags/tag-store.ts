@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import type { TagData } from '../events/event-types.ts'
-import { inNames } from '../flags/name-set.ts'
+import { inNames } from '../../db/name-set.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 export type Tag = TagData
 
@@ -37,7 +38,7 @@ export function createTagStore(db: Kysely<Database>) {
         .select('type')
         .where('type', '=', tag.type)
         .where('value', '=', tag.value)
-        .$if(postgres && forUpdate, (query) => query.forUpdate())
+        .$call(lockedRows(db, { when: forUpdate }))
         .executeTakeFirst()
       return row !== undefined
     },
@@ -72,7 +73,7 @@ export function createTagStore(db: Kysely<Database>) {
           .where((eb) => eb.or(missing.map((tag) => eb.and([eb('type', '=', tag.type), eb('value', '=', tag.value)]))))
           .orderBy('type')
           .orderBy('value')
-          .forKeyShare()
+          .$call(lockedRows(db, { mode: 'key-share' }))
           .execute()
         const there = new Set(held.map(tagKey))
         missing = missing.filter((tag) => !there.has(tagKey(tag)))
@@ -148,7 +149,7 @@ export function createTagStore(db: Kysely<Database>) {
         .select(['name', 'project'])
         .where(inNames(db, 'name', names))
         .orderBy('name')
-        .$if(postgres && hold, (query) => query.forNoKeyUpdate())
+        .$call(lockedRows(db, { mode: 'no-key-update', when: hold }))
         .execute()
       return rows.map((row) => ({ feature: row.name, project: row.project }))
     },

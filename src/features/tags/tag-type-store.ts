@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
 import type { Database, TagTypesTable } from '../../db/tables.ts'
 import type { TagTypeData } from '../events/event-types.ts'
+import { lockedRows } from '../../db/row-lock.ts'
 
 export type TagType = TagTypeData
 
@@ -22,7 +22,6 @@ const COLUMNS = ['name', 'description', 'icon', 'color'] as const
 export type TagTypeLock = 'update' | 'no-key-update' | 'key-share'
 
 export function createTagTypeStore(db: Kysely<Database>) {
-  const postgres = dialectOf(db) === 'postgres'
   return {
     /** By name (code point order). */
     async list(): Promise<TagType[]> {
@@ -35,9 +34,7 @@ export function createTagTypeStore(db: Kysely<Database>) {
         .selectFrom('tag_types')
         .select(COLUMNS)
         .where('name', '=', name)
-        .$if(postgres && lock === 'update', (query) => query.forUpdate())
-        .$if(postgres && lock === 'no-key-update', (query) => query.forNoKeyUpdate())
-        .$if(postgres && lock === 'key-share', (query) => query.forKeyShare())
+        .$call(lockedRows(db, { mode: lock, when: lock !== undefined }))
         .executeTakeFirst()
       return row && toTagType(row)
     },
@@ -50,7 +47,7 @@ export function createTagTypeStore(db: Kysely<Database>) {
         .select('name')
         .where('name', 'in', names)
         .orderBy('name')
-        .$if(postgres, (query) => query.forKeyShare())
+        .$call(lockedRows(db, { mode: 'key-share' }))
         .execute()
       return new Set(rows.map((row) => row.name))
     },

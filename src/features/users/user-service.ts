@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Database, UsersTable } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
-import { dialectOf } from '../../db/dialect.ts'
+import { lockRows } from '../../db/row-lock.ts'
 import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
 import { ROOT_ROLES } from '../../http/permissions.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
@@ -44,7 +44,7 @@ const blankToNull = (text: string | undefined) => (text === undefined || text.tr
 
 /** The user's row, locked until the transaction ends (PostgreSQL; SQLite's write lock is held already), so two changes of one user queue. */
 async function lockedUser(trx: Kysely<Database>, id: number): Promise<UserRow> {
-  if (dialectOf(trx) === 'postgres') await trx.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute()
+  await lockRows(trx, 'users', 'id', [id])
   const row = await createUserStore(trx).find(id)
   if (!row) throw notFound(`No user has id ${id}.`)
   return row

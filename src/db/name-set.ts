@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely'
-import { dialectOf } from '../../db/dialect.ts'
+import { dialectOf } from './dialect.ts'
 
 /**
  * A list of names as a one-column relation (`name`), bound as ONE parameter: a JSON

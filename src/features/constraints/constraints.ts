@@ -1,5 +1,5 @@
 /**
- * Constraint rules of segments (docs/contract.md §5), as pure functions: no database, no HTTP.
+ * Constraint rules of segments and strategies (docs/contract.md §5), as pure functions: no database, no HTTP.
  * The request schema has already checked types, unknown properties, the operator
  * list and string lengths; what is left here are the rules that depend on the
  * operator, and the values limit. Every violation is reported, not just the first.
@@ -49,7 +49,8 @@ export interface Constraint extends ConstraintInput {
   values: string[]
 }
 
-const MULTI_VALUE: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
+/** The operators that take a list of values (`values`); the others take one (`value`). */
+export const MULTI_VALUE_OPERATORS: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
 
 /** An IPv4 or IPv6 address, or a CIDR range, as the SDKs read them (`ip-address`). */
 const isAddressOrRange = (value: string): boolean => Address4.isValid(value.trim()) || Address6.isValid(value.trim())
@@ -113,7 +114,7 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
     return [{ path: `${path}/operator`, message }]
   }
 
-  if (MULTI_VALUE.has(operator)) {
+  if (MULTI_VALUE_OPERATORS.has(operator)) {
     if (values === undefined) {
       const at = `${path}/values`
       details.push({ path: at, message: `The \`${at}\` property is required for the ${operator} operator: it needs at least one value. It was not present on the data you sent.` })
