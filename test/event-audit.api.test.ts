@@ -2,6 +2,8 @@
  * Completeness audit of the event log: every write endpoint of the OpenAPI document is
  * driven once here and the exact events it wrote are checked — one group per request,
  * the caller as author, the API objects as data — and a failed write writes nothing.
+ * Each endpoint's check is a subtest named by its route; they run in order on one app, each
+ * on what the ones before left, so the first to fail stops the rest.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -47,12 +49,29 @@ onEachDatabase('event log completeness', (database) => {
   test('every write endpoint records exactly its events; failed writes record none; no secret is ever recorded', async (t) => {
     const pennon = await useTestApp(t, database)
     const covered = new Set<string>()
-    const run = async (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', route: string, url: string, body: unknown, status: number, expected: Expected[] | ((r: ApiResponse) => Expected[])) => {
+    /** A subtest named `name`; when it fails, the test stops (what follows builds on it). */
+    const step = async <T>(name: string, check: () => Promise<T>): Promise<T> => {
+      let result!: T
+      let failed = false
+      await t.test(name, async () => {
+        try {
+          result = await check()
+        } catch (error) {
+          failed = true
+          throw error
+        }
+      })
+      if (failed) throw new Error(`stopped: ${name} failed`)
+      return result
+    }
+    const run = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', route: string, url: string, body: unknown, status: number, expected: Expected[] | ((r: ApiResponse) => Expected[])) => {
       covered.add(`${method} ${route}`)
-      let response!: ApiResponse
-      const events = await eventsOf(pennon, async () => (response = await call(pennon, method, url, body)), status)
-      expectEvents(events, typeof expected === 'function' ? expected(response) : expected)
-      return response
+      return step(`${method} ${route}`, async () => {
+        let response!: ApiResponse
+        const events = await eventsOf(pennon, async () => (response = await call(pennon, method, url, body)), status)
+        expectEvents(events, typeof expected === 'function' ? expected(response) : expected)
+        return response
+      })
     }
     const P = '/api/admin/projects'
 
@@ -81,19 +100,21 @@ onEachDatabase('event log completeness', (database) => {
     ])
     await call(pennon, 'POST', `${P}/audit/features/child/dependencies`, { feature: 'parent' })
     // Environments, switching on and off, strategies and variants.
-    const environment = await run('POST', '/api/admin/environments', '/api/admin/environments', { name: 'staging', type: 'test' }, 201, [
-      { type: 'environment-created', environment: 'staging', data: { name: 'staging', type: 'test', enabled: true, protected: false, sortOrder: 4 } },
-    ])
-    assert.equal(environment.headers.location, 'environments/staging')
+    await run('POST', '/api/admin/environments', '/api/admin/environments', { name: 'staging', type: 'test' }, 201, (r) => {
+      assert.equal(r.headers.location, 'environments/staging')
+      return [{ type: 'environment-created', environment: 'staging', data: { name: 'staging', type: 'test', enabled: true, protected: false, sortOrder: 4 } }]
+    })
     const projectEnvironments = '/api/admin/projects/{projectId}/environments'
     await run('POST', projectEnvironments, `${P}/audit/environments`, { environment: 'staging' }, 200, [{ type: 'project-environment-added', project: 'audit', environment: 'staging' }])
     const place = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}'
     const at = (env: string) => ({ featureName: 'other', project: 'audit', environment: env })
     // Switching on where there is no strategy adds the default one first.
     covered.add(`POST ${place}/on`)
-    const switchedOn = await eventsOf(pennon, () => call(pennon, 'POST', `${P}/audit/features/other/environments/staging/on`), 200)
-    const [defaultStrategy] = (await call(pennon, 'GET', `${P}/audit/features/other/environments/staging/strategies`)).body
-    expectEvents(switchedOn, [{ type: 'feature-strategy-add', ...at('staging'), data: defaultStrategy }, { type: 'feature-environment-enabled', ...at('staging') }])
+    await step(`POST ${place}/on`, async () => {
+      const switchedOn = await eventsOf(pennon, () => call(pennon, 'POST', `${P}/audit/features/other/environments/staging/on`), 200)
+      const [defaultStrategy] = (await call(pennon, 'GET', `${P}/audit/features/other/environments/staging/strategies`)).body
+      expectEvents(switchedOn, [{ type: 'feature-strategy-add', ...at('staging'), data: defaultStrategy }, { type: 'feature-environment-enabled', ...at('staging') }])
+    })
     await run('POST', `${place}/off`, `${P}/audit/features/other/environments/staging/off`, undefined, 200, [{ type: 'feature-environment-disabled', ...at('staging') }])
     const bulk = '/api/admin/projects/{projectId}/bulk_features/environments/{environment}'
     await run('POST', `${bulk}/on`, `${P}/audit/bulk_features/environments/staging/on`, { features: ['other'] }, 200, [{ type: 'feature-environment-enabled', ...at('staging') }])
@@ -190,7 +211,9 @@ onEachDatabase('event log completeness', (database) => {
     // The frontend API's POST reads: evaluating flags for a context records nothing.
     const frontendToken = (await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'audit-frontend', type: 'frontend' })).body.secret
     covered.add('POST /api/frontend/')
-    assert.deepEqual(await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200), [])
+    await step('POST /api/frontend/', async () => {
+      assert.deepEqual(await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200), [])
+    })
     assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/audit-frontend')).status, 200)
     // The playground reads: explaining flags for a context records nothing.
     await run('POST', '/api/admin/playground', '/api/admin/playground', { environment: 'production', context: { appName: 'audit', userId: 'u' } }, 200, [])
@@ -322,17 +345,21 @@ onEachDatabase('event log completeness', (database) => {
     const login = await run('POST', '/auth/simple/login', '/auth/simple/login', { username: 'audit@example.com', password: PASSWORD }, 200, [])
     const cookie = String(login.headers['set-cookie']).split(';')[0]!
     // A person's own changes: their events name them.
-    for (const route of ['POST /api/admin/user/tokens', 'DELETE /api/admin/user/tokens/{id}', 'POST /api/admin/user/change-password']) covered.add(route)
-    const beforeOwn = (await allEvents(pennon)).length
-    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString()
-    const pat = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'audit', expiresAt }, asBrowser(cookie))
-    assert.equal((await call(pennon, 'DELETE', `/api/admin/user/tokens/${pat.body.id}`, undefined, asBrowser(cookie))).status, 200)
-    assert.equal((await call(pennon, 'POST', '/api/admin/user/change-password', { password: PASSWORD, oldPassword: PASSWORD }, asBrowser(cookie))).status, 200)
-    const patData = { id: pat.body.id, description: 'audit', expiresAt, userId: person.body.id }
-    assert.deepEqual((await allEvents(pennon)).slice(beforeOwn).map((e) => [e.type, e.createdBy, e.createdByUserId, e.data, e.preData]), [
-      ['pat-created', 'audit@example.com', person.body.id, patData, null],
-      ['pat-deleted', 'audit@example.com', person.body.id, patData, null],
-    ])
+    const own = ['POST /api/admin/user/tokens', 'DELETE /api/admin/user/tokens/{id}', 'POST /api/admin/user/change-password']
+    for (const route of own) covered.add(route)
+    const pat = await step(own.join(', '), async () => {
+      const beforeOwn = (await allEvents(pennon)).length
+      const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString()
+      const pat = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'audit', expiresAt }, asBrowser(cookie))
+      assert.equal((await call(pennon, 'DELETE', `/api/admin/user/tokens/${pat.body.id}`, undefined, asBrowser(cookie))).status, 200)
+      assert.equal((await call(pennon, 'POST', '/api/admin/user/change-password', { password: PASSWORD, oldPassword: PASSWORD }, asBrowser(cookie))).status, 200)
+      const patData = { id: pat.body.id, description: 'audit', expiresAt, userId: person.body.id }
+      assert.deepEqual((await allEvents(pennon)).slice(beforeOwn).map((e) => [e.type, e.createdBy, e.createdByUserId, e.data, e.preData]), [
+        ['pat-created', 'audit@example.com', person.body.id, patData, null],
+        ['pat-deleted', 'audit@example.com', person.body.id, patData, null],
+      ])
+      return pat
+    })
     await run('POST', '/logout', '/logout', undefined, 200, [])
     await run('DELETE', `${users}/{id}`, `${users}/${person.body.id}`, undefined, 200, [{ type: 'user-deleted', preData: { ...personData, name: 'Audit' } }])
 
@@ -363,18 +390,24 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/events/999999/revert', undefined, 404],
       ['POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: 'x' }], featureStrategies: [{ name: 'nope', featureName: 'x' }] } }, 400],
     ] as const) {
-      assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
+      // Each on its own: one failing leaves the next ones' state as it was.
+      await t.test(`failed: ${method} ${url} → ${status}`, async () => {
+        assert.deepEqual(await eventsOf(pennon, () => call(pennon, method, url, body), status), [], `${method} ${url}`)
+      })
     }
 
-    // Every write route of the API is covered above.
-    const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
-    const writes = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
-      Object.keys(methods).filter((m) => ['post', 'put', 'delete', 'patch'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`),
-    )
-    assert.deepEqual(writes.filter((w) => !covered.has(w)), [], 'write endpoints without an audit check')
+    await t.test('every write route of the API is covered above', async () => {
+      const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
+      const writes = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+        Object.keys(methods).filter((m) => ['post', 'put', 'delete', 'patch'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`),
+      )
+      assert.deepEqual(writes.filter((w) => !covered.has(w)), [], 'write endpoints without an audit check')
+    })
 
-    const everything = JSON.stringify(await allEvents(pennon))
-    const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
-    for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, ...hashes]) assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
+    await t.test('no secret or hash is in the event log', async () => {
+      const everything = JSON.stringify(await allEvents(pennon))
+      const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
+      for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, ...hashes]) assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
+    })
   })
 })

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { bucketsOf, murmurhash3, normalizedStrategyValue, normalizedValue, normalizedVariantValue, prefixedMurmurhash3, VARIANT_SEED } from './murmurhash.ts'
+import fc from 'fast-check'
+import murmurhash3js from 'murmurhash3js'
+import { bucketsOf, murmurhash3, normalizedStrategyValue, normalizedValue, normalizedVariantValue, prefixedMurmurhash3, STRATEGY_SEED, VARIANT_SEED } from './murmurhash.ts'
 
 // Expected values computed with murmurhash3js 3.0.1 (`x86.hash32`), the SDK's hash.
 describe('murmurhash3', () => {
@@ -103,5 +105,67 @@ describe('prefixed hashing', () => {
       const buckets = bucketsOf('g', normalizer, 0)
       for (const id of ids) assert.equal(buckets(id), normalizedValue(id, 'g', normalizer, 0), `${normalizer} ${id}`)
     }
+  })
+})
+
+/**
+ * Against the SDK's own hash, on random UTF-16 strings: any code unit (lone surrogates too),
+ * astral characters as surrogate pairs, and ASCII. The Node SDK computes its buckets as
+ * `murmurHash3.x86.hash32(`${groupId}:${id}`, seed) % normalizer + 1` (unleash-client,
+ * lib/strategy/util.js); the same is computed here from murmurhash3js. The runs are fixed by
+ * MURMURHASH_SEED (printed when a property fails, with fast-check's path to its counterexample);
+ * set it to try other strings.
+ */
+describe('against murmurhash3js, on random UTF-16 strings', () => {
+  const seed = Number(process.env.MURMURHASH_SEED ?? 20261128)
+  const unit = fc.oneof(
+    fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+    fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+    fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+    fc.integer({ min: 0x10000, max: 0x10ffff }).map((c) => String.fromCodePoint(c)),
+  )
+  const text = fc.string({ unit, maxLength: 24 })
+  const hashSeed = fc.oneof(fc.constant(STRATEGY_SEED), fc.constant(VARIANT_SEED), fc.integer({ min: 0, max: 0xffff_ffff }))
+  const normalizer = fc.oneof(fc.constant(100), fc.constant(1000), fc.integer({ min: 1, max: 100_000 }))
+  const sdkBucket = (id: string, groupId: string | undefined, n: number, s: number) => (murmurhash3js.x86.hash32(`${groupId}:${id}`, s) % n) + 1
+  const check = <T extends unknown[]>(property: fc.IProperty<T>) => {
+    try {
+      fc.assert(property, { seed, numRuns: 1000 })
+    } catch (error) {
+      throw new Error(`MURMURHASH_SEED=${seed}: ${(error as Error).message}`, { cause: error })
+    }
+  }
+
+  test('the generator makes lone surrogates and astral characters', () => {
+    const samples = fc.sample(text, { seed, numRuns: 200 }).join('')
+    assert.match(samples, /[\ud800-\udbff][\udc00-\udfff]/, 'a surrogate pair')
+    assert.ok(/(?:[^\ud800-\udbff]|^)[\udc00-\udfff]|[\ud800-\udbff](?![\udc00-\udfff])/.test(samples), 'a lone surrogate')
+  })
+
+  test('murmurhash3(key, seed) is x86.hash32(key, seed)', () => {
+    check(fc.property(text, hashSeed, (key, s) => murmurhash3(key, s) === murmurhash3js.x86.hash32(key, s)))
+  })
+
+  test('prefixedMurmurhash3(prefix, seed)(id) is x86.hash32(prefix + id, seed), the same id after several prefixes', () => {
+    check(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.array(text, { minLength: 1, maxLength: 6 }), hashSeed, (prefixes, ids, s) => {
+        const hashers = prefixes.map((prefix) => prefixedMurmurhash3(prefix, s))
+        return ids.every((id) => hashers.every((hash, i) => hash(id) === murmurhash3js.x86.hash32(prefixes[i] + id, s)))
+      }),
+    )
+  })
+
+  test("the strategy and variant buckets, and bucketsOf, are the SDK's", () => {
+    const groupId = fc.option(text, { nil: undefined })
+    check(
+      fc.property(text, groupId, normalizer, (id, group, n) =>
+        normalizedStrategyValue(id, group) === sdkBucket(id, group, 100, STRATEGY_SEED) &&
+        normalizedVariantValue(id, group, n) === sdkBucket(id, group, n, VARIANT_SEED),
+      ),
+    )
+    check(fc.property(fc.array(text, { maxLength: 6 }), groupId, normalizer, hashSeed, (ids, group, n, s) => {
+      const buckets = bucketsOf(group, n, s)
+      return ids.every((id) => buckets(id) === sdkBucket(id, group, n, s) && normalizedValue(id, group, n, s) === sdkBucket(id, group, n, s))
+    }))
   })
 })
