@@ -6,7 +6,10 @@
  * 1,000 flags), and JSON.stringify of the same toggles (how the answer was written before).
  * Median of 12 rounds. Runs with the node flags of `npm start`. With BENCH_PAYLOAD_FILE, the
  * flags are read from that file when it exists, and written there after seeding when not.
- *   node bench/frontend-evaluate.ts
+ * With `g620`, the (g620) case's data instead (bench/frontend-data.ts, issue 35's shape: built
+ * in this process, no server) and its contexts.
+ *   node bench/frontend-evaluate.ts          # (g)'s data
+ *   node bench/frontend-evaluate.ts g620     # (g620)'s
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -20,6 +23,7 @@ import { createFrontendService, contextFrom } from '../src/features/client-api/f
 import type { ClientFeaturesService } from '../src/features/client-api/client-features-service.ts'
 import type { ClientFeature, ClientSegment, EnvironmentFlags } from '../src/features/client-api/client-features-store.ts'
 import { createEvaluator } from '../src/features/evaluation/evaluate.ts'
+import { frontendShapePayload, shapeContextQuery } from './frontend-data.ts'
 
 if (!process.execArgv.includes('--no-maglev')) {
   const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit' })
@@ -28,8 +32,10 @@ if (!process.execArgv.includes('--no-maglev')) {
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const payloadFile = process.env.BENCH_PAYLOAD_FILE
+const shape = process.argv[2] === 'g620'
 let payload: { features: ClientFeature[]; segments: ClientSegment[] }
-if (payloadFile && existsSync(payloadFile)) payload = JSON.parse(readFileSync(payloadFile, 'utf8'))
+if (shape) payload = frontendShapePayload() as unknown as typeof payload
+else if (payloadFile && existsSync(payloadFile)) payload = JSON.parse(readFileSync(payloadFile, 'utf8'))
 else {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-frontend-evaluate-'))
   try {
@@ -54,7 +60,7 @@ const clientFeatures = { environmentFlags: () => ({ version: 1, flags: Promise.r
 const service = createFrontendService({ clientFeatures })
 const evaluator = createEvaluator({ features: payload.features, segments: payload.segments })
 const scope = { environment: 'development', projects: ['default'] }
-const contexts = Array.from({ length: 1000 }, () => contextFrom(Object.fromEntries(new URLSearchParams(randomContextQuery())), '127.0.0.1'))
+const contexts = Array.from({ length: 1000 }, () => contextFrom(Object.fromEntries(new URLSearchParams(shape ? shapeContextQuery() : randomContextQuery())), '127.0.0.1'))
 const toggles = contexts.map((context) => evaluator.evaluateAll(context))
 
 const cpuMicros = () => {

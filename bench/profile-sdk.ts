@@ -5,7 +5,7 @@
  * that is not profiled, loaded for PROFILE_SECONDS (default 8) after a 2 s warm-up. Only the
  * samples taken during the measured load count (start-up and warm-up left out). Prints the
  * functions with the most samples of their own, and the share of each source file and package.
- *   node bench/profile-sdk.ts g          # f | f304 | g | i
+ *   node bench/profile-sdk.ts g          # f | f304 | g | g620 | i  (g620: issue 35's shape, bench/frontend-data.ts)
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { load, startProcess } from './lib.ts'
 import { seedBenchData } from './seed.ts'
-import { playgroundLoad, recordSdkAnswers, sdkCases, seedSdkData } from './sdk-data.ts'
+import { playgroundLoad, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'g'
@@ -22,12 +22,12 @@ const env: Record<string, string> = process.env.PROFILE_DATABASE_URL ? { DATABAS
 const serverEnv = { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' }
 const seeder = await startProcess('src/main.ts', serverEnv)
 await seedBenchData(seeder.url, TOKEN, env)
-const tokens = await seedSdkData(seeder.url, TOKEN)
+const tokens = await seedSdkDataWithShape(seeder.url, TOKEN)
 await seeder.stop()
 const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` })
 const answers = await recordSdkAnswers(server.url, tokens)
 const options = which === 'i' ? playgroundLoad(server.url, TOKEN) : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
-if (!options) throw new Error(`unknown case ${which}: f, f304, g or i`)
+if (!options) throw new Error(`unknown case ${which}: f, f304, g, g620 or i`)
 await load({ ...options, seconds: 2 }, server.pid)
 // The profile's sample times are CLOCK_MONOTONIC microseconds, as process.hrtime here.
 const loadStarted = Number(process.hrtime.bigint() / 1000n)

@@ -3,8 +3,8 @@
  * BENCH_DATABASE_URL is set), seeded with 1,000 flags, 200 dependencies and 10,000
  * events, under autocannon load (10 connections, 2 s warm-up discarded, 10 s measured,
  * median of BENCH_RUNS runs, default 3), beside bare node:http ceilings. Then, on the same
- * server, the SDK cases (f), (f′) and (g) (sdk-data.ts: 3 strategies for each of the 1,000 flags,
- * a client and a frontend token), each in turn with node:http replaying its answers
+ * server, the SDK cases (f), (f′), (g) and (g620) (sdk-data.ts: 3 strategies for each of the 1,000 flags,
+ * a client and a frontend token; (g620): issue 35's shape, frontend-data.ts), each in turn with node:http replaying its answers
  * (sdk-bench.ts); by themselves: bench/client-features.ts, bench/frontend.ts.
  * Then (h) SDK metrics (bench/client-metrics.ts), (i) and (j) the playground (bench/playground.ts),
  * (k) and (l) sign-in and session reads (bench/sessions.ts), the 1,000,000-event project read, and one change fanned out to 10,000 streams, with a SIGKILL
@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { measure, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, printMarkdownTable, type Row } from './lib.ts'
 import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
-import { seedSdkData } from './sdk-data.ts'
+import { seedSdkDataWithShape } from './sdk-data.ts'
 import { measureSdkCases, sharesText } from './sdk-bench.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
@@ -68,7 +68,7 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
     ]
     // The SDK cases last: their strategies and segments (3,600 writes, with their events) would change (a)–(e)'s data.
     for (const row of rows) row.label = `${row.label} [${databaseName}]`
-    rows.push(...(await measureSdkCases(server, await seedSdkData(server.url, TOKEN), ['f', 'f304', 'g'], databaseName)))
+    rows.push(...(await measureSdkCases(server, await seedSdkDataWithShape(server.url, TOKEN), ['f', 'f304', 'g', 'g620'], databaseName)))
     return { rows, bodies }
   } finally {
     await server.stop()

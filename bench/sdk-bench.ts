@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { load, median, printMarkdownTable, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, summarize, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, type LoadResult, type Row, type Server } from './lib.ts'
 import { seedBenchData } from './seed.ts'
-import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkData, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkTokens } from './sdk-data.ts'
+import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkDataWithShape, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkTokens } from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 
@@ -77,7 +77,7 @@ async function benchPennon(keys: readonly string[], databaseName: string, env: R
   const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
   try {
     await seedBenchData(server.url, TOKEN, env)
-    return await measureSdkCases(server, await seedSdkData(server.url, TOKEN), keys, databaseName)
+    return await measureSdkCases(server, await seedSdkDataWithShape(server.url, TOKEN), keys, databaseName)
   } finally {
     await server.stop()
   }

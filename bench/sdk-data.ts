@@ -12,10 +12,12 @@
  *      NUM_GT, SEMVER_GTE, DATE_AFTER, REGEX; on properties and standard fields), and one of the
  *      segments on every third.
  * Even flags are switched on (500); every tenth flag has three environment variants.
+ * seedSdkDataWithShape adds (g620)'s data: issue 35's shape, in a project of its own (frontend-data.ts).
  */
 import { randomInt } from 'node:crypto'
 import type { LoadOptions } from './lib.ts'
 import { flagName } from './seed.ts'
+import { seedFrontendShape, shapeContextQuery } from './frontend-data.ts'
 
 export const FLAGS = 1000
 export const SEGMENTS = 10
@@ -27,6 +29,14 @@ const PLANS = ['free', 'pro', 'team', 'enterprise']
 export interface SdkTokens {
   client: string
   frontend: string
+  /** The frontend token of (g620)'s project (bench/frontend-data.ts), when its data was seeded. */
+  shapeFrontend?: string
+}
+
+/** seedSdkData, then (g620)'s data (bench/frontend-data.ts: issue 35's shape, a project of its own). */
+export async function seedSdkDataWithShape(baseUrl: string, adminToken: string): Promise<SdkTokens> {
+  const tokens = await seedSdkData(baseUrl, adminToken)
+  return { ...tokens, shapeFrontend: (await seedFrontendShape(baseUrl, adminToken)).frontend }
 }
 
 async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
@@ -191,6 +201,8 @@ export interface SdkAnswers {
   notModified: RecordedAnswer
   /** The frontend answer of median size among 21 random contexts. */
   frontend: RecordedAnswer
+  /** The same for (g620), when its data was seeded. */
+  shapeFrontend?: RecordedAnswer
 }
 
 export async function recordSdkAnswers(baseUrl: string, tokens: SdkTokens): Promise<SdkAnswers> {
@@ -199,11 +211,18 @@ export async function recordSdkAnswers(baseUrl: string, tokens: SdkTokens): Prom
   const frontends: RecordedAnswer[] = []
   for (let k = 0; k < 21; k++) frontends.push(await recordAnswer(`${baseUrl}/api/frontend?${randomContextQuery()}`, { authorization: tokens.frontend }, 200))
   frontends.sort((a, b) => a.body.length - b.body.length)
-  return { features, notModified, frontend: frontends[10]! }
+  const answers: SdkAnswers = { features, notModified, frontend: frontends[10]! }
+  if (tokens.shapeFrontend !== undefined) {
+    const shaped: RecordedAnswer[] = []
+    for (let k = 0; k < 21; k++) shaped.push(await recordAnswer(`${baseUrl}/api/frontend?${shapeContextQuery()}`, { authorization: tokens.shapeFrontend }, 200))
+    shaped.sort((a, b) => a.body.length - b.body.length)
+    answers.shapeFrontend = shaped[10]!
+  }
+  return answers
 }
 
 export interface SdkCase {
-  key: 'f' | 'f304' | 'g'
+  key: 'f' | 'f304' | 'g' | 'g620'
   label: string
   options: Omit<LoadOptions, 'seconds'>
 }
@@ -221,6 +240,10 @@ export function sdkCases(baseUrl: string, tokens: SdkTokens, answers: SdkAnswers
       key: 'g', label: '(g) GET /api/frontend, 1,000 flags, random context',
       options: { url: `${baseUrl}/api/frontend`, headers: { authorization: tokens.frontend }, makePath: () => `/api/frontend?${randomContextQuery()}`, expectedStatus: 200 },
     },
+    ...(tokens.shapeFrontend === undefined ? [] : [{
+      key: 'g620' as const, label: '(g620) GET /api/frontend, issue 35\'s shape: 1,000 flags of one project, ~610 toggles',
+      options: { url: `${baseUrl}/api/frontend`, headers: { authorization: tokens.shapeFrontend }, makePath: () => `/api/frontend?${shapeContextQuery()}`, expectedStatus: 200 },
+    }]),
   ]
 }
 
@@ -241,9 +264,12 @@ export function sdkCeilings(answers: SdkAnswers): SdkCeiling[] {
     { key: 'replay-f304', mode: 'replay', label: 'ceiling: node:http, the 304 and headers of (f′)', answer: answers.notModified, expectedStatus: 304 },
     { key: 'fastify-f304', mode: 'fastify-replay', label: 'ceiling: bare Fastify, the 304 and headers of (f′)', answer: answers.notModified, expectedStatus: 304 },
     { key: 'replay-g', mode: 'replay', label: `ceiling: node:http, one answer of (g) (${kb(answers.frontend)})`, answer: answers.frontend, expectedStatus: 200 },
+    ...(answers.shapeFrontend === undefined ? [] : [{
+      key: 'replay-g620', mode: 'replay' as const, label: `ceiling: node:http, one answer of (g620) (${kb(answers.shapeFrontend)})`, answer: answers.shapeFrontend, expectedStatus: 200,
+    }]),
   ]
 }
 
 /** Which ceiling each case is compared with (the target's), then which others. */
-export const SDK_CEILING_OF: Record<string, string> = { f: 'replay-f', f304: 'replay-f304', g: 'replay-g' }
+export const SDK_CEILING_OF: Record<string, string> = { f: 'replay-f', f304: 'replay-f304', g: 'replay-g', g620: 'replay-g620' }
 export const SDK_ALSO_COMPARED: Record<string, string[]> = { f304: ['fastify-f304'] }

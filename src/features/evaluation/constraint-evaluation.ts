@@ -1,7 +1,7 @@
 /**
  * Strategy and segment constraints, evaluated as the Node SDK evaluates them (its
  * `strategy.js` operators), with the packages it uses: `semver` for versions, `re2js` for
- * REGEX, `ip-address` for IN_CIDR. Each constraint is compiled once into a predicate over the
+ * REGEX, `ip-address` for IN_CIDR (IPv4 read as it reads it, compared as numbers: ipv4.ts). Each constraint is compiled once into a predicate over the
  * context: values cleaned, numbers, dates, versions, regexes and IP ranges parsed ahead of time.
  *
  * SDK rules kept on purpose: list values are trimmed and empty ones dropped, IN and NOT_IN
@@ -9,7 +9,8 @@
  * negates the operator's answer (so a missing value with `inverted` passes), and an unknown
  * operator is false whatever `inverted` says.
  */
-import { Address4, Address6 } from 'ip-address'
+import { Address6 } from 'ip-address'
+import { contextIpv4, inIpv4Range, parseIpv4, type Ipv4 } from './ipv4.ts'
 import { compare as compareVersions, parse as parseVersion, type SemVer } from 'semver'
 import { contextValue } from './context.ts'
 import { compileRegex } from './regex.ts'
@@ -175,34 +176,34 @@ function compileRegexOperator(constraint: ConstraintDefinition, regexWeights: Re
   }
 }
 
-/** An IP range as `ip-address` reads it, with its correct form (an exact address matches by that). */
-interface IpRange<A extends Address4 | Address6> {
-  range: A
+/** An IPv6 range as `ip-address` reads it, with its correct form (an exact address matches by that). */
+interface Ipv6Range {
+  range: Address6
   correctForm: string
 }
 
-function ipRanges<A extends Address4 | Address6>(values: string[], family: { isValid(text: string): boolean; new (text: string): A }): IpRange<A>[] {
-  return values.filter((text) => family.isValid(text)).map((text) => {
-    const range = new family(text)
-    return { range, correctForm: range.correctForm() }
-  })
-}
-
 // As the SDK: an IPv4 context value is matched against the IPv4 entries only, an IPv6 one
-// against the IPv6 entries; entries that parse as neither are skipped.
+// against the IPv6 entries; entries that parse as neither are skipped. IPv4 as numbers (ipv4.ts:
+// read as `ip-address` reads them; equal correct forms are equal numbers), IPv6 through `ip-address`.
 function compileCidrOperator(constraint: ConstraintDefinition): ContextPredicate {
   const field = constraint.contextName
   const values = cleanValues(constraint)
-  const ipv4Ranges = ipRanges(values, Address4)
-  const ipv6Ranges = ipRanges(values, Address6)
-  const inAny = <A extends Address4 | Address6>(address: A, ranges: IpRange<A>[]) => {
-    const correctForm = address.correctForm()
-    return ranges.some(({ range, correctForm: rangeForm }) => correctForm === rangeForm || address.isInSubnet(range))
-  }
+  const ipv4Ranges = values.map(parseIpv4).filter((range): range is Ipv4 => range !== undefined)
+  const ipv6Ranges: Ipv6Range[] = values.filter((text) => Address6.isValid(text)).map((text) => {
+    const range = new Address6(text)
+    return { range, correctForm: range.correctForm() }
+  })
   return (context) => {
     const value = contextValue(context, field)
     if (value === undefined) return false
-    if (Address4.isValid(value)) return inAny(new Address4(value), ipv4Ranges)
-    return Address6.isValid(value) && inAny(new Address6(value), ipv6Ranges)
+    const ipv4 = contextIpv4(value)
+    if (ipv4 !== undefined) {
+      for (const range of ipv4Ranges) if (ipv4.value === range.value || inIpv4Range(ipv4, range)) return true
+      return false
+    }
+    if (!Address6.isValid(value)) return false
+    const address = new Address6(value)
+    const correctForm = address.correctForm()
+    return ipv6Ranges.some(({ range, correctForm: rangeForm }) => correctForm === rangeForm || address.isInSubnet(range))
   }
 }

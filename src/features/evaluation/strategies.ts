@@ -6,7 +6,7 @@
 import { contextValue } from './context.ts'
 import type { ContextPredicate } from './constraint-evaluation.ts'
 import { bucketsOf, normalizedStrategyValue, STRATEGY_SEED } from './murmurhash.ts'
-import { Address4 } from 'ip-address'
+import { contextIpv4, inIpv4Range, parseIpv4, type Ipv4 } from './ipv4.ts'
 import type { EvaluationContext, StrategyDefinition } from './types.ts'
 
 export interface StrategyOptions {
@@ -236,19 +236,23 @@ function compileGradualRolloutRandom(parameters: Parameters, options: StrategyOp
 
 /**
  * `IPs`: addresses or IPv4 CIDR ranges. An entry equal to the remote address as text matches
- * (IPv6 included); otherwise both must be valid IPv4 (`ip-address`, as the SDK) and the address inside the range.
+ * (IPv6 included); otherwise both must be valid IPv4 (as `ip-address`, the SDK's package, reads
+ * them: ipv4.ts) and the address inside the range. The context's address is parsed once per
+ * evaluation, whatever the number of strategies reading it.
  */
 function compileRemoteAddress(parameters: Parameters): ContextPredicate {
   if (!parameters.IPs) return never
-  const entries = parameters.IPs.split(LIST_SEPARATOR).map((text) => ({ text, range: readIpv4(text) }))
+  const entries = parameters.IPs.split(LIST_SEPARATOR)
+  const texts = new Set(entries)
+  const ranges = entries.map(parseIpv4).filter((range): range is Ipv4 => range !== undefined)
   return (context) => {
     const { remoteAddress } = context
-    if (entries.some((entry) => entry.text === remoteAddress)) return true
-    const address = readIpv4(remoteAddress || '')
-    return address !== undefined && entries.some((entry) => entry.range !== undefined && address.isInSubnet(entry.range))
+    if (typeof remoteAddress !== 'string') return false
+    if (texts.has(remoteAddress)) return true
+    if (ranges.length === 0) return false
+    const address = contextIpv4(remoteAddress)
+    if (address === undefined) return false
+    for (const range of ranges) if (inIpv4Range(address, range)) return true
+    return false
   }
-}
-
-function readIpv4(text: string): Address4 | undefined {
-  return Address4.isValid(text) ? new Address4(text) : undefined
 }
