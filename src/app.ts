@@ -109,7 +109,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
   // Who a request is: its Authorization token, or without one its session cookie (docs/security.md).
   // Guesses of passwords and links, counted per address and account before their verdict.
   const attempts = createPasswordAttempts(config.loginFailuresPerAccount)
-  const sessions = createSessionService({ db, config, attempts })
+  const sessions = createSessionService({ db, config, attempts, changes })
   const sessionOf = createSessionAuthentication(sessions, config)
   // One count of failed authentications per address for every route that checks a credential (Edge's validation too).
   const authFailures = createAuthThrottle(config.authFailuresPerMinute)

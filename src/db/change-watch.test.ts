@@ -20,7 +20,7 @@ test('a statement may write a token table when it names one, or when it is not a
     ['update service_account_tokens set expires_at = $1', true],
     ['with gone as (delete from "api_tokens" returning 1) select count(*) from gone', true],
     // People: a user's role and email make their principal, their personal tokens too; sign-in
-    // bookkeeping and sessions do not (a session is looked up at each request, never remembered).
+    // bookkeeping and sessions do not (a session's end is a scope of its own).
     ['update "users" set "name" = ?, "email" = ?, "root_role" = ? where "id" = ?', true],
     ['delete from "personal_access_tokens" where "id" = ? and "user_id" = ? returning *', true],
     ['insert into "user_activity" ("user_id", "login_attempts", "seen_at") values (?, ?, ?) on conflict ("user_id") do update set "login_attempts" = "user_activity"."login_attempts" + ?', false],
@@ -30,6 +30,27 @@ test('a statement may write a token table when it names one, or when it is not a
   ]
   assert.deepEqual(
     cases.map(([sql]) => [sql, mayWriteTokens(sql)]),
+    cases,
+  )
+})
+
+test('a statement may end sessions when it writes user_sessions or may change a principal; a new session or the inactivity clock moved forward does not', () => {
+  const cases: Array<[string, boolean]> = [
+    ['delete from "user_sessions" where "secret_hash" = ?', true],
+    ['delete from "user_sessions" where "user_id" = ?', true],
+    ['delete from "users" where "id" = ?', true],
+    ['update "users" set "root_role" = ? where "id" = ?', true],
+    ['update "user_sessions" set "seen_at" = ? where "secret_hash" = ?', false],
+    ['insert into "user_sessions" ("secret_hash", "user_id") values (?, ?)', false],
+    ['insert into "user_activity" ("user_id", "login_attempts", "seen_at") values (?, ?, ?)', false],
+    ['update "feature_environments" set "enabled" = ?', false],
+    ['update "user_sessions" set "seen_at" = $1 where "secret_hash" = $2', false],
+    ['update user_sessions set seen_at = ?', true],
+    ['update "user_sessions" set "expires_at" = ? where "secret_hash" = ?', true],
+    ['truncate "user_sessions"', true],
+  ]
+  assert.deepEqual(
+    cases.map(([sql]) => [sql, writeScope(sql).sessions]),
     cases,
   )
 })
@@ -64,7 +85,7 @@ async function openWatched(t: { after(fn: () => Promise<void>): void }, storage:
   // A file or a schema, never :memory:: the watch is the one writes are announced to.
   const watch = database.watchChanges() as LocalChangeWatch
   await eventually(() => watch.version() !== undefined, 'the watch can tell')
-  const versions = () => ({ any: watch.version(), tokens: watch.version('tokens'), flags: watch.version('flags') })
+  const versions = () => ({ any: watch.version(), tokens: watch.version('tokens'), flags: watch.version('flags'), sessions: watch.version('sessions') })
   return { db: database.db, watch, versions }
 }
 
@@ -100,7 +121,7 @@ onEachDatabase('change watch', (database) => {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('projects').values(project('p2')).execute()
       await trx.insertInto('api_tokens').values(token('t1')).execute()
-      assert.deepEqual(announced, [{ tokens: false, flags: true }], 'nothing while the transaction is open')
+      assert.deepEqual(announced, [{ tokens: false, flags: true, sessions: false }], 'nothing while the transaction is open')
     })
     await db.transaction().execute(async (trx) => {
       await trx.selectFrom('projects').selectAll().execute()
@@ -115,29 +136,35 @@ onEachDatabase('change watch', (database) => {
     await db.deleteFrom('api_tokens').where('token_name', '=', 't1').execute()
     await db.insertInto('counters').values({ name: 'scratch', value: 0 }).execute()
     assert.deepEqual(announced, [
-      { tokens: false, flags: true },
-      { tokens: true, flags: true },
-      { tokens: true, flags: false },
-      { tokens: false, flags: false },
+      { tokens: false, flags: true, sessions: false },
+      { tokens: true, flags: true, sessions: true },
+      { tokens: true, flags: false, sessions: true },
+      { tokens: false, flags: false, sessions: false },
     ])
   })
 
-  test('a write moves the version of what it may touch (tokens, flags) and the first; any other, only the first', async (t) => {
+  test('a write moves the version of what it may touch (tokens, flags, sessions) and the first; any other, only the first', async (t) => {
     const { watch, versions } = await openWatched(t, await useStorage(t, database))
     const before = versions()
-    watch.wrote({ tokens: false, flags: false })
+    watch.wrote({ tokens: false, flags: false, sessions: false })
     const afterOther = versions()
     assert.notEqual(afterOther.any, before.any)
-    assert.deepEqual([afterOther.tokens, afterOther.flags], [before.tokens, before.flags])
-    watch.wrote({ tokens: true, flags: false })
+    assert.deepEqual([afterOther.tokens, afterOther.flags, afterOther.sessions], [before.tokens, before.flags, before.sessions])
+    watch.wrote({ tokens: true, flags: false, sessions: false })
     const afterTokens = versions()
     assert.notEqual(afterTokens.any, afterOther.any)
     assert.notEqual(afterTokens.tokens, afterOther.tokens)
+    assert.notEqual(afterTokens.sessions, afterOther.sessions, 'a principal changing ends remembered sessions too')
     assert.equal(afterTokens.flags, afterOther.flags)
-    watch.wrote({ tokens: false, flags: true })
+    watch.wrote({ tokens: false, flags: true, sessions: false })
     const afterFlags = versions()
     assert.equal(afterFlags.tokens, afterTokens.tokens)
+    assert.equal(afterFlags.sessions, afterTokens.sessions)
     assert.notEqual(afterFlags.flags, afterTokens.flags)
+    watch.wrote({ tokens: false, flags: false, sessions: true })
+    const afterSessions = versions()
+    assert.deepEqual([afterSessions.tokens, afterSessions.flags], [afterFlags.tokens, afterFlags.flags])
+    assert.notEqual(afterSessions.sessions, afterFlags.sessions)
   })
 
   test("another instance's change to a token table moves the tokens version", async (t) => {

@@ -13,7 +13,8 @@ export interface ChangeWatch {
   /**
    * `'tokens'`: a version that moves only when a principal may have changed (a write naming a token
    * table), or when which tables changed is unknown; `'flags'`: likewise for what SDKs are served
-   * (flags, their environments and strategies, segments, projects, the flags' tags).
+   * (flags, their environments and strategies, segments, projects, the flags' tags); `'sessions'`:
+   * when a principal may have changed or a session may have ended (a delete from user_sessions).
    */
   version(watched?: Watched): number | undefined
   /**
@@ -28,27 +29,40 @@ export interface ChangeWatch {
 }
 
 /** What a cache depends on: any watched data (the default), the tables principals are read from, or those flags are served from. */
-export type Watched = 'any' | 'tokens' | 'flags'
+export type Watched = 'any' | 'tokens' | 'flags' | 'sessions'
 
 /** What a write may have changed besides anything at all. */
 export interface WriteScope {
   tokens: boolean
   flags: boolean
+  /** Sessions may have ended (a principal changing ends them too). */
+  sessions: boolean
 }
 
 /** A change whose tables are not known. */
-export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true })
+export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true, sessions: true })
 
 /**
  * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
  * of another table cascades into them (personal tokens cascade from users, one of them); a
  * statement that writes them names them. Sessions and sign-in bookkeeping are not among them:
- * a session is looked up at every request, never remembered.
+ * a session's end is its own scope (SESSION_ENDS), and a session's inactivity clock (an update of
+ * seen_at, once a minute per session) or a new session ends nothing remembered.
  */
 const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens|users|personal_access_tokens)\b/i
 
 /** The tables flags are served to SDKs from; what cascades into them starts from a table listed here too. */
 const FLAG_TABLES = /\b(projects|features|feature_dependencies|environments|project_environments|feature_environments|feature_strategies|feature_strategy_segments|segments|strategy_definitions|feature_tags|tags|tag_types)\b/i
+
+/**
+ * Any write of user_sessions may end a session (a delete, an expiry or inactivity changed by hand),
+ * except a new session and the inactivity clock Pennon moves forward (session-service.ts: once a
+ * minute per session, in exactly this statement). A user's deletion cascades, and names `users`.
+ */
+const SESSION_TABLE = /\buser_sessions\b/i
+const SESSION_STARTS = /^\s*insert\b/i
+const SESSION_CLOCK = /^\s*update\s+"user_sessions"\s+set\s+"seen_at"\s*=\s*(\?|\$\d+)\s+where\s+"secret_hash"\s*=\s*(\?|\$\d+)\s*$/i
+const mayEndSessions = (sql: string) => SESSION_TABLE.test(sql) && !SESSION_STARTS.test(sql) && !SESSION_CLOCK.test(sql)
 
 // A plain insert, update or delete (or a WITH around them) writes only the tables it names;
 // anything else (a schema change, a pragma) may touch any of them.
@@ -60,7 +74,8 @@ export const mayWriteTokens = (sql: string): boolean => TOKEN_TABLES.test(sql) |
 /** What a writing statement may change. */
 export function writeScope(sql: string): WriteScope {
   if (!NAMES_WHAT_IT_WRITES.test(sql)) return EVERYTHING
-  return { tokens: TOKEN_TABLES.test(sql), flags: FLAG_TABLES.test(sql) }
+  const tokens = TOKEN_TABLES.test(sql)
+  return { tokens, flags: FLAG_TABLES.test(sql), sessions: tokens || mayEndSessions(sql) }
 }
 
 /** A watch that never knows: caches built on it are never used. */
@@ -77,7 +92,7 @@ export interface LocalChangeWatch extends ChangeWatch {
  * principals moves `tokens` as well, and one that may concern served flags `flags`.
  */
 function versions() {
-  const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0 }
+  const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0, sessions: 0 }
   const listeners = new Set<() => void>()
   return {
     get: (watched: Watched = 'any') => counts[watched],
@@ -85,6 +100,7 @@ function versions() {
       counts.any++
       if (scope.tokens) counts.tokens++
       if (scope.flags) counts.flags++
+      if (scope.sessions || scope.tokens) counts.sessions++
       for (const listener of listeners) listener()
     },
     /** Adds a listener; `first` / `last` run when the set stops / starts being empty. */
@@ -268,7 +284,7 @@ export function announceWrites(driver: Driver, onWrite: (scope: WriteScope) => v
         const scope = isReadOnly(query.sql) ? undefined : writeScope(query.sql)
         if (scope && inTransaction.has(connection)) {
           const before = wroteInTransaction.get(connection)
-          wroteInTransaction.set(connection, before ? { tokens: before.tokens || scope.tokens, flags: before.flags || scope.flags } : scope)
+          wroteInTransaction.set(connection, before ? { tokens: before.tokens || scope.tokens, flags: before.flags || scope.flags, sessions: before.sessions || scope.sessions } : scope)
         }
         try {
           return await execute<R>(query)

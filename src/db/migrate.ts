@@ -12,6 +12,7 @@ import * as tags from './migrations/0010-tags.ts'
 import * as contextFields from './migrations/0011-context-fields.ts'
 import * as usageReads from './migrations/0012-usage-reads.ts'
 import * as users from './migrations/0013-users.ts'
+import * as sessionEndsNotify from './migrations/0014-session-ends-notify.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0011-context-fields': contextFields,
   '0012-usage-reads': usageReads,
   '0013-users': users,
+  '0014-session-ends-notify': sessionEndsNotify,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

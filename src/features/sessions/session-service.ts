@@ -5,6 +5,7 @@
  * when its user is deleted, gets another root role or a new password.
  */
 import type { Kysely } from 'kysely'
+import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
@@ -13,6 +14,7 @@ import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
 import { passwordMismatch, verifyPassword } from '../users/password.ts'
 import { createUserStore, toUser, type User } from '../users/user-store.ts'
 import type { PasswordAttempts } from '../users/password-attempts.ts'
+import { createSessionCache } from './session-cache.ts'
 
 // A session's seen_at is written at most this often: activity is known to the minute, with one write a minute per session at most.
 const TOUCH_EVERY_MS = 60_000
@@ -28,7 +30,8 @@ const sessionBySecret = prepared((db: Kysely<Database>) =>
     .where('s.secret_hash', '=', ''),
 )
 
-export function createSessionService({ db, config, attempts }: { db: Kysely<Database>; config: Config; attempts: PasswordAttempts }) {
+export function createSessionService({ db, config, attempts, changes }: { db: Kysely<Database>; config: Config; attempts: PasswordAttempts; changes: ChangeWatch }) {
+  const remembered = createSessionCache(changes)
   /** The user whose password `password` is, or a 401; `address` is the client's address key (http/client-address.ts). */
   const checkPassword = (login: string, password: string, address: string) =>
     // Failed sign-ins count per account and address, and per address over all accounts (password spraying):
@@ -75,16 +78,24 @@ export function createSessionService({ db, config, attempts }: { db: Kysely<Data
 
     /** The user a session cookie's secret signs in, or undefined when it is unknown or over. Moves its inactivity clock. */
     async principalOf(secret: string): Promise<Principal | undefined> {
+      const version = changes.version('sessions')
+      const known = remembered.get(secret, version, Date.now())
+      if (known) return known
       const secretHash = hashSecret(secret)
       const row = (await db.executeQuery(sessionBySecret(db, [secretHash]))).rows[0]
       if (!row) return undefined
       const now = Date.now()
-      const seenAt = Date.parse(row.seen_at)
-      if (Date.parse(row.expires_at) <= now || seenAt + config.sessionIdleMs <= now) return undefined
+      let seenAt = Date.parse(row.seen_at)
+      const expiresAt = Date.parse(row.expires_at)
+      if (expiresAt <= now || seenAt + config.sessionIdleMs <= now) return undefined
       if (now - seenAt >= TOUCH_EVERY_MS) {
         await db.updateTable('user_sessions').set({ seen_at: new Date(now).toISOString() }).where('secret_hash', '=', secretHash).execute()
+        seenAt = now
       }
-      return userPrincipal(row, secretHash)
+      const principal = userPrincipal(row, secretHash)
+      // Used without a read until the inactivity clock is due again (SESSION_IDLE_MINUTES is at least a minute) or the session ends.
+      remembered.set(secret, version, principal, Math.min(seenAt + TOUCH_EVERY_MS, expiresAt))
+      return principal
     },
 
     async logout(secretHash: string): Promise<void> {

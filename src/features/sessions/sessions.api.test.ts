@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { allEvents, call, errorOf, onEachDatabase, sql, useTestApp, withoutId } from '../../../test/test-app.ts'
+import { allEvents, call, errorOf, eventually, onEachDatabase, sql, useTestApp, useTwoInstances, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { asBrowser, createUser, PASSWORD, signIn } from '../../../test/people.ts'
 
 const CROSS_SITE = errorOf('NoAccessError', "Cross-site request refused: a request signed in with a session cookie that changes something must come from Pennon's own pages.")
@@ -85,6 +85,45 @@ onEachDatabase('sessions', (database) => {
 
     assert.equal((await call(pennon, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
     assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(third))).status, 401)
+  })
+
+  test('a session remembered by another instance ends there too: sign-out, role change, new password, deletion, and by hand', async (t) => {
+    const { first, second } = await useTwoInstances(t, database)
+    const id = await createUser(first, 'ed@example.com', 2)
+    const me = (pennon: TestApp, cookie: string) => call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(cookie))
+    const endsOnSecond = async (cookie: string, what: string) => {
+      await eventually(async () => (await me(second, cookie)).status === 401, what)
+      const refused = await me(second, cookie)
+      assert.equal(refused.status, 401, `${what}, and stays ended`)
+      assert.deepEqual(withoutId(refused.body), NO_CREDENTIAL)
+    }
+    // Each session is used on the second instance (twice: the second answer is the remembered one) before it ends on the first.
+    const used = async (cookie: string) => {
+      for (let i = 0; i < 2; i++) assert.equal((await me(second, cookie)).status, 200)
+      return cookie
+    }
+
+    const signedOut = await used(await signIn(first, 'ed@example.com'))
+    const kept = await used(await signIn(first, 'ed@example.com'))
+    assert.equal((await call(first, 'POST', '/logout', undefined, asBrowser(signedOut))).status, 200)
+    await endsOnSecond(signedOut, 'signed out on the first instance')
+    assert.equal((await me(second, kept)).status, 200, "the same user's other session goes on")
+
+    assert.equal((await call(first, 'PUT', `/api/admin/user-admin/${id}`, { rootRole: 3 })).status, 200)
+    await endsOnSecond(kept, 'a new role given on the first instance')
+
+    const beforePassword = await used(await signIn(first, 'ed@example.com'))
+    assert.equal((await call(first, 'POST', `/api/admin/user-admin/${id}/change-password`, { password: 'New-Passw0rd-2026' })).status, 200)
+    await endsOnSecond(beforePassword, 'a new password set on the first instance')
+
+    // An operator ends a session in the database by hand: its absolute end moved to the past.
+    const byHand = await used(await signIn(first, 'ed@example.com', 'New-Passw0rd-2026'))
+    await sql`update user_sessions set expires_at = ${new Date(Date.now() - 60_000).toISOString()}`.execute(first.database.db)
+    await endsOnSecond(byHand, 'ended by hand')
+
+    const beforeDeletion = await used(await signIn(first, 'ed@example.com', 'New-Passw0rd-2026'))
+    assert.equal((await call(first, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
+    await endsOnSecond(beforeDeletion, 'the user deleted on the first instance')
   })
 
   test('sessions end after SESSION_IDLE_MINUTES without a request, and SESSION_MAX_AGE_HOURS after sign-in', async (t) => {
