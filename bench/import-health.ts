@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { largeImport } from '../src/features/export-import/export-import-test-helpers.ts'
+import { largeImport } from '../test/helpers/export-import.ts'
 import { startProcess, withFreshPostgres, type Server } from './lib.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`

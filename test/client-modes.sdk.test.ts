@@ -13,8 +13,8 @@ import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { randomBytes } from 'node:crypto'
 import { startProcess, type Server } from '../bench/lib.ts'
 import { apiToken, createProcessDatabase, createTestApp, createTestStorage, eventually, onEachDatabase, useTestApp, useTwoInstances, type TestApp } from './test-app.ts'
-import { createFlag } from '../src/features/flags/flag-test-helpers.ts'
-import { toggle } from '../src/features/strategies/strategy-test-helpers.ts'
+import { createFlag } from './helpers/flags.ts'
+import { toggle } from './helpers/strategies.ts'
 
 async function listening(pennon: TestApp, port = 0): Promise<string> {
   await pennon.app.listen({ port, host: '127.0.0.1' })

@@ -36,34 +36,18 @@ export type RoutePermission = Permission | readonly Permission[] | 'NONE'
 export const ROOT_ROLES = { Admin: 1, Editor: 2, Viewer: 3 } as const
 export type RootRole = (typeof ROOT_ROLES)[keyof typeof ROOT_ROLES]
 
-const EDITOR_PERMISSIONS: readonly Permission[] = [
-  'CREATE_FEATURE',
-  'UPDATE_FEATURE',
-  'DELETE_FEATURE',
-  'UPDATE_FEATURE_DEPENDENCY',
-  // In every environment: Pennon has no per-environment roles.
-  'UPDATE_FEATURE_ENVIRONMENT',
-  'CREATE_FEATURE_STRATEGY',
-  'UPDATE_FEATURE_STRATEGY',
-  'DELETE_FEATURE_STRATEGY',
-  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
-  'CREATE_STRATEGY',
-  'UPDATE_STRATEGY',
-  'DELETE_STRATEGY',
-  'CREATE_SEGMENT',
-  'UPDATE_SEGMENT',
-  'DELETE_SEGMENT',
-  'CREATE_PROJECT',
-  'UPDATE_PROJECT',
-  'DELETE_PROJECT',
-  'CREATE_CONTEXT_FIELD',
-  'UPDATE_CONTEXT_FIELD',
-  'DELETE_CONTEXT_FIELD',
-  // As the reference's Editor. Creating, deleting and applying tags needs UPDATE_FEATURE.
-  'CREATE_TAG_TYPE',
-  'UPDATE_TAG_TYPE',
-  'DELETE_TAG_TYPE',
-]
+/**
+ * What only an Admin may do: ADMIN itself, and a project's own segments and context fields (the
+ * reference gives those to a project's owners; Pennon has no project roles, so ADMIN holds them).
+ */
+export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['ADMIN', 'UPDATE_PROJECT_SEGMENT', 'UPDATE_PROJECT_CONTEXT']
+
+/**
+ * The Editor: every permission but the admin-only ones, as the reference's Editor. Flag
+ * environments in every environment (Pennon has no per-environment roles); creating, deleting
+ * and applying tags needs UPDATE_FEATURE.
+ */
+export const EDITOR_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((permission) => !ADMIN_ONLY_PERMISSIONS.includes(permission))
 
 export function rolePermissions(rootRole: number): ReadonlySet<Permission> {
   if (rootRole === ROOT_ROLES.Admin) return new Set(['ADMIN'])

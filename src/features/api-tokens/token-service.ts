@@ -129,14 +129,13 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
       }),
 
     listServiceAccounts: async (): Promise<ServiceAccountData[]> => {
-      const rows = await db.selectFrom('service_accounts').selectAll().orderBy('id').execute()
-      return rows.map((row) => ({ id: row.id, username: row.username, name: row.name, rootRole: row.root_role, createdAt: row.created_at }))
+      return createTokenStore(db).listServiceAccounts()
     },
 
     createServiceAccount: (input: CreateServiceAccountBody, actor: Actor): Promise<ServiceAccountData> =>
       db.transaction().execute(async (trx) => {
-        const taken = await trx.selectFrom('service_accounts').select('id').where('username', '=', input.username).executeTakeFirst()
-        if (taken) throw nameExists(`A service account with username ${quote(input.username)} already exists.`)
+        const store = createTokenStore(trx)
+        if (await store.serviceAccountUsernameTaken(input.username)) throw nameExists(`A service account with username ${quote(input.username)} already exists.`)
         const audit = auditContext(actor)
         const account: ServiceAccountData = {
           id: await advanceCounter(trx, 'service_account_id'),
@@ -146,10 +145,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
           createdAt: audit.createdAt,
         }
         try {
-          await trx
-            .insertInto('service_accounts')
-            .values({ id: account.id, username: account.username, name: account.name, root_role: account.rootRole, created_at: account.createdAt })
-            .execute()
+          await store.insertServiceAccount(account)
         } catch (error) {
           if (isUniqueViolation(error)) throw nameExists(`A service account with username ${quote(input.username)} already exists.`)
           throw error
@@ -161,18 +157,20 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
     deleteServiceAccount: (id: number, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
         const admins = await lockAdminCredentials(trx)
-        const account = await createTokenStore(trx).findServiceAccount(id)
+        const store = createTokenStore(trx)
+        const account = await store.findServiceAccount(id)
         if (!account) throw notFound(`No service account has id ${id}.`)
         keepAnAdmin(admins, (credential) => credential.kind === 'service-account-token' && credential.accountId === id, `Service account ${quote(account.username)} holds`)
         // Its tokens go with it (foreign key cascade), so they stop working at once.
-        await trx.deleteFrom('service_accounts').where('id', '=', id).execute()
+        await store.deleteServiceAccount(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'service-account-deleted', preData: account }])
       }),
 
     createServiceAccountToken: (accountId: number, input: CreateServiceAccountTokenBody, actor: Actor) => {
       checkNotPast(input.expiresAt, '/body/expiresAt')
       return db.transaction().execute(async (trx) => {
-        const account = await createTokenStore(trx).findServiceAccount(accountId)
+        const store = createTokenStore(trx)
+        const account = await store.findServiceAccount(accountId)
         if (!account) throw notFound(`No service account has id ${accountId}.`)
         const audit = auditContext(actor)
         const secret = accountTokenSecret()
@@ -182,17 +180,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
           expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
           createdAt: audit.createdAt,
         }
-        await trx
-          .insertInto('service_account_tokens')
-          .values({
-            id: token.id,
-            service_account_id: accountId,
-            description: token.description,
-            secret_hash: hashSecret(secret),
-            expires_at: token.expiresAt,
-            created_at: token.createdAt,
-          })
-          .execute()
+        await store.insertServiceAccountToken(accountId, token, hashSecret(secret))
         await appendEvents(trx, audit, [
           { type: 'service-account-token-created', data: { id: token.id, description: token.description, expiresAt: token.expiresAt, userId: accountId } },
         ])

@@ -1,11 +1,19 @@
 import type { Kysely } from 'kysely'
-import type { ApiTokensTable, Database } from '../../db/tables.ts'
+import type { ApiTokensTable, Database, ServiceAccountsTable } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { ApiTokenData, ServiceAccountData } from '../events/event-types.ts'
 import { adminTokenPrincipal, rolePermissions, userPrincipal, type Principal } from '../../http/permissions.ts'
 import { sameHash } from './token-secret.ts'
 
 export type ApiToken = ApiTokenData
+
+const toServiceAccount = (row: ServiceAccountsTable): ServiceAccountData => ({
+  id: row.id,
+  username: row.username,
+  name: row.name,
+  rootRole: row.root_role,
+  createdAt: row.created_at,
+})
 
 /** Who a token is, and until when (ISO time; null: no expiry). */
 export interface ResolvedToken {
@@ -157,7 +165,48 @@ export function createTokenStore(db: Kysely<Database>) {
 
     async findServiceAccount(id: number): Promise<ServiceAccountData | undefined> {
       const row = await db.selectFrom('service_accounts').selectAll().where('id', '=', id).executeTakeFirst()
-      return row && { id: row.id, username: row.username, name: row.name, rootRole: row.root_role, createdAt: row.created_at }
+      return row && toServiceAccount(row)
+    },
+
+    /** By id. */
+    async listServiceAccounts(): Promise<ServiceAccountData[]> {
+      const rows = await db.selectFrom('service_accounts').selectAll().orderBy('id').execute()
+      return rows.map(toServiceAccount)
+    },
+
+    async serviceAccountUsernameTaken(username: string): Promise<boolean> {
+      return (await db.selectFrom('service_accounts').select('id').where('username', '=', username).executeTakeFirst()) !== undefined
+    },
+
+    /** Throws the driver's unique violation when the username is taken (a concurrent create). */
+    async insertServiceAccount(account: ServiceAccountData): Promise<void> {
+      await db
+        .insertInto('service_accounts')
+        .values({ id: account.id, username: account.username, name: account.name, root_role: account.rootRole, created_at: account.createdAt })
+        .execute()
+    },
+
+    /** Its tokens go with it (foreign key cascade). */
+    async deleteServiceAccount(id: number): Promise<void> {
+      await db.deleteFrom('service_accounts').where('id', '=', id).execute()
+    },
+
+    async insertServiceAccountToken(
+      accountId: number,
+      token: { id: number; description: string; expiresAt: string | null; createdAt: string },
+      secretHash: string,
+    ): Promise<void> {
+      await db
+        .insertInto('service_account_tokens')
+        .values({
+          id: token.id,
+          service_account_id: accountId,
+          description: token.description,
+          secret_hash: secretHash,
+          expires_at: token.expiresAt,
+          created_at: token.createdAt,
+        })
+        .execute()
     },
   }
 }

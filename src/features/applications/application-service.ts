@@ -4,7 +4,8 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { invalid, notFound, quote } from '../../http/errors.ts'
+import { notFound, quote } from '../../http/errors.ts'
+import { parsePaging } from '../../http/paging.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { distinctSorted, groupSdks, isOutdatedSdk } from './application-rules.ts'
@@ -18,12 +19,6 @@ export const PROJECT_APPLICATIONS_DEFAULT_LIMIT = 50
 export const PROJECT_APPLICATIONS_MAX_LIMIT = 100
 
 const applicationNotFound = (appName: string) => notFound(`No application is named ${quote(appName)}.`)
-
-function wholeNumber(value: string | undefined, path: string, fallback: number, min = 0): number {
-  if (value === undefined) return fallback
-  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < min) throw invalid(`The \`${path}\` parameter must be a whole number of at least ${min}. You sent ${quote(value)}.`, path)
-  return Number(value)
-}
 
 export function createApplicationService({ db, now = Date.now }: { db: Kysely<Database>; now?: () => number }) {
   const store = () => createApplicationStore(db)
@@ -103,8 +98,7 @@ export function createApplicationService({ db, now = Date.now }: { db: Kysely<Da
      * environments, instance ids or SDK versions contain one of the terms.
      */
     async projectApplications(project: string, query: ProjectApplicationsQuery): Promise<ProjectApplicationsResponse> {
-      const offset = wholeNumber(query.offset, '/query/offset', 0)
-      const limit = Math.min(wholeNumber(query.limit, '/query/limit', PROJECT_APPLICATIONS_DEFAULT_LIMIT, 1), PROJECT_APPLICATIONS_MAX_LIMIT)
+      const { offset, limit } = parsePaging(query, { defaultLimit: PROJECT_APPLICATIONS_DEFAULT_LIMIT, maxLimit: PROJECT_APPLICATIONS_MAX_LIMIT, overMax: 'clamp' })
       const terms = (query.query ?? '').split(',').map((term) => term.trim().toLowerCase()).filter((term) => term !== '')
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
       const reads = store()

@@ -10,8 +10,8 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { call, eventually, onEachDatabase, useTestApp, type TestApp, type TestAppOptions } from '../../../test/test-app.ts'
-import { createFlag } from '../flags/flag-test-helpers.ts'
-import { toggle } from '../strategies/strategy-test-helpers.ts'
+import { createFlag } from '../../../test/helpers/flags.ts'
+import { toggle } from '../../../test/helpers/strategies.ts'
 
 const FEATURES = '/api/client/features'
 const APART = { 'unleash-client-spec': '5.2.0' }

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { normalizedStrategyValue, normalizedVariantValue } from '../evaluation/murmurhash.ts'
-import { addDependency, createFlag, createProject } from '../flags/flag-test-helpers.ts'
-import { addStrategy, placePath, toggle } from '../strategies/strategy-test-helpers.ts'
-import { ETAG, FRONTEND, frontendToken, queryOf, togglesOf } from './frontend-test-helpers.ts'
+import { addDependency, createFlag, createProject } from '../../../test/helpers/flags.ts'
+import { addStrategy, placePath, toggle } from '../../../test/helpers/strategies.ts'
+import { ETAG, FRONTEND, frontendToken, queryOf, togglesOf } from '../../../test/helpers/frontend.ts'
 
 
 /**

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, errorOf, onEachDatabase, useTestApp, withoutId } from '../../../test/test-app.ts'
 import { compileRegex, MAX_REGEX_WORK } from '../evaluation/regex.ts'
-import { createFlag } from '../flags/flag-test-helpers.ts'
-import { addStrategy, toggle } from '../strategies/strategy-test-helpers.ts'
-import { FRONTEND, frontendToken, queryOf, togglesOf } from './frontend-test-helpers.ts'
+import { createFlag } from '../../../test/helpers/flags.ts'
+import { addStrategy, toggle } from '../../../test/helpers/strategies.ts'
+import { FRONTEND, frontendToken, queryOf, togglesOf } from '../../../test/helpers/frontend.ts'
 
 onEachDatabase('frontend API context', (database) => {
   test('fields not sent take the reference\'s defaults: appName "frontend-api", environment "default"; an empty field counts as not sent', async (t) => {

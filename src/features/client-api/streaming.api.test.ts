@@ -11,8 +11,8 @@ import { createConnection, type Socket } from 'node:net'
 import { test } from 'node:test'
 import { ConfigError, loadConfig } from '../../config.ts'
 import { allEvents, apiToken, call, errorOf, eventually, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { createFlag } from '../flags/flag-test-helpers.ts'
-import { addStrategy, toggle } from '../strategies/strategy-test-helpers.ts'
+import { createFlag } from '../../../test/helpers/flags.ts'
+import { addStrategy, toggle } from '../../../test/helpers/strategies.ts'
 
 interface SseMessage {
   id?: string

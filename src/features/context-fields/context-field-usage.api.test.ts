@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, errorOf, eventually, onEachDatabase, useTestApp, useTwoInstances, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { archive, createFlag, createProject, eventMark } from '../flags/flag-test-helpers.ts'
-import { addStrategy, assertEmpty, fromOneRequestIn, jsonOk, strategiesPath } from '../strategies/strategy-test-helpers.ts'
+import { archive, createFlag, createProject, eventMark } from '../../../test/helpers/flags.ts'
+import { addStrategy, assertEmpty, fromOneRequestIn, jsonOk, strategiesPath } from '../../../test/helpers/strategies.ts'
 
 const CONTEXT = '/api/admin/context'
 const projectContext = (project: string) => `/api/admin/projects/${project}/context`

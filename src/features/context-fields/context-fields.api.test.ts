@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { eventMark } from '../flags/flag-test-helpers.ts'
-import { assertEmpty, at, fromOneRequestIn, jsonOk, validationError } from '../strategies/strategy-test-helpers.ts'
+import { eventMark } from '../../../test/helpers/flags.ts'
+import { assertEmpty, at, fromOneRequestIn, jsonOk, validationError } from '../../../test/helpers/strategies.ts'
 
 const CONTEXT = '/api/admin/context'
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, eventually, onEachDatabase, useTestApp, useTwoInstances, withoutId } from '../../../test/test-app.ts'
-import { createFlag, eventMark } from '../flags/flag-test-helpers.ts'
-import { addStrategy, assertEmpty, at, listStrategies, strategiesPath, validationError } from '../strategies/strategy-test-helpers.ts'
+import { createFlag, eventMark } from '../../../test/helpers/flags.ts'
+import { addStrategy, assertEmpty, at, listStrategies, strategiesPath, validationError } from '../../../test/helpers/strategies.ts'
 
 const CONTEXT = '/api/admin/context'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { createFlag, createProject, eventMark, getFlag, projectPath } from '../flags/flag-test-helpers.ts'
+import { createFlag, createProject, eventMark, getFlag, projectPath } from '../../../test/helpers/flags.ts'
 
 const ENVIRONMENTS = '/api/admin/environments'
 

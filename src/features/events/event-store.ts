@@ -5,7 +5,7 @@ import { preparedInsert } from '../../db/prepared.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
 import type { AuditContext } from './audit.ts'
 import type { EventTag, NewEvent } from './event-types.ts'
-import { createTagStore } from '../tags/tag-store.ts'
+import { inNames } from '../../db/name-set.ts'
 
 // 11 bound values per row; SQLite allows 32,766 per statement.
 const ROWS_PER_INSERT = 1000
@@ -53,7 +53,22 @@ async function flagTags(trx: Kysely<Database>, events: readonly NewEvent[]): Pro
   for (const event of events) if (event.featureName && !event.tags) names.add(event.featureName)
   const tags = new Map<string, EventTag[]>()
   if (names.size === 0) return tags
-  for (const [name, list] of await createTagStore(trx).ofFlags([...names])) tags.set(name, list.map(({ type, value }) => ({ value, type })))
+  // Its own read of feature_tags (the tags feature writes that table, above this floor): the events
+  // folder imports no feature.
+  const rows = await trx
+    .selectFrom('feature_tags')
+    .select(['feature_name', 'tag_type', 'tag_value'])
+    .where(inNames(trx, 'feature_name', [...names]))
+    .orderBy('feature_name')
+    .orderBy('tag_type')
+    .orderBy('tag_value')
+    .execute()
+  for (const row of rows) {
+    const tag = { value: row.tag_value, type: row.tag_type }
+    const list = tags.get(row.feature_name)
+    if (list) list.push(tag)
+    else tags.set(row.feature_name, [tag])
+  }
   return tags
 }
 

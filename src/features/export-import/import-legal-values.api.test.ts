@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { clientFeatures, importFlags, validateImport } from './export-import-test-helpers.ts'
+import { clientFeatures, importFlags, validateImport } from '../../../test/helpers/export-import.ts'
 
 const CONTEXT = '/api/admin/context'
 

@@ -18,7 +18,7 @@ import { test } from 'node:test'
 import { startProcess } from '../../../bench/lib.ts'
 import { call, createProcessDatabase, errorOf, onEachDatabase, useTestApp, withoutId } from '../../../test/test-app.ts'
 import { MAX_IMPORT_FEATURES } from './export-import-schemas.ts'
-import { BATCH, importFlags, largeImport } from './export-import-test-helpers.ts'
+import { BATCH, importFlags, largeImport } from '../../../test/helpers/export-import.ts'
 
 const HEALTH_BOUND_MS = 100
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
-import { importFlags, validateImport } from './export-import-test-helpers.ts'
+import { importFlags, validateImport } from '../../../test/helpers/export-import.ts'
 
 const flag = (name: string) => ({ name, type: 'release', description: null, impressionData: false })
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { clientFeatures, exportFlags, fixture, importFlags, prepareTarget, validateImport } from './export-import-test-helpers.ts'
+import { clientFeatures, exportFlags, fixture, importFlags, prepareTarget, validateImport } from '../../../test/helpers/export-import.ts'
 
 /** A Pennon holding the fixtures' source state in both environments (imported from Unleash's files). */
 async function sourceLike(t: Parameters<typeof useTestApp>[0], database: Parameters<typeof useTestApp>[1]): Promise<TestApp> {

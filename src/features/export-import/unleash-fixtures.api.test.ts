@@ -1,5 +1,5 @@
 /**
- * Unleash 8.2's own export files (recorded from a real server, export-import-test-helpers.ts)
+ * Unleash 8.2's own export files (recorded from a real server, test/helpers/export-import.ts)
  * imported into a fresh Pennon serve SDKs, flag by flag, what that Unleash served; and validate,
  * import and export answer as it did, following the recorded sequence: validate on a fresh target,
  * the prerequisites made, validate again, import, then the answers on the imported target.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, onEachDatabase, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { byName, clientFeatures, comparable, exportFlags, fixture, importFlags, prepareTarget, validateImport } from './export-import-test-helpers.ts'
+import { byName, clientFeatures, comparable, exportFlags, fixture, importFlags, prepareTarget, validateImport } from '../../../test/helpers/export-import.ts'
 
 const development = fixture('export-development.json')
 const recorded = (name: string) => fixture(name).body

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { archive, createFlag, createProject, eventMark, getFlag, projectPath, revive } from '../flags/flag-test-helpers.ts'
+import { archive, createFlag, createProject, eventMark, getFlag, projectPath, revive } from '../../../test/helpers/flags.ts'
 import {
   addStrategy,
   assertEmpty,
@@ -17,7 +17,7 @@ import {
   toggle,
   ULID,
   validationError,
-} from '../strategies/strategy-test-helpers.ts'
+} from '../../../test/helpers/strategies.ts'
 
 const DEV = 'development'
 const PROD = 'production'

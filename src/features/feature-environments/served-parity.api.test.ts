@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { createFlag, eventMark, projectPath } from '../flags/flag-test-helpers.ts'
-import { addStrategy, at, fromOneRequestIn, placeEvent, placePath, strategiesPath, toggle, validationError } from '../strategies/strategy-test-helpers.ts'
+import { createFlag, eventMark, projectPath } from '../../../test/helpers/flags.ts'
+import { addStrategy, at, fromOneRequestIn, placeEvent, placePath, strategiesPath, toggle, validationError } from '../../../test/helpers/strategies.ts'
 
 async function served(pennon: TestApp, feature: string): Promise<any> {
   const token = await apiToken(pennon, 'client', `client-${feature}`)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createTestApp, eventually, onEachDatabase, sql, useTestApp, useTwoInstances, type TestApp } from '../../../test/test-app.ts'
-import { archive, createFlags, depend, revive, validate } from './flag-test-helpers.ts'
+import { archive, createFlags, depend, revive, validate } from '../../../test/helpers/flags.ts'
 
 const answer = (parentsWithChildFeatures: string[], hasDeletedDependencies: boolean) => JSON.stringify({ parentsWithChildFeatures, hasDeletedDependencies })
 

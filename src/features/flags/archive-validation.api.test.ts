@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { addDependency, archive, createFlag, createFlags, createProject, depend, dependencyRows, projectPath, validate } from './flag-test-helpers.ts'
+import { addDependency, archive, createFlag, createFlags, createProject, depend, dependencyRows, projectPath, validate } from '../../../test/helpers/flags.ts'
 
 /** The setup of docs/contract.md §4's examples: c1→p1, c2→p1, c3→p2, `lone` free; `o1`→`op` in project "other". */
 async function referenceFlags(pennon: TestApp): Promise<void> {

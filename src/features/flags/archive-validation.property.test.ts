@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { call, onEachDatabase, useTestApp, } from '../../../test/test-app.ts'
-import { addDependency, archive, assertInvariant, createFlag, createProject, deleteFlags, dependencyRows, projectPath, revive, validate } from './flag-test-helpers.ts'
+import { addDependency, archive, assertInvariant, createFlag, createProject, deleteFlags, dependencyRows, projectPath, revive, validate } from '../../../test/helpers/flags.ts'
 
 const RUNS = 40
 

@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import { sql, type KyselyPlugin } from 'kysely'
 import { onEachDatabase, useTestApp } from '../../../test/test-app.ts'
 import { validateArchive, validationQuery } from './archive-validation.ts'
-import { createFlags, depend } from './flag-test-helpers.ts'
+import { createFlags, depend } from '../../../test/helpers/flags.ts'
 
 function countingPlugin(): { plugin: KyselyPlugin; statements: string[] } {
   const statements: string[] = []

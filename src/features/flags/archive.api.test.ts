@@ -16,7 +16,7 @@ import {
   getFlag,
   projectPath,
   revive,
-} from './flag-test-helpers.ts'
+} from '../../../test/helpers/flags.ts'
 
 const archiveOne = (pennon: Parameters<typeof call>[0], name: string, project = 'default', token?: string) =>
   call(pennon, 'DELETE', `${projectPath(project)}/features/${name}`, undefined, token === undefined ? {} : { token })

@@ -15,7 +15,7 @@ import {
   fromOneRequest,
   getFlag,
   projectPath,
-} from './flag-test-helpers.ts'
+} from '../../../test/helpers/flags.ts'
 
 const removeOne = (pennon: Parameters<typeof call>[0], child: string, parent: string, project = 'default') =>
   call(pennon, 'DELETE', `${projectPath(project)}/features/${child}/dependencies/${parent}`)

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, onEachDatabase, useTwoInstances, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
-import { addDependency, archive, assertInvariant, createFlags, dependencyRows, depend, projectPath } from './flag-test-helpers.ts'
+import { addDependency, archive, assertInvariant, createFlags, dependencyRows, depend, projectPath } from '../../../test/helpers/flags.ts'
 
 const ROUNDS = 25
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { archive, createFlag, createProject, eventMark, flagEvent, fromOneRequest, getFlag, projectPath } from './flag-test-helpers.ts'
+import { archive, createFlag, createProject, eventMark, flagEvent, fromOneRequest, getFlag, projectPath } from '../../../test/helpers/flags.ts'
 
 const flagPath = (name: string, project = 'default') => `${projectPath(project)}/features/${name}`
 const validationError = (path: string, message: string) => ({ name: 'ValidationError', message, details: [{ path, message }] })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, onEachDatabase, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { archive, createFlag, createProject, projectPath } from './flag-test-helpers.ts'
+import { archive, createFlag, createProject, projectPath } from '../../../test/helpers/flags.ts'
 
 const names = (body: { features: Array<{ name: string }> }) => body.features.map((flag) => flag.name)
 

@@ -3,7 +3,8 @@ import type { ChangeWatch } from '../../db/change-watch.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
-import { invalid, nameExists, quote, type AppError } from '../../http/errors.ts'
+import { nameExists, quote, type AppError } from '../../http/errors.ts'
+import { parsePaging } from '../../http/paging.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
@@ -34,14 +35,6 @@ const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppErro
   nameExists(`${holder.archived ? 'An archived flag' : 'A flag'} named ${quote(holder.name)} already exists in project ${quote(holder.project)}.`)
 
 /** A whole number from `min` to `max` in a query parameter, or the fallback when absent. */
-function wholeNumber(value: string | undefined, path: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback
-  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw invalid(`The \`${path}\` parameter must be a whole number from ${min} to ${max}. You sent ${quote(value)}.`, path)
-  }
-  return Number(value)
-}
-
 const toDependencyResponse = (dependency: Dependency) => ({ feature: dependency.parent, enabled: dependency.enabled, variants: dependency.variants })
 
 /** Creates a flag (and its row in each environment of its project) inside the caller's transaction, with its event. */
@@ -92,8 +85,7 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
 
     /** One page of the project's active (or archived) flags (with any of `tags`), each with potentiallyStale and its tags, and how many match in all. */
     page: async (project: string, query: ProjectFlagsQuery, tags?: readonly TagFilter[]) => {
-      const offset = wholeNumber(query.offset, '/query/offset', 0, 0, 1_000_000_000)
-      const limit = wholeNumber(query.limit, '/query/limit', 100, 1, 1000)
+      const { offset, limit } = parsePaging(query, { defaultLimit: 100, maxLimit: 1000, overMax: 'refuse' })
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
       const now = Date.now()
       const { features, total } = await createFlagStore(db).page(project, {

@@ -13,7 +13,7 @@ import {
 } from '../../../test/test-app.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import { createFlagStore } from './flag-store.ts'
-import { archive, createFlag, createFlags, createProject, depend, eventMark, flagEvent, fromOneRequest, getFlag, projectPath } from './flag-test-helpers.ts'
+import { archive, createFlag, createFlags, createProject, depend, eventMark, flagEvent, fromOneRequest, getFlag, projectPath } from '../../../test/helpers/flags.ts'
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 

@@ -16,6 +16,7 @@ import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { AppError, invalid, quote } from '../../http/errors.ts'
+import { parsePaging } from '../../http/paging.ts'
 import type { TokenScope } from '../../http/permissions.ts'
 import { createApplicationAdmission, type Refusal } from './metrics-applications.ts'
 import { createMetricsAggregate, hourOf, OTHER_VARIANTS, toRows, type Batch, type Instance, type Names, type Reporter } from './metrics-aggregate.ts'
@@ -354,7 +355,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
 
     /** GET /api/admin/metrics/applications */
     async applications(query: ApplicationsQuery) {
-      const page = { offset: wholeNumber(query.offset, '/query/offset', 0), limit: Math.min(wholeNumber(query.limit, '/query/limit', 1000, 1), 1000) }
+      const page = parsePaging(query, { defaultLimit: 1000, maxLimit: 1000, overMax: 'clamp' })
       return store().applications(query.query ?? '', query.sortOrder === 'desc' ? 'desc' : 'asc', page)
     },
 
@@ -368,9 +369,3 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
 }
 
 export type MetricsService = ReturnType<typeof createMetricsService>
-
-function wholeNumber(value: string | undefined, path: string, fallback: number, min = 0): number {
-  if (value === undefined) return fallback
-  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < min) throw invalid(`The \`${path}\` parameter must be a whole number of at least ${min}. You sent ${quote(value)}.`, path)
-  return Number(value)
-}

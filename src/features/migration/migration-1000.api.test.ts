@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
-import { importFlags } from '../export-import/export-import-test-helpers.ts'
+import { importFlags } from '../../../test/helpers/export-import.ts'
 import { main } from '../../cli/migrate.ts'
 
 const FLAGS = 1000

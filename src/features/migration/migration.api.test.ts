@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
-import { byName, clientFeatures, comparable, exportFlags, fixture, importFlags, prepareTarget } from '../export-import/export-import-test-helpers.ts'
+import { byName, clientFeatures, comparable, exportFlags, fixture, importFlags, prepareTarget } from '../../../test/helpers/export-import.ts'
 import { main } from '../../cli/migrate.ts'
 
 /** The command in this process, the admin tokens in its environment (`cli`: as `args` makes it). */

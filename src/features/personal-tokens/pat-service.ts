@@ -11,24 +11,15 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { accountTokenSecret, hashSecret } from '../api-tokens/token-secret.ts'
 import { checkNotPast } from '../api-tokens/token-service.ts'
+import { createPatStore, type PersonalToken } from './pat-store.ts'
 
 const MAX_PER_USER = 10
-
-export interface PersonalToken {
-  id: number
-  description: string
-  expiresAt: string
-  createdAt: string
-  seenAt: string | null
-  userId: number
-}
 
 /** `maxLifetimeMs` (PAT_MAX_LIFETIME_DAYS): how far ahead an expiry may be, so that a leaked token does not work for ever. */
 export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; maxLifetimeMs: number }) {
   return {
     async list(userId: number): Promise<PersonalToken[]> {
-      const rows = await db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', userId).orderBy('id').execute()
-      return rows.map((row) => ({ id: row.id, description: row.description, expiresAt: row.expires_at, createdAt: row.created_at, seenAt: row.seen_at, userId: row.user_id }))
+      return createPatStore(db).list(userId)
     },
 
     async create(userId: number, input: { description: string; expiresAt: string }, actor: Actor): Promise<PersonalToken & { secret: string }> {
@@ -42,9 +33,10 @@ export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; 
         throw validationFailed([{ path: '/body/expiresAt', message }])
       }
       return db.transaction().execute(async (trx) => {
-        const existing = await trx.selectFrom('personal_access_tokens').select('description').where('user_id', '=', userId).execute()
+        const store = createPatStore(trx)
+        const existing = await store.descriptions(userId)
         if (existing.length >= MAX_PER_USER) throw invalidOperation(`Too many personal access tokens (${MAX_PER_USER}) already exist for this user: delete one first.`)
-        if (existing.some((token) => token.description === description)) throw nameExists(`A personal access token with description ${quote(description)} already exists.`)
+        if (existing.includes(description)) throw nameExists(`A personal access token with description ${quote(description)} already exists.`)
         const audit = auditContext(actor)
         const secret = accountTokenSecret()
         const token: PersonalToken = {
@@ -55,10 +47,7 @@ export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; 
           seenAt: null,
           userId,
         }
-        await trx
-          .insertInto('personal_access_tokens')
-          .values({ id: token.id, user_id: userId, description, secret_hash: hashSecret(secret), expires_at: token.expiresAt, seen_at: null, created_at: token.createdAt })
-          .execute()
+        await store.insert(token, hashSecret(secret))
         await appendEvents(trx, audit, [{ type: 'pat-created', data: { id: token.id, description, expiresAt: token.expiresAt, userId } }])
         return { ...token, secret }
       })
@@ -66,9 +55,9 @@ export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; 
 
     delete: (userId: number, id: number, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
-        const row = await trx.deleteFrom('personal_access_tokens').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst()
-        if (!row) throw notFound(`You have no personal access token with id ${id}.`)
-        await appendEvents(trx, auditContext(actor), [{ type: 'pat-deleted', data: { id: row.id, description: row.description, expiresAt: row.expires_at, userId } }])
+        const token = await createPatStore(trx).delete(userId, id)
+        if (!token) throw notFound(`You have no personal access token with id ${id}.`)
+        await appendEvents(trx, auditContext(actor), [{ type: 'pat-deleted', data: { id: token.id, description: token.description, expiresAt: token.expiresAt, userId } }])
       }),
   }
 }

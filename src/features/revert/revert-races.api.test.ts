@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, onEachDatabase, useTestApp } from '../../../test/test-app.ts'
-import { addDependency, createFlags, projectPath } from '../flags/flag-test-helpers.ts'
-import { lastEvent, revert } from './revert-test-helpers.ts'
+import { addDependency, createFlags, projectPath } from '../../../test/helpers/flags.ts'
+import { lastEvent, revert } from '../../../test/helpers/revert.ts'
 
 onEachDatabase('revert races', (database) => {
   test('"all dependencies removed" reverted while the same child gets the same parent again: 200 or 409 for the revert, 200 for the route, never a deadlock', async (t) => {

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { archive, createFlag, deleteFlags, projectPath } from '../flags/flag-test-helpers.ts'
-import { addStrategy, placePath, strategiesPath } from '../strategies/strategy-test-helpers.ts'
+import { archive, createFlag, deleteFlags, projectPath } from '../../../test/helpers/flags.ts'
+import { addStrategy, placePath, strategiesPath } from '../../../test/helpers/strategies.ts'
 import { REVERT_PERMISSIONS } from './revert-diff.ts'
-import { dryRunThenApply, lastEvent, revert } from './revert-test-helpers.ts'
+import { dryRunThenApply, lastEvent, revert } from '../../../test/helpers/revert.ts'
 
 const variant = (name: string, weight = 1000) => ({ name, weight, weightType: 'variable', stickiness: 'default', overrides: [] })
 

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
-import { createFlag } from '../flags/flag-test-helpers.ts'
-import { addStrategy, listStrategies, placeEvent, strategiesPath, toggle } from '../strategies/strategy-test-helpers.ts'
-import { clientFlag, dryRunThenApply, lastEvent } from './revert-test-helpers.ts'
+import { createFlag } from '../../../test/helpers/flags.ts'
+import { addStrategy, listStrategies, placeEvent, strategiesPath, toggle } from '../../../test/helpers/strategies.ts'
+import { clientFlag, dryRunThenApply, lastEvent } from '../../../test/helpers/revert.ts'
 
 async function createSegment(pennon: TestApp, name: string): Promise<number> {
   const response = await call(pennon, 'POST', '/api/admin/segments', { name, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] })

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, onEachDatabase, useTestApp } from '../../../test/test-app.ts'
-import { addDependency, createFlag, projectPath } from '../flags/flag-test-helpers.ts'
-import { placeEvent, placePath, toggle } from '../strategies/strategy-test-helpers.ts'
-import { clientFlag, dryRunThenApply, lastEvent } from './revert-test-helpers.ts'
+import { addDependency, createFlag, projectPath } from '../../../test/helpers/flags.ts'
+import { placeEvent, placePath, toggle } from '../../../test/helpers/strategies.ts'
+import { clientFlag, dryRunThenApply, lastEvent } from '../../../test/helpers/revert.ts'
 
 const flagEvent = (type: string, featureName: string, data: unknown = null, preData: unknown = null) => placeEvent(type, featureName, null as unknown as string, data, preData)
 const variant = (name: string) => ({ name, weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] })

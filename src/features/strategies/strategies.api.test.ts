@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { archive, createFlag, createProject, eventMark } from '../flags/flag-test-helpers.ts'
+import { archive, createFlag, createProject, eventMark } from '../../../test/helpers/flags.ts'
 import {
   addStrategy,
   assertEmpty,
@@ -16,7 +16,7 @@ import {
   toggle,
   ULID,
   validationError,
-} from './strategy-test-helpers.ts'
+} from '../../../test/helpers/strategies.ts'
 
 const DEV = 'development'
 const path = (feature: string, id?: string) => `${strategiesPath(feature, DEV)}${id === undefined ? '' : `/${id}`}`

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { apiToken, call, errorOf, type ApiResponse, onEachDatabase, serviceAccountToken, useTestApp, useTwoInstances, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { archive, createFlag, eventMark } from '../flags/flag-test-helpers.ts'
+import { archive, createFlag, eventMark } from '../../../test/helpers/flags.ts'
 import { UNKNOWABLE, type ChangeWatch } from '../../db/change-watch.ts'
 import { ulid } from '../../db/ulid.ts'
 import { createStrategyNames } from './strategy-names.ts'
-import { addStrategy, assertEmpty, at, fromOneRequestIn, jsonOk, listStrategies, strategiesPath, validationError } from './strategy-test-helpers.ts'
+import { addStrategy, assertEmpty, at, fromOneRequestIn, jsonOk, listStrategies, strategiesPath, validationError } from '../../../test/helpers/strategies.ts'
 
 const STRATEGIES = '/api/admin/strategies'
 const BUILT_IN = [

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { archive, createFlag, createProject, deleteFlags, eventMark, projectPath } from '../flags/flag-test-helpers.ts'
-import { at, jsonOk, toggle, validationError } from '../strategies/strategy-test-helpers.ts'
-import { assertEmpty, createTagType, event, eventTag, flagTags, flagTagsPath, fromOneRequest, TAGS, tagFlag } from './tag-test-helpers.ts'
+import { archive, createFlag, createProject, deleteFlags, eventMark, projectPath } from '../../../test/helpers/flags.ts'
+import { at, jsonOk, toggle, validationError } from '../../../test/helpers/strategies.ts'
+import { assertEmpty, createTagType, event, eventTag, flagTags, flagTagsPath, fromOneRequest, TAGS, tagFlag } from '../../../test/helpers/tags.ts'
 
 const tag = (type: string, value: string) => ({ type, value })
 const colored = (type: string, value: string, color: string | null = '#FFFFFF') => ({ type, value, color })

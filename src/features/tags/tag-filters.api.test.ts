@@ -8,9 +8,9 @@ import { once } from 'node:events'
 import { test } from 'node:test'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { apiToken, call, eventually, onEachDatabase, useTestApp, useTwoInstances, type TestApp } from '../../../test/test-app.ts'
-import { archive, createFlag, createProject, projectPath } from '../flags/flag-test-helpers.ts'
-import { jsonOk, toggle } from '../strategies/strategy-test-helpers.ts'
-import { assertEmpty, createTagType, flagTagsPath, TAG_TYPES, tagFlag, tagPath } from './tag-test-helpers.ts'
+import { archive, createFlag, createProject, projectPath } from '../../../test/helpers/flags.ts'
+import { jsonOk, toggle } from '../../../test/helpers/strategies.ts'
+import { assertEmpty, createTagType, flagTagsPath, TAG_TYPES, tagFlag, tagPath } from '../../../test/helpers/tags.ts'
 
 const names = (features: Array<{ name: string }>) => features.map((flag) => flag.name)
 const listed = (type: string, value: string) => ({ value, type })

@@ -9,8 +9,8 @@ import { test } from 'node:test'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { call, onEachDatabase, useTwoInstances } from '../../../test/test-app.ts'
-import { createFlag, projectPath } from '../flags/flag-test-helpers.ts'
-import { flagTagsPath, TAG_TYPES, TAGS, tagPath } from './tag-test-helpers.ts'
+import { createFlag, projectPath } from '../../../test/helpers/flags.ts'
+import { flagTagsPath, TAG_TYPES, TAGS, tagPath } from '../../../test/helpers/tags.ts'
 
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 8)
 

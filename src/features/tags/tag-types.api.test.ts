@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { createFlag, eventMark } from '../flags/flag-test-helpers.ts'
-import { at, jsonOk, validationError } from '../strategies/strategy-test-helpers.ts'
-import { assertEmpty, createTagType, event, eventTag, flagTags, fromOneRequest, SIMPLE, TAG_TYPES, TAGS, tagFlag } from './tag-test-helpers.ts'
+import { createFlag, eventMark } from '../../../test/helpers/flags.ts'
+import { at, jsonOk, validationError } from '../../../test/helpers/strategies.ts'
+import { assertEmpty, createTagType, event, eventTag, flagTags, fromOneRequest, SIMPLE, TAG_TYPES, TAGS, tagFlag } from '../../../test/helpers/tags.ts'
 
 const tagType = (name: string, fields: Record<string, unknown> = {}) => ({ name, description: null, icon: null, color: null, ...fields })
 

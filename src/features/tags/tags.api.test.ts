@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { createFlag, eventMark } from '../flags/flag-test-helpers.ts'
-import { at, jsonOk, validationError } from '../strategies/strategy-test-helpers.ts'
-import { assertEmpty, createTagType, event, eventTag, flagTags, fromOneRequest, TAGS, tagFlag, tagPath } from './tag-test-helpers.ts'
+import { createFlag, eventMark } from '../../../test/helpers/flags.ts'
+import { at, jsonOk, validationError } from '../../../test/helpers/strategies.ts'
+import { assertEmpty, createTagType, event, eventTag, flagTags, fromOneRequest, TAGS, tagFlag, tagPath } from '../../../test/helpers/tags.ts'
 
 onEachDatabase('tags', (database) => {
   test('create: 201, Location, {version, tag}, its event; the value stored trimmed; listed by type then value; GET by type and one', async (t) => {

@@ -1,7 +1,7 @@
 /** Request helpers and checks shared by the strategy and flag-environment test files. */
 import assert from 'node:assert/strict'
-import { call, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
-import { projectPath } from '../flags/flag-test-helpers.ts'
+import { call, type ApiResponse, type TestApp } from '../test-app.ts'
+import { projectPath } from './flags.ts'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/
@@ -59,7 +59,7 @@ export const defaultStrategy = (feature: string, id: string, sortOrder = 0) => (
 })
 
 /**
- * Like flag-test-helpers' fromOneRequest, for events that may name an environment: checks
+ * Like helpers/flags.ts' fromOneRequest, for events that may name an environment: checks
  * they were written by one request (one groupId, one createdAt, one author) and returns
  * what is left to compare exactly.
  */

@@ -1,6 +1,6 @@
 /** Request helpers and checks shared by the flag test files. */
 import assert from 'node:assert/strict'
-import { allEvents, call, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
+import { allEvents, call, type ApiResponse, type TestApp } from '../test-app.ts'
 
 export const projectPath = (project = 'default') => `/api/admin/projects/${project}`
 

@@ -1,7 +1,7 @@
 /** Requests of the frontend API tests: a frontend token, a context as query parameters, a 200 answer's toggles. */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { call, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
+import { call, type ApiResponse, type TestApp } from '../test-app.ts'
 
 export const FRONTEND = '/api/frontend'
 export const JSON_TYPE = 'application/json; charset=utf-8'

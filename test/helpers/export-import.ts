@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { call, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
-import { MAX_IMPORT_FEATURES, MAX_IMPORT_ITEMS } from './export-import-schemas.ts'
+import { call, type ApiResponse, type TestApp } from '../test-app.ts'
+import { MAX_IMPORT_FEATURES, MAX_IMPORT_ITEMS } from '../../src/features/export-import/export-import-schemas.ts'
 
 export const FIXTURES = process.env.UNLEASH_FIXTURES ?? '/work/shared/fixtures/unleash-8.2'
 

@@ -1,7 +1,7 @@
 /** Request helpers shared by the revert test files. */
 import assert from 'node:assert/strict'
-import { allEvents, call, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
-import { fromOneRequestIn } from '../strategies/strategy-test-helpers.ts'
+import { allEvents, call, type ApiResponse, type TestApp } from '../test-app.ts'
+import { fromOneRequestIn } from './strategies.ts'
 
 export const revertPath = (id: number, query = '') => `/api/admin/events/${id}/revert${query}`
 

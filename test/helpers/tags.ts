@@ -1,6 +1,6 @@
 /** Request helpers and checks shared by the tag test files. */
 import assert from 'node:assert/strict'
-import { call, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
+import { call, type ApiResponse, type TestApp } from '../test-app.ts'
 
 export const TAG_TYPES = '/api/admin/tag-types'
 export const TAGS = '/api/admin/tags'

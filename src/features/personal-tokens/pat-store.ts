@@ -1,0 +1,57 @@
+/** The personal_access_tokens table (api-tokens/token-store.ts resolves the tokens; this feature writes them). */
+import type { Kysely } from 'kysely'
+import type { Database, PersonalAccessTokensTable } from '../../db/tables.ts'
+
+export interface PersonalToken {
+  id: number
+  description: string
+  expiresAt: string
+  createdAt: string
+  seenAt: string | null
+  userId: number
+}
+
+const toPersonalToken = (row: PersonalAccessTokensTable): PersonalToken => ({
+  id: row.id,
+  description: row.description,
+  expiresAt: row.expires_at,
+  createdAt: row.created_at,
+  seenAt: row.seen_at,
+  userId: row.user_id,
+})
+
+export function createPatStore(db: Kysely<Database>) {
+  return {
+    /** A user's tokens, by id. */
+    async list(userId: number): Promise<PersonalToken[]> {
+      const rows = await db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', userId).orderBy('id').execute()
+      return rows.map(toPersonalToken)
+    },
+
+    async descriptions(userId: number): Promise<string[]> {
+      const rows = await db.selectFrom('personal_access_tokens').select('description').where('user_id', '=', userId).execute()
+      return rows.map((row) => row.description)
+    },
+
+    async insert(token: PersonalToken, secretHash: string): Promise<void> {
+      await db
+        .insertInto('personal_access_tokens')
+        .values({
+          id: token.id,
+          user_id: token.userId,
+          description: token.description,
+          secret_hash: secretHash,
+          expires_at: token.expiresAt,
+          seen_at: token.seenAt,
+          created_at: token.createdAt,
+        })
+        .execute()
+    },
+
+    /** The deleted token, if the user had one with that id. */
+    async delete(userId: number, id: number): Promise<PersonalToken | undefined> {
+      const row = await db.deleteFrom('personal_access_tokens').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst()
+      return row && toPersonalToken(row)
+    },
+  }
+}
