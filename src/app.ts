@@ -3,7 +3,7 @@
  * listens and never reads the environment: main.ts and the tests call it.
  * Every endpoint is one hop from here: find its feature below, open its -routes file.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { sql } from 'kysely'
 import { Type } from '@sinclair/typebox'
@@ -100,9 +100,11 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream
   /** Handed the SDK metrics service once built: tests see what it holds, and flush it. */
   onMetrics?: (metrics: MetricsService) => void
+  /** Fastify's schema compilers; tests keep what they compiled from one app to the next (test/schema-cache.ts). */
+  schemaController?: FastifyServerOptions['schemaController']
 }
 
-export async function buildApp({ config, database, logStream, onMetrics }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logStream, onMetrics, schemaController }: AppOptions): Promise<FastifyInstance> {
   const { db, reader } = database
   // What was read from the database is remembered while this says nothing changed (tokens, events, archive validations).
   const changes = database.watchChanges()
@@ -136,6 +138,7 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     clientErrorHandler,
     // allowUnionTypes: `type: ['string', 'integer']` (a date as text or Unix seconds) fails with one message, where a union gives one per branch.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: false, allowUnionTypes: true } },
+    ...(schemaController ? { schemaController } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerErrorHandler(app)

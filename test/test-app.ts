@@ -19,6 +19,7 @@ import { createDb, type Db } from '../src/db/database.ts'
 import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
 import type { MetricsService } from '../src/features/metrics/metrics-service.ts'
+import { keptSchemaCompilers } from './schema-cache.ts'
 
 export interface TestDatabase {
   name: 'sqlite' | 'postgres'
@@ -133,7 +134,7 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     },
   })
   let metrics: MetricsService | undefined
-  const app = await buildApp({ config, database: db, logStream, onMetrics: (service) => (metrics = service) })
+  const app = await buildApp({ config, database: db, logStream, onMetrics: (service) => (metrics = service), schemaController: keptSchemaCompilers })
   options.beforeReady?.(app)
   await app.ready()
   let closed = false
