@@ -18,7 +18,7 @@ import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } f
 import { normalizeConstraint } from '../constraints/constraints.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
 import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
-import type { StrategyNames } from './strategy-names.ts'
+import type { StrategyNames } from '../strategy-definitions/strategy-names.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
 import { normalizeVariants } from './variant-rules.ts'

@@ -6,7 +6,7 @@ import { archive, createFlag, eventMark } from '../flags/flag-test-helpers.ts'
 import { UNKNOWABLE, type ChangeWatch } from '../../db/change-watch.ts'
 import { ulid } from '../../db/ulid.ts'
 import { createStrategyNames } from './strategy-names.ts'
-import { addStrategy, assertEmpty, at, fromOneRequestIn, jsonOk, listStrategies, strategiesPath, validationError } from './strategy-test-helpers.ts'
+import { addStrategy, assertEmpty, at, fromOneRequestIn, jsonOk, listStrategies, strategiesPath, validationError } from '../strategies/strategy-test-helpers.ts'
 
 const STRATEGIES = '/api/admin/strategies'
 const BUILT_IN = [
