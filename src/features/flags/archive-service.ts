@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
+import { createFlagEnvironmentStore } from '../flag-environments/flag-environment-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { validateArchive } from './archive-validation.ts'
 import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
@@ -33,7 +33,7 @@ async function archiveLocked(trx: Kysely<Database>, project: string, found: read
   const hadParent = await createDependencyStore(trx).removeParentsOf(batch)
   const archived = await createFlagStore(trx).archive(batch, audit.createdAt)
   // An archived flag is off everywhere (its strategies stay, for a revive), and the log says so.
-  const switchedOff = await createFeatureEnvironmentStore(trx).disableEverywhere(archived)
+  const switchedOff = await createFlagEnvironmentStore(trx).disableEverywhere(archived)
   await appendEvents(trx, audit, [
     ...hadParent.map((name) => ({ type: 'feature-dependencies-removed' as const, featureName: name, project })),
     ...archived.map((name) => ({ type: 'feature-archived' as const, featureName: name, project })),

@@ -11,7 +11,7 @@ import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/jso
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
-import { archivedFlag } from '../feature-environments/flag-environment.ts'
+import { archivedFlag } from '../flag-environments/flag-environment.ts'
 import { withPotentiallyStale } from '../feature-types/feature-type-service.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { FeatureEnvironmentResponse } from '../feature-environments/feature-environment-schemas.ts'
+import { FeatureEnvironmentResponse } from '../flag-environments/flag-environment-schemas.ts'
 import { FlagListTags } from '../tags/tag-schemas.ts'
 
 // The reference's types (8.2 added `sunset`); their lifetimes are in feature_types (GET /api/admin/feature-types).

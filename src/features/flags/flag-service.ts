@@ -6,8 +6,8 @@ import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
 import { invalid, nameExists, quote, type AppError } from '../../http/errors.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
-import { environmentsOfFlag } from '../feature-environments/feature-environment-service.ts'
+import { createFlagEnvironmentStore } from '../flag-environments/flag-environment-store.ts'
+import { environmentsOfFlag } from '../flag-environments/flag-environment-service.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { createArchiveService } from './archive-service.ts'
 import { createArchiveValidator } from './archive-validation.ts'
@@ -69,7 +69,7 @@ async function createIn(trx: Kysely<Database>, project: string, input: CreateFla
     if (isForeignKeyViolation(error)) throw projectNotFound(project)
     throw error
   }
-  await createFeatureEnvironmentStore(trx).addNewFlag(flag.name, project)
+  await createFlagEnvironmentStore(trx).addNewFlag(flag.name, project)
   await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
   return flag
 }

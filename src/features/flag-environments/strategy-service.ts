@@ -13,8 +13,8 @@ import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/jso
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
-import { createFeatureEnvironmentStore, type FeatureEnvironment } from '../feature-environments/feature-environment-store.ts'
-import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
+import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
+import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
 import { normalizeConstraint } from '../constraints/constraints.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
 import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
@@ -43,7 +43,7 @@ async function disableWhenNoneActive(trx: Kysely<Database>, place: FlagEnvironme
   if (!state.enabled) return []
   const remaining = await createStrategyStore(trx).list(place.feature, place.environment)
   if (remaining.some((strategy) => !strategy.disabled)) return []
-  await createFeatureEnvironmentStore(trx).setEnabled(place.feature, place.environment, false)
+  await createFlagEnvironmentStore(trx).setEnabled(place.feature, place.environment, false)
   return [{ type: 'feature-environment-disabled', ...eventFor(place) }]
 }
 

@@ -16,7 +16,7 @@ import {
   toggle,
   ULID,
   validationError,
-} from './strategy-test-helpers.ts'
+} from '../strategies/strategy-test-helpers.ts'
 
 const DEV = 'development'
 const path = (feature: string, id?: string) => `${strategiesPath(feature, DEV)}${id === undefined ? '' : `/${id}`}`
