@@ -15,6 +15,7 @@ import { environmentNotFound, environmentNotInProject } from '../environments/en
 import { createEnvironmentStore } from '../environments/environment-store.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
+import { beforeSwitchingOn } from './active-strategy-rule.ts'
 import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
 
@@ -40,11 +41,12 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
   /**
    * Inside the transaction: switches one flag in one environment. Switching on where no strategy
    * is active adds the default one (flexibleRollout 100%) first, with its own event before the
-   * enabled event, as the reference does. Switching to the state it has changes nothing else.
+   * enabled event, as the reference does (active-strategy-rule.ts). Switching to the state it has
+   * changes nothing else.
    */
   async function toggleLocked(trx: Kysely<Database>, place: FlagEnvironmentPlace, enabled: boolean, audit: AuditContext): Promise<void> {
     const { state } = await lockFlagEnvironment(trx, place)
-    if (enabled) await strategies.addDefaultIfNoneActive(trx, place, audit)
+    if (enabled) await beforeSwitchingOn(trx, place, (input) => strategies.addLockedIn(trx, place, input, audit))
     if (state.enabled === enabled) return
     await createFlagEnvironmentStore(trx).setEnabled(place.feature, place.environment, enabled)
     await appendEvents(trx, audit, [{ type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', ...eventFor(place) }])
