@@ -42,6 +42,7 @@ import { environmentRoutes } from './features/environments/environment-routes.ts
 import { createEnvironmentService } from './features/environments/environment-service.ts'
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
+import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
 import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
@@ -203,8 +204,9 @@ export async function buildApp({ config, database, logStream, onMetrics }: AppOp
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
-    const flags = createFlagService({ db, changes })
-    await admin.register(flagRoutes, { flags })
+    // Flags reach their environments (flag-environments/, above them) only through these few functions.
+    const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
+    await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
     const metadata = createFlagMetadataService({ db })
     await admin.register(flagMetadataRoutes, { metadata })
     await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })

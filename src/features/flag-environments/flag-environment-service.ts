@@ -133,9 +133,3 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
 }
 
 export type FlagEnvironmentService = ReturnType<typeof createFlagEnvironmentService>
-
-/** A flag's environments, each with its strategies: for the flag read. */
-export async function environmentsOfFlag(db: Kysely<Database>, feature: string) {
-  const [states, byEnvironment] = await Promise.all([createFlagEnvironmentStore(db).list(feature), createStrategyStore(db).listByEnvironment(feature)])
-  return states.map((state) => describeEnvironment(state, byEnvironment.get(state.name) ?? []))
-}

@@ -4,9 +4,9 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { AppError, quote } from '../../http/errors.ts'
+import type { AppError } from '../../http/errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
-import { flagNotFound } from '../flags/flag-errors.ts'
+import { archivedFlag, flagNotFound } from '../flags/flag-errors.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createFlagStore, type Flag } from '../flags/flag-store.ts'
 import { environmentNotFound, environmentNotInProject } from '../environments/environment-service.ts'
@@ -30,9 +30,6 @@ export interface FlagEnvironment {
   flag: Flag
   state: FeatureEnvironment
 }
-
-export const archivedFlag = (name: string): AppError =>
-  new AppError(400, 'ArchivedFeatureError', `Flag ${quote(name)} is archived: revive it before changing it.`)
 
 /** Why a flag's environment row was not found: the project, the flag or the environment. */
 async function whyMissing(db: Kysely<Database>, place: FlagEnvironmentPlace, flag: Flag | undefined): Promise<AppError> {
