@@ -40,13 +40,14 @@ import { createEventService } from './features/events/event-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
 import { createEnvironmentService } from './features/environments/environment-service.ts'
-import { featureEnvironmentRoutes } from './features/feature-environments/feature-environment-routes.ts'
-import { createFeatureEnvironmentService } from './features/feature-environments/feature-environment-service.ts'
-import { strategyRoutes } from './features/strategies/strategy-routes.ts'
-import { createStrategyService } from './features/strategies/strategy-service.ts'
-import { strategyDefinitionRoutes } from './features/strategies/strategy-definition-routes.ts'
-import { createStrategyDefinitionService } from './features/strategies/strategy-definition-service.ts'
-import { createStrategyNames } from './features/strategies/strategy-names.ts'
+import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
+import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
+import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
+import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
+import { createStrategyService } from './features/flag-environments/strategy-service.ts'
+import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
+import { createStrategyDefinitionService } from './features/strategy-definitions/strategy-definition-service.ts'
+import { createStrategyNames } from './features/strategy-definitions/strategy-names.ts'
 import { clientRoutes } from './features/client-api/client-routes.ts'
 import { createClientFeaturesService } from './features/client-api/client-features-service.ts'
 import { createClientFeaturesFastPath } from './features/client-api/client-features-fast-path.ts'
@@ -206,8 +207,9 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })
-    const flags = createFlagService({ db, changes })
-    await admin.register(flagRoutes, { flags })
+    // Flags reach their environments (flag-environments/, above them) only through these few functions.
+    const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
+    await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
     const metadata = createFlagMetadataService({ db })
     await admin.register(flagMetadataRoutes, { metadata })
     await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
@@ -222,8 +224,8 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })
-    const flagEnvironments = createFeatureEnvironmentService({ db, strategies })
-    await admin.register(featureEnvironmentRoutes, { flagEnvironments })
+    const flagEnvironments = createFlagEnvironmentService({ db, strategies })
+    await admin.register(flagEnvironmentRoutes, { flagEnvironments })
     // Reverting an event makes its changes through the services above, in one transaction.
     const dependencies = createDependencyService({ db })
     await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import type { Constraint } from '../constraints/constraints.ts'
-import type { Variant } from '../strategies/variant-rules.ts'
+import type { Variant } from '../flag-environments/variant-rules.ts'
 
 export interface ClientStrategy {
   name: string

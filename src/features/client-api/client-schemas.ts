@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { ConstraintResponse } from '../segments/segment-schemas.ts'
-import { StrategyVariantResponse, VariantResponse } from '../strategies/variant-schemas.ts'
+import { StrategyVariantResponse, VariantResponse } from '../flag-environments/variant-schemas.ts'
 
 const OneOrMany = (description: string) => Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], { description })
 

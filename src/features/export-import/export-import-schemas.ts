@@ -6,7 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { CreateFlagBody } from '../flags/flag-schemas.ts'
 import { ConstraintBody } from '../segments/segment-schemas.ts'
-import { StrategyVariantBody, VariantBody } from '../strategies/variant-schemas.ts'
+import { StrategyVariantBody, VariantBody } from '../flag-environments/variant-schemas.ts'
 import { ConstraintResponse } from '../segments/segment-schemas.ts'
 
 /** At most this many flags in one export selection or one import. */

@@ -6,8 +6,8 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { inNames } from '../../db/name-set.ts'
 import { toFlag, type Flag } from '../flags/flag-store.ts'
-import type { Variant } from '../strategies/variant-rules.ts'
-import type { FeatureStrategy } from '../strategies/strategy-store.ts'
+import type { Variant } from '../flag-environments/variant-rules.ts'
+import type { FeatureStrategy } from '../flag-environments/strategy-store.ts'
 
 export interface ExportedStrategy extends FeatureStrategy {
   featureName: string

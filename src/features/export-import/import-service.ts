@@ -12,15 +12,15 @@ import type { Principal } from '../../http/permissions.ts'
 import { auditContext, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ContextFieldService } from '../context-fields/context-field-service.ts'
-import type { FeatureEnvironmentService } from '../feature-environments/feature-environment-service.ts'
-import type { FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
+import type { FlagEnvironmentService } from '../flag-environments/flag-environment-service.ts'
+import type { FlagEnvironmentPlace } from '../flag-environments/flag-environment.ts'
 import type { DependencyService } from '../flags/dependency-service.ts'
 import { dependencyToStore } from '../flags/dependency-rules.ts'
 import { createDependencyStore } from '../flags/dependency-store.ts'
 import type { FlagMetadataService } from '../flags/flag-metadata-service.ts'
 import type { FlagService } from '../flags/flag-service.ts'
-import type { StrategyService } from '../strategies/strategy-service.ts'
-import { createStrategyStore } from '../strategies/strategy-store.ts'
+import type { StrategyService } from '../flag-environments/strategy-service.ts'
+import { createStrategyStore } from '../flag-environments/strategy-store.ts'
 import type { TagService } from '../tags/tag-service.ts'
 import type { TagTypeService } from '../tags/tag-type-service.ts'
 import type { Tag } from '../tags/tag-store.ts'
@@ -31,7 +31,7 @@ export interface ImportDeps {
   db: Kysely<Database>
   flags: FlagService
   metadata: FlagMetadataService
-  flagEnvironments: FeatureEnvironmentService
+  flagEnvironments: FlagEnvironmentService
   strategies: StrategyService
   dependencies: DependencyService
   tags: TagService

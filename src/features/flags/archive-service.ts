@@ -7,11 +7,11 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { validateArchive } from './archive-validation.ts'
 import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
 import { createDependencyStore } from './dependency-store.ts'
+import type { EnvironmentsOfFlags } from './environments-of-flags.ts'
 import { flagNotFound } from './flag-errors.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
@@ -24,7 +24,7 @@ async function requireProject(db: Kysely<Database>, project: string): Promise<vo
 }
 
 /** Archives the active ones among `found` (the locked, existing named flags), with their events. */
-async function archiveLocked(trx: Kysely<Database>, project: string, found: readonly Flag[], audit: AuditContext): Promise<void> {
+async function archiveLocked(trx: Kysely<Database>, environments: EnvironmentsOfFlags, project: string, found: readonly Flag[], audit: AuditContext): Promise<void> {
   checkSameProject('archive', project, found)
   const batch = found.filter((flag) => !flag.archived).map((flag) => flag.name)
   checkNoOrphans((await validateArchive(trx, project, batch)).parentsWithChildFeatures)
@@ -33,7 +33,7 @@ async function archiveLocked(trx: Kysely<Database>, project: string, found: read
   const hadParent = await createDependencyStore(trx).removeParentsOf(batch)
   const archived = await createFlagStore(trx).archive(batch, audit.createdAt)
   // An archived flag is off everywhere (its strategies stay, for a revive), and the log says so.
-  const switchedOff = await createFeatureEnvironmentStore(trx).disableEverywhere(archived)
+  const switchedOff = await environments.switchOffEverywhere(trx, archived)
   await appendEvents(trx, audit, [
     ...hadParent.map((name) => ({ type: 'feature-dependencies-removed' as const, featureName: name, project })),
     ...archived.map((name) => ({ type: 'feature-archived' as const, featureName: name, project })),
@@ -41,7 +41,8 @@ async function archiveLocked(trx: Kysely<Database>, project: string, found: read
   ])
 }
 
-export function createArchiveService({ db }: { db: Kysely<Database> }) {
+/** `environments`: switching archived flags off (flag-environments/, handed over by app.ts). */
+export function createArchiveService({ db, environments }: { db: Kysely<Database>; environments: EnvironmentsOfFlags }) {
   return {
     /** `DELETE …/features/:name`: like a batch of one, except that an unknown flag is a 404. */
     archiveOne: (project: string, name: string, actor: Actor): Promise<void> =>
@@ -49,13 +50,13 @@ export function createArchiveService({ db }: { db: Kysely<Database> }) {
         await requireProject(trx, project)
         const found = await createFlagStore(trx).lockMany([name])
         if (found.length === 0) throw flagNotFound(name, project, undefined)
-        await archiveLocked(trx, project, found, auditContext(actor))
+        await archiveLocked(trx, environments, project, found, auditContext(actor))
       }),
 
     archiveMany: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
         await requireProject(trx, project)
-        await archiveLocked(trx, project, await createFlagStore(trx).lockMany(distinct(names)), auditContext(actor))
+        await archiveLocked(trx, environments, project, await createFlagStore(trx).lockMany(distinct(names)), auditContext(actor))
       }),
 
     /** Archived flags of the project become active again; their dependencies are not restored. */

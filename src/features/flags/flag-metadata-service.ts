@@ -11,11 +11,10 @@ import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/jso
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
-import { archivedFlag } from '../feature-environments/flag-environment.ts'
 import { withPotentiallyStale } from '../feature-types/feature-type-service.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
-import { flagNotFound } from './flag-errors.ts'
+import { archivedFlag, flagNotFound } from './flag-errors.ts'
 import type { UpdateFlagBody } from './flag-schemas.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 

@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { field } from '../../http/body-rules.ts'
 import { errorResponses, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { archiveRoutes } from './archive-routes.ts'
 import { dependencyRoutes } from './dependency-routes.ts'
-import { CreateFlagBody, FlagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams, ProjectFlagsQuery } from './flag-schemas.ts'
+import { CreateFlagBody, flagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams, ProjectFlagsQuery } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 import { parseTagFilter } from '../tags/tag-filter.ts'
 
 const PAGING_PARAMETERS = ['query', 'offset', 'limit', 'sortBy', 'sortOrder', 'archived', 'stale'] as const
 
-export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (app, { flags }) => {
+/** `environmentSchema`: one environment of a flag in the flag read (EnvironmentsOfFlags.schema, handed over by app.ts). */
+export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService; environmentSchema: TSchema }> = async (app, { flags, environmentSchema }) => {
   app.post('/projects/:projectId/features', {
     config: { permission: 'CREATE_FEATURE', bodyRules: field('name', urlFriendlyNameProblems) },
     schema: {
@@ -48,7 +50,7 @@ export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = asy
       tags: ['Flags'],
       summary: 'A flag with its parent (dependencies) and its children',
       params: FlagParams,
-      response: { 200: FlagDetailsResponse, ...errorResponses(401, 403, 404) },
+      response: { 200: flagDetailsResponse(environmentSchema), ...errorResponses(401, 403, 404) },
     },
   }, async (request) => flags.get(request.params.projectId, request.params.name))
 

@@ -1,5 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { FeatureEnvironmentResponse } from '../feature-environments/feature-environment-schemas.ts'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { FlagListTags } from '../tags/tag-schemas.ts'
 
 // The reference's types (8.2 added `sunset`); their lifetimes are in feature_types (GET /api/admin/feature-types).
@@ -106,12 +105,13 @@ export const DependencyResponse = Type.Object({
   variants: Type.Array(Type.String()),
 })
 
-export const FlagDetailsResponse = Type.Object({
+/** A flag as read with its environments; `environment`: the schema of one (flag-environments/, handed over by app.ts). */
+export const flagDetailsResponse = <E extends TSchema>(environment: E) => Type.Object({
   ...flagProperties,
   potentiallyStale,
   lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: "The latest of its environments' lastSeenAt: when SDK metrics last counted it anywhere; null if never" }),
   archivedAt: Type.Optional(Type.String({ format: 'date-time', description: 'present on archived flags only' })),
-  environments: Type.Array(FeatureEnvironmentResponse, { description: "the flag's state, strategies and variants in each of its project's environments, by sort order" }),
+  environments: Type.Array(environment, { description: "the flag's state, strategies and variants in each of its project's environments, by sort order" }),
   dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),
   children: Type.Array(Type.String(), { description: 'the flags that depend on this one, sorted by name' }),
 })

@@ -7,13 +7,12 @@ import { nameExists, quote, type AppError } from '../../http/errors.ts'
 import { parsePaging } from '../../http/paging.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
-import { environmentsOfFlag } from '../feature-environments/feature-environment-service.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { createArchiveService } from './archive-service.ts'
 import { createArchiveValidator } from './archive-validation.ts'
 import { createDependencyService } from './dependency-service.ts'
 import { createDependencyStore, type Dependency } from './dependency-store.ts'
+import type { EnvironmentOfFlag, EnvironmentsOfFlags } from './environments-of-flags.ts'
 import { flagNotFound } from './flag-errors.ts'
 import { lifetimeCutoffs, withPotentiallyStale } from '../feature-types/feature-type-service.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
@@ -26,7 +25,7 @@ export type ReadFlag = Flag & { potentiallyStale: boolean }
 
 export interface FlagDetails extends ReadFlag {
   lastSeenAt: string | null
-  environments: Awaited<ReturnType<typeof environmentsOfFlag>>
+  environments: EnvironmentOfFlag[]
   dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
   children: string[]
 }
@@ -38,7 +37,7 @@ const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppErro
 const toDependencyResponse = (dependency: Dependency) => ({ feature: dependency.parent, enabled: dependency.enabled, variants: dependency.variants })
 
 /** Creates a flag (and its row in each environment of its project) inside the caller's transaction, with its event. */
-async function createIn(trx: Kysely<Database>, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> {
+async function createIn(trx: Kysely<Database>, environments: EnvironmentsOfFlags, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> {
   checkUrlFriendlyName(input.name, '/body/name')
   const flags = createFlagStore(trx)
   const holder = await flags.find(input.name)
@@ -62,20 +61,21 @@ async function createIn(trx: Kysely<Database>, project: string, input: CreateFla
     if (isForeignKeyViolation(error)) throw projectNotFound(project)
     throw error
   }
-  await createFeatureEnvironmentStore(trx).addNewFlag(flag.name, project)
+  await environments.addNewFlag(trx, flag.name, project)
   await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
   return flag
 }
 
-export function createFlagService({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
+/** `environments`: what flags ask of their environments (flag-environments/, handed over by app.ts). */
+export function createFlagService({ db, changes, environments }: { db: Kysely<Database>; changes: ChangeWatch; environments: EnvironmentsOfFlags }) {
   return {
     /** Flag names are unique across all projects, archived flags included. */
     create: (project: string, input: CreateFlagBody, actor: Actor): Promise<Flag> => {
       checkUrlFriendlyName(input.name, '/body/name')
-      return db.transaction().execute((trx) => createIn(trx, project, input, auditContext(actor)))
+      return db.transaction().execute((trx) => createIn(trx, environments, project, input, auditContext(actor)))
     },
 
-    createIn,
+    createIn: (trx: Kysely<Database>, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> => createIn(trx, environments, project, input, audit),
 
     /** The project's active flags (with any of `tags`, when given), each with potentiallyStale and its tags. */
     list: async (project: string, tags?: readonly TagFilter[]) => {
@@ -105,19 +105,19 @@ export function createFlagService({ db, changes }: { db: Kysely<Database>; chang
       const flag = await createFlagStore(db).find(name)
       if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
       const dependencies = createDependencyStore(db)
-      const [[read], environments, parent, children] = await Promise.all([
+      const [[read], ofFlag, parent, children] = await Promise.all([
         withPotentiallyStale(db, [flag]),
-        environmentsOfFlag(db, name),
+        environments.ofFlag(db, name),
         dependencies.parentOf(name),
         dependencies.childrenOf(name),
       ])
       // The reference shows a flag's lastSeenAt as the latest of its environments'.
-      const lastSeenAt = environments.reduce<string | null>((latest, { lastSeenAt: seen }) => (seen !== null && (latest === null || seen > latest) ? seen : latest), null)
-      return { ...read!, lastSeenAt, environments, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
+      const lastSeenAt = ofFlag.reduce<string | null>((latest, { lastSeenAt: seen }) => (seen !== null && (latest === null || seen > latest) ? seen : latest), null)
+      return { ...read!, lastSeenAt, environments: ofFlag, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
     },
 
     ...createDependencyService({ db }),
-    ...createArchiveService({ db }),
+    ...createArchiveService({ db, environments }),
 
     /** The answer as JSON bytes (see createArchiveValidator). */
     validateArchive: createArchiveValidator({ db, changes }),

@@ -5,7 +5,7 @@
  * (playground-service.ts), so the response schemas document them; they are not re-serialized.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { VariantResponse } from '../strategies/variant-schemas.ts'
+import { VariantResponse } from '../flag-environments/variant-schemas.ts'
 
 const ContextText = Type.String({ maxLength: 10_000 })
 

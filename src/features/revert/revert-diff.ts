@@ -7,8 +7,8 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { Permission } from '../../http/permissions.ts'
-import type { FeatureStrategy } from '../strategies/strategy-store.ts'
-import type { Variant } from '../strategies/variant-rules.ts'
+import type { FeatureStrategy } from '../flag-environments/strategy-store.ts'
+import type { Variant } from '../flag-environments/variant-rules.ts'
 
 /** An event as stored (the JSON the event reads serve). */
 export interface StoredEvent {

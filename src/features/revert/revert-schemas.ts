@@ -1,8 +1,8 @@
 /** POST /api/admin/events/:id/revert: the request's params and query, and the diff it answers. */
 import { Type, type Static } from '@sinclair/typebox'
 import { IntegerIdParam } from '../../http/common-schemas.ts'
-import { StrategyResponse } from '../strategies/strategy-schemas.ts'
-import { VariantResponse } from '../strategies/variant-schemas.ts'
+import { StrategyResponse } from '../flag-environments/strategy-schemas.ts'
+import { VariantResponse } from '../flag-environments/variant-schemas.ts'
 
 export const RevertParams = Type.Object({ id: IntegerIdParam })
 export type RevertParams = Static<typeof RevertParams>

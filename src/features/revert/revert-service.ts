@@ -10,15 +10,16 @@ import type { Database } from '../../db/tables.ts'
 import { AppError, forbidden, invalid, invalidOperation, notFound, quote } from '../../http/errors.ts'
 import { missingPermissions, type Principal } from '../../http/permissions.ts'
 import { auditContext, type AuditContext } from '../events/audit.ts'
-import { archivedFlag, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
-import { createFeatureEnvironmentStore } from '../feature-environments/feature-environment-store.ts'
-import type { FeatureEnvironmentService } from '../feature-environments/feature-environment-service.ts'
+import type { FlagEnvironmentPlace } from '../flag-environments/flag-environment.ts'
+import { createFlagEnvironmentStore } from '../flag-environments/flag-environment-store.ts'
+import type { FlagEnvironmentService } from '../flag-environments/flag-environment-service.ts'
 import type { DependencyService } from '../flags/dependency-service.ts'
 import { createDependencyStore } from '../flags/dependency-store.ts'
+import { archivedFlag } from '../flags/flag-errors.ts'
 import type { FlagMetadataService } from '../flags/flag-metadata-service.ts'
 import { createFlagStore } from '../flags/flag-store.ts'
-import type { StrategyInput, StrategyService } from '../strategies/strategy-service.ts'
-import { createStrategyStore } from '../strategies/strategy-store.ts'
+import type { StrategyInput, StrategyService } from '../flag-environments/strategy-service.ts'
+import { createStrategyStore } from '../flag-environments/strategy-store.ts'
 import { changedMetadata, changesOf, conflictsOf, isRevertible, REVERTIBLE, type Change, type StoredEvent } from './revert-diff.ts'
 
 export interface RevertResult {
@@ -47,7 +48,7 @@ const parse = (json: string): StoredEvent => JSON.parse(json) as StoredEvent
 export interface RevertDeps {
   db: Kysely<Database>
   metadata: FlagMetadataService
-  flagEnvironments: FeatureEnvironmentService
+  flagEnvironments: FlagEnvironmentService
   strategies: StrategyService
   dependencies: DependencyService
 }
@@ -154,7 +155,7 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
 
     // Lock what the event changed before reading what came after it: a change committed meanwhile
     // (which takes the same lock) is then either seen as a later event or waits for this revert.
-    if (event.environment) await createFeatureEnvironmentStore(trx).lock(event.featureName, event.environment)
+    if (event.environment) await createFlagEnvironmentStore(trx).lock(event.featureName, event.environment)
     // A dependency's parent too, both at once in the name order addDependency locks them in (for
     // "all removed", the parent the flag had: read from events before this one, which never change).
     else {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { StrategyResponse } from '../strategies/strategy-schemas.ts'
-import { VariantResponse, VariantsBody } from '../strategies/variant-schemas.ts'
+import { StrategyResponse } from './strategy-schemas.ts'
+import { VariantResponse, VariantsBody } from './variant-schemas.ts'
 
 const PathName = Type.String({ maxLength: 1000 })
 export const FeatureEnvironmentParams = Type.Object({ projectId: PathName, featureName: PathName, environment: PathName })

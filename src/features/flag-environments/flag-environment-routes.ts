@@ -3,14 +3,14 @@ import { field } from '../../http/body-rules.ts'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { PatchBody, shapeCheck } from '../../http/json-patch.ts'
 import { BatchFeaturesBody } from '../flags/flag-schemas.ts'
-import { checkVariants } from '../strategies/variant-rules.ts'
-import { VariantsBody } from '../strategies/variant-schemas.ts'
-import { BulkParams, FeatureEnvironmentDetails, FeatureEnvironmentParams, FeatureParams, PushVariantsBody, VariantsResponse } from './feature-environment-schemas.ts'
-import type { FeatureEnvironmentService } from './feature-environment-service.ts'
+import { checkVariants } from './variant-rules.ts'
+import { VariantsBody } from './variant-schemas.ts'
+import { BulkParams, FeatureEnvironmentDetails, FeatureEnvironmentParams, FeatureParams, PushVariantsBody, VariantsResponse } from './flag-environment-schemas.ts'
+import type { FlagEnvironmentService } from './flag-environment-service.ts'
 import { placeOf } from './flag-environment.ts'
 
 const tags = ['Flag environments']
-export const featureEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironments: FeatureEnvironmentService }> = async (app, { flagEnvironments }) => {
+export const flagEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironments: FlagEnvironmentService }> = async (app, { flagEnvironments }) => {
   const base = '/projects/:projectId/features/:featureName/environments/:environment'
 
   app.get(base, {

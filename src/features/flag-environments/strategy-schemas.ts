@@ -5,7 +5,6 @@ import { StrategyVariantBody, StrategyVariantResponse } from './variant-schemas.
 // Path parameters are bounded but not checked further: an unknown name is a 404, not a 400.
 const PathName = Type.String({ maxLength: 1000 })
 
-export const FeatureEnvironmentParams = Type.Object({ projectId: PathName, featureName: PathName, environment: PathName })
 export const StrategyParams = Type.Object({ projectId: PathName, featureName: PathName, environment: PathName, strategyId: PathName })
 
 const Parameters = Type.Record(Type.String({ maxLength: 255 }), Type.Union([Type.String({ maxLength: 100_000 }), Type.Number()]), {

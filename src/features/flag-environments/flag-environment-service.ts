@@ -8,14 +8,15 @@ import { invalid, validationFailed } from '../../http/errors.ts'
 import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/json-patch.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import type { StrategyService } from '../strategies/strategy-service.ts'
-import { createStrategyStore, type FeatureStrategy } from '../strategies/strategy-store.ts'
-import { checkVariants, normalizeVariants, type Variant, type VariantInput } from '../strategies/variant-rules.ts'
+import type { StrategyService } from './strategy-service.ts'
+import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
+import { checkVariants, normalizeVariants, type Variant, type VariantInput } from './variant-rules.ts'
 import { environmentNotFound, environmentNotInProject } from '../environments/environment-service.ts'
 import { createEnvironmentStore } from '../environments/environment-store.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
-import { createFeatureEnvironmentStore, type FeatureEnvironment } from './feature-environment-store.ts'
+import { beforeSwitchingOn } from './active-strategy-rule.ts'
+import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
 
 /** A flag's environment as the flag read shows it. */
@@ -34,19 +35,20 @@ export function describeEnvironment(state: FeatureEnvironment, strategies: Featu
   }
 }
 
-export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely<Database>; strategies: StrategyService }) {
+export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Database>; strategies: StrategyService }) {
   const eventFor = (place: FlagEnvironmentPlace) => ({ featureName: place.feature, project: place.project, environment: place.environment })
 
   /**
    * Inside the transaction: switches one flag in one environment. Switching on where no strategy
    * is active adds the default one (flexibleRollout 100%) first, with its own event before the
-   * enabled event, as the reference does. Switching to the state it has changes nothing else.
+   * enabled event, as the reference does (active-strategy-rule.ts). Switching to the state it has
+   * changes nothing else.
    */
   async function toggleLocked(trx: Kysely<Database>, place: FlagEnvironmentPlace, enabled: boolean, audit: AuditContext): Promise<void> {
     const { state } = await lockFlagEnvironment(trx, place)
-    if (enabled) await strategies.addDefaultIfNoneActive(trx, place, audit)
+    if (enabled) await beforeSwitchingOn(trx, place, (input) => strategies.addLockedIn(trx, place, input, audit))
     if (state.enabled === enabled) return
-    await createFeatureEnvironmentStore(trx).setEnabled(place.feature, place.environment, enabled)
+    await createFlagEnvironmentStore(trx).setEnabled(place.feature, place.environment, enabled)
     await appendEvents(trx, audit, [{ type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', ...eventFor(place) }])
   }
 
@@ -54,7 +56,7 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
     const details = checkVariants(input, path)
     if (details.length > 0) throw validationFailed(details)
     const after = normalizeVariants(input, { withOverrides: true })
-    await createFeatureEnvironmentStore(trx).setVariants(place.feature, place.environment, after)
+    await createFlagEnvironmentStore(trx).setVariants(place.feature, place.environment, after)
     await appendEvents(trx, audit, [{ type: 'feature-environment-variants-updated', ...eventFor(place), data: { variants: after }, preData: { variants: before } }])
     return after
   }
@@ -130,10 +132,4 @@ export function createFeatureEnvironmentService({ db, strategies }: { db: Kysely
   }
 }
 
-export type FeatureEnvironmentService = ReturnType<typeof createFeatureEnvironmentService>
-
-/** A flag's environments, each with its strategies: for the flag read. */
-export async function environmentsOfFlag(db: Kysely<Database>, feature: string) {
-  const [states, byEnvironment] = await Promise.all([createFeatureEnvironmentStore(db).list(feature), createStrategyStore(db).listByEnvironment(feature)])
-  return states.map((state) => describeEnvironment(state, byEnvironment.get(state.name) ?? []))
-}
+export type FlagEnvironmentService = ReturnType<typeof createFlagEnvironmentService>

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { PatchBody, shapeCheck } from '../../http/json-patch.ts'
-import { placeOf } from '../feature-environments/flag-environment.ts'
+import { FeatureEnvironmentParams } from './flag-environment-schemas.ts'
+import { placeOf } from './flag-environment.ts'
 import {
   CreateStrategyBody,
-  FeatureEnvironmentParams,
   SortOrderBody,
   StrategyListResponse,
   StrategyParams,

@@ -1,6 +1,8 @@
 /**
  * Activation strategies of a flag in an environment. Every change locks the flag's row in the
- * environment first (flag-environment.ts), then writes the change and its events together.
+ * environment first (flag-environment.ts), then writes the change and its events together. A
+ * change or removal that leaves an enabled environment without an active strategy switches it
+ * off there (active-strategy-rule.ts).
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { Kysely } from 'kysely'
@@ -12,13 +14,12 @@ import { ALL_CLEAN, type BodyRules } from '../../http/body-rules.ts'
 import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/json-patch.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
-import type { NewEvent } from '../events/event-types.ts'
-import { createFeatureEnvironmentStore, type FeatureEnvironment } from '../feature-environments/feature-environment-store.ts'
-import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from '../feature-environments/flag-environment.ts'
+import { afterStrategiesChanged } from './active-strategy-rule.ts'
+import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
 import { normalizeConstraint } from '../constraints/constraints.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
 import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
-import type { StrategyNames } from './strategy-names.ts'
+import type { StrategyNames } from '../strategy-definitions/strategy-names.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
 import { normalizeVariants } from './variant-rules.ts'
@@ -34,18 +35,6 @@ const patchable = ({ id: _id, ...fields }: FeatureStrategy) => fields
 export type StrategyInput = CreateStrategyBody
 
 const eventFor = (place: FlagEnvironmentPlace) => ({ featureName: place.feature, project: place.project, environment: place.environment })
-
-/**
- * After a change to an enabled environment's strategies: when none is left that is not disabled,
- * the flag is disabled there too, as the reference does (nobody would get it anyway).
- */
-async function disableWhenNoneActive(trx: Kysely<Database>, place: FlagEnvironmentPlace, state: FeatureEnvironment): Promise<NewEvent[]> {
-  if (!state.enabled) return []
-  const remaining = await createStrategyStore(trx).list(place.feature, place.environment)
-  if (remaining.some((strategy) => !strategy.disabled)) return []
-  await createFeatureEnvironmentStore(trx).setEnabled(place.feature, place.environment, false)
-  return [{ type: 'feature-environment-disabled', ...eventFor(place) }]
-}
 
 /** `names`: the strategy names flags may use (the definitions', strategy-names.ts); `legalValues`: the context fields' (context-fields/legal-values.ts). */
 export function createStrategyService({ db, config, names, legalValues }: { db: Kysely<Database>; config: Config; names: StrategyNames; legalValues: LegalValues }) {
@@ -122,7 +111,7 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
     const after = build(input, before.id, place.feature, before.sortOrder, problems, await names.confirm(trx, input.name))
     if (isDeepStrictEqual(after, before)) return before
     await store.update(after)
-    const disabled = await disableWhenNoneActive(trx, place, state)
+    const disabled = await afterStrategiesChanged(trx, place, state)
     await appendEvents(trx, audit, [{ type: 'feature-strategy-update', ...eventFor(place), data: after, preData: before }, ...disabled])
     return after
   }
@@ -143,7 +132,7 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
     const strategy = await store.find(place, id)
     if (!strategy) throw strategyNotFound(id, place)
     await store.delete(id)
-    const disabled = await disableWhenNoneActive(trx, place, state)
+    const disabled = await afterStrategiesChanged(trx, place, state)
     await appendEvents(trx, audit, [{ type: 'feature-strategy-remove', ...eventFor(place), preData: strategy }, ...disabled])
   }
 
@@ -230,14 +219,10 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
       }),
 
     /**
-     * For switching an environment on, inside its locked transaction: when no strategy there is
-     * active (none at all, or every one disabled), the default one (flexibleRollout, 100%) is added,
-     * after the others, as the reference does.
+     * Inside a transaction that holds the flag environment's lock (switching on, active-strategy-rule.ts):
+     * adds a strategy after the others, with its event.
      */
-    addDefaultIfNoneActive: async (trx: Kysely<Database>, place: FlagEnvironmentPlace, audit: AuditContext): Promise<void> => {
-      const current = await createStrategyStore(trx).list(place.feature, place.environment)
-      if (current.every((strategy) => strategy.disabled)) await add(trx, place, { name: 'flexibleRollout' }, audit)
-    },
+    addLockedIn: (trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> => add(trx, place, input, audit),
   }
 }
 

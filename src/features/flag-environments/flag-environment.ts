@@ -4,14 +4,14 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { AppError, quote } from '../../http/errors.ts'
+import type { AppError } from '../../http/errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
-import { flagNotFound } from '../flags/flag-errors.ts'
+import { archivedFlag, flagNotFound } from '../flags/flag-errors.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createFlagStore, type Flag } from '../flags/flag-store.ts'
 import { environmentNotFound, environmentNotInProject } from '../environments/environment-service.ts'
 import { createEnvironmentStore } from '../environments/environment-store.ts'
-import { createFeatureEnvironmentStore, type FeatureEnvironment } from './feature-environment-store.ts'
+import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
 
 export interface FlagEnvironmentPlace {
   project: string
@@ -31,9 +31,6 @@ export interface FlagEnvironment {
   state: FeatureEnvironment
 }
 
-export const archivedFlag = (name: string): AppError =>
-  new AppError(400, 'ArchivedFeatureError', `Flag ${quote(name)} is archived: revive it before changing it.`)
-
 /** Why a flag's environment row was not found: the project, the flag or the environment. */
 async function whyMissing(db: Kysely<Database>, place: FlagEnvironmentPlace, flag: Flag | undefined): Promise<AppError> {
   if (!flag || flag.project !== place.project) {
@@ -45,7 +42,7 @@ async function whyMissing(db: Kysely<Database>, place: FlagEnvironmentPlace, fla
 /** Reads a flag's state in an environment, or throws the 404 that says which part of the path is wrong. */
 export async function findFlagEnvironment(db: Kysely<Database>, place: FlagEnvironmentPlace): Promise<FlagEnvironment> {
   const flag = await createFlagStore(db).find(place.feature)
-  const state = flag?.project === place.project ? (await createFeatureEnvironmentStore(db).list(place.feature)).find((e) => e.name === place.environment) : undefined
+  const state = flag?.project === place.project ? (await createFlagEnvironmentStore(db).list(place.feature)).find((e) => e.name === place.environment) : undefined
   if (!flag || !state) throw await whyMissing(db, place, flag)
   return { flag, state }
 }
@@ -56,7 +53,7 @@ export async function findFlagEnvironment(db: Kysely<Database>, place: FlagEnvir
  * archive that committed meanwhile is seen. An archived flag cannot change.
  */
 export async function lockFlagEnvironment(trx: Kysely<Database>, place: FlagEnvironmentPlace): Promise<FlagEnvironment> {
-  const state = await createFeatureEnvironmentStore(trx).lock(place.feature, place.environment)
+  const state = await createFlagEnvironmentStore(trx).lock(place.feature, place.environment)
   const flag = await createFlagStore(trx).find(place.feature)
   if (!flag || flag.project !== place.project || !state) throw await whyMissing(trx, place, flag)
   if (flag.archived) throw archivedFlag(flag.name)

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { inNames } from '../../db/name-set.ts'
-import type { Variant } from '../strategies/variant-rules.ts'
+import type { Variant } from './variant-rules.ts'
 import { lockedRows } from '../../db/row-lock.ts'
 
 /** A flag's state in one environment, with what the environment itself says. */
@@ -15,7 +15,7 @@ export interface FeatureEnvironment {
   lastSeenAt: string | null
 }
 
-export function createFeatureEnvironmentStore(db: Kysely<Database>) {
+export function createFlagEnvironmentStore(db: Kysely<Database>) {
   const base = () =>
     db
       .selectFrom('feature_environments')
@@ -93,4 +93,4 @@ export function createFeatureEnvironmentStore(db: Kysely<Database>) {
   }
 }
 
-export type FeatureEnvironmentStore = ReturnType<typeof createFeatureEnvironmentStore>
+export type FlagEnvironmentStore = ReturnType<typeof createFlagEnvironmentStore>
