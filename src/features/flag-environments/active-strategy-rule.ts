@@ -11,7 +11,7 @@ import type { Database } from '../../db/tables.ts'
 import type { NewEvent } from '../events/event-types.ts'
 import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
 import type { FlagEnvironmentPlace } from './flag-environment.ts'
-import type { StrategyInput } from './strategy-service.ts'
+import type { CreateStrategyBody as StrategyInput } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
 
 /** What switching on adds where no strategy is active: a flexible rollout, its parameters' defaults (100%, strategy-rules.ts). */
