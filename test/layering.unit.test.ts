@@ -128,6 +128,16 @@ test('no cycle between files', () => {
   assert.deepEqual(cycles, [])
 })
 
+test('docs/architecture.md lists the same floors in the same order', () => {
+  const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8')
+  const block = /## Floors[\s\S]*?```\n[^\n]*\n([\s\S]*?)```/.exec(doc)?.[1] ?? ''
+  const listed = block
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.trim().split(/\s+/)[1])
+  assert.deepEqual(listed, LAYERS)
+})
+
 test('the import reader sees static, re-exported and dynamic imports', () => {
   const file = join(src, 'features/flags/x.ts')
   // Built in pieces so that test/unit-isolation.unit.test.ts, which reads this file's imports, does not take it for one.
