@@ -23,7 +23,11 @@ export const hasActiveStrategy = (strategies: readonly FeatureStrategy[]): boole
  * Switching on: when no strategy there is active (none at all, or every one disabled), `add` adds
  * the default one, after the others, with its event (before the switch's, as the reference).
  */
-export async function beforeSwitchingOn(trx: Kysely<Database>, place: FlagEnvironmentPlace, add: (input: StrategyInput) => Promise<unknown>): Promise<void> {
+export async function beforeSwitchingOn(
+  trx: Kysely<Database>,
+  place: FlagEnvironmentPlace,
+  add: (input: StrategyInput) => Promise<unknown>,
+): Promise<void> {
   const current = await createStrategyStore(trx).list(place.feature, place.environment)
   if (!hasActiveStrategy(current)) await add(DEFAULT_STRATEGY)
 }
@@ -33,7 +37,11 @@ export async function beforeSwitchingOn(trx: Kysely<Database>, place: FlagEnviro
  * enabled environment left with no active strategy is switched off. Returns that event, to be
  * written after the change's.
  */
-export async function afterStrategiesChanged(trx: Kysely<Database>, place: FlagEnvironmentPlace, state: FeatureEnvironment): Promise<NewEvent[]> {
+export async function afterStrategiesChanged(
+  trx: Kysely<Database>,
+  place: FlagEnvironmentPlace,
+  state: FeatureEnvironment,
+): Promise<NewEvent[]> {
   if (!state.enabled) return []
   const remaining = await createStrategyStore(trx).list(place.feature, place.environment)
   if (hasActiveStrategy(remaining)) return []

@@ -13,7 +13,10 @@ import { createStrategyStore } from './strategy-store.ts'
 
 /** A flag's environments, each with its strategies: for the flag read. */
 async function environmentsOfFlag(db: Kysely<Database>, feature: string): Promise<Array<Static<typeof FeatureEnvironmentResponse>>> {
-  const [states, byEnvironment] = await Promise.all([createFlagEnvironmentStore(db).list(feature), createStrategyStore(db).listByEnvironment(feature)])
+  const [states, byEnvironment] = await Promise.all([
+    createFlagEnvironmentStore(db).list(feature),
+    createStrategyStore(db).listByEnvironment(feature),
+  ])
   return states.map((state) => describeEnvironment(state, byEnvironment.get(state.name) ?? []))
 }
 
