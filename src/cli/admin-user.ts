@@ -10,6 +10,7 @@ import { SYSTEM_ACTOR } from '../features/events/audit.ts'
 import { createUserService, rootRoleOf } from '../features/users/user-service.ts'
 import { createPasswordAttempts } from '../features/users/password-attempts.ts'
 import { createUserStore } from '../features/users/user-store.ts'
+import { createSessionStore } from '../features/sessions/session-store.ts'
 
 const USAGE = 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)'
 
@@ -25,7 +26,11 @@ async function main(): Promise<number> {
   const { config, database } = opened
   const baseUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`
   try {
-    const users = createUserService({ db: database.db, attempts: createPasswordAttempts(config.loginFailuresPerAccount) })
+    const users = createUserService({
+      db: database.db,
+      attempts: createPasswordAttempts(config.loginFailuresPerAccount),
+      endSessions: (trx, userId, keep) => createSessionStore(trx).endUserSessions(userId, keep),
+    })
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
       const link = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)

@@ -8,27 +8,18 @@ import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/tables.ts'
-import { prepared } from '../../db/prepared.ts'
 import { userPrincipal, type Principal } from '../../http/permissions.ts'
 import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
 import { passwordMismatch, verifyPassword } from '../users/password.ts'
 import { createUserStore, toUser, type User } from '../users/user-store.ts'
 import type { PasswordAttempts } from '../users/password-attempts.ts'
 import { createSessionCache } from './session-cache.ts'
+import { createSessionStore } from './session-store.ts'
 
 // A session's seen_at is written at most this often: activity is known to the minute, with one write a minute per session at most.
 const TOUCH_EVERY_MS = 60_000
 // Sessions one user may hold; signing in past it ends their oldest.
 const MAX_SESSIONS_PER_USER = 20
-
-// Run on every request a session cookie authenticates: compiled once.
-const sessionBySecret = prepared((db: Kysely<Database>) =>
-  db
-    .selectFrom('user_sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.seen_at', 's.expires_at', 'u.id', 'u.email', 'u.username', 'u.root_role'])
-    .where('s.secret_hash', '=', ''),
-)
 
 export function createSessionService({ db, config, attempts, changes }: { db: Kysely<Database>; config: Config; attempts: PasswordAttempts; changes: ChangeWatch }) {
   const remembered = createSessionCache(changes)
@@ -40,13 +31,7 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const row = await createUserStore(db).findByLogin(login)
       // Unknown users cost a hash too (verifyPassword with null), so a wrong name cannot be told from a wrong password.
       if (!(await verifyPassword(password, row?.password_hash ?? null, address)) || !row) {
-        if (row) {
-          await db
-            .insertInto('user_activity')
-            .values({ user_id: row.id, login_attempts: 1, seen_at: null })
-            .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ login_attempts: eb('user_activity.login_attempts', '+', 1) })))
-            .execute()
-        }
+        if (row) await createUserStore(db).countFailedSignIn(row.id)
         throw passwordMismatch()
       }
       return row
@@ -59,18 +44,11 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const secret = generateSecretPart()
       const now = new Date()
       const user = await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('user_activity')
-          .values({ user_id: row.id, login_attempts: 0, seen_at: now.toISOString() })
-          .onConflict((oc) => oc.column('user_id').doUpdateSet({ login_attempts: 0, seen_at: now.toISOString() }))
-          .execute()
-        await trx.deleteFrom('user_sessions').where('expires_at', '<=', now.toISOString()).execute()
-        const kept = await trx.selectFrom('user_sessions').select('secret_hash').where('user_id', '=', row.id).orderBy('created_at', 'desc').offset(MAX_SESSIONS_PER_USER - 1).limit(1000).execute()
-        if (kept.length > 0) await trx.deleteFrom('user_sessions').where('secret_hash', 'in', kept.map((session) => session.secret_hash)).execute()
-        await trx
-          .insertInto('user_sessions')
-          .values({ secret_hash: hashSecret(secret), user_id: row.id, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString() })
-          .execute()
+        await createUserStore(trx).recordSignIn(row.id, now.toISOString())
+        await createSessionStore(trx).start(
+          { secretHash: hashSecret(secret), userId: row.id, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString() },
+          MAX_SESSIONS_PER_USER,
+        )
         return toUser({ ...row, login_attempts: 0, seen_at: now.toISOString() })
       })
       return { user, secret }
@@ -82,14 +60,14 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const known = remembered.get(secret, version, Date.now())
       if (known) return known
       const secretHash = hashSecret(secret)
-      const row = (await db.executeQuery(sessionBySecret(db, [secretHash]))).rows[0]
+      const row = await createSessionStore(db).findWithUser(secretHash)
       if (!row) return undefined
       const now = Date.now()
       let seenAt = Date.parse(row.seen_at)
       const expiresAt = Date.parse(row.expires_at)
       if (expiresAt <= now || seenAt + config.sessionIdleMs <= now) return undefined
       if (now - seenAt >= TOUCH_EVERY_MS) {
-        await db.updateTable('user_sessions').set({ seen_at: new Date(now).toISOString() }).where('secret_hash', '=', secretHash).execute()
+        await createSessionStore(db).touch(secretHash, new Date(now).toISOString())
         seenAt = now
       }
       const principal = userPrincipal(row, secretHash)
@@ -99,7 +77,7 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
     },
 
     async logout(secretHash: string): Promise<void> {
-      await db.deleteFrom('user_sessions').where('secret_hash', '=', secretHash).execute()
+      await createSessionStore(db).delete(secretHash)
     },
   }
 }

@@ -42,3 +42,8 @@ export async function useResetLink(trx: Kysely<Database>, secret: string): Promi
   const row = await trx.deleteFrom('password_reset_tokens').where('secret_hash', '=', hashSecret(secret)).returning(['user_id', 'expires_at']).executeTakeFirst()
   return row && row.expires_at > new Date().toISOString() ? row.user_id : undefined
 }
+
+/** Every link of a user goes (a new password uses them up). */
+export async function deleteResetLinks(trx: Kysely<Database>, userId: number): Promise<void> {
+  await trx.deleteFrom('password_reset_tokens').where('user_id', '=', userId).execute()
+}

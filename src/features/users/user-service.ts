@@ -1,15 +1,14 @@
 import type { Kysely } from 'kysely'
 import type { Database, UsersTable } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
-import { isUniqueViolation } from '../../db/db-errors.ts'
-import { lockRows } from '../../db/row-lock.ts'
+import { uniqueConstraintOf } from '../../db/db-errors.ts'
 import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
 import { ROOT_ROLES } from '../../http/permissions.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
 import { checkPasswordRules, hashPassword, passwordMismatch, verifyPassword } from './password.ts'
-import { createResetLink, findResetToken, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
+import { createResetLink, deleteResetLinks, findResetToken, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
 import { createUserStore, eventDataOf, toUser, type User, type UserRow } from './user-store.ts'
 import type { PasswordAttempts } from './password-attempts.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
@@ -44,31 +43,30 @@ const blankToNull = (text: string | undefined) => (text === undefined || text.tr
 
 /** The user's row, locked until the transaction ends (PostgreSQL; SQLite's write lock is held already), so two changes of one user queue. */
 async function lockedUser(trx: Kysely<Database>, id: number): Promise<UserRow> {
-  await lockRows(trx, 'users', 'id', [id])
-  const row = await createUserStore(trx).find(id)
+  const store = createUserStore(trx)
+  await store.lock(id)
+  const row = await store.find(id)
   if (!row) throw notFound(`No user has id ${id}.`)
   return row
 }
 
 /** A new password hash: the user's links are used up, and their sessions end (but `keepSessionHash`). */
-async function storePassword(trx: Kysely<Database>, id: number, passwordHash: string, keepSessionHash?: string): Promise<void> {
-  await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute()
-  await trx.updateTable('user_activity').set({ login_attempts: 0 }).where('user_id', '=', id).execute()
-  await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
-  await trx
-    .deleteFrom('user_sessions')
-    .where('user_id', '=', id)
-    .$if(keepSessionHash !== undefined, (query) => query.where('secret_hash', '!=', keepSessionHash!))
-    .execute()
+async function storePassword(trx: Kysely<Database>, endSessions: EndSessions, id: number, passwordHash: string, keepSessionHash?: string): Promise<void> {
+  await createUserStore(trx).setPasswordHash(id, passwordHash)
+  await deleteResetLinks(trx, id)
+  await endSessions(trx, id, keepSessionHash)
 }
 
-/** The end of every session of a user (a role change). */
-const endSessions = (trx: Kysely<Database>, userId: number) => trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute()
+/**
+ * Ends a user's sessions but `keepSessionHash`, inside the caller's transaction: the sessions
+ * feature's (its table), handed to this service by app.ts.
+ */
+export type EndSessions = (trx: Kysely<Database>, userId: number, keepSessionHash?: string) => Promise<void>
 
 function uniqueness(error: unknown, username: string | null, email: string | null): never {
-  if (isUniqueViolation(error)) {
-    throw nameExists(String(error).includes('email') ? `A user with email ${quote(email)} already exists.` : `A user with username ${quote(username)} already exists.`)
-  }
+  const constraint = uniqueConstraintOf(error)
+  if (constraint === 'users_email_key') throw nameExists(`A user with email ${quote(email)} already exists.`)
+  if (constraint !== undefined) throw nameExists(`A user with username ${quote(username)} already exists.`)
   throw error
 }
 
@@ -77,14 +75,14 @@ function uniqueness(error: unknown, username: string | null, email: string | nul
  * arguments are the asking client's address key (http/client-address.ts), which hashing and those
  * counts go by.
  */
-export function createUserService({ db, attempts }: { db: Kysely<Database>; attempts: PasswordAttempts }) {
+export function createUserService({ db, attempts, endSessions }: { db: Kysely<Database>; attempts: PasswordAttempts; endSessions: EndSessions }) {
   /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSessionHash`. */
   async function setPassword(id: number, password: string, address: string, keepSessionHash?: string): Promise<void> {
     checkPasswordRules(password)
     const passwordHash = await hashPassword(password, address)
     await db.transaction().execute(async (trx) => {
       await lockedUser(trx, id)
-      await storePassword(trx, id, passwordHash, keepSessionHash)
+      await storePassword(trx, endSessions, id, passwordHash, keepSessionHash)
     })
   }
 
@@ -122,7 +120,7 @@ export function createUserService({ db, attempts }: { db: Kysely<Database>; atte
             root_role: rootRole,
             created_at: audit.createdAt,
           }
-          await trx.insertInto('users').values(row).execute()
+          await createUserStore(trx).insert(row)
           const user = toUser({ ...row, login_attempts: null, seen_at: null })
           await appendEvents(trx, audit, [{ type: 'user-created', data: eventDataOf(user) }])
           const inviteLink = passwordHash === null ? await createResetLink(trx, user.id, actor.name, baseUrl, INVITE_VALID_MS) : undefined
@@ -151,7 +149,7 @@ export function createUserService({ db, attempts }: { db: Kysely<Database>; atte
             ...(rootRole === undefined ? {} : { root_role: rootRole }),
           }
           if (after.username === null && after.email === null) throw invalid('A user needs a username or an email: this one has no username, so keep its email.', '/body/email')
-          await trx.updateTable('users').set({ name: after.name, email: after.email, root_role: after.root_role }).where('id', '=', id).execute()
+          await createUserStore(trx).update(id, after)
           if (after.root_role !== before.root_role) await endSessions(trx, id)
           const [preData, data] = [eventDataOf(toUser(before)), eventDataOf(toUser(after))]
           if (JSON.stringify(preData) !== JSON.stringify(data)) await appendEvents(trx, auditContext(actor), [{ type: 'user-updated', data, preData }])
@@ -168,7 +166,7 @@ export function createUserService({ db, attempts }: { db: Kysely<Database>; atte
         const admins = await lockAdminCredentials(trx)
         const before = await lockedUser(trx, id)
         keepAnAdmin(admins, (credential) => credential.kind === 'user' && credential.userId === id, `User ${quote(before.username ?? before.email)} is`)
-        await trx.deleteFrom('users').where('id', '=', id).execute()
+        await createUserStore(trx).delete(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
       }),
 
@@ -206,7 +204,7 @@ export function createUserService({ db, attempts }: { db: Kysely<Database>; atte
         await db.transaction().execute(async (trx) => {
           const userId = await useResetLink(trx, secret)
           if (userId === undefined) throw invalidLink()
-          await storePassword(trx, userId, passwordHash)
+          await storePassword(trx, endSessions, userId, passwordHash)
         })
       })
     },

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, UsersTable } from '../../db/tables.ts'
+import { lockRows } from '../../db/row-lock.ts'
 import type { UserEventData } from '../events/event-types.ts'
 
 /** A user as the API shows it (never the password hash). */
@@ -65,6 +66,50 @@ export function createUserStore(db: Kysely<Database>) {
       return usersWithActivity()
         .where(byEmail ? 'users.email' : 'users.username', '=', byEmail ? login.toLowerCase() : login)
         .executeTakeFirst()
+    },
+
+    /** Locks the user's row until the transaction ends (PostgreSQL; SQLite's writers are serialized already): two changes of one user queue. */
+    async lock(id: number): Promise<void> {
+      await lockRows(db, 'users', 'id', [id])
+    },
+
+    /** Throws the driver's unique violation for a taken username or email (`uniqueConstraintOf` tells which). */
+    async insert(row: UsersTable): Promise<void> {
+      await db.insertInto('users').values(row).execute()
+    },
+
+    /** Throws the driver's unique violation for a taken email. */
+    async update(id: number, changes: Pick<UsersTable, 'name' | 'email' | 'root_role'>): Promise<void> {
+      await db.updateTable('users').set({ name: changes.name, email: changes.email, root_role: changes.root_role }).where('id', '=', id).execute()
+    },
+
+    /** Its activity, sessions and links go with it (foreign key cascades). */
+    async delete(id: number): Promise<void> {
+      await db.deleteFrom('users').where('id', '=', id).execute()
+    },
+
+    /** A new password hash; the failed sign-ins counted so far are forgotten. */
+    async setPasswordHash(id: number, passwordHash: string): Promise<void> {
+      await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute()
+      await db.updateTable('user_activity').set({ login_attempts: 0 }).where('user_id', '=', id).execute()
+    },
+
+    /** One more failed sign-in of the user. */
+    async countFailedSignIn(id: number): Promise<void> {
+      await db
+        .insertInto('user_activity')
+        .values({ user_id: id, login_attempts: 1, seen_at: null })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ login_attempts: eb('user_activity.login_attempts', '+', 1) })))
+        .execute()
+    },
+
+    /** A sign-in: seen now, no failed attempts. */
+    async recordSignIn(id: number, at: string): Promise<void> {
+      await db
+        .insertInto('user_activity')
+        .values({ user_id: id, login_attempts: 0, seen_at: at })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet({ login_attempts: 0, seen_at: at }))
+        .execute()
     },
   }
 }
