@@ -10,6 +10,7 @@ import type { Database } from '../../db/tables.ts'
 import { AppError, forbidden, invalid, invalidOperation, notFound, quote } from '../../http/errors.ts'
 import { missingPermissions, type Principal } from '../../http/permissions.ts'
 import { auditContext, type AuditContext } from '../events/audit.ts'
+import { eventJson, eventJsonsAfter, flagEventJsonsAfter, flagEventJsonsBefore } from '../events/event-store.ts'
 import type { FlagEnvironmentPlace } from '../flag-environments/flag-environment.ts'
 import { createFlagEnvironmentStore } from '../flag-environments/flag-environment-store.ts'
 import type { FlagEnvironmentService } from '../flag-environments/flag-environment-service.ts'
@@ -20,6 +21,7 @@ import type { FlagMetadataService } from '../flags/flag-metadata-service.ts'
 import { createFlagStore } from '../flags/flag-store.ts'
 import type { StrategyInput, StrategyService } from '../flag-environments/strategy-service.ts'
 import { createStrategyStore } from '../flag-environments/strategy-store.ts'
+import { createSegmentStore } from '../segments/segment-store.ts'
 import { changedMetadata, changesOf, conflictsOf, isRevertible, REVERTIBLE, type Change, type StoredEvent } from './revert-diff.ts'
 
 export interface RevertResult {
@@ -56,23 +58,15 @@ export interface RevertDeps {
 export function createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }: RevertDeps) {
   /** The events of a flag after `id`, oldest first (events_feature_name_id_idx). */
   async function eventsOfFlagAfter(trx: Kysely<Database>, featureName: string, id: number): Promise<StoredEvent[]> {
-    const rows = await trx.selectFrom('events').select('json').where('feature_name', '=', featureName).where('id', '>', id).orderBy('feature_name').orderBy('id').execute()
-    return rows.map((row) => parse(row.json))
+    return (await flagEventJsonsAfter(trx, featureName, id)).map(parse)
   }
 
   /** The dependency the flag had before `event` removed it: the latest feature-dependency-added before it (for that parent, when it names one). */
   async function dependencyBefore(trx: Kysely<Database>, event: StoredEvent): Promise<{ feature: string; enabled?: boolean; variants?: string[] } | undefined> {
-    const rows = await trx
-      .selectFrom('events')
-      .select(['json', 'type'])
-      .where('feature_name', '=', event.featureName)
-      .where('id', '<', event.id)
-      .where('type', 'in', ['feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
-      .orderBy('feature_name', 'desc')
-      .orderBy('id', 'desc')
-      .execute()
-    for (const row of rows) {
-      const earlier = parse(row.json)
+    if (event.featureName === null) return undefined
+    const jsons = await flagEventJsonsBefore(trx, event.featureName, event.id, ['feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
+    for (const json of jsons) {
+      const earlier = parse(json)
       if (event.type === 'feature-dependencies-removed') return earlier.type === 'feature-dependency-added' ? earlier.data : undefined
       if (earlier.type === 'feature-dependency-added' && earlier.data.feature === event.data.feature) return earlier.data
     }
@@ -82,7 +76,7 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
   /** A restored strategy takes up its segments again: each must still exist. */
   async function checkSegments(trx: Kysely<Database>, event: StoredEvent, segments: readonly number[]): Promise<void> {
     if (segments.length === 0) return
-    const found = new Set((await trx.selectFrom('segments').select('id').where('id', 'in', [...segments]).execute()).map((row) => Number(row.id)))
+    const found = await createSegmentStore(trx).existingIds(segments)
     const missing = segments.filter((id) => !found.has(id))
     if (missing.length > 0) {
       const list = missing.join(', ')
@@ -141,9 +135,9 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
   }
 
   async function revertIn(trx: Kysely<Database>, id: number, options: RevertOptions, actor: Principal): Promise<RevertResult> {
-    const row = await trx.selectFrom('events').select('json').where('id', '=', id).executeTakeFirst()
-    if (!row) throw notFound(`Event ${id} does not exist.`)
-    const event = parse(row.json)
+    const json = await eventJson(trx, id)
+    if (json === undefined) throw notFound(`Event ${id} does not exist.`)
+    const event = parse(json)
     const permission = REVERTIBLE[event.type]
     if (!permission || !event.featureName || !event.project || !isRevertible(event.type)) {
       throw invalid(
@@ -200,11 +194,11 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
       }
       throw error
     }
-    const written = await trx.selectFrom('events').select('json').where('id', '>', mark).orderBy('id').execute()
+    const written = (await eventJsonsAfter(trx, mark)).map(parse)
     const result: RevertResult = {
       event: { id, type: event.type, featureName: event.featureName, project: event.project, environment: event.environment },
       dryRun: options.dryRun,
-      changes: changesOf(written.map((w) => parse(w.json))),
+      changes: changesOf(written),
     }
     if (options.dryRun || written.length === 0) throw new RolledBack(result)
     return result

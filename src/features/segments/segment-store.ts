@@ -57,6 +57,12 @@ export function createSegmentStore(db: Kysely<Database>) {
         .executeTakeFirst()
       return row && toSegment(row)
     },
+    /** Which of these ids are segments. */
+    async existingIds(ids: readonly number[]): Promise<Set<number>> {
+      if (ids.length === 0) return new Set()
+      return new Set((await db.selectFrom('segments').select('id').where('id', 'in', [...ids]).execute()).map((row) => Number(row.id)))
+    },
+
     async list(): Promise<Segment[]> {
       return (await db.selectFrom('segments').selectAll().orderBy('name').execute()).map(toSegment)
     },
