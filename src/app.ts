@@ -59,7 +59,8 @@ import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
 import { metricsAdminRoutes, metricsSdkRoutes } from './features/metrics/metrics-routes.ts'
-import { createMetricsService, type MetricsService } from './features/metrics/metrics-service.ts'
+import { createMetricsIngestionService, type MetricsIngestionService } from './features/metrics/metrics-ingestion-service.ts'
+import { createMetricsReadService } from './features/metrics/metrics-read-service.ts'
 import { usageRoutes } from './features/metrics/usage-routes.ts'
 import { applicationRoutes } from './features/applications/application-routes.ts'
 import { createApplicationService } from './features/applications/application-service.ts'
@@ -101,7 +102,7 @@ export interface AppOptions {
   /** Where log lines go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream
   /** Handed the SDK metrics service once built: tests see what it holds, and flush it. */
-  onMetrics?: (metrics: MetricsService) => void
+  onMetrics?: (metrics: MetricsIngestionService) => void
   /** Fastify's schema compilers; tests keep what they compiled from one app to the next (test/schema-cache.ts). */
   schemaController?: FastifyServerOptions['schemaController']
 }
@@ -187,7 +188,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
 
   // SDK metrics are held in memory and written every config.metricsFlushMs; closing the app writes what is held.
   // What a report may add is bounded (docs/metrics.md, "Limits"): frontend tokens are public.
-  const metrics = createMetricsService({
+  const metrics = createMetricsIngestionService({
     db,
     changes,
     log: app.log,
@@ -204,7 +205,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   // Constraints on a context field with legal values use only those (strategies and segments).
   const legalValues = createLegalValues({ changes })
   await app.register(async (admin) => {
-    await admin.register(metricsAdminRoutes, { metrics })
+    await admin.register(metricsAdminRoutes, { reads: createMetricsReadService({ db }) })
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
     await admin.register(projectRoutes, { projects: createProjectService({ db }) })

@@ -18,7 +18,7 @@ import { loadConfig, type Config } from '../src/config.ts'
 import { createDb, type Db } from '../src/db/database.ts'
 import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
-import type { MetricsService } from '../src/features/metrics/metrics-service.ts'
+import type { MetricsIngestionService } from '../src/features/metrics/metrics-ingestion-service.ts'
 import { keptSchemaCompilers } from './schema-cache.ts'
 
 export interface TestDatabase {
@@ -106,7 +106,7 @@ export interface TestApp {
   /** Every log line the app wrote, for tests that check what is (not) logged. */
   logs: string[]
   /** The app's SDK metrics service: what it holds, and a flush on demand. */
-  metrics: MetricsService
+  metrics: MetricsIngestionService
   close(): Promise<void>
 }
 
@@ -133,7 +133,7 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
       done()
     },
   })
-  let metrics: MetricsService | undefined
+  let metrics: MetricsIngestionService | undefined
   const app = await buildApp({ config, database: db, logStream, onMetrics: (service) => (metrics = service), schemaController: keptSchemaCompilers })
   options.beforeReady?.(app)
   await app.ready()

@@ -13,7 +13,7 @@ import { loadConfig } from '../../config.ts'
 import { apiToken, call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { hourOf, OTHER_VARIANTS } from './metrics-aggregate.ts'
 import { METRICS_BODY_LIMIT } from './metrics-routes.ts'
-import { MAX_HELD, MAX_HELD_PER_TOKEN } from './metrics-service.ts'
+import { MAX_HELD, MAX_HELD_PER_TOKEN } from './metrics-ingestion-service.ts'
 
 const LIMITS = { METRICS_MAX_APPLICATIONS: '10', METRICS_APPLICATIONS_PER_TOKEN: '4', METRICS_INSTANCES_PER_APPLICATION: '3' }
 const MAX_APPLICATIONS = 10

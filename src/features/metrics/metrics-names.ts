@@ -69,7 +69,7 @@ export function createKnownNames({ db, changes, now = Date.now }: { db: Kysely<D
     try {
       names = await readNames(db)
     } catch (error) {
-      // The database unreachable: reports are held until it is back (metrics-service.ts), counted by the names last read.
+      // The database unreachable: reports are held until it is back (metrics-ingestion-service.ts), counted by the names last read.
       if (remembered === undefined) throw error
       return remembered.names
     }

@@ -11,7 +11,8 @@ import {
   FeatureUsageResponse,
   RegisterBody,
 } from './metrics-schemas.ts'
-import type { Caller, MetricsService } from './metrics-service.ts'
+import type { Caller, MetricsIngestionService } from './metrics-ingestion-service.ts'
+import type { MetricsReadService } from './metrics-read-service.ts'
 
 // Applications a client or frontend token introduces are counted against it, by its name (docs/metrics.md, "Limits").
 const caller = (request: FastifyRequest, sdkType: Caller['sdkType'] = 'backend'): Caller => ({
@@ -37,7 +38,7 @@ const sdkErrors = errorResponses(400, 401, 403, 413, 415, 429)
 export const METRICS_BODY_LIMIT = 256 * 1024
 
 /** What SDKs post: /api/client (server SDKs, Edge) and /api/frontend (browser and mobile SDKs). */
-export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsService; bodyLimit: number }> = async (app, { metrics, bodyLimit: configured }) => {
+export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsIngestionService; bodyLimit: number }> = async (app, { metrics, bodyLimit: configured }) => {
   const bodyLimit = Math.min(configured, METRICS_BODY_LIMIT)
   app.post(`${CLIENT_PREFIX}/metrics`, {
     bodyLimit,
@@ -112,7 +113,7 @@ export const metricsSdkRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsServi
 const tags = ['Metrics']
 
 /** The admin reads of what SDKs reported (permission NONE: any admin-API credential). */
-export const metricsAdminRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsService }> = async (app, { metrics }) => {
+export const metricsAdminRoutes: FastifyPluginAsyncTypebox<{ reads: MetricsReadService }> = async (app, { reads }) => {
   app.get('/metrics/applications', {
     config: { permission: 'NONE' },
     schema: {
@@ -122,7 +123,7 @@ export const metricsAdminRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsSer
       querystring: ApplicationsQuery,
       response: { 200: ApplicationsResponse, ...errorResponses(400, 401, 403) },
     },
-  }, async (request) => metrics.applications(request.query))
+  }, async (request) => reads.applications(request.query))
 
   app.get('/client-metrics/features/:name', {
     config: { permission: 'NONE' },
@@ -133,5 +134,5 @@ export const metricsAdminRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsSer
       params: FeatureNameParams,
       response: { 200: FeatureUsageResponse, ...errorResponses(401, 403) },
     },
-  }, async (request) => metrics.featureUsage(request.params.name))
+  }, async (request) => reads.featureUsage(request.params.name))
 }

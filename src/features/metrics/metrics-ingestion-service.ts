@@ -9,19 +9,19 @@
  * and environments that do not exist are dropped (metrics-names.ts), new applications are taken
  * within their limits (metrics-applications.ts), instances and variant names within theirs
  * (metrics-aggregate.ts, and metrics-store.ts for what is stored), and a bucket's hour is near the
- * time it arrives. What was already recorded is never refused for a limit.
+ * time it arrives. What was already recorded is never refused for a limit. The admin API's reads
+ of what was written: metrics-read-service.ts.
  */
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { AppError, invalid, quote } from '../../http/errors.ts'
-import { parsePaging } from '../../http/paging.ts'
 import type { TokenScope } from '../../http/permissions.ts'
 import { createApplicationAdmission, type Refusal } from './metrics-applications.ts'
 import { createMetricsAggregate, hourOf, OTHER_VARIANTS, toRows, type Batch, type Instance, type Names, type Reporter } from './metrics-aggregate.ts'
 import { createKnownNames, isOwnVariant, type KnownNames } from './metrics-names.ts'
-import type { ApplicationsQuery, BulkMetricsBody, ClientMetricsBody, DateValue, RegisterBody } from './metrics-schemas.ts'
+import type { BulkMetricsBody, ClientMetricsBody, DateValue, RegisterBody } from './metrics-schemas.ts'
 import { createMetricsStore, type Dropped } from './metrics-store.ts'
 import { createUnknownFlagsHeld, removeExpiredUnknownFlags, UNKNOWN_FLAGS_HOURS, UNKNOWN_FLAGS_MAX, writeUnknownFlags, type UnknownRow } from './unknown-flags.ts'
 
@@ -135,7 +135,7 @@ const WARNINGS: Record<Refusal | keyof Dropped | 'unknown', (limits: MetricsLimi
   variants: () => `SDK metrics: a flag was reported with more than ${OTHER_VARIANTS} variant names it does not have in one hour; those past it are not stored`,
 }
 
-export function createMetricsService({ db, changes, log, flushIntervalMs, now = Date.now, limits }: MetricsServiceOptions) {
+export function createMetricsIngestionService({ db, changes, log, flushIntervalMs, now = Date.now, limits }: MetricsServiceOptions) {
   const flushAt = limits.flushAt ?? FLUSH_AT
   const maxHeld = limits.maxHeld ?? MAX_HELD
   const maxHeldPerToken = limits.maxHeldPerToken ?? MAX_HELD_PER_TOKEN
@@ -353,19 +353,7 @@ export function createMetricsService({ db, changes, log, flushIntervalMs, now = 
       await flush()
     },
 
-    /** GET /api/admin/metrics/applications */
-    async applications(query: ApplicationsQuery) {
-      const page = parsePaging(query, { defaultLimit: 1000, maxLimit: 1000, overMax: 'clamp' })
-      return store().applications(query.query ?? '', query.sortOrder === 'desc' ? 'desc' : 'asc', page)
-    },
-
-    /** GET /api/admin/client-metrics/features/:name: the last hour's counts per environment and the applications of the last day. */
-    async featureUsage(featureName: string) {
-      const at = now()
-      const { lastHourUsage, seenApplications } = await store().featureUsage(featureName, iso(at - HOUR_MS), iso(at - 24 * HOUR_MS))
-      return { version: 1 as const, maturity: 'stable' as const, featureName, lastHourUsage, seenApplications }
-    },
   }
 }
 
-export type MetricsService = ReturnType<typeof createMetricsService>
+export type MetricsIngestionService = ReturnType<typeof createMetricsIngestionService>

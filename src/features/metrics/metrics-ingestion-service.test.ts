@@ -12,7 +12,7 @@ import type { Database } from '../../db/tables.ts'
 import type { DialectName } from '../../db/dialect.ts'
 import { call, onEachDatabase, sql, useTestApp } from '../../../test/test-app.ts'
 import { AppError } from '../../http/errors.ts'
-import { createMetricsService } from './metrics-service.ts'
+import { createMetricsIngestionService } from './metrics-ingestion-service.ts'
 
 const HOUR = 3_600_000
 
@@ -50,7 +50,7 @@ onEachDatabase('metrics service', (database) => {
     const errors: unknown[] = []
     const log = { error: (...args: unknown[]) => errors.push(args), warn: () => {} } as unknown as FastifyBaseLogger
     const maxHeld = 2_000
-    const metrics = createMetricsService({
+    const metrics = createMetricsIngestionService({
       db,
       changes: pennon.database.watchChanges(),
       log,
@@ -108,7 +108,7 @@ onEachDatabase('metrics service', (database) => {
     const { db } = pennon.database
     let clock = Date.now()
     const log = { error: (...args: unknown[]) => assert.fail(String(args)), warn: () => {} } as unknown as FastifyBaseLogger
-    const metrics = createMetricsService({
+    const metrics = createMetricsIngestionService({
       db,
       changes: pennon.database.watchChanges(),
       log,
@@ -141,7 +141,7 @@ onEachDatabase('metrics service', (database) => {
     const pennon = await useTestApp(t, database)
     assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'filler' })).status, 201)
     const log = { error: (_context: { err: unknown }, message: string) => assert.fail(`${message}: ${String(_context.err)}`), warn: () => {} } as unknown as FastifyBaseLogger
-    const metrics = createMetricsService({
+    const metrics = createMetricsIngestionService({
       db: pennon.database.db,
       changes: pennon.database.watchChanges(),
       log,
