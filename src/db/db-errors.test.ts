@@ -26,7 +26,10 @@ test("node:sqlite: the constraint's PostgreSQL default name, from the columns th
 })
 
 test('pg: the constraint the error names; undefined for anything but a unique violation', () => {
-  const pgError = Object.assign(new Error('duplicate key value violates unique constraint "users_email_key"'), { code: '23505', constraint: 'users_email_key' })
+  const pgError = Object.assign(new Error('duplicate key value violates unique constraint "users_email_key"'), {
+    code: '23505',
+    constraint: 'users_email_key',
+  })
   assert.equal(isUniqueViolation(pgError), true)
   assert.equal(uniqueConstraintOf(pgError), 'users_email_key')
   assert.equal(uniqueConstraintOf(Object.assign(new Error('fk'), { code: '23503', constraint: 'users_fkey' })), undefined)

@@ -30,10 +30,24 @@ export function createSessionStore(db: Kysely<Database>) {
         .offset(maxPerUser - 1)
         .limit(1000)
         .execute()
-      if (kept.length > 0) await db.deleteFrom('user_sessions').where('secret_hash', 'in', kept.map((row) => row.secret_hash)).execute()
+      if (kept.length > 0)
+        await db
+          .deleteFrom('user_sessions')
+          .where(
+            'secret_hash',
+            'in',
+            kept.map((row) => row.secret_hash),
+          )
+          .execute()
       await db
         .insertInto('user_sessions')
-        .values({ secret_hash: session.secretHash, user_id: session.userId, created_at: session.createdAt, seen_at: session.createdAt, expires_at: session.expiresAt })
+        .values({
+          secret_hash: session.secretHash,
+          user_id: session.userId,
+          created_at: session.createdAt,
+          seen_at: session.createdAt,
+          expires_at: session.expiresAt,
+        })
         .execute()
     },
 
