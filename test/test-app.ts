@@ -92,6 +92,8 @@ export async function createProcessDatabase(database: TestDatabase): Promise<{ e
     }
   }
   await run(`create database ${name}`)
+  // As scripts/test-database.ts: commits do not wait for the disk (PostgreSQL is not the one killed).
+  await run(`alter database ${name} set synchronous_commit = off`)
   const url = new URL(database.url!)
   url.pathname = `/${name}`
   return { env: { DATABASE_URL: url.toString() }, drop: () => run(`drop database if exists ${name} with (force)`) }
