@@ -57,6 +57,21 @@ export function createSegmentStore(db: Kysely<Database>) {
         .executeTakeFirst()
       return row && toSegment(row)
     },
+    /**
+     * The project (null: global) of each of these segments that exists, the rows held FOR SHARE on
+     * PostgreSQL: a segment cannot move to another project, or go, while a strategy takes it up.
+     */
+    async holdProjects(ids: readonly number[]): Promise<Map<number, string | null>> {
+      if (ids.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('segments')
+        .select(['id', 'project'])
+        .where('id', 'in', [...ids])
+        .$call(lockedRows(db, { mode: 'share' }))
+        .execute()
+      return new Map(rows.map((row) => [Number(row.id), row.project]))
+    },
+
     /** Which of these ids are segments. */
     async existingIds(ids: readonly number[]): Promise<Set<number>> {
       if (ids.length === 0) return new Set()
