@@ -26,6 +26,7 @@ import { loggerOptions } from './http/logging.ts'
 import type { Principal } from './http/permissions.ts'
 import { createAuthThrottle } from './http/auth-throttle.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
+import { createEnvironmentStore } from './features/environments/environment-store.ts'
 import { createProjectService } from './features/projects/project-service.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
@@ -208,7 +209,9 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     await admin.register(metricsAdminRoutes, { reads: createMetricsReadService({ db }) })
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
-    await admin.register(projectRoutes, { projects: createProjectService({ db }) })
+    await admin.register(projectRoutes, {
+      projects: createProjectService({ db, connectEnvironments: (trx, project) => createEnvironmentStore(trx).connectNewProject(project) }),
+    })
     // Flags reach their environments (flag-environments/, above them) only through these few functions.
     const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
     await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })

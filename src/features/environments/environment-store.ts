@@ -90,6 +90,15 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return rows.map((row) => ({ ...toEnvironment(row), visible: row.project !== null }))
     },
 
+    /** A new project starts in every enabled environment (the projects feature calls it through app.ts). */
+    async connectNewProject(project: string): Promise<void> {
+      await db
+        .insertInto('project_environments')
+        .columns(['project', 'environment'])
+        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
+        .execute()
+    },
+
     /**
      * The names of a project's environments, their rows locked until the transaction ends on
      * PostgreSQL (SQLite writers already run one at a time): two removals cannot both see two left.

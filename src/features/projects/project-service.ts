@@ -9,7 +9,13 @@ import { projectNotFound } from './project-errors.ts'
 import { createProjectStore, type Project } from './project-store.ts'
 import type { CreateProjectBody, UpdateProjectBody } from './project-schemas.ts'
 
-export function createProjectService({ db }: { db: Kysely<Database> }) {
+/**
+ * Puts a new project in every enabled environment, inside the caller's transaction: the
+ * environments feature's (project_environments is its table), handed to this service by app.ts.
+ */
+export type ConnectEnvironments = (trx: Kysely<Database>, project: string) => Promise<void>
+
+export function createProjectService({ db, connectEnvironments }: { db: Kysely<Database>; connectEnvironments: ConnectEnvironments }) {
   return {
     list: () => createProjectStore(db).list(),
 
@@ -27,7 +33,7 @@ export function createProjectService({ db }: { db: Kysely<Database> }) {
           if (isUniqueViolation(error)) throw nameExists(`A project with id "${input.id}" already exists.`)
           throw error
         }
-        await store.connectToEnabledEnvironments(project.id)
+        await connectEnvironments(trx, project.id)
         await appendEvents(trx, audit, [{ type: 'project-created', project: project.id, data: project }])
         return project
       })

@@ -31,14 +31,6 @@ export function createProjectStore(db: Kysely<Database>) {
         .values({ id: project.id, name: project.name, description: project.description, created_at: project.createdAt })
         .execute()
     },
-    /** A new project starts in every enabled environment (project_environments: environments/). */
-    async connectToEnabledEnvironments(project: string): Promise<void> {
-      await db
-        .insertInto('project_environments')
-        .columns(['project', 'environment'])
-        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
-        .execute()
-    },
     async update(project: Pick<Project, 'id' | 'name' | 'description'>): Promise<void> {
       await db.updateTable('projects').set({ name: project.name, description: project.description }).where('id', '=', project.id).execute()
     },
