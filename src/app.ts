@@ -40,9 +40,10 @@ import { eventRoutes } from './features/events/event-routes.ts'
 import { createEventService } from './features/events/event-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
-import { createEnvironmentService } from './features/environments/environment-service.ts'
+import { createEnvironmentService, type ProjectFlagEnvironments } from './features/environments/environment-service.ts'
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
+import { createFlagEnvironmentStore } from './features/flag-environments/flag-environment-store.ts'
 import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
@@ -225,7 +226,12 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     await admin.register(userRoutes, { users, config })
     await admin.register(profileRoutes, { users })
     await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
-    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
+    // An environment joining or leaving a project reaches the project's flags (flag-environments/, above it) through these.
+    const projectFlagEnvironments: ProjectFlagEnvironments = {
+      added: (trx, project, environment) => createFlagEnvironmentStore(trx).addEnvironmentToProjectFlags(project, environment),
+      removed: (trx, project, environment) => createFlagEnvironmentStore(trx).removeEnvironmentFromProjectFlags(project, environment),
+    }
+    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flagEnvironments: projectFlagEnvironments }) })
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })

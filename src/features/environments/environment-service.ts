@@ -23,7 +23,16 @@ export const createEnvironmentRules = allOf(field('name', urlFriendlyNameProblem
 
 const withoutApprovals = (environment: EnvironmentWithCounts) => ({ ...environment, requiredApprovals: null })
 
-export function createEnvironmentService({ db }: { db: Kysely<Database> }) {
+/**
+ * What a project's flags do when an environment joins or leaves the project, inside the caller's
+ * transaction: the flag-environments feature's (feature_environments is its table), handed by app.ts.
+ */
+export interface ProjectFlagEnvironments {
+  added(trx: Kysely<Database>, project: string, environment: string): Promise<void>
+  removed(trx: Kysely<Database>, project: string, environment: string): Promise<void>
+}
+
+export function createEnvironmentService({ db, flagEnvironments }: { db: Kysely<Database>; flagEnvironments: ProjectFlagEnvironments }) {
   return {
     list: async () => (await createEnvironmentStore(db).listWithCounts()).map(withoutApprovals),
 
@@ -82,6 +91,7 @@ export function createEnvironmentService({ db }: { db: Kysely<Database> }) {
         if (!(await store.addToProject(project, environment))) {
           throw nameExists(`Environment ${quote(environment)} is already one of project ${quote(project)}'s environments.`)
         }
+        await flagEnvironments.added(trx, project, environment)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-environment-added', project, environment }])
       }),
 
@@ -93,6 +103,7 @@ export function createEnvironmentService({ db }: { db: Kysely<Database> }) {
         const current = await store.lockProjectEnvironments(project)
         if (!current.includes(environment)) throw environmentNotInProject(environment, project)
         if (current.length === 1) throw invalidOperation(`Environment ${quote(environment)} is project ${quote(project)}'s last environment: a project keeps at least one.`)
+        await flagEnvironments.removed(trx, project, environment)
         await store.removeFromProject(project, environment)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-environment-removed', project, environment }])
       }),

@@ -138,29 +138,14 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return new Map(rows.map((row) => [row.environment, Number(row.n)]))
     },
 
-    /**
-     * Adds an environment to a project, and a disabled row in it to each of the project's flags
-     * (archived ones too: a revived flag finds its environments). False when it was there already.
-     */
+    /** Adds an environment to a project (its flags get it through flag-environments/). False when it was there already. */
     async addToProject(project: string, environment: string): Promise<boolean> {
       const added = await db.insertInto('project_environments').values({ project, environment }).onConflict((oc) => oc.doNothing()).executeTakeFirst()
-      if (Number(added.numInsertedOrUpdatedRows ?? 0n) === 0) return false
-      await db
-        .insertInto('feature_environments')
-        .columns(['feature', 'environment', 'enabled', 'variants'])
-        .expression((eb) => eb.selectFrom('features').select(['name', eb.val(environment).as('environment'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]).where('project', '=', project))
-        .onConflict((oc) => oc.doNothing())
-        .execute()
-      return true
+      return Number(added.numInsertedOrUpdatedRows ?? 0n) > 0
     },
 
-    /** Removes it, with the project's flags' state and strategies there. False when it was not there. */
+    /** Removes it (its flags' state there goes first, through flag-environments/). False when it was not there. */
     async removeFromProject(project: string, environment: string): Promise<boolean> {
-      await db
-        .deleteFrom('feature_environments')
-        .where('environment', '=', environment)
-        .where('feature', 'in', (eb) => eb.selectFrom('features').select('name').where('project', '=', project))
-        .execute()
       const removed = await db.deleteFrom('project_environments').where('project', '=', project).where('environment', '=', environment).executeTakeFirst()
       return removed.numDeletedRows > 0n
     },
