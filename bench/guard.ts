@@ -2,12 +2,16 @@
  * `npm run bench:guard` (run by .ci/run after the tests): a guard against the SDK hot paths
  * getting slower. One process, Pennon in it (SQLite, a temporary file) listening on 127.0.0.1 with
  * issue 35's data (bench/frontend-data.ts: 1,000 flags × 3 strategies, 20 segments), and beside
- * it a bare node:http server answering the same bytes: the ceiling. autocannon, in a worker thread,
+ * it a bare node:http server answering the same bytes: the ceiling (for g620, whose answer is
+ * computed per request, node:http computing the same answer's JSON per request with JSON.stringify). autocannon, in a worker thread,
  * sends each a fixed number of requests of each case, in turns:
  *   f     GET /api/client/features, the full answer (client token, spec 5.2.0)
  *   f304  the same with If-None-Match: its ETag → 304
  *   g620  GET /api/frontend with a random context per request (~610 toggles, ~100 KB)
  *   h     POST /api/client/metrics, a 50-flag bucket
+ *   g620-eval  no HTTP: evaluateAll over the same flags for 200 random contexts, against
+ *         JSON.stringify of the toggles it gave (the evaluation alone, where a regression of the
+ *         evaluator shows at full size rather than diluted by the request's other work)
  * The main thread's CPU time (process.threadCpuUsage: the servers', not the load generator's)
  * per request gives, for each case, the ratio `ceiling's CPU per request ÷ Pennon's` — a share of
  * the ceiling, so a slower or busier machine moves both sides alike. The median of GUARD_ROUNDS
@@ -38,6 +42,8 @@ const { createDb } = await import('../src/db/database.ts')
 const { migrateToLatest } = await import('../src/db/migrate.ts')
 const { buildApp } = await import('../src/app.ts')
 const { createTokenService } = await import('../src/features/api-tokens/token-service.ts')
+const { createEvaluator } = await import('../src/features/evaluation/evaluate.ts')
+const { contextFrom } = await import('../src/features/client-api/frontend-service.ts')
 
 const BASELINE_FILE = new URL('./guard-baseline.json', import.meta.url)
 const ROUNDS = Number(process.env.GUARD_ROUNDS ?? 9)
@@ -49,10 +55,13 @@ const started = process.hrtime.bigint()
 const seconds = () => (Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)
 
 interface Baseline {
+  /** How far below its figure a ratio may fall, as a fraction of it; `margins` overrides it per case. */
   margin: number
+  margins?: Record<string, number>
   ratios: Record<string, number>
   note?: string
 }
+const marginOf = (baseline: Baseline, key: string) => baseline.margins?.[key] ?? baseline.margin
 
 // Pennon, as main.ts starts it, in this process.
 const dir = mkdtempSync(join(tmpdir(), 'pennon-guard-'))
@@ -126,6 +135,18 @@ const replay = (answer: Recorded) => (_request: IncomingMessage, response: Serve
   response.writeHead(answer.status, answer.headers)
   response.end(answer.status === 304 ? undefined : answer.body)
 }
+/**
+ * Writes the answer's JSON anew for each request (JSON.stringify of it, parsed once), headers as
+ * Pennon's: work of the same kind as Pennon's (JavaScript building ~100 KB of text), so that a
+ * busy machine slows both sides alike, where bare replayed bytes cost mostly the system call.
+ */
+const stringifyThenReplay = (answer: Recorded) => {
+  const parsed = JSON.parse(answer.body.toString())
+  return (_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(answer.status, answer.headers)
+    response.end(Buffer.from(JSON.stringify(parsed)))
+  }
+}
 /** Reads and parses the POST body as a server must, then answers as Pennon did. */
 const parseThenReplay = (answer: Recorded) => (request: IncomingMessage, response: ServerResponse) => {
   let body = ''
@@ -184,7 +205,7 @@ try {
     { key: 'f304', label: 'f′: the same, If-None-Match → 304', request: { method: 'GET', path: '/api/client/features', headers: { ...client, 'if-none-match': features.headers.etag! }, expectedStatus: 304 }, amount: 1500, ceiling: replay(notModified) },
     {
       key: 'g620', label: `g620: GET /api/frontend, random context (~${kb(frontends[10]!.body.length)})`,
-      request: { method: 'GET', path: '/api/frontend', randomContextPath: '/api/frontend', headers: { authorization: tokens.frontend }, expectedStatus: 200 }, amount: 120, ceiling: replay(frontends[10]!),
+      request: { method: 'GET', path: '/api/frontend', randomContextPath: '/api/frontend', headers: { authorization: tokens.frontend }, expectedStatus: 200 }, amount: 120, ceiling: stringifyThenReplay(frontends[10]!),
     },
     {
       key: 'h', label: 'h: POST /api/client/metrics (50 flags)',
@@ -192,12 +213,7 @@ try {
     },
   ]
 
-  const baseline: Baseline = update ? { margin: 0.4, ratios: {} } : JSON.parse(readFileSync(BASELINE_FILE, 'utf8'))
-  if (update) {
-    try {
-      Object.assign(baseline, { margin: (JSON.parse(readFileSync(BASELINE_FILE, 'utf8')) as Baseline).margin })
-    } catch {}
-  }
+  const baseline: Baseline = JSON.parse(readFileSync(BASELINE_FILE, 'utf8'))
   const lines: string[] = []
   for (const guarded of cases) {
     if (ONLY !== undefined && !ONLY.includes(guarded.key)) continue
@@ -215,15 +231,52 @@ try {
       ratios.push(ceilingCpu.at(-1)! / pennonCpu.at(-1)!)
     }
     const ratio = median(ratios)
-    const floor = (baseline.ratios[guarded.key] ?? 0) * (1 - baseline.margin)
+    const floor = (baseline.ratios[guarded.key] ?? 0) * (1 - marginOf(baseline, guarded.key))
     const ok = update || ratio >= floor
     if (!ok) exitCode = 1
     if (update) baseline.ratios[guarded.key] = Number(ratio.toFixed(3))
     lines.push(
       `${ok ? 'ok  ' : 'FAIL'} ${guarded.label.padEnd(52)} ratio ${ratio.toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})` +
-        `${update ? '' : `, floor ${floor.toFixed(3)} (${baseline.ratios[guarded.key]} − ${baseline.margin * 100}%)`}; CPU µs/request Pennon ${median(pennonCpu).toFixed(0)}, ceiling ${median(ceilingCpu).toFixed(0)}`,
+        `${update ? '' : `, floor ${floor.toFixed(3)} (${baseline.ratios[guarded.key]} − ${marginOf(baseline, guarded.key) * 100}%)`}; CPU µs/request Pennon ${median(pennonCpu).toFixed(0)}, ceiling ${median(ceilingCpu).toFixed(0)}`,
     )
     console.log(lines.at(-1))
+  }
+  if (ONLY === undefined || ONLY.includes('g620-eval')) {
+    // The evaluator as the frontend API builds it, over the flags the client API serves.
+    const payload = JSON.parse(features.body.toString()) as { features: never[]; segments: never[] }
+    const evaluator = createEvaluator({ features: payload.features, segments: payload.segments })
+    const contexts = Array.from({ length: 200 }, () => contextFrom(Object.fromEntries(new URLSearchParams(shapeContextQuery())), '127.0.0.1'))
+    const toggles = contexts.map((context) => evaluator.evaluateAll(context))
+    const evaluate = () => {
+      for (const context of contexts) evaluator.evaluateAll(context)
+    }
+    const stringify = () => {
+      for (const list of toggles) JSON.stringify({ toggles: list })
+    }
+    const cpuOf = (work: () => void) => {
+      const before = threadCpu()
+      work()
+      return (threadCpu() - before) / contexts.length
+    }
+    for (let k = 0; k < 3; k++) cpuOf(evaluate), cpuOf(stringify)
+    const ratios: number[] = []
+    const evaluation: number[] = []
+    const ceilingCpu: number[] = []
+    for (let round = 0; round < ROUNDS * 2; round++) {
+      evaluation.push(cpuOf(evaluate))
+      ceilingCpu.push(cpuOf(stringify))
+      ratios.push(ceilingCpu.at(-1)! / evaluation.at(-1)!)
+    }
+    const ratio = median(ratios)
+    const floor = (baseline.ratios['g620-eval'] ?? 0) * (1 - marginOf(baseline, 'g620-eval'))
+    const ok = update || ratio >= floor
+    if (!ok) exitCode = 1
+    if (update) baseline.ratios['g620-eval'] = Number(ratio.toFixed(3))
+    const enabled = toggles.reduce((sum, list) => sum + list.length, 0) / toggles.length
+    console.log(
+      `${ok ? 'ok  ' : 'FAIL'} ${`g620-eval: evaluateAll, ${enabled.toFixed(0)} toggles, no HTTP`.padEnd(52)} ratio ${ratio.toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})` +
+        `${update ? '' : `, floor ${floor.toFixed(3)} (${baseline.ratios['g620-eval']} − ${marginOf(baseline, 'g620-eval') * 100}%)`}; CPU µs/context evaluateAll ${median(evaluation).toFixed(0)}, JSON.stringify of its toggles ${median(ceilingCpu).toFixed(0)}`,
+    )
   }
   if (update) writeFileSync(BASELINE_FILE, `${JSON.stringify(baseline, null, 2)}\n`)
   console.log(
