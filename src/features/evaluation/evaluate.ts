@@ -5,7 +5,7 @@
  * flag then only reads the context.
  */
 import { hostname as osHostname } from 'node:os'
-import { allOf, compileConstraint, type ContextPredicate, type RegexWeights } from './constraint-evaluation.ts'
+import { allOf, compileConstraint, createValueIndex, type ContextPredicate, type RegexWeights } from './constraint-evaluation.ts'
 import { contextValue } from './context.ts'
 import { explainStrategy, type DependencyExplanation, type ExplainedStrategy, type FeatureExplanation, type SegmentExplanation } from './explain.ts'
 import { ALWAYS, BUILT_IN_STRATEGIES, compileStrategyRule, createUserIdIndex, type StrategyOptions } from './strategies.ts'
@@ -283,6 +283,8 @@ function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => num
   }
   const uses = new Map<string, number>()
   const count = (key: string) => uses.set(key, (uses.get(key) ?? 0) + 1)
+  // IN and NOT_IN: the context's value of each field looked up once per pass for all of them.
+  const values = createValueIndex(currentPass)
   for (const feature of payload.features) {
     if (!Array.isArray(feature.strategies)) continue
     for (const strategy of feature.strategies) {
@@ -310,7 +312,7 @@ function sharedPredicates(payload: ClientFeaturesPayload, currentPass: () => num
     const key = keyOf(definition)
     let predicate = constraints.get(key)
     if (predicate === undefined) {
-      predicate = compileConstraint(definition, regexWeights)
+      predicate = compileConstraint(definition, regexWeights, values)
       if (uses.get(key)! > 1) predicate = once(predicate)
       constraints.set(key, predicate)
     }

@@ -242,8 +242,8 @@ describe('work shared within one call', () => {
     const evaluator = createEvaluator(payload(features, [{ id: 1, constraints: [{ contextName: 'plan', operator: 'NOT_IN', values: ['free'] }] }]))
     const pro = countingContext('pro')
     assert.equal(evaluator.evaluateAll(pro.context).length, 50)
-    // One read for the shared IN, one for the segment's NOT_IN.
-    assert.equal(pro.reads.plan, 2)
+    // One read for the shared IN and the segment's NOT_IN: IN and NOT_IN look a field's value up once per call.
+    assert.equal(pro.reads.plan, 1)
     const free = countingContext('free')
     assert.deepEqual(evaluator.evaluateAll(free.context), [])
     assert.equal(free.reads.plan, 1)
@@ -267,6 +267,22 @@ describe('work shared within one call', () => {
       assert.equal(draws, before + 1, 'one draw for the parent per call')
       assert.ok(names.length === 0 || names.length === 4, names.join())
     }
+  })
+
+  test('IN and NOT_IN lists looked up together: each answers as its own set would, and a changed context is read again', () => {
+    const users = (i: number) => ({ contextName: 'userId', operator: i % 3 === 0 ? 'NOT_IN' : 'IN', values: [`u${i}`, `u${i + 1}`, ' ', `u${i}`] })
+    const features = Array.from({ length: 30 }, (_, i) => on(`flag-${i}`, { strategies: [{ name: 'default', constraints: [users(i)] }] }))
+    const evaluator = createEvaluator(payload(features))
+    for (const userId of ['u0', 'u1', 'u7', 'u29', 'u30', 'nobody', '']) {
+      const expected = features
+        .filter((_, i) => (i % 3 === 0) !== [`u${i}`, `u${i + 1}`, ''].includes(userId)) // ' ' is kept, trimmed to '' (as the SDK)
+        .map((feature) => feature.name)
+      assert.deepEqual(evaluator.evaluateAll({ userId }).map((toggle) => toggle.name), expected, userId)
+    }
+    // Without the field: every IN false, every NOT_IN true.
+    assert.deepEqual(evaluator.evaluateAll({}).map((toggle) => toggle.name), features.filter((_, i) => i % 3 === 0).map((feature) => feature.name))
+    assert.equal(evaluator.isEnabled('flag-1', { properties: { userId: 'u1' } }), true)
+    assert.equal(evaluator.isEnabled('flag-1', { properties: { userId: 'u3' } }), false)
   })
 
   test('userWithId lists looked up together: each call marks the strategies listing its userId, and only those', () => {
