@@ -244,7 +244,6 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
     if (aggregate.size >= flushAt || closed) flushSoon()
   }
 
-
   return {
     /** POST /api/client/metrics, /api/frontend/client/metrics: the counts of a bucket, and the instance seen. */
     async reportMetrics(caller: Caller, body: ClientMetricsBody): Promise<void> {
