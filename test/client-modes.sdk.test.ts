@@ -184,5 +184,8 @@ onEachDatabase('the Node SDK streaming and delta-polling', (database) => {
     await send(server, 'POST', `${flags}/steady/environments/development/off`)
     const took = await timeUntil(() => !sdk.isEnabled('steady'), 'the SDK sees a change after the restart')
     t.diagnostic(`seen after ${Math.round(took)} ms`)
+    // Before the servers stop (the after hooks run in the order they were added): a fetch the SDK
+    // starts against a stopped server would fail after the test has ended.
+    sdk.destroy()
   })
 })
