@@ -43,6 +43,7 @@ import { createEnvironmentService } from './features/environments/environment-se
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
 import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
+import { definitionUses, fieldUses, segmentUses } from './features/flag-environments/strategy-uses.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
 import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
@@ -213,7 +214,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     const metadata = createFlagMetadataService({ db })
     await admin.register(flagMetadataRoutes, { metadata })
     await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
-    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues }) })
+    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
     await admin.register(meRoutes)
@@ -221,7 +222,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     await admin.register(profileRoutes, { users })
     await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
     await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
-    await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
+    await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })
     const flagEnvironments = createFlagEnvironmentService({ db, strategies })
@@ -229,7 +230,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     // Reverting an event makes its changes through the services above, in one transaction.
     const dependencies = createDependencyService({ db })
     await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })
-    const contextFields = createContextFieldService({ db, changes })
+    const contextFields = createContextFieldService({ db, changes, uses: fieldUses })
     await admin.register(contextFieldRoutes, { contextFields })
     const tagTypes = createTagTypeService({ db })
     await admin.register(tagTypeRoutes, { tagTypes })

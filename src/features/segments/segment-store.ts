@@ -60,35 +60,6 @@ export function createSegmentStore(db: Kysely<Database>) {
     async list(): Promise<Segment[]> {
       return (await db.selectFrom('segments').selectAll().orderBy('name').execute()).map(toSegment)
     },
-    /** Per segment in use: how many active flags and projects use it through their strategies. */
-    async usage(): Promise<Map<number, { usedInFeatures: number; usedInProjects: number }>> {
-      const rows = await db
-        .selectFrom('feature_strategy_segments')
-        .innerJoin('feature_strategies', 'feature_strategies.id', 'feature_strategy_segments.strategy_id')
-        .innerJoin('features', 'features.name', 'feature_strategies.feature_name')
-        .select((eb) => [
-          'feature_strategy_segments.segment_id',
-          eb.fn.count<number>('feature_strategies.feature_name').distinct().as('features'),
-          eb.fn.count<number>('feature_strategies.project').distinct().as('projects'),
-        ])
-        .where('features.archived_at', 'is', null)
-        .groupBy('feature_strategy_segments.segment_id')
-        .execute()
-      return new Map(rows.map((row) => [Number(row.segment_id), { usedInFeatures: Number(row.features), usedInProjects: Number(row.projects) }]))
-    },
-    /** The strategies that use a segment (archived flags' too), by flag, environment and id. */
-    async strategiesUsing(id: number): Promise<Array<{ id: string; featureName: string; projectId: string; environment: string; strategyName: string }>> {
-      const rows = await db
-        .selectFrom('feature_strategy_segments')
-        .innerJoin('feature_strategies', 'feature_strategies.id', 'feature_strategy_segments.strategy_id')
-        .select(['feature_strategies.id', 'feature_name', 'project', 'environment', 'strategy_name'])
-        .where('feature_strategy_segments.segment_id', '=', id)
-        .orderBy('feature_name')
-        .orderBy('environment')
-        .orderBy('feature_strategies.id')
-        .execute()
-      return rows.map((row) => ({ id: row.id, featureName: row.feature_name, projectId: row.project, environment: row.environment, strategyName: row.strategy_name }))
-    },
     async projectExists(id: string): Promise<boolean> {
       return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
     },
