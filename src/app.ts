@@ -43,6 +43,7 @@ import { createEnvironmentService } from './features/environments/environment-se
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
 import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
+import { flagsOfEnvironments } from './features/flag-environments/flags-of-environments.ts'
 import { definitionUses, fieldUses, segmentUses } from './features/flag-environments/strategy-uses.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
@@ -221,7 +222,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     await admin.register(userRoutes, { users, config })
     await admin.register(profileRoutes, { users })
     await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
-    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db }) })
+    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
     await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })

@@ -78,7 +78,6 @@ export const NOT_YET_MOVED: Record<string, string[]> = {
     'segments',
   ],
   'src/features/context-fields/context-field-store.ts': ['projects'],
-  'src/features/environments/environment-store.ts': ['api_tokens', 'feature_environments', 'features'],
   'src/features/events/event-store.ts': ['counters', 'feature_tags'],
   'src/features/export-import/export-import-store.ts': [
     'feature_dependencies',

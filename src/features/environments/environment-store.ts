@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database, EnvironmentsTable } from '../../db/tables.ts'
 import type { EnvironmentData } from '../events/event-types.ts'
 import { lockedRows } from '../../db/row-lock.ts'
@@ -27,22 +27,13 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return row && toEnvironment(row)
     },
 
-    /** Every environment with its counts, by sort order then name; `name` narrows it to one. */
-    async listWithCounts(name?: string): Promise<EnvironmentWithCounts[]> {
+    /** Every environment with its project count, by sort order then name; `name` narrows it to one. */
+    async listWithProjectCounts(name?: string): Promise<Array<Environment & { projectCount: number }>> {
       const rows = await db
         .selectFrom('environments')
         .selectAll('environments')
         .select((eb) => [
           eb.selectFrom('project_environments').select(eb.fn.countAll<number>().as('n')).whereRef('project_environments.environment', '=', 'environments.name').as('project_count'),
-          eb.selectFrom('api_tokens').select(eb.fn.countAll<number>().as('n')).whereRef('api_tokens.environment', '=', 'environments.name').as('api_token_count'),
-          eb
-            .selectFrom('feature_environments')
-            .innerJoin('features', 'features.name', 'feature_environments.feature')
-            .select(eb.fn.countAll<number>().as('n'))
-            .whereRef('feature_environments.environment', '=', 'environments.name')
-            .where('feature_environments.enabled', '=', true)
-            .where('features.archived_at', 'is', null)
-            .as('enabled_toggle_count'),
         ])
         .$if(name !== undefined, (query) => query.where('environments.name', '=', name!))
         .orderBy('sort_order')
@@ -51,8 +42,6 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return rows.map((row) => ({
         ...toEnvironment(row),
         projectCount: Number(row.project_count),
-        apiTokenCount: Number(row.api_token_count),
-        enabledToggleCount: Number(row.enabled_toggle_count),
       }))
     },
 
@@ -115,43 +104,14 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return row !== undefined
     },
 
-    /** Per environment of the project: its enabled active flags. */
-    async enabledFlagCounts(project: string): Promise<Map<string, number>> {
-      const rows = await db
-        .selectFrom('feature_environments')
-        .innerJoin('features', 'features.name', 'feature_environments.feature')
-        .select(['feature_environments.environment', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('features.project', '=', project)
-        .where('features.archived_at', 'is', null)
-        .where('feature_environments.enabled', '=', true)
-        .groupBy('feature_environments.environment')
-        .execute()
-      return new Map(rows.map((row) => [row.environment, Number(row.n)]))
-    },
-
-    /**
-     * Adds an environment to a project, and a disabled row in it to each of the project's flags
-     * (archived ones too: a revived flag finds its environments). False when it was there already.
-     */
+    /** Adds an environment to a project (its flags' rows: FlagsOfEnvironments.addToProject). False when it was there already. */
     async addToProject(project: string, environment: string): Promise<boolean> {
       const added = await db.insertInto('project_environments').values({ project, environment }).onConflict((oc) => oc.doNothing()).executeTakeFirst()
-      if (Number(added.numInsertedOrUpdatedRows ?? 0n) === 0) return false
-      await db
-        .insertInto('feature_environments')
-        .columns(['feature', 'environment', 'enabled', 'variants'])
-        .expression((eb) => eb.selectFrom('features').select(['name', eb.val(environment).as('environment'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]).where('project', '=', project))
-        .onConflict((oc) => oc.doNothing())
-        .execute()
-      return true
+      return Number(added.numInsertedOrUpdatedRows ?? 0n) > 0
     },
 
-    /** Removes it, with the project's flags' state and strategies there. False when it was not there. */
+    /** Removes it from the project (its flags' rows first: FlagsOfEnvironments.removeFromProject). False when it was not there. */
     async removeFromProject(project: string, environment: string): Promise<boolean> {
-      await db
-        .deleteFrom('feature_environments')
-        .where('environment', '=', environment)
-        .where('feature', 'in', (eb) => eb.selectFrom('features').select('name').where('project', '=', project))
-        .execute()
       const removed = await db.deleteFrom('project_environments').where('project', '=', project).where('environment', '=', environment).executeTakeFirst()
       return removed.numDeletedRows > 0n
     },

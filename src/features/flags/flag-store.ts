@@ -34,6 +34,15 @@ export function activeFlagNames(db: Kysely<Database>) {
   return db.selectFrom('features').select('name').where('archived_at', 'is', null)
 }
 
+/** The names of a project's flags (archived ones too; `active`: only the others), as a subquery. */
+export function flagNamesOfProject(db: Kysely<Database>, project: string, { active = false }: { active?: boolean } = {}) {
+  return db
+    .selectFrom('features')
+    .select('name')
+    .where('project', '=', project)
+    .$if(active, (query) => query.where('archived_at', 'is', null))
+}
+
 export interface FlagPage {
   search: string
   archived: boolean
