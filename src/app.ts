@@ -27,19 +27,23 @@ import type { Principal } from './http/permissions.ts'
 import { createAuthThrottle } from './http/auth-throttle.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
 import { createProjectService } from './features/projects/project-service.ts'
+import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
+import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagMetadataRoutes } from './features/flags/flag-metadata-routes.ts'
 import { createFlagMetadataService } from './features/flags/flag-metadata-service.ts'
 import { featureTypeRoutes } from './features/feature-types/feature-type-routes.ts'
 import { createFeatureTypeService } from './features/feature-types/feature-type-service.ts'
 import { segmentRoutes } from './features/segments/segment-routes.ts'
 import { createSegmentService } from './features/segments/segment-service.ts'
+import { createSegmentStore } from './features/segments/segment-store.ts'
 import { eventRoutes } from './features/events/event-routes.ts'
 import { createEventService } from './features/events/event-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
 import { createEnvironmentService } from './features/environments/environment-service.ts'
+import { createEnvironmentStore } from './features/environments/environment-store.ts'
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
 import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
@@ -71,6 +75,7 @@ import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
 import { contextFieldRoutes } from './features/context-fields/context-field-routes.ts'
 import { createContextFieldService } from './features/context-fields/context-field-service.ts'
+import { createContextFieldStore } from './features/context-fields/context-field-store.ts'
 import { createLegalValues } from './features/context-fields/legal-values.ts'
 import { playgroundRoutes } from './features/playground/playground-routes.ts'
 import { createPlaygroundService } from './features/playground/playground-service.ts'
@@ -202,13 +207,20 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   onMetrics?.(metrics)
   app.addHook('onClose', () => metrics.close())
 
+  // What projects/ (the lowest feature) asks of what lives in a project, from the stores of the folders that own it.
+  const projectContents: ProjectContents = {
+    joinEnabledEnvironments: (trx, project) => createEnvironmentStore(trx).joinEnabledEnvironments(project),
+    holdsFlag: projectHoldsFlag,
+    holdsSegment: (database, project) => createSegmentStore(database).anyInProject(project),
+    holdsContextField: (database, project) => createContextFieldStore(database).anyInProject(project),
+  }
   // Constraints on a context field with legal values use only those (strategies and segments).
   const legalValues = createLegalValues({ changes })
   await app.register(async (admin) => {
     await admin.register(metricsAdminRoutes, { metrics })
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
-    await admin.register(projectRoutes, { projects: createProjectService({ db }) })
+    await admin.register(projectRoutes, { projects: createProjectService({ db, contents: projectContents }) })
     // Flags reach their environments (flag-environments/, above them) only through these few functions.
     const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
     await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })

@@ -97,7 +97,6 @@ export const NOT_YET_MOVED: Record<string, string[]> = {
   'src/features/metrics/unknown-flags.ts': ['features'],
   'src/features/metrics/usage-store.ts': ['events', 'features'],
   'src/features/playground/playground-store.ts': ['environments', 'projects'],
-  'src/features/projects/project-store.ts': ['context_fields', 'environments', 'features', 'project_environments', 'segments'],
   'src/features/revert/revert-service.ts': ['events', 'segments'],
   'src/features/segments/segment-store.ts': ['counters', 'events', 'projects'],
   'src/features/sessions/session-service.ts': ['user_activity', 'users'],

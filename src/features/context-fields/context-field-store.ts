@@ -66,6 +66,11 @@ export function createContextFieldStore(db: Kysely<Database>) {
       return row && toField(row)
     },
 
+    /** Whether a project has a context field of its own: a bounded read (ProjectContents). */
+    async anyInProject(project: string): Promise<boolean> {
+      return (await db.selectFrom('context_fields').select('name').where('project', '=', project).limit(1).executeTakeFirst()) !== undefined
+    },
+
     async exists(name: string): Promise<boolean> {
       return (await db.selectFrom('context_fields').select('name').where('name', '=', name).executeTakeFirst()) !== undefined
     },

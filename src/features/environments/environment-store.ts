@@ -94,6 +94,15 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return rows.map((row) => row.environment)
     },
 
+    /** A new project joins every enabled environment (ProjectContents, handed to projects/ by app.ts). */
+    async joinEnabledEnvironments(project: string): Promise<void> {
+      await db
+        .insertInto('project_environments')
+        .columns(['project', 'environment'])
+        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
+        .execute()
+    },
+
     async inProject(project: string, environment: string): Promise<boolean> {
       const row = await db
         .selectFrom('project_environments')

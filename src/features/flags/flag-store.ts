@@ -43,6 +43,18 @@ export function flagNamesOfProject(db: Kysely<Database>, project: string, { acti
     .$if(active, (query) => query.where('archived_at', 'is', null))
 }
 
+/** Whether a project holds a flag (`archived`: an archived one, else an active one): a bounded read (ProjectContents). */
+export async function projectHoldsFlag(db: Kysely<Database>, project: string, archived: boolean): Promise<boolean> {
+  const row = await db
+    .selectFrom('features')
+    .select('name')
+    .where('project', '=', project)
+    .where('archived_at', archived ? 'is not' : 'is', null)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export interface FlagPage {
   search: string
   archived: boolean

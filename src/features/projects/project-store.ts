@@ -31,27 +31,11 @@ export function createProjectStore(db: Kysely<Database>) {
         .values({ id: project.id, name: project.name, description: project.description, created_at: project.createdAt })
         .execute()
     },
-    /** A new project starts in every enabled environment (project_environments: environments/). */
-    async connectToEnabledEnvironments(project: string): Promise<void> {
-      await db
-        .insertInto('project_environments')
-        .columns(['project', 'environment'])
-        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
-        .execute()
-    },
     async update(project: Pick<Project, 'id' | 'name' | 'description'>): Promise<void> {
       await db.updateTable('projects').set({ name: project.name, description: project.description }).where('id', '=', project.id).execute()
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('projects').where('id', '=', id).execute()
-    },
-    /** What still lives in a project, for the delete rule: counts bounded by a LIMIT, never a scan. */
-    async contents(id: string): Promise<{ activeFlags: boolean; archivedFlags: boolean; segments: boolean; contextFields: boolean }> {
-      const active = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is', null).limit(1).executeTakeFirst()
-      const archived = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is not', null).limit(1).executeTakeFirst()
-      const segment = await db.selectFrom('segments').select('id').where('project', '=', id).limit(1).executeTakeFirst()
-      const contextField = await db.selectFrom('context_fields').select('name').where('project', '=', id).limit(1).executeTakeFirst()
-      return { activeFlags: active !== undefined, archivedFlags: archived !== undefined, segments: segment !== undefined, contextFields: contextField !== undefined }
     },
   }
 }

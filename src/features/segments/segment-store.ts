@@ -60,6 +60,10 @@ export function createSegmentStore(db: Kysely<Database>) {
     async list(): Promise<Segment[]> {
       return (await db.selectFrom('segments').selectAll().orderBy('name').execute()).map(toSegment)
     },
+    /** Whether a project has a segment of its own: a bounded read (ProjectContents). */
+    async anyInProject(project: string): Promise<boolean> {
+      return (await db.selectFrom('segments').select('id').where('project', '=', project).limit(1).executeTakeFirst()) !== undefined
+    },
     async projectExists(id: string): Promise<boolean> {
       return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
     },
