@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { ContextFieldsTable, Database } from '../../db/tables.ts'
 import type { ContextFieldData } from '../events/event-types.ts'
 import { lockedRows } from '../../db/row-lock.ts'
+import { createProjectStore } from '../projects/project-store.ts'
 
 /** A context field as the API shows it (GET /api/admin/context/:name). */
 export type ContextField = ContextFieldData
@@ -88,16 +89,8 @@ export function createContextFieldStore(db: Kysely<Database>) {
       await db.deleteFrom('context_fields').where('name', '=', name).execute()
     },
 
-    /** Whether the project exists; on PostgreSQL its row is held (FOR KEY SHARE) so it cannot go before the field written in it commits. */
-    async holdProject(id: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('projects')
-        .select('id')
-        .where('id', '=', id)
-        .$call(lockedRows(db, { mode: 'key-share' }))
-        .executeTakeFirst()
-      return row !== undefined
-    },
+    /** Whether the project exists, held until the change commits (projects/ project-store.ts: hold). */
+    holdProject: (id: string): Promise<boolean> => createProjectStore(db).hold(id),
   }
 }
 

@@ -22,6 +22,13 @@ const toEnvironment = (row: EnvironmentsTable): Environment => ({
 
 export function createEnvironmentStore(db: Kysely<Database>) {
   return {
+    /** Which of these names are environments. */
+    async existing(names: readonly string[]): Promise<Set<string>> {
+      if (names.length === 0) return new Set()
+      const rows = await db.selectFrom('environments').select('name').where('name', 'in', [...names]).execute()
+      return new Set(rows.map((row) => row.name))
+    },
+
     async find(name: string): Promise<Environment | undefined> {
       const row = await db.selectFrom('environments').selectAll().where('name', '=', name).executeTakeFirst()
       return row && toEnvironment(row)

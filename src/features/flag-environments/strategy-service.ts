@@ -23,7 +23,7 @@ import type { StrategyNames } from '../strategy-definitions/strategy-names.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
 import { normalizeVariants } from './variant-rules.ts'
-import { lockedRows } from '../../db/row-lock.ts'
+import { createSegmentStore } from '../segments/segment-store.ts'
 
 const strategyNotFound = (id: string, place: FlagEnvironmentPlace): AppError =>
   notFound(`Flag ${quote(place.feature)} has no strategy ${quote(id)} in environment ${quote(place.environment)}.`)
@@ -69,14 +69,8 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
    */
   async function segmentProblems(trx: Kysely<Database>, segments: readonly number[], project: string): Promise<ErrorDetail[]> {
     if (segments.length === 0) return []
-    const rows = await trx
-      .selectFrom('segments')
-      .select(['id', 'project'])
-      .where('id', 'in', [...segments])
-      // Shared locks on PostgreSQL: a segment cannot move to another project, or go, while this strategy takes it up.
-      .$call(lockedRows(trx, { mode: 'share' }))
-      .execute()
-    const found = new Map(rows.map((row) => [Number(row.id), row.project]))
+    // Held FOR SHARE on PostgreSQL: a segment cannot move to another project, or go, while this strategy takes it up.
+    const found = await createSegmentStore(trx).holdProjects(segments)
     const details: ErrorDetail[] = []
     for (const [index, id] of segments.entries()) {
       const at = `/body/segments/${index}`

@@ -22,6 +22,22 @@ export function createProjectStore(db: Kysely<Database>) {
     async exists(id: string): Promise<boolean> {
       return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
     },
+    /** Whether the project exists; on PostgreSQL its row is held (FOR KEY SHARE) so it cannot go before what is written into it commits. */
+    async hold(id: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('projects')
+        .select('id')
+        .where('id', '=', id)
+        .$call(lockedRows(db, { mode: 'key-share' }))
+        .executeTakeFirst()
+      return row !== undefined
+    },
+    /** Which of these ids are projects. */
+    async existing(ids: readonly string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set()
+      const rows = await db.selectFrom('projects').select('id').where('id', 'in', [...ids]).execute()
+      return new Set(rows.map((row) => row.id))
+    },
     async list(): Promise<Project[]> {
       return (await db.selectFrom('projects').selectAll().orderBy('id').execute()).map(toProject)
     },

@@ -20,6 +20,7 @@ import type { FlagMetadataService } from '../flags/flag-metadata-service.ts'
 import { createFlagStore } from '../flags/flag-store.ts'
 import type { StrategyInput, StrategyService } from '../flag-environments/strategy-service.ts'
 import { createStrategyStore } from '../flag-environments/strategy-store.ts'
+import { createSegmentStore } from '../segments/segment-store.ts'
 import { changedMetadata, changesOf, conflictsOf, isRevertible, REVERTIBLE, type Change, type StoredEvent } from './revert-diff.ts'
 
 export interface RevertResult {
@@ -82,7 +83,7 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
   /** A restored strategy takes up its segments again: each must still exist. */
   async function checkSegments(trx: Kysely<Database>, event: StoredEvent, segments: readonly number[]): Promise<void> {
     if (segments.length === 0) return
-    const found = new Set((await trx.selectFrom('segments').select('id').where('id', 'in', [...segments]).execute()).map((row) => Number(row.id)))
+    const found = await createSegmentStore(trx).existing(segments)
     const missing = segments.filter((id) => !found.has(id))
     if (missing.length > 0) {
       const list = missing.join(', ')

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { readCounter } from '../../db/counters.ts'
+import { createProjectStore } from '../projects/project-store.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
@@ -57,6 +58,26 @@ export function createSegmentStore(db: Kysely<Database>) {
         .executeTakeFirst()
       return row && toSegment(row)
     },
+    /**
+     * Each existing segment's project (null: none), by id; their rows held FOR SHARE on PostgreSQL,
+     * so none moves to another project, or goes, until the transaction ends.
+     */
+    async holdProjects(ids: readonly number[]): Promise<Map<number, string | null>> {
+      const rows = await db
+        .selectFrom('segments')
+        .select(['id', 'project'])
+        .where('id', 'in', [...ids])
+        .$call(lockedRows(db, { mode: 'share' }))
+        .execute()
+      return new Map(rows.map((row) => [Number(row.id), row.project]))
+    },
+
+    /** Which of these ids are segments. */
+    async existing(ids: readonly number[]): Promise<Set<number>> {
+      if (ids.length === 0) return new Set()
+      return new Set((await db.selectFrom('segments').select('id').where('id', 'in', [...ids]).execute()).map((row) => Number(row.id)))
+    },
+
     async list(): Promise<Segment[]> {
       return (await db.selectFrom('segments').selectAll().orderBy('name').execute()).map(toSegment)
     },
@@ -64,9 +85,7 @@ export function createSegmentStore(db: Kysely<Database>) {
     async anyInProject(project: string): Promise<boolean> {
       return (await db.selectFrom('segments').select('id').where('project', '=', project).limit(1).executeTakeFirst()) !== undefined
     },
-    async projectExists(id: string): Promise<boolean> {
-      return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
-    },
+    projectExists: (id: string): Promise<boolean> => createProjectStore(db).exists(id),
     async update(segment: Segment): Promise<void> {
       const { id: _id, created_by: _by, created_at: _at, ...changes } = toRow(segment)
       await db.updateTable('segments').set(changes).where('id', '=', segment.id).execute()
