@@ -92,6 +92,7 @@ import { exportImportRoutes } from './features/export-import/export-import-route
 import { createExportService } from './features/export-import/export-service.ts'
 import { createImportService } from './features/export-import/import-service.ts'
 import { createSessionService } from './features/sessions/session-service.ts'
+import { sessionsOfUsers } from './features/sessions/session-store.ts'
 import { createSessionAuthentication } from './features/sessions/session-authentication.ts'
 import { authRoutes } from './features/sessions/auth-routes.ts'
 import { createUserService } from './features/users/user-service.ts'
@@ -124,7 +125,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   // One count of failed authentications per address for every route that checks a credential (Edge's validation too).
   const authFailures = createAuthThrottle(config.authFailuresPerMinute)
   const authenticate = createAuthenticator({ db, config, changes, session: sessionOf, throttle: authFailures })
-  const users = createUserService({ db, attempts })
+  const users = createUserService({ db, attempts, sessions: sessionsOfUsers })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
   const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'

@@ -96,9 +96,7 @@ export const NOT_YET_MOVED: Record<string, string[]> = {
   'src/features/metrics/usage-store.ts': ['events', 'features'],
   'src/features/revert/revert-service.ts': ['events'],
   'src/features/segments/segment-store.ts': ['counters', 'events'],
-  'src/features/sessions/session-service.ts': ['user_activity', 'users'],
   'src/features/tags/tag-store.ts': ['features'],
-  'src/features/users/user-service.ts': ['user_sessions'],
 }
 
 const root = join(import.meta.dirname, '..')

@@ -24,10 +24,9 @@ const MAX_SESSIONS_PER_USER = 20
 // Run on every request a session cookie authenticates: compiled once.
 const sessionBySecret = prepared((db: Kysely<Database>) =>
   db
-    .selectFrom('user_sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.seen_at', 's.expires_at', 'u.id', 'u.email', 'u.username', 'u.root_role'])
-    .where('s.secret_hash', '=', ''),
+    .selectFrom('user_sessions')
+    .select(['seen_at', 'expires_at', 'user_id'])
+    .where('secret_hash', '=', ''),
 )
 
 export function createSessionService({ db, config, attempts, changes }: { db: Kysely<Database>; config: Config; attempts: PasswordAttempts; changes: ChangeWatch }) {
@@ -41,11 +40,7 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       // Unknown users cost a hash too (verifyPassword with null), so a wrong name cannot be told from a wrong password.
       if (!(await verifyPassword(password, row?.password_hash ?? null, address)) || !row) {
         if (row) {
-          await db
-            .insertInto('user_activity')
-            .values({ user_id: row.id, login_attempts: 1, seen_at: null })
-            .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ login_attempts: eb('user_activity.login_attempts', '+', 1) })))
-            .execute()
+          await createUserStore(db).countFailedSignIn(row.id)
         }
         throw passwordMismatch()
       }
@@ -59,11 +54,7 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const secret = generateSecretPart()
       const now = new Date()
       const user = await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('user_activity')
-          .values({ user_id: row.id, login_attempts: 0, seen_at: now.toISOString() })
-          .onConflict((oc) => oc.column('user_id').doUpdateSet({ login_attempts: 0, seen_at: now.toISOString() }))
-          .execute()
+        await createUserStore(trx).signedIn(row.id, now.toISOString())
         await trx.deleteFrom('user_sessions').where('expires_at', '<=', now.toISOString()).execute()
         const kept = await trx.selectFrom('user_sessions').select('secret_hash').where('user_id', '=', row.id).orderBy('created_at', 'desc').offset(MAX_SESSIONS_PER_USER - 1).limit(1000).execute()
         if (kept.length > 0) await trx.deleteFrom('user_sessions').where('secret_hash', 'in', kept.map((session) => session.secret_hash)).execute()
@@ -82,8 +73,11 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const known = remembered.get(secret, version, Date.now())
       if (known) return known
       const secretHash = hashSecret(secret)
-      const row = (await db.executeQuery(sessionBySecret(db, [secretHash]))).rows[0]
-      if (!row) return undefined
+      const session = (await db.executeQuery(sessionBySecret(db, [secretHash]))).rows[0]
+      // A user's sessions go with the user (a cascading key): none is found without its user but while a delete commits.
+      const user = session && (await createUserStore(db).principalRow(session.user_id))
+      if (!session || !user) return undefined
+      const row = { ...session, ...user }
       const now = Date.now()
       let seenAt = Date.parse(row.seen_at)
       const expiresAt = Date.parse(row.expires_at)
