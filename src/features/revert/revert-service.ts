@@ -21,6 +21,7 @@ import { createFlagStore } from '../flags/flag-store.ts'
 import type { StrategyInput, StrategyService } from '../flag-environments/strategy-service.ts'
 import { createStrategyStore } from '../flag-environments/strategy-store.ts'
 import { createSegmentStore } from '../segments/segment-store.ts'
+import { eventJson, eventsAfter, flagEventsAfter, flagEventsBefore } from '../events/event-store.ts'
 import { changedMetadata, changesOf, conflictsOf, isRevertible, REVERTIBLE, type Change, type StoredEvent } from './revert-diff.ts'
 
 export interface RevertResult {
@@ -57,23 +58,14 @@ export interface RevertDeps {
 export function createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }: RevertDeps) {
   /** The events of a flag after `id`, oldest first (events_feature_name_id_idx). */
   async function eventsOfFlagAfter(trx: Kysely<Database>, featureName: string, id: number): Promise<StoredEvent[]> {
-    const rows = await trx.selectFrom('events').select('json').where('feature_name', '=', featureName).where('id', '>', id).orderBy('feature_name').orderBy('id').execute()
-    return rows.map((row) => parse(row.json))
+    return (await flagEventsAfter(trx, featureName, id)).map(parse)
   }
 
   /** The dependency the flag had before `event` removed it: the latest feature-dependency-added before it (for that parent, when it names one). */
   async function dependencyBefore(trx: Kysely<Database>, event: StoredEvent): Promise<{ feature: string; enabled?: boolean; variants?: string[] } | undefined> {
-    const rows = await trx
-      .selectFrom('events')
-      .select(['json', 'type'])
-      .where('feature_name', '=', event.featureName)
-      .where('id', '<', event.id)
-      .where('type', 'in', ['feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
-      .orderBy('feature_name', 'desc')
-      .orderBy('id', 'desc')
-      .execute()
-    for (const row of rows) {
-      const earlier = parse(row.json)
+    const rows = await flagEventsBefore(trx, event.featureName!, event.id, ['feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
+    for (const json of rows) {
+      const earlier = parse(json)
       if (event.type === 'feature-dependencies-removed') return earlier.type === 'feature-dependency-added' ? earlier.data : undefined
       if (earlier.type === 'feature-dependency-added' && earlier.data.feature === event.data.feature) return earlier.data
     }
@@ -142,9 +134,9 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
   }
 
   async function revertIn(trx: Kysely<Database>, id: number, options: RevertOptions, actor: Principal): Promise<RevertResult> {
-    const row = await trx.selectFrom('events').select('json').where('id', '=', id).executeTakeFirst()
-    if (!row) throw notFound(`Event ${id} does not exist.`)
-    const event = parse(row.json)
+    const json = await eventJson(trx, id)
+    if (json === undefined) throw notFound(`Event ${id} does not exist.`)
+    const event = parse(json)
     const permission = REVERTIBLE[event.type]
     if (!permission || !event.featureName || !event.project || !isRevertible(event.type)) {
       throw invalid(
@@ -201,11 +193,11 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
       }
       throw error
     }
-    const written = await trx.selectFrom('events').select('json').where('id', '>', mark).orderBy('id').execute()
+    const written = await eventsAfter(trx, mark)
     const result: RevertResult = {
       event: { id, type: event.type, featureName: event.featureName, project: event.project, environment: event.environment },
       dryRun: options.dryRun,
-      changes: changesOf(written.map((w) => parse(w.json))),
+      changes: changesOf(written.map(parse)),
     }
     if (options.dryRun || written.length === 0) throw new RolledBack(result)
     return result
