@@ -99,10 +99,6 @@ export const NOT_YET_MOVED: Record<string, string[]> = {
   ],
   'src/features/events/event-store.ts': ['feature_tags'],
   'src/features/flag-environments/flag-environment-store.ts': ['environments', 'features', 'last_seen_at_metrics', 'project_environments'],
-  'src/features/metrics/metrics-names.ts': ['environments', 'feature_environments', 'feature_strategies', 'features'],
-  'src/features/metrics/metrics-store.ts': ['feature_environments'],
-  'src/features/metrics/unknown-flags.ts': ['features'],
-  'src/features/metrics/usage-store.ts': ['events', 'features'],
   'src/features/segments/segment-store.ts': ['counters', 'events'],
   'src/features/tags/tag-store.ts': ['features'],
 }

@@ -22,6 +22,11 @@ const toEnvironment = (row: EnvironmentsTable): Environment => ({
 
 export function createEnvironmentStore(db: Kysely<Database>) {
   return {
+    /** Every environment's name. */
+    async names(): Promise<string[]> {
+      return (await db.selectFrom('environments').select('name').execute()).map((row) => row.name)
+    },
+
     /** Which of these names are environments. */
     async existing(names: readonly string[]): Promise<Set<string>> {
       if (names.length === 0) return new Set()

@@ -167,6 +167,17 @@ export async function flagEventsBefore(db: Kysely<Database>, featureName: string
   return rows.map((row) => row.json)
 }
 
+/** The time of the last event about each of these flag names (a flag since deleted too): its highest id, by the (feature_name, id) index. */
+export async function lastEventAtOfFlags(db: Kysely<Database>, names: readonly string[]): Promise<Map<string, string>> {
+  if (names.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('events')
+    .select(['feature_name', 'created_at'])
+    .where('id', 'in', (eb) => eb.selectFrom('events').select((e) => e.fn.max('id').as('id')).where(inNames(db, 'feature_name', names)).groupBy('feature_name'))
+    .execute()
+  return new Map(rows.map((row) => [row.feature_name!, new Date(row.created_at).toISOString()]))
+}
+
 export async function latestEvents(db: Kysely<Database>, limit: number): Promise<{ events: string[]; total: number }> {
   const rows = await latestEventsQuery(db, limit).execute()
   // No row means no event in this snapshot: the counter (updated with every append) is 0 there too.

@@ -122,3 +122,20 @@ export const definitionUses = {
     return rows.map((row) => row.feature_name)
   },
 } satisfies DefinitionUses
+
+/**
+ * The variants flags define, for the metrics' bounds on variant names: one row per flag
+ * environment and per strategy that has any (a flag may appear many times).
+ */
+export async function flagVariantRows(db: Kysely<Database>): Promise<Array<{ feature: string; variants: string }>> {
+  const [environmentVariants, strategyVariants] = await Promise.all([
+    db.selectFrom('feature_environments').select(['feature', 'variants']).where('variants', '!=', '[]').execute(),
+    db.selectFrom('feature_strategies').select(['feature_name as feature', 'variants']).where('variants', '!=', '[]').execute(),
+  ])
+  return [...environmentVariants, ...strategyVariants]
+}
+
+/** Every (flag, environment) pair that has a row, as a subquery (metrics keep last-seen times only for those). */
+export function flagEnvironmentPairs(db: Kysely<Database>) {
+  return db.selectFrom('feature_environments').select(['feature', 'environment'])
+}

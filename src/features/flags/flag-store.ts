@@ -34,6 +34,16 @@ export function activeFlagNames(db: Kysely<Database>) {
   return db.selectFrom('features').select('name').where('archived_at', 'is', null)
 }
 
+/** The names of every flag (archived ones too), as a subquery. */
+export function allFlagNames(db: Kysely<Database>) {
+  return db.selectFrom('features').select('name')
+}
+
+/** Every flag's name and project (archived ones too). */
+export function flagProjects(db: Kysely<Database>): Promise<Array<{ name: string; project: string }>> {
+  return db.selectFrom('features').select(['name', 'project']).execute()
+}
+
 /** The names of a project's flags (archived ones too; `active`: only the others), as a subquery. */
 export function flagNamesOfProject(db: Kysely<Database>, project: string, { active = false }: { active?: boolean } = {}) {
   return db
