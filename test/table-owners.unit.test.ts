@@ -88,15 +88,6 @@ export const READ_MODELS: Record<string, { tables: string[]; reason: string }> =
 export const NOT_YET_MOVED: Record<string, string[]> = {
   'src/features/api-tokens/admin-credentials.ts': ['users'],
   'src/features/api-tokens/token-store.ts': ['personal_access_tokens', 'users'],
-  'src/features/applications/application-store.ts': [
-    'client_applications',
-    'client_applications_usage',
-    'client_instances',
-    'client_metrics_env',
-    'features',
-    'strategy_definitions',
-    'unknown_flags',
-  ],
   'src/features/events/event-store.ts': ['feature_tags'],
   'src/features/flag-environments/flag-environment-store.ts': ['environments', 'features', 'last_seen_at_metrics', 'project_environments'],
   'src/features/segments/segment-store.ts': ['counters', 'events'],

@@ -39,6 +39,11 @@ export function allFlagNames(db: Kysely<Database>) {
   return db.selectFrom('features').select('name')
 }
 
+/** Every flag's name and project (archived ones too), as a subquery. */
+export function flagProjectRows(db: Kysely<Database>) {
+  return db.selectFrom('features').select(['name', 'project'])
+}
+
 /** Every flag's name and project (archived ones too). */
 export function flagProjects(db: Kysely<Database>): Promise<Array<{ name: string; project: string }>> {
   return db.selectFrom('features').select(['name', 'project']).execute()
