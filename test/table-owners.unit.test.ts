@@ -89,7 +89,7 @@ export const NOT_YET_MOVED: Record<string, string[]> = {
   'src/features/api-tokens/admin-credentials.ts': ['users'],
   'src/features/api-tokens/token-store.ts': ['personal_access_tokens', 'users'],
   'src/features/events/event-store.ts': ['feature_tags'],
-  'src/features/flag-environments/flag-environment-store.ts': ['environments', 'features', 'last_seen_at_metrics', 'project_environments'],
+  'src/features/flag-environments/flag-environment-store.ts': ['last_seen_at_metrics'],
   'src/features/segments/segment-store.ts': ['counters', 'events'],
   'src/features/tags/tag-store.ts': ['features'],
 }

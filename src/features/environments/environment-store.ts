@@ -20,6 +20,16 @@ const toEnvironment = (row: EnvironmentsTable): Environment => ({
   sortOrder: Number(row.sort_order),
 })
 
+/** Every environment's name, type and sort order, as a subquery another folder's query joins. */
+export function environmentRows(db: Kysely<Database>) {
+  return db.selectFrom('environments').select(['name', 'type', 'sort_order'])
+}
+
+/** The environments of a project, as a subquery. */
+export function environmentsOfProject(db: Kysely<Database>, project: string) {
+  return db.selectFrom('project_environments').select('environment').where('project', '=', project)
+}
+
 export function createEnvironmentStore(db: Kysely<Database>) {
   return {
     /** Every environment's name. */

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { inNames } from '../../db/name-set.ts'
-import { activeFlagNames, flagNamesOfProject } from '../flags/flag-store.ts'
+import { activeFlagNames, flagCreationTimes, flagNamesOfProject } from '../flags/flag-store.ts'
+import { environmentRows, environmentsOfProject } from '../environments/environment-store.ts'
 import type { Variant } from './variant-rules.ts'
 import { lockedRows } from '../../db/row-lock.ts'
 
@@ -20,8 +21,8 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
   const base = () =>
     db
       .selectFrom('feature_environments')
-      .innerJoin('environments', 'environments.name', 'feature_environments.environment')
-      .innerJoin('features', 'features.name', 'feature_environments.feature')
+      .innerJoin(environmentRows(db).as('environments'), 'environments.name', 'feature_environments.environment')
+      .innerJoin(flagCreationTimes(db).as('features'), 'features.name', 'feature_environments.feature')
       .leftJoin('last_seen_at_metrics as seen', (join) =>
         join.onRef('seen.feature_name', '=', 'feature_environments.feature').onRef('seen.environment', '=', 'feature_environments.environment'),
       )
@@ -43,10 +44,8 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
     async addNewFlag(feature: string, project: string): Promise<void> {
       await db
         .insertInto('feature_environments')
-        .columns(['feature', 'environment', 'enabled', 'variants'])
-        .expression((eb) =>
-          eb.selectFrom('project_environments').select([eb.val(feature).as('feature'), 'environment', sql.lit(false).as('enabled'), eb.val('[]').as('variants')]).where('project', '=', project),
-        )
+        .columns(['environment', 'feature', 'enabled', 'variants'])
+        .expression(environmentsOfProject(db, project).select((eb) => [eb.val(feature).as('feature'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]))
         .execute()
     },
 

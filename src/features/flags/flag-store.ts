@@ -39,6 +39,11 @@ export function allFlagNames(db: Kysely<Database>) {
   return db.selectFrom('features').select('name')
 }
 
+/** Every flag's name and creation time, as a subquery. */
+export function flagCreationTimes(db: Kysely<Database>) {
+  return db.selectFrom('features').select(['name', 'created_at'])
+}
+
 /** Every flag's name and project (archived ones too), as a subquery. */
 export function flagProjectRows(db: Kysely<Database>) {
   return db.selectFrom('features').select(['name', 'project'])
