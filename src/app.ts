@@ -31,6 +31,7 @@ import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
+import { flagsOfTags } from './features/flags/flags-of-tags.ts'
 import { flagMetadataRoutes } from './features/flags/flag-metadata-routes.ts'
 import { createFlagMetadataService } from './features/flags/flag-metadata-service.ts'
 import { featureTypeRoutes } from './features/feature-types/feature-type-routes.ts'
@@ -246,9 +247,9 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })
     const contextFields = createContextFieldService({ db, changes, uses: fieldUses })
     await admin.register(contextFieldRoutes, { contextFields })
-    const tagTypes = createTagTypeService({ db })
+    const tagTypes = createTagTypeService({ db, flags: flagsOfTags })
     await admin.register(tagTypeRoutes, { tagTypes })
-    const tagService = createTagService({ db })
+    const tagService = createTagService({ db, flags: flagsOfTags })
     await admin.register(tagRoutes, { tagService })
     // An import makes its changes through the services above, in one transaction.
     const imports = createImportService({ db, flags, metadata, flagEnvironments, strategies, dependencies, tags: tagService, tagTypes, contextFields })

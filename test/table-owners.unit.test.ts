@@ -96,8 +96,6 @@ export const NOT_YET_MOVED: Record<string, string[]> = {
   'src/features/flag-environments/flag-environment-store.ts': ['last_seen_at_metrics'],
   // PostgreSQL's batch create: count, ids, segments and events in one statement (and SQLite's three counters in one).
   'src/features/segments/segment-store.ts': ['counters', 'events'],
-  // Which flags exist (held FOR NO KEY UPDATE) and their projects; flags/ is above tags/.
-  'src/features/tags/tag-store.ts': ['features'],
 }
 
 const root = join(import.meta.dirname, '..')

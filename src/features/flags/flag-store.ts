@@ -39,6 +39,22 @@ export function allFlagNames(db: Kysely<Database>) {
   return db.selectFrom('features').select('name')
 }
 
+/**
+ * The named flags that exist (active or archived) with their projects, by name; `hold`: locked
+ * FOR NO KEY UPDATE on PostgreSQL, in name order (FlagsOfTags).
+ */
+export async function findFlagProjects(db: Kysely<Database>, names: readonly string[], { hold = false }: { hold?: boolean } = {}): Promise<Array<{ feature: string; project: string }>> {
+  if (names.length === 0) return []
+  const rows = await db
+    .selectFrom('features')
+    .select(['name', 'project'])
+    .where(inNames(db, 'name', names))
+    .orderBy('name')
+    .$call(lockedRows(db, { mode: 'no-key-update', when: hold }))
+    .execute()
+  return rows.map((row) => ({ feature: row.name, project: row.project }))
+}
+
 /** Every flag's name and creation time, as a subquery. */
 export function flagCreationTimes(db: Kysely<Database>) {
   return db.selectFrom('features').select(['name', 'created_at'])
