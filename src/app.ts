@@ -28,23 +28,30 @@ import { createAuthThrottle } from './http/auth-throttle.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
 import { createEnvironmentStore } from './features/environments/environment-store.ts'
 import { createProjectService } from './features/projects/project-service.ts'
+import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
+import { projectHoldsFlag } from './features/flags/flag-store.ts'
+import { flagsOfTags } from './features/flags/flags-of-tags.ts'
 import { flagMetadataRoutes } from './features/flags/flag-metadata-routes.ts'
 import { createFlagMetadataService } from './features/flags/flag-metadata-service.ts'
 import { featureTypeRoutes } from './features/feature-types/feature-type-routes.ts'
 import { createFeatureTypeService } from './features/feature-types/feature-type-service.ts'
 import { segmentRoutes } from './features/segments/segment-routes.ts'
 import { createSegmentService } from './features/segments/segment-service.ts'
+import { createSegmentStore } from './features/segments/segment-store.ts'
 import { eventRoutes } from './features/events/event-routes.ts'
 import { createEventService } from './features/events/event-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
-import { createEnvironmentService, type ProjectFlagEnvironments } from './features/environments/environment-service.ts'
+import { createEnvironmentService } from './features/environments/environment-service.ts'
+import { createEnvironmentStore } from './features/environments/environment-store.ts'
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
 import { createFlagEnvironmentStore } from './features/flag-environments/flag-environment-store.ts'
 import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
+import { flagsOfEnvironments } from './features/flag-environments/flags-of-environments.ts'
+import { definitionUses, fieldUses, segmentUses } from './features/flag-environments/strategy-uses.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
 import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
@@ -72,6 +79,7 @@ import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
 import { contextFieldRoutes } from './features/context-fields/context-field-routes.ts'
 import { createContextFieldService } from './features/context-fields/context-field-service.ts'
+import { createContextFieldStore } from './features/context-fields/context-field-store.ts'
 import { createLegalValues } from './features/context-fields/legal-values.ts'
 import { playgroundRoutes } from './features/playground/playground-routes.ts'
 import { createPlaygroundService } from './features/playground/playground-service.ts'
@@ -88,7 +96,7 @@ import { exportImportRoutes } from './features/export-import/export-import-route
 import { createExportService } from './features/export-import/export-service.ts'
 import { createImportService } from './features/export-import/import-service.ts'
 import { createSessionService } from './features/sessions/session-service.ts'
-import { createSessionStore } from './features/sessions/session-store.ts'
+import { sessionsOfUsers } from './features/sessions/session-store.ts'
 import { createSessionAuthentication } from './features/sessions/session-authentication.ts'
 import { authRoutes } from './features/sessions/auth-routes.ts'
 import { createUserService } from './features/users/user-service.ts'
@@ -121,7 +129,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   // One count of failed authentications per address for every route that checks a credential (Edge's validation too).
   const authFailures = createAuthThrottle(config.authFailuresPerMinute)
   const authenticate = createAuthenticator({ db, config, changes, session: sessionOf, throttle: authFailures })
-  const users = createUserService({ db, attempts, endSessions: (trx, userId, keep) => createSessionStore(trx).endUserSessions(userId, keep) })
+  const users = createUserService({ db, attempts, sessions: sessionsOfUsers })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
   const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'
@@ -204,35 +212,35 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   onMetrics?.(metrics)
   app.addHook('onClose', () => metrics.close())
 
+  // What projects/ (the lowest feature) asks of what lives in a project, from the stores of the folders that own it.
+  const projectContents: ProjectContents = {
+    joinEnabledEnvironments: (trx, project) => createEnvironmentStore(trx).joinEnabledEnvironments(project),
+    holdsFlag: projectHoldsFlag,
+    holdsSegment: (database, project) => createSegmentStore(database).anyInProject(project),
+    holdsContextField: (database, project) => createContextFieldStore(database).anyInProject(project),
+  }
   // Constraints on a context field with legal values use only those (strategies and segments).
   const legalValues = createLegalValues({ changes })
   await app.register(async (admin) => {
     await admin.register(metricsAdminRoutes, { reads: createMetricsReadService({ db }) })
     await admin.register(usageRoutes, { usage: createUsageService({ db }) })
     await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
-    await admin.register(projectRoutes, {
-      projects: createProjectService({ db, connectEnvironments: (trx, project) => createEnvironmentStore(trx).connectNewProject(project) }),
-    })
+    await admin.register(projectRoutes, { projects: createProjectService({ db, contents: projectContents }) })
     // Flags reach their environments (flag-environments/, above them) only through these few functions.
     const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
     await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
     const metadata = createFlagMetadataService({ db })
     await admin.register(flagMetadataRoutes, { metadata })
     await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
-    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues }) })
+    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
     await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
     await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
     await admin.register(meRoutes)
     await admin.register(userRoutes, { users, config })
     await admin.register(profileRoutes, { users })
     await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
-    // An environment joining or leaving a project reaches the project's flags (flag-environments/, above it) through these.
-    const projectFlagEnvironments: ProjectFlagEnvironments = {
-      added: (trx, project, environment) => createFlagEnvironmentStore(trx).addEnvironmentToProjectFlags(project, environment),
-      removed: (trx, project, environment) => createFlagEnvironmentStore(trx).removeEnvironmentFromProjectFlags(project, environment),
-    }
-    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flagEnvironments: projectFlagEnvironments }) })
-    await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db }) })
+    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
+    await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
     const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
     await admin.register(strategyRoutes, { strategies })
     const flagEnvironments = createFlagEnvironmentService({ db, strategies })
@@ -240,11 +248,11 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     // Reverting an event makes its changes through the services above, in one transaction.
     const dependencies = createDependencyService({ db })
     await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })
-    const contextFields = createContextFieldService({ db, changes })
+    const contextFields = createContextFieldService({ db, changes, uses: fieldUses })
     await admin.register(contextFieldRoutes, { contextFields })
-    const tagTypes = createTagTypeService({ db })
+    const tagTypes = createTagTypeService({ db, flags: flagsOfTags })
     await admin.register(tagTypeRoutes, { tagTypes })
-    const tagService = createTagService({ db })
+    const tagService = createTagService({ db, flags: flagsOfTags })
     await admin.register(tagRoutes, { tagService })
     // An import makes its changes through the services above, in one transaction.
     const imports = createImportService({ db, flags, metadata, flagEnvironments, strategies, dependencies, tags: tagService, tagTypes, contextFields })

@@ -8,6 +8,7 @@
 import { openServerDatabase } from './cli-database.ts'
 import { SYSTEM_ACTOR } from '../features/events/audit.ts'
 import { createUserService, rootRoleOf } from '../features/users/user-service.ts'
+import { sessionsOfUsers } from '../features/sessions/session-store.ts'
 import { createPasswordAttempts } from '../features/users/password-attempts.ts'
 import { createUserStore } from '../features/users/user-store.ts'
 import { createSessionStore } from '../features/sessions/session-store.ts'
@@ -26,11 +27,7 @@ async function main(): Promise<number> {
   const { config, database } = opened
   const baseUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`
   try {
-    const users = createUserService({
-      db: database.db,
-      attempts: createPasswordAttempts(config.loginFailuresPerAccount),
-      endSessions: (trx, userId, keep) => createSessionStore(trx).endUserSessions(userId, keep),
-    })
+    const users = createUserService({ db: database.db, attempts: createPasswordAttempts(config.loginFailuresPerAccount), sessions: sessionsOfUsers })
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
       const link = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)

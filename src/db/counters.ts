@@ -28,3 +28,8 @@ export async function readCounter(db: Kysely<Database>, name: CounterName): Prom
   if (row === undefined) throw new Error(`counter ${name} is missing`)
   return Number(row.value)
 }
+
+/** A counter's value as a scalar subquery, for a read that must see it in the same snapshot as its rows. */
+export function counterValue(db: Kysely<Database>, name: CounterName) {
+  return db.selectFrom('counters').select('value').where('name', '=', name)
+}

@@ -157,6 +157,12 @@ export function createTokenStore(db: Kysely<Database>) {
       return rows.map(toApiToken)
     },
 
+    /** Per environment named by tokens (`*` too): how many tokens name it. */
+    async countByEnvironment(): Promise<Map<string, number>> {
+      const rows = await db.selectFrom('api_tokens').select(['environment', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('environment').execute()
+      return new Map(rows.map((row) => [row.environment, Number(row.n)]))
+    },
+
     /** Deletes every token with that name and returns what was deleted. */
     async deleteByName(tokenName: string): Promise<ApiToken[]> {
       const rows = await db.deleteFrom('api_tokens').where('token_name', '=', tokenName).returningAll().execute()

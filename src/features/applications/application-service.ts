@@ -10,7 +10,7 @@ import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { distinctSorted, groupSdks, isOutdatedSdk } from './application-rules.ts'
 import type { ApplicationResponse, OverviewResponse, ProjectApplicationsQuery, ProjectApplicationsResponse } from './application-schemas.ts'
-import { createApplicationStore } from './application-store.ts'
+import { createApplicationStore } from '../metrics/application-store.ts'
 
 const DAY_MS = 24 * 3_600_000
 /** Strategies the reference does not count as missing when an SDK implements them and the server has none. */

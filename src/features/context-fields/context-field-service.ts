@@ -15,6 +15,7 @@ import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { LEGAL_VALUES_LIMIT, type CreateContextFieldBody, type LegalValue, type UpdateContextFieldBody } from './context-field-schemas.ts'
+import type { FieldUses } from './field-uses.ts'
 import { createContextFieldStore, type ContextField, type ContextFieldStore, type FieldUsage, type StrategyUsingField } from './context-field-store.ts'
 
 /** The list shows how much each field is used. */
@@ -76,15 +77,15 @@ export interface Scope {
   project?: string
 }
 
-export function createContextFieldService({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
+export function createContextFieldService({ db, changes, uses }: { db: Kysely<Database>; changes: ChangeWatch; uses: FieldUses }) {
   // The usage counts depend on strategies and flags only: remembered per the watch's 'flags' version
   // (a console opening a constraint editor lists the fields each time; the scan is one pass over the
   // strategies that have constraints, docs/api.md).
   let remembered: { version: number; usage: Map<string, FieldUsage> } | undefined
-  async function usage(store: ContextFieldStore): Promise<Map<string, FieldUsage>> {
+  async function usage(): Promise<Map<string, FieldUsage>> {
     const version = changes.version('flags')
     if (remembered !== undefined && version !== undefined && remembered.version === version) return remembered.usage
-    const counted = await store.usage()
+    const counted = await uses.usage(db)
     // Kept for this version only if nothing was written meanwhile.
     remembered = version !== undefined && changes.version('flags') === version ? { version, usage: counted } : undefined
     return counted
@@ -162,7 +163,7 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
         ? await store.list({ project: /^project$/i.test(include ?? '') ? 'any' : null })
         : await store.list({ project: scope.project, orRoot: /^root$/i.test(include ?? '') })
       if (fields.length === 0) return []
-      const counted = await usage(store)
+      const counted = await usage()
       return fields.map((field) => withUsage(field, counted))
     },
 
@@ -245,7 +246,7 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
       db.transaction().execute(async (trx) => {
         const store = createContextFieldStore(trx)
         const before = await fieldToChange(store, name, scope)
-        const flags = await store.flagsUsing(name, LISTED_FLAGS + 1)
+        const flags = await uses.flagsUsing(trx, name, LISTED_FLAGS + 1)
         if (flags.length > 0) throw inUse(name, flags)
         await store.delete(name)
         await appendEvents(trx, auditContext(actor), [{ type: 'context-field-deleted', preData: before }])
@@ -263,7 +264,7 @@ export function createContextFieldService({ db, changes }: { db: Kysely<Database
     strategiesUsing: async (name: string, scope: Scope): Promise<StrategyUsingField[]> => {
       const store = createContextFieldStore(db)
       await checkScope(store, scope)
-      return store.strategiesUsing(name)
+      return uses.strategiesUsing(db, name)
     },
   }
 }

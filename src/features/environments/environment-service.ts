@@ -10,6 +10,7 @@ import { appendEvents } from '../events/event-store.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import type { CreateEnvironmentBody } from './environment-schemas.ts'
+import type { FlagsOfEnvironments } from './flags-of-environments.ts'
 import { createEnvironmentStore, type Environment, type EnvironmentWithCounts } from './environment-store.ts'
 
 export const environmentNotFound = (name: string): AppError => notFound(`Environment ${quote(name)} does not exist.`)
@@ -23,21 +24,26 @@ export const createEnvironmentRules = allOf(field('name', urlFriendlyNameProblem
 
 const withoutApprovals = (environment: EnvironmentWithCounts) => ({ ...environment, requiredApprovals: null })
 
-/**
- * What a project's flags do when an environment joins or leaves the project, inside the caller's
- * transaction: the flag-environments feature's (feature_environments is its table), handed by app.ts.
- */
-export interface ProjectFlagEnvironments {
-  added(trx: Kysely<Database>, project: string, environment: string): Promise<void>
-  removed(trx: Kysely<Database>, project: string, environment: string): Promise<void>
-}
+export function createEnvironmentService({ db, flags }: { db: Kysely<Database>; flags: FlagsOfEnvironments }) {
+  /** Every environment (`name`: that one) with what uses it: projects, API tokens, enabled active flags. */
+  async function listWithCounts(name?: string): Promise<EnvironmentWithCounts[]> {
+    const [environments, tokens, enabled] = await Promise.all([
+      createEnvironmentStore(db).listWithProjectCounts(name),
+      createTokenStore(db).countByEnvironment(),
+      flags.enabledCounts(db),
+    ])
+    return environments.map((environment) => ({
+      ...environment,
+      apiTokenCount: tokens.get(environment.name) ?? 0,
+      enabledToggleCount: enabled.get(environment.name) ?? 0,
+    }))
+  }
 
-export function createEnvironmentService({ db, flagEnvironments }: { db: Kysely<Database>; flagEnvironments: ProjectFlagEnvironments }) {
   return {
-    list: async () => (await createEnvironmentStore(db).listWithCounts()).map(withoutApprovals),
+    list: async () => (await listWithCounts()).map(withoutApprovals),
 
     get: async (name: string) => {
-      const [environment] = await createEnvironmentStore(db).listWithCounts(name)
+      const [environment] = await listWithCounts(name)
       if (!environment) throw environmentNotFound(name)
       return withoutApprovals(environment)
     },
@@ -72,7 +78,7 @@ export function createEnvironmentService({ db, flagEnvironments }: { db: Kysely<
     listForProject: async (project: string) => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
       const store = createEnvironmentStore(db)
-      const [environments, enabled, tokens] = await Promise.all([store.forProject(project), store.enabledFlagCounts(project), createTokenStore(db).list()])
+      const [environments, enabled, tokens] = await Promise.all([store.forProject(project), flags.enabledCounts(db, project), createTokenStore(db).list()])
       // Client and frontend tokens that can read this project, per environment (admin tokens read everything anyway).
       const readers = tokens.filter((token) => token.type !== 'admin' && (token.projects.includes('*') || token.projects.includes(project)))
       return environments.map(({ visible, ...environment }) => ({
@@ -91,7 +97,7 @@ export function createEnvironmentService({ db, flagEnvironments }: { db: Kysely<
         if (!(await store.addToProject(project, environment))) {
           throw nameExists(`Environment ${quote(environment)} is already one of project ${quote(project)}'s environments.`)
         }
-        await flagEnvironments.added(trx, project, environment)
+        await flags.addToProject(trx, project, environment)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-environment-added', project, environment }])
       }),
 
@@ -103,7 +109,7 @@ export function createEnvironmentService({ db, flagEnvironments }: { db: Kysely<
         const current = await store.lockProjectEnvironments(project)
         if (!current.includes(environment)) throw environmentNotInProject(environment, project)
         if (current.length === 1) throw invalidOperation(`Environment ${quote(environment)} is project ${quote(project)}'s last environment: a project keeps at least one.`)
-        await flagEnvironments.removed(trx, project, environment)
+        await flags.removeFromProject(trx, project, environment)
         await store.removeFromProject(project, environment)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-environment-removed', project, environment }])
       }),

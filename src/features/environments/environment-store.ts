@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database, EnvironmentsTable } from '../../db/tables.ts'
 import type { EnvironmentData } from '../events/event-types.ts'
 import { lockedRows } from '../../db/row-lock.ts'
@@ -20,29 +20,42 @@ const toEnvironment = (row: EnvironmentsTable): Environment => ({
   sortOrder: Number(row.sort_order),
 })
 
+/** Every environment's name, type and sort order, as a subquery another folder's query joins. */
+export function environmentRows(db: Kysely<Database>) {
+  return db.selectFrom('environments').select(['name', 'type', 'sort_order'])
+}
+
+/** The environments of a project, as a subquery. */
+export function environmentsOfProject(db: Kysely<Database>, project: string) {
+  return db.selectFrom('project_environments').select('environment').where('project', '=', project)
+}
+
 export function createEnvironmentStore(db: Kysely<Database>) {
   return {
+    /** Every environment's name. */
+    async names(): Promise<string[]> {
+      return (await db.selectFrom('environments').select('name').execute()).map((row) => row.name)
+    },
+
+    /** Which of these names are environments. */
+    async existing(names: readonly string[]): Promise<Set<string>> {
+      if (names.length === 0) return new Set()
+      const rows = await db.selectFrom('environments').select('name').where('name', 'in', [...names]).execute()
+      return new Set(rows.map((row) => row.name))
+    },
+
     async find(name: string): Promise<Environment | undefined> {
       const row = await db.selectFrom('environments').selectAll().where('name', '=', name).executeTakeFirst()
       return row && toEnvironment(row)
     },
 
-    /** Every environment with its counts, by sort order then name; `name` narrows it to one. */
-    async listWithCounts(name?: string): Promise<EnvironmentWithCounts[]> {
+    /** Every environment with its project count, by sort order then name; `name` narrows it to one. */
+    async listWithProjectCounts(name?: string): Promise<Array<Environment & { projectCount: number }>> {
       const rows = await db
         .selectFrom('environments')
         .selectAll('environments')
         .select((eb) => [
           eb.selectFrom('project_environments').select(eb.fn.countAll<number>().as('n')).whereRef('project_environments.environment', '=', 'environments.name').as('project_count'),
-          eb.selectFrom('api_tokens').select(eb.fn.countAll<number>().as('n')).whereRef('api_tokens.environment', '=', 'environments.name').as('api_token_count'),
-          eb
-            .selectFrom('feature_environments')
-            .innerJoin('features', 'features.name', 'feature_environments.feature')
-            .select(eb.fn.countAll<number>().as('n'))
-            .whereRef('feature_environments.environment', '=', 'environments.name')
-            .where('feature_environments.enabled', '=', true)
-            .where('features.archived_at', 'is', null)
-            .as('enabled_toggle_count'),
         ])
         .$if(name !== undefined, (query) => query.where('environments.name', '=', name!))
         .orderBy('sort_order')
@@ -51,8 +64,6 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return rows.map((row) => ({
         ...toEnvironment(row),
         projectCount: Number(row.project_count),
-        apiTokenCount: Number(row.api_token_count),
-        enabledToggleCount: Number(row.enabled_toggle_count),
       }))
     },
 
@@ -114,6 +125,15 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return rows.map((row) => row.environment)
     },
 
+    /** A new project joins every enabled environment (ProjectContents, handed to projects/ by app.ts). */
+    async joinEnabledEnvironments(project: string): Promise<void> {
+      await db
+        .insertInto('project_environments')
+        .columns(['project', 'environment'])
+        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
+        .execute()
+    },
+
     async inProject(project: string, environment: string): Promise<boolean> {
       const row = await db
         .selectFrom('project_environments')
@@ -124,27 +144,13 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return row !== undefined
     },
 
-    /** Per environment of the project: its enabled active flags. */
-    async enabledFlagCounts(project: string): Promise<Map<string, number>> {
-      const rows = await db
-        .selectFrom('feature_environments')
-        .innerJoin('features', 'features.name', 'feature_environments.feature')
-        .select(['feature_environments.environment', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('features.project', '=', project)
-        .where('features.archived_at', 'is', null)
-        .where('feature_environments.enabled', '=', true)
-        .groupBy('feature_environments.environment')
-        .execute()
-      return new Map(rows.map((row) => [row.environment, Number(row.n)]))
-    },
-
-    /** Adds an environment to a project (its flags get it through flag-environments/). False when it was there already. */
+    /** Adds an environment to a project (its flags' rows: FlagsOfEnvironments.addToProject). False when it was there already. */
     async addToProject(project: string, environment: string): Promise<boolean> {
       const added = await db.insertInto('project_environments').values({ project, environment }).onConflict((oc) => oc.doNothing()).executeTakeFirst()
       return Number(added.numInsertedOrUpdatedRows ?? 0n) > 0
     },
 
-    /** Removes it (its flags' state there goes first, through flag-environments/). False when it was not there. */
+    /** Removes it from the project (its flags' rows first: FlagsOfEnvironments.removeFromProject). False when it was not there. */
     async removeFromProject(project: string, environment: string): Promise<boolean> {
       const removed = await db.deleteFrom('project_environments').where('project', '=', project).where('environment', '=', environment).executeTakeFirst()
       return removed.numDeletedRows > 0n

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
-import { advanceCounter } from '../../db/counters.ts'
+import { advanceCounter, counterValue } from '../../db/counters.ts'
 import { preparedInsert } from '../../db/prepared.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
 import type { AuditContext } from './audit.ts'
@@ -137,6 +137,47 @@ export type EventJsonQuery = SelectQueryBuilder<Database, 'events', EventJsonRow
  * The newest events and the number of events in the instance, read by one statement
  * (one snapshot): newest first along the primary key, the count from the event-id counter.
  */
+/** One event's stored JSON, or undefined when there is none with that id. */
+export async function eventJson(db: Kysely<Database>, id: number): Promise<string | undefined> {
+  return (await db.selectFrom('events').select('json').where('id', '=', id).executeTakeFirst())?.json
+}
+
+/** The stored JSON of every event after `id`, oldest first (what a transaction has just written, read inside it). */
+export async function eventsAfter(db: Kysely<Database>, id: number): Promise<string[]> {
+  return (await db.selectFrom('events').select('json').where('id', '>', id).orderBy('id').execute()).map((row) => row.json)
+}
+
+/** A flag's events after `id`, oldest first (events_feature_name_id_idx). */
+export async function flagEventsAfter(db: Kysely<Database>, featureName: string, id: number): Promise<string[]> {
+  const rows = await db.selectFrom('events').select('json').where('feature_name', '=', featureName).where('id', '>', id).orderBy('feature_name').orderBy('id').execute()
+  return rows.map((row) => row.json)
+}
+
+/** A flag's events of these types before `id`, newest first (events_feature_name_id_idx, backwards). */
+export async function flagEventsBefore(db: Kysely<Database>, featureName: string, id: number, types: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select('json')
+    .where('feature_name', '=', featureName)
+    .where('id', '<', id)
+    .where('type', 'in', [...types])
+    .orderBy('feature_name', 'desc')
+    .orderBy('id', 'desc')
+    .execute()
+  return rows.map((row) => row.json)
+}
+
+/** The time of the last event about each of these flag names (a flag since deleted too): its highest id, by the (feature_name, id) index. */
+export async function lastEventAtOfFlags(db: Kysely<Database>, names: readonly string[]): Promise<Map<string, string>> {
+  if (names.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('events')
+    .select(['feature_name', 'created_at'])
+    .where('id', 'in', (eb) => eb.selectFrom('events').select((e) => e.fn.max('id').as('id')).where(inNames(db, 'feature_name', names)).groupBy('feature_name'))
+    .execute()
+  return new Map(rows.map((row) => [row.feature_name!, new Date(row.created_at).toISOString()]))
+}
+
 export async function latestEvents(db: Kysely<Database>, limit: number): Promise<{ events: string[]; total: number }> {
   const rows = await latestEventsQuery(db, limit).execute()
   // No row means no event in this snapshot: the counter (updated with every append) is 0 there too.
@@ -146,7 +187,7 @@ export async function latestEvents(db: Kysely<Database>, limit: number): Promise
 export function latestEventsQuery(db: Kysely<Database>, limit: number) {
   return db
     .selectFrom('events')
-    .select((eb) => ['json', eb.selectFrom('counters').select('value').where('name', '=', 'event_id').as('total')])
+    .select(['json', counterValue(db, 'event_id').as('total')])
     .orderBy('id', 'desc')
     .limit(limit)
 }

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { inNames } from '../../db/name-set.ts'
+import { activeFlagNames, flagCreationTimes, flagNamesOfProject } from '../flags/flag-store.ts'
+import { environmentRows, environmentsOfProject } from '../environments/environment-store.ts'
 import type { Variant } from './variant-rules.ts'
 import { lockedRows } from '../../db/row-lock.ts'
 
@@ -19,8 +21,8 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
   const base = () =>
     db
       .selectFrom('feature_environments')
-      .innerJoin('environments', 'environments.name', 'feature_environments.environment')
-      .innerJoin('features', 'features.name', 'feature_environments.feature')
+      .innerJoin(environmentRows(db).as('environments'), 'environments.name', 'feature_environments.environment')
+      .innerJoin(flagCreationTimes(db).as('features'), 'features.name', 'feature_environments.feature')
       .leftJoin('last_seen_at_metrics as seen', (join) =>
         join.onRef('seen.feature_name', '=', 'feature_environments.feature').onRef('seen.environment', '=', 'feature_environments.environment'),
       )
@@ -69,11 +71,39 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
     async addNewFlag(feature: string, project: string): Promise<void> {
       await db
         .insertInto('feature_environments')
-        .columns(['feature', 'environment', 'enabled', 'variants'])
-        .expression((eb) =>
-          eb.selectFrom('project_environments').select([eb.val(feature).as('feature'), 'environment', sql.lit(false).as('enabled'), eb.val('[]').as('variants')]).where('project', '=', project),
-        )
+        .columns(['environment', 'feature', 'enabled', 'variants'])
+        .expression(environmentsOfProject(db, project).select((eb) => [eb.val(feature).as('feature'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]))
         .execute()
+    },
+
+    /**
+     * Per environment: its enabled active flags (`project`: of that project only), for the
+     * environment lists (FlagsOfEnvironments).
+     */
+    async enabledCounts(project?: string): Promise<Map<string, number>> {
+      const rows = await db
+        .selectFrom('feature_environments')
+        .select(['environment', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('feature', 'in', project === undefined ? activeFlagNames(db) : flagNamesOfProject(db, project, { active: true }))
+        .where('enabled', '=', true)
+        .groupBy('environment')
+        .execute()
+      return new Map(rows.map((row) => [row.environment, Number(row.n)]))
+    },
+
+    /** An environment added to a project: a disabled row in it for each of the project's flags (archived ones too: a revived flag finds its environments). */
+    async addEnvironmentOfProject(project: string, environment: string): Promise<void> {
+      await db
+        .insertInto('feature_environments')
+        .columns(['feature', 'environment', 'enabled', 'variants'])
+        .expression(flagNamesOfProject(db, project).select((eb) => [eb.val(environment).as('environment'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]))
+        .onConflict((oc) => oc.doNothing())
+        .execute()
+    },
+
+    /** An environment removed from a project: the project's flags' rows there, with their strategies (a cascading key). */
+    async removeEnvironmentOfProject(project: string, environment: string): Promise<void> {
+      await db.deleteFrom('feature_environments').where('environment', '=', environment).where('feature', 'in', flagNamesOfProject(db, project)).execute()
     },
 
     /** The flag's environments, by sort order then name. */

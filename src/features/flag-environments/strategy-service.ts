@@ -69,7 +69,7 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
    */
   async function segmentProblems(trx: Kysely<Database>, segments: readonly number[], project: string): Promise<ErrorDetail[]> {
     if (segments.length === 0) return []
-    // Held on PostgreSQL: a segment cannot move to another project, or go, while this strategy takes it up.
+    // Held FOR SHARE on PostgreSQL: a segment cannot move to another project, or go, while this strategy takes it up.
     const found = await createSegmentStore(trx).holdProjects(segments)
     const details: ErrorDetail[] = []
     for (const [index, id] of segments.entries()) {

@@ -26,6 +26,71 @@ export function toFlag(row: FeaturesTable): Flag {
   return flag
 }
 
+/**
+ * The names of the active (not archived) flags, as a subquery: how another folder's query keeps to
+ * active flags without naming this folder's table (test/table-owners.unit.test.ts).
+ */
+export function activeFlagNames(db: Kysely<Database>) {
+  return db.selectFrom('features').select('name').where('archived_at', 'is', null)
+}
+
+/** The names of every flag (archived ones too), as a subquery. */
+export function allFlagNames(db: Kysely<Database>) {
+  return db.selectFrom('features').select('name')
+}
+
+/**
+ * The named flags that exist (active or archived) with their projects, by name; `hold`: locked
+ * FOR NO KEY UPDATE on PostgreSQL, in name order (FlagsOfTags).
+ */
+export async function findFlagProjects(db: Kysely<Database>, names: readonly string[], { hold = false }: { hold?: boolean } = {}): Promise<Array<{ feature: string; project: string }>> {
+  if (names.length === 0) return []
+  const rows = await db
+    .selectFrom('features')
+    .select(['name', 'project'])
+    .where(inNames(db, 'name', names))
+    .orderBy('name')
+    .$call(lockedRows(db, { mode: 'no-key-update', when: hold }))
+    .execute()
+  return rows.map((row) => ({ feature: row.name, project: row.project }))
+}
+
+/** Every flag's name and creation time, as a subquery. */
+export function flagCreationTimes(db: Kysely<Database>) {
+  return db.selectFrom('features').select(['name', 'created_at'])
+}
+
+/** Every flag's name and project (archived ones too), as a subquery. */
+export function flagProjectRows(db: Kysely<Database>) {
+  return db.selectFrom('features').select(['name', 'project'])
+}
+
+/** Every flag's name and project (archived ones too). */
+export function flagProjects(db: Kysely<Database>): Promise<Array<{ name: string; project: string }>> {
+  return db.selectFrom('features').select(['name', 'project']).execute()
+}
+
+/** The names of a project's flags (archived ones too; `active`: only the others), as a subquery. */
+export function flagNamesOfProject(db: Kysely<Database>, project: string, { active = false }: { active?: boolean } = {}) {
+  return db
+    .selectFrom('features')
+    .select('name')
+    .where('project', '=', project)
+    .$if(active, (query) => query.where('archived_at', 'is', null))
+}
+
+/** Whether a project holds a flag (`archived`: an archived one, else an active one): a bounded read (ProjectContents). */
+export async function projectHoldsFlag(db: Kysely<Database>, project: string, archived: boolean): Promise<boolean> {
+  const row = await db
+    .selectFrom('features')
+    .select('name')
+    .where('project', '=', project)
+    .where('archived_at', archived ? 'is not' : 'is', null)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export interface FlagPage {
   search: string
   archived: boolean

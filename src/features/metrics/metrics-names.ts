@@ -13,6 +13,9 @@
 import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
+import { createEnvironmentStore } from '../environments/environment-store.ts'
+import { flagVariantRows } from '../flag-environments/strategy-uses.ts'
+import { flagProjects } from '../flags/flag-store.ts'
 
 /** What SDKs report for a flag that is off, or has no variants: always one of the flag's own names. */
 export const DISABLED_VARIANT = 'disabled'
@@ -37,21 +40,16 @@ export function isOwnVariant(names: KnownNames, flag: string, variant: string): 
 }
 
 async function readNames(db: Kysely<Database>): Promise<KnownNames> {
-  const [features, environments, environmentVariants, strategyVariants] = await Promise.all([
-    db.selectFrom('features').select(['name', 'project']).execute(),
-    db.selectFrom('environments').select('name').execute(),
-    db.selectFrom('feature_environments').select(['feature', 'variants']).where('variants', '!=', '[]').execute(),
-    db.selectFrom('feature_strategies').select(['feature_name as feature', 'variants']).where('variants', '!=', '[]').execute(),
-  ])
+  const [features, environments, variantRows] = await Promise.all([flagProjects(db), createEnvironmentStore(db).names(), flagVariantRows(db)])
   const variants = new Map<string, Set<string>>()
-  for (const row of [...environmentVariants, ...strategyVariants]) {
+  for (const row of variantRows) {
     const names = variants.get(row.feature) ?? new Set()
     variants.set(row.feature, names)
     for (const variant of JSON.parse(row.variants) as Array<{ name: string }>) names.add(variant.name)
   }
   return {
     flags: new Map(features.map((row) => [row.name, { project: row.project, variants: variants.get(row.name) ?? NO_VARIANTS }])),
-    environments: new Set(environments.map((row) => row.name)),
+    environments: new Set(environments),
   }
 }
 

@@ -15,6 +15,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { dialectOf, type DialectName } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import { inNames, namesRelation } from '../../db/name-set.ts'
+import { flagEnvironmentPairs } from '../flag-environments/strategy-uses.ts'
 import type { InstanceRow, Rows, VariantRow } from './metrics-aggregate.ts'
 
 // Rows per statement: bounds the size of one parameter (a few MB at most).
@@ -179,7 +180,7 @@ export function createMetricsStore(db: Kysely<Database>) {
       await db.deleteFrom('client_applications_usage').where('app_name', 'not in', (eb) => eb.selectFrom('client_applications').select('app_name')).execute()
       const orphans = await db
         .selectFrom('last_seen_at_metrics as seen')
-        .leftJoin('feature_environments as fe', (join) => join.onRef('fe.feature', '=', 'seen.feature_name').onRef('fe.environment', '=', 'seen.environment'))
+        .leftJoin(flagEnvironmentPairs(db).as('fe'), (join) => join.onRef('fe.feature', '=', 'seen.feature_name').onRef('fe.environment', '=', 'seen.environment'))
         .where('fe.feature', 'is', null)
         .select(['seen.feature_name', 'seen.environment'])
         .execute()

@@ -10,6 +10,7 @@ import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import { inNames } from '../../db/name-set.ts'
+import { allFlagNames } from '../flags/flag-store.ts'
 
 /** Keys held between two flushes, and rows stored; also the most names the read lists, as the reference. */
 export const UNKNOWN_FLAGS_MAX = 1000
@@ -87,7 +88,7 @@ export async function writeUnknownFlags(db: Kysely<Database>, rows: readonly Unk
  */
 export async function removeExpiredUnknownFlags(db: Kysely<Database>, before: string): Promise<void> {
   await db.deleteFrom('unknown_flags').where('last_seen_at', '<', before).execute()
-  const flags = await db.selectFrom('unknown_flags as u').innerJoin('features as f', 'f.name', 'u.name').select('u.name').distinct().execute()
+  const flags = await db.selectFrom('unknown_flags as u').select('u.name').distinct().where('u.name', 'in', allFlagNames(db)).execute()
   if (flags.length > 0) await db.deleteFrom('unknown_flags').where(inNames(db, 'name', flags.map((row) => row.name))).execute()
 }
 

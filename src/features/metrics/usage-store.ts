@@ -1,7 +1,8 @@
 /** Reads of stored usage: a flag's hourly counts per environment and application. */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { inNames } from '../../db/name-set.ts'
+import { lastEventAtOfFlags } from '../events/event-store.ts'
+import { allFlagNames } from '../flags/flag-store.ts'
 
 export interface HourCounts {
   appName: string
@@ -51,7 +52,7 @@ export function createUsageStore(db: Kysely<Database>) {
       return db.selectFrom('unknown_flags as u')
         .select(['u.name', 'u.app_name', 'u.environment', 'u.last_seen_at'])
         .where('u.last_seen_at', '>=', since)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('features as f').select('f.name').whereRef('f.name', '=', 'u.name'))))
+        .where('u.name', 'not in', allFlagNames(db))
         .orderBy('u.name').orderBy('u.app_name').orderBy('u.environment')
         .execute()
     },
@@ -59,11 +60,7 @@ export function createUsageStore(db: Kysely<Database>) {
     /** The time of the last event about each of these names (a flag since deleted): its highest id, by the events' (feature_name, id) index. */
     async lastEventAt(names: readonly string[]): Promise<Map<string, string>> {
       if (names.length === 0) return new Map()
-      const rows = await db.selectFrom('events')
-        .select(['feature_name', 'created_at'])
-        .where('id', 'in', (eb) => eb.selectFrom('events').select((e) => e.fn.max('id').as('id')).where(inNames(db, 'feature_name', names)).groupBy('feature_name'))
-        .execute()
-      return new Map(rows.map((row) => [row.feature_name!, new Date(row.created_at).toISOString()]))
+      return lastEventAtOfFlags(db, names)
     },
   }
 }

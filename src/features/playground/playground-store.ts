@@ -1,15 +1,9 @@
-/** What the playground asks the database itself: which of the environments and projects named exist. */
+/** What the playground asks of the database itself: which of the environments and projects named exist (their owners' stores). */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
+import { createEnvironmentStore } from '../environments/environment-store.ts'
+import { createProjectStore } from '../projects/project-store.ts'
 
-export async function existingEnvironments(db: Kysely<Database>, names: readonly string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set()
-  const rows = await db.selectFrom('environments').select('name').where('name', 'in', [...names]).execute()
-  return new Set(rows.map((row) => row.name))
-}
+export const existingEnvironments = (db: Kysely<Database>, names: readonly string[]): Promise<Set<string>> => createEnvironmentStore(db).existing(names)
 
-export async function existingProjects(db: Kysely<Database>, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set()
-  const rows = await db.selectFrom('projects').select('id').where('id', 'in', [...ids]).execute()
-  return new Set(rows.map((row) => row.id))
-}
+export const existingProjects = (db: Kysely<Database>, ids: readonly string[]): Promise<Set<string>> => createProjectStore(db).existing(ids)

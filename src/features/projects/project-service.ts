@@ -8,14 +8,9 @@ import { appendEvents } from '../events/event-store.ts'
 import { projectNotFound } from './project-errors.ts'
 import { createProjectStore, type Project } from './project-store.ts'
 import type { CreateProjectBody, UpdateProjectBody } from './project-schemas.ts'
+import type { ProjectContents } from './project-contents.ts'
 
-/**
- * Puts a new project in every enabled environment, inside the caller's transaction: the
- * environments feature's (project_environments is its table), handed to this service by app.ts.
- */
-export type ConnectEnvironments = (trx: Kysely<Database>, project: string) => Promise<void>
-
-export function createProjectService({ db, connectEnvironments }: { db: Kysely<Database>; connectEnvironments: ConnectEnvironments }) {
+export function createProjectService({ db, contents }: { db: Kysely<Database>; contents: ProjectContents }) {
   return {
     list: () => createProjectStore(db).list(),
 
@@ -33,7 +28,7 @@ export function createProjectService({ db, connectEnvironments }: { db: Kysely<D
           if (isUniqueViolation(error)) throw nameExists(`A project with id "${input.id}" already exists.`)
           throw error
         }
-        await connectEnvironments(trx, project.id)
+        await contents.joinEnabledEnvironments(trx, project.id)
         await appendEvents(trx, audit, [{ type: 'project-created', project: project.id, data: project }])
         return project
       })
@@ -59,13 +54,13 @@ export function createProjectService({ db, connectEnvironments }: { db: Kysely<D
         const project = await store.find(id, { forUpdate: true })
         if (!project) throw projectNotFound(id)
         if (id === 'default') throw invalidOperation('The "default" project cannot be deleted.')
-        const contents = await store.contents(id)
-        if (contents.activeFlags) throw invalidOperation(`Project "${id}" still holds feature flags: archive and delete them first.`)
-        if (contents.archivedFlags) {
+        // Each a bounded read, never a scan.
+        if (await contents.holdsFlag(trx, id, false)) throw invalidOperation(`Project "${id}" still holds feature flags: archive and delete them first.`)
+        if (await contents.holdsFlag(trx, id, true)) {
           throw invalidOperation(`Project "${id}" still holds archived feature flags: delete them first (POST /api/admin/projects/${id}/delete).`)
         }
-        if (contents.segments) throw invalidOperation(`Project "${id}" still has segments: delete them or move them first.`)
-        if (contents.contextFields) throw invalidOperation(`Project "${id}" still has context fields of its own: delete them or move them first.`)
+        if (await contents.holdsSegment(trx, id)) throw invalidOperation(`Project "${id}" still has segments: delete them or move them first.`)
+        if (await contents.holdsContextField(trx, id)) throw invalidOperation(`Project "${id}" still has context fields of its own: delete them or move them first.`)
         await store.delete(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-deleted', project: id, preData: project }])
       }),

@@ -22,6 +22,22 @@ export function createProjectStore(db: Kysely<Database>) {
     async exists(id: string): Promise<boolean> {
       return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
     },
+    /** Whether the project exists; on PostgreSQL its row is held (FOR KEY SHARE) so it cannot go before what is written into it commits. */
+    async hold(id: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('projects')
+        .select('id')
+        .where('id', '=', id)
+        .$call(lockedRows(db, { mode: 'key-share' }))
+        .executeTakeFirst()
+      return row !== undefined
+    },
+    /** Which of these ids are projects. */
+    async existing(ids: readonly string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set()
+      const rows = await db.selectFrom('projects').select('id').where('id', 'in', [...ids]).execute()
+      return new Set(rows.map((row) => row.id))
+    },
     async list(): Promise<Project[]> {
       return (await db.selectFrom('projects').selectAll().orderBy('id').execute()).map(toProject)
     },
@@ -36,14 +52,6 @@ export function createProjectStore(db: Kysely<Database>) {
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('projects').where('id', '=', id).execute()
-    },
-    /** What still lives in a project, for the delete rule: counts bounded by a LIMIT, never a scan. */
-    async contents(id: string): Promise<{ activeFlags: boolean; archivedFlags: boolean; segments: boolean; contextFields: boolean }> {
-      const active = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is', null).limit(1).executeTakeFirst()
-      const archived = await db.selectFrom('features').select('name').where('project', '=', id).where('archived_at', 'is not', null).limit(1).executeTakeFirst()
-      const segment = await db.selectFrom('segments').select('id').where('project', '=', id).limit(1).executeTakeFirst()
-      const contextField = await db.selectFrom('context_fields').select('name').where('project', '=', id).limit(1).executeTakeFirst()
-      return { activeFlags: active !== undefined, archivedFlags: archived !== undefined, segments: segment !== undefined, contextFields: contextField !== undefined }
     },
   }
 }

@@ -22,6 +22,7 @@ import { createFlagStore } from '../flags/flag-store.ts'
 import type { StrategyInput, StrategyService } from '../flag-environments/strategy-service.ts'
 import { createStrategyStore } from '../flag-environments/strategy-store.ts'
 import { createSegmentStore } from '../segments/segment-store.ts'
+import { eventJson, eventsAfter, flagEventsAfter, flagEventsBefore } from '../events/event-store.ts'
 import { changedMetadata, changesOf, conflictsOf, isRevertible, REVERTIBLE, type Change, type StoredEvent } from './revert-diff.ts'
 
 export interface RevertResult {
@@ -58,14 +59,13 @@ export interface RevertDeps {
 export function createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }: RevertDeps) {
   /** The events of a flag after `id`, oldest first (events_feature_name_id_idx). */
   async function eventsOfFlagAfter(trx: Kysely<Database>, featureName: string, id: number): Promise<StoredEvent[]> {
-    return (await flagEventJsonsAfter(trx, featureName, id)).map(parse)
+    return (await flagEventsAfter(trx, featureName, id)).map(parse)
   }
 
   /** The dependency the flag had before `event` removed it: the latest feature-dependency-added before it (for that parent, when it names one). */
   async function dependencyBefore(trx: Kysely<Database>, event: StoredEvent): Promise<{ feature: string; enabled?: boolean; variants?: string[] } | undefined> {
-    if (event.featureName === null) return undefined
-    const jsons = await flagEventJsonsBefore(trx, event.featureName, event.id, ['feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
-    for (const json of jsons) {
+    const rows = await flagEventsBefore(trx, event.featureName!, event.id, ['feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
+    for (const json of rows) {
       const earlier = parse(json)
       if (event.type === 'feature-dependencies-removed') return earlier.type === 'feature-dependency-added' ? earlier.data : undefined
       if (earlier.type === 'feature-dependency-added' && earlier.data.feature === event.data.feature) return earlier.data
@@ -76,7 +76,7 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
   /** A restored strategy takes up its segments again: each must still exist. */
   async function checkSegments(trx: Kysely<Database>, event: StoredEvent, segments: readonly number[]): Promise<void> {
     if (segments.length === 0) return
-    const found = await createSegmentStore(trx).existingIds(segments)
+    const found = await createSegmentStore(trx).existing(segments)
     const missing = segments.filter((id) => !found.has(id))
     if (missing.length > 0) {
       const list = missing.join(', ')
@@ -194,11 +194,11 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
       }
       throw error
     }
-    const written = (await eventJsonsAfter(trx, mark)).map(parse)
+    const written = await eventsAfter(trx, mark)
     const result: RevertResult = {
       event: { id, type: event.type, featureName: event.featureName, project: event.project, environment: event.environment },
       dryRun: options.dryRun,
-      changes: changesOf(written),
+      changes: changesOf(written.map(parse)),
     }
     if (options.dryRun || written.length === 0) throw new RolledBack(result)
     return result

@@ -12,6 +12,7 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
 import { constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from '../constraints/constraints.ts'
+import type { SegmentUses } from './segment-uses.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
 export interface SegmentInput {
@@ -75,7 +76,7 @@ async function write<T>(fields: SegmentFields, statement: Promise<T>): Promise<T
 // Most creates in one transaction (group commit).
 const CREATES_PER_COMMIT = 64
 
-export function createSegmentService({ db, config, legalValues }: { db: Kysely<Database>; config: Config; legalValues: LegalValues }) {
+export function createSegmentService({ db, config, legalValues, uses }: { db: Kysely<Database>; config: Config; legalValues: LegalValues; uses: SegmentUses }) {
   /**
    * Creates that arrive while one is written go together in the next transaction (group-commit.ts):
    * on PostgreSQL one statement, one lock hold on the counters and one flush for the batch; on
@@ -130,7 +131,7 @@ export function createSegmentService({ db, config, legalValues }: { db: Kysely<D
     /** With how many active flags, and projects, use each segment through their strategies. */
     list: async () => {
       const store = createSegmentStore(db)
-      const [segments, usage] = await Promise.all([store.list(), store.usage()])
+      const [segments, usage] = await Promise.all([store.list(), uses.usage(db)])
       return segments.map(({ createdBy, createdAt, ...segment }) => ({
         ...segment,
         usedInFeatures: usage.get(segment.id)?.usedInFeatures ?? 0,
@@ -144,7 +145,7 @@ export function createSegmentService({ db, config, legalValues }: { db: Kysely<D
     strategies: async (id: number) => {
       const store = createSegmentStore(db)
       if (!(await store.find(id))) throw noSuchSegment(id)
-      return { strategies: await store.strategiesUsing(id), changeRequestStrategies: [] }
+      return { strategies: await uses.strategiesUsing(db, id), changeRequestStrategies: [] }
     },
 
     get: async (id: number): Promise<Segment> => {
@@ -177,7 +178,7 @@ export function createSegmentService({ db, config, legalValues }: { db: Kysely<D
         if (!before) throw noSuchSegment(id)
         await checkProject(store, fields.project)
         if (fields.project !== null && fields.project !== (before.project ?? null)) {
-          const elsewhere = [...new Set((await store.strategiesUsing(id)).filter((s) => s.projectId !== fields.project).map((s) => s.projectId))]
+          const elsewhere = [...new Set((await uses.strategiesUsing(trx, id)).filter((s) => s.projectId !== fields.project).map((s) => s.projectId))]
           if (elsewhere.length > 0) {
             throw invalidOperation(
               `Segment ${id} cannot move to project ${quote(fields.project)}: strategies of project${elsewhere.length > 1 ? 's' : ''} ${elsewhere.map((p) => quote(p)).join(', ')} use it.`,
@@ -198,7 +199,7 @@ export function createSegmentService({ db, config, legalValues }: { db: Kysely<D
         // the same name from waiting on each other (a rollback on 404 restores the count).
         await advanceCounter(trx, 'segment_count', -1)
         const store = createSegmentStore(trx)
-        const users = [...new Set((await store.strategiesUsing(id)).map((strategy) => strategy.featureName))]
+        const users = [...new Set((await uses.strategiesUsing(trx, id)).map((strategy) => strategy.featureName))]
         if (users.length > 0) throw segmentInUse(id, users)
         const segment = await store.delete(id).catch((error: unknown) => {
           // A strategy took it up meanwhile (PostgreSQL: its insert committed between the check and the delete).

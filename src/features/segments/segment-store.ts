@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { readCounter } from '../../db/counters.ts'
+import { createProjectStore } from '../projects/project-store.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
@@ -58,11 +59,10 @@ export function createSegmentStore(db: Kysely<Database>) {
       return row && toSegment(row)
     },
     /**
-     * The project (null: global) of each of these segments that exists, the rows held FOR SHARE on
-     * PostgreSQL: a segment cannot move to another project, or go, while a strategy takes it up.
+     * Each existing segment's project (null: none), by id; their rows held FOR SHARE on PostgreSQL,
+     * so none moves to another project, or goes, until the transaction ends.
      */
     async holdProjects(ids: readonly number[]): Promise<Map<number, string | null>> {
-      if (ids.length === 0) return new Map()
       const rows = await db
         .selectFrom('segments')
         .select(['id', 'project'])
@@ -73,7 +73,7 @@ export function createSegmentStore(db: Kysely<Database>) {
     },
 
     /** Which of these ids are segments. */
-    async existingIds(ids: readonly number[]): Promise<Set<number>> {
+    async existing(ids: readonly number[]): Promise<Set<number>> {
       if (ids.length === 0) return new Set()
       return new Set((await db.selectFrom('segments').select('id').where('id', 'in', [...ids]).execute()).map((row) => Number(row.id)))
     },
@@ -81,38 +81,11 @@ export function createSegmentStore(db: Kysely<Database>) {
     async list(): Promise<Segment[]> {
       return (await db.selectFrom('segments').selectAll().orderBy('name').execute()).map(toSegment)
     },
-    /** Per segment in use: how many active flags and projects use it through their strategies. */
-    async usage(): Promise<Map<number, { usedInFeatures: number; usedInProjects: number }>> {
-      const rows = await db
-        .selectFrom('feature_strategy_segments')
-        .innerJoin('feature_strategies', 'feature_strategies.id', 'feature_strategy_segments.strategy_id')
-        .innerJoin('features', 'features.name', 'feature_strategies.feature_name')
-        .select((eb) => [
-          'feature_strategy_segments.segment_id',
-          eb.fn.count<number>('feature_strategies.feature_name').distinct().as('features'),
-          eb.fn.count<number>('feature_strategies.project').distinct().as('projects'),
-        ])
-        .where('features.archived_at', 'is', null)
-        .groupBy('feature_strategy_segments.segment_id')
-        .execute()
-      return new Map(rows.map((row) => [Number(row.segment_id), { usedInFeatures: Number(row.features), usedInProjects: Number(row.projects) }]))
+    /** Whether a project has a segment of its own: a bounded read (ProjectContents). */
+    async anyInProject(project: string): Promise<boolean> {
+      return (await db.selectFrom('segments').select('id').where('project', '=', project).limit(1).executeTakeFirst()) !== undefined
     },
-    /** The strategies that use a segment (archived flags' too), by flag, environment and id. */
-    async strategiesUsing(id: number): Promise<Array<{ id: string; featureName: string; projectId: string; environment: string; strategyName: string }>> {
-      const rows = await db
-        .selectFrom('feature_strategy_segments')
-        .innerJoin('feature_strategies', 'feature_strategies.id', 'feature_strategy_segments.strategy_id')
-        .select(['feature_strategies.id', 'feature_name', 'project', 'environment', 'strategy_name'])
-        .where('feature_strategy_segments.segment_id', '=', id)
-        .orderBy('feature_name')
-        .orderBy('environment')
-        .orderBy('feature_strategies.id')
-        .execute()
-      return rows.map((row) => ({ id: row.id, featureName: row.feature_name, projectId: row.project, environment: row.environment, strategyName: row.strategy_name }))
-    },
-    async projectExists(id: string): Promise<boolean> {
-      return (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
-    },
+    projectExists: (id: string): Promise<boolean> => createProjectStore(db).exists(id),
     async update(segment: Segment): Promise<void> {
       const { id: _id, created_by: _by, created_at: _at, ...changes } = toRow(segment)
       await db.updateTable('segments').set(changes).where('id', '=', segment.id).execute()

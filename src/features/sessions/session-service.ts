@@ -21,6 +21,14 @@ const TOUCH_EVERY_MS = 60_000
 // Sessions one user may hold; signing in past it ends their oldest.
 const MAX_SESSIONS_PER_USER = 20
 
+// Run on every request a session cookie authenticates: compiled once.
+const sessionBySecret = prepared((db: Kysely<Database>) =>
+  db
+    .selectFrom('user_sessions')
+    .select(['seen_at', 'expires_at', 'user_id'])
+    .where('secret_hash', '=', ''),
+)
+
 export function createSessionService({ db, config, attempts, changes }: { db: Kysely<Database>; config: Config; attempts: PasswordAttempts; changes: ChangeWatch }) {
   const remembered = createSessionCache(changes)
   /** The user whose password `password` is, or a 401; `address` is the client's address key (http/client-address.ts). */
@@ -31,7 +39,9 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const row = await createUserStore(db).findByLogin(login)
       // Unknown users cost a hash too (verifyPassword with null), so a wrong name cannot be told from a wrong password.
       if (!(await verifyPassword(password, row?.password_hash ?? null, address)) || !row) {
-        if (row) await createUserStore(db).countFailedSignIn(row.id)
+        if (row) {
+          await createUserStore(db).countFailedSignIn(row.id)
+        }
         throw passwordMismatch()
       }
       return row
@@ -44,11 +54,14 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const secret = generateSecretPart()
       const now = new Date()
       const user = await db.transaction().execute(async (trx) => {
-        await createUserStore(trx).recordSignIn(row.id, now.toISOString())
-        await createSessionStore(trx).start(
-          { secretHash: hashSecret(secret), userId: row.id, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString() },
-          MAX_SESSIONS_PER_USER,
-        )
+        await createUserStore(trx).signedIn(row.id, now.toISOString())
+        await trx.deleteFrom('user_sessions').where('expires_at', '<=', now.toISOString()).execute()
+        const kept = await trx.selectFrom('user_sessions').select('secret_hash').where('user_id', '=', row.id).orderBy('created_at', 'desc').offset(MAX_SESSIONS_PER_USER - 1).limit(1000).execute()
+        if (kept.length > 0) await trx.deleteFrom('user_sessions').where('secret_hash', 'in', kept.map((session) => session.secret_hash)).execute()
+        await trx
+          .insertInto('user_sessions')
+          .values({ secret_hash: hashSecret(secret), user_id: row.id, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString() })
+          .execute()
         return toUser({ ...row, login_attempts: 0, seen_at: now.toISOString() })
       })
       return { user, secret }
@@ -60,8 +73,11 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const known = remembered.get(secret, version, Date.now())
       if (known) return known
       const secretHash = hashSecret(secret)
-      const row = await createSessionStore(db).findWithUser(secretHash)
-      if (!row) return undefined
+      const session = (await db.executeQuery(sessionBySecret(db, [secretHash]))).rows[0]
+      // A user's sessions go with the user (a cascading key): none is found without its user but while a delete commits.
+      const user = session && (await createUserStore(db).principalRow(session.user_id))
+      if (!session || !user) return undefined
+      const row = { ...session, ...user }
       const now = Date.now()
       let seenAt = Date.parse(row.seen_at)
       const expiresAt = Date.parse(row.expires_at)

@@ -12,6 +12,7 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { CreateStrategyDefinitionBody, UpdateStrategyDefinitionBody } from './strategy-definition-schemas.ts'
 import { createStrategyDefinitionStore } from './strategy-definition-store.ts'
+import type { DefinitionUses } from './definition-uses.ts'
 import type { StrategyDefinition, StrategyParameterDefinition } from './strategy-definitions.ts'
 
 const noSuchStrategy = (name: string): AppError => notFound(`Strategy ${quote(name)} does not exist.`)
@@ -61,7 +62,7 @@ function check(rules: BodyRules, body: unknown): void {
 const parametersOf = (input: CreateStrategyDefinitionBody['parameters']): StrategyParameterDefinition[] =>
   input.map(({ name, type, description, required }) => ({ name, type, description: description ?? '', required: required ?? false }))
 
-export function createStrategyDefinitionService({ db }: { db: Kysely<Database> }) {
+export function createStrategyDefinitionService({ db, uses }: { db: Kysely<Database>; uses: DefinitionUses }) {
   return {
     list: (): Promise<StrategyDefinition[]> => createStrategyDefinitionStore(db).list(),
 
@@ -128,7 +129,7 @@ export function createStrategyDefinitionService({ db }: { db: Kysely<Database> }
         const definition = await store.find(name, { forUpdate: true })
         if (!definition) throw noSuchStrategy(name)
         if (!definition.editable) throw builtIn(name, 'deleted')
-        const flags = await store.flagsUsing(name, LISTED_FLAGS + 1)
+        const flags = await uses.flagsUsing(trx, name, LISTED_FLAGS + 1)
         if (flags.length > 0) throw inUse(name, flags)
         await store.delete(name)
         await appendEvents(trx, auditContext(actor), [{ type: 'strategy-deleted', data: { name }, preData: definition }])

@@ -85,19 +85,6 @@ export function createStrategyDefinitionStore(db: Kysely<Database>) {
     async delete(name: string): Promise<void> {
       await db.deleteFrom('strategy_definitions').where('name', '=', name).execute()
     },
-
-    /** The flags (archived ones too) with a strategy of this name, by name, at most `limit`. */
-    async flagsUsing(name: string, limit: number): Promise<string[]> {
-      const rows = await db
-        .selectFrom('feature_strategies')
-        .select('feature_name')
-        .distinct()
-        .where('strategy_name', '=', name)
-        .orderBy('feature_name')
-        .limit(limit)
-        .execute()
-      return rows.map((row) => row.feature_name)
-    },
   }
 }
 

@@ -16,6 +16,7 @@ import { bulkTagsRules, check, tagRules, updateTagsRules } from './tag-rules.ts'
 import type { TagBody, TagsBulkAddBody, UpdateTagsBody } from './tag-schemas.ts'
 import { compareTags, createTagStore, tagKey, type Tag, type TaggedFlag } from './tag-store.ts'
 import { createTagTypeStore } from './tag-type-store.ts'
+import type { FlagsOfTags } from './flags-of-tags.ts'
 
 const tagText = (tag: Tag) => `of type ${quote(tag.type)} with value ${quote(tag.value)}`
 const tagNotFound = (tag: Tag): AppError => notFound(`There's no tag ${tagText(tag)}.`)
@@ -73,11 +74,11 @@ async function changeTags(trx: Kysely<Database>, flags: readonly TaggedFlag[], c
   ]
 }
 
-export function createTagService({ db }: { db: Kysely<Database> }) {
+export function createTagService({ db, flags }: { db: Kysely<Database>; flags: FlagsOfTags }) {
   /** One flag's tags changed in one transaction; 404 when it does not exist (archived flags keep, and may change, theirs). */
   const changeFlagTags = (featureName: string, change: TagChange, actor: Actor): Promise<void> =>
     db.transaction().execute(async (trx) => {
-      const [flag] = await createTagStore(trx).findFlags([featureName], { hold: true })
+      const [flag] = await flags.find(trx, [featureName], { hold: true })
       if (!flag) throw flagNotFound(featureName)
       const audit = auditContext(actor)
       await appendEvents(trx, audit, await changeTags(trx, [flag], change, audit, actor.userId))
@@ -85,7 +86,7 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
 
   const flagTags = async (featureName: string) => {
     const store = createTagStore(db)
-    if ((await store.findFlags([featureName])).length === 0) throw flagNotFound(featureName)
+    if ((await flags.find(db, [featureName])).length === 0) throw flagNotFound(featureName)
     return store.ofFlagWithColor(featureName)
   }
 
@@ -119,10 +120,10 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
         const store = createTagStore(trx)
         // Locked first: a request adding this tag to flags holds it (FOR KEY SHARE), so its flags are seen below.
         if (!(await store.exists(tag, { forUpdate: true }))) throw tagNotFound(tag)
-        const flags = await store.taggedFlags(tag.type, tag.value)
+        const tagged = await store.taggedFlags(flags, tag.type, tag.value)
         await store.delete(tag)
         await appendEvents(trx, auditContext(actor), [
-          ...flags.map(({ feature, project }): NewEvent => ({ type: 'feature-untagged', featureName: feature, project, preData: tag })),
+          ...tagged.map(({ feature, project }): NewEvent => ({ type: 'feature-untagged', featureName: feature, project, preData: tag })),
           { type: 'tag-deleted', data: tag },
         ])
       }),
@@ -154,11 +155,10 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
      * The tags' types must exist.
      */
     setFlagTagsIn: async (trx: Kysely<Database>, wanted: ReadonlyMap<string, readonly Tag[]>, audit: AuditContext, userId: number): Promise<void> => {
-      const store = createTagStore(trx)
-      const flags = await store.findFlags([...wanted.keys()], { hold: true })
-      const current = await store.ofFlags(flags.map((flag) => flag.feature))
+      const held = await flags.find(trx, [...wanted.keys()], { hold: true })
+      const current = await createTagStore(trx).ofFlags(held.map((flag) => flag.feature))
       const groups = new Map<string, { flags: TaggedFlag[]; added: Tag[]; removed: Tag[] }>()
-      for (const flag of flags) {
+      for (const flag of held) {
         const want = distinct((wanted.get(flag.feature) ?? []).map(stored))
         const have = current.get(flag.feature) ?? []
         const wantKeys = new Set(want.map(tagKey))
@@ -184,7 +184,7 @@ export function createTagService({ db }: { db: Kysely<Database> }) {
       return db.transaction().execute(async (trx) => {
         if (!(await createProjectStore(trx).exists(projectId))) throw projectNotFound(projectId)
         const names = [...new Set(input.features)]
-        const held = new Map((await createTagStore(trx).findFlags(names, { hold: true })).map((flag) => [flag.feature, flag]))
+        const held = new Map((await flags.find(trx, names, { hold: true })).map((flag) => [flag.feature, flag]))
         const misplaced: ErrorDetail[] = input.features.flatMap((name, index) => {
           const flag = held.get(name)
           if (flag?.project === projectId) return []

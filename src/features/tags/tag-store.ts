@@ -4,6 +4,7 @@ import type { Database } from '../../db/tables.ts'
 import type { TagData } from '../events/event-types.ts'
 import { inNames } from '../../db/name-set.ts'
 import { lockedRows } from '../../db/row-lock.ts'
+import type { FlagsOfTags } from './flags-of-tags.ts'
 
 export type Tag = TagData
 
@@ -89,18 +90,22 @@ export function createTagStore(db: Kysely<Database>) {
     },
 
     /** The flags with this tag (a type, or one tag of it), by tag then flag name: the feature_tags_tag_idx order. */
-    async taggedFlags(type: string, value?: string): Promise<Array<TaggedFlag & Tag>> {
+    async taggedFlags(flags: FlagsOfTags, type: string, value?: string): Promise<Array<TaggedFlag & Tag>> {
       const rows = await db
         .selectFrom('feature_tags')
-        .innerJoin('features', 'features.name', 'feature_tags.feature_name')
-        .select(['feature_tags.feature_name', 'features.project', 'feature_tags.tag_type', 'feature_tags.tag_value'])
-        .where('feature_tags.tag_type', '=', type)
-        .$if(value !== undefined, (query) => query.where('feature_tags.tag_value', '=', value!))
-        .orderBy('feature_tags.tag_type')
-        .orderBy('feature_tags.tag_value')
-        .orderBy('feature_tags.feature_name')
+        .select(['feature_name', 'tag_type', 'tag_value'])
+        .where('tag_type', '=', type)
+        .$if(value !== undefined, (query) => query.where('tag_value', '=', value!))
+        .orderBy('tag_type')
+        .orderBy('tag_value')
+        .orderBy('feature_name')
         .execute()
-      return rows.map((row) => ({ feature: row.feature_name, project: row.project, type: row.tag_type, value: row.tag_value }))
+      // Each flag's project, from flags/ (FlagsOfTags).
+      const projects = new Map((await flags.find(db, [...new Set(rows.map((row) => row.feature_name))])).map((flag) => [flag.feature, flag.project]))
+      return rows.flatMap((row) => {
+        const project = projects.get(row.feature_name)
+        return project === undefined ? [] : [{ feature: row.feature_name, project, type: row.tag_type, value: row.tag_value }]
+      })
     },
 
     /** The tags of each of the flags (none: not in the map). */
@@ -134,24 +139,6 @@ export function createTagStore(db: Kysely<Database>) {
         .orderBy('feature_tags.tag_type')
         .orderBy('feature_tags.tag_value')
         .execute()
-    },
-
-    /**
-     * The named flags that exist (active or archived), by name. `hold`: on PostgreSQL they are
-     * locked (FOR NO KEY UPDATE, in name order) until the transaction ends, so changes of the same
-     * flags' tags queue instead of deadlocking, and none of them is archived or deleted meanwhile;
-     * their strategies and switches (other tables) are not held up.
-     */
-    async findFlags(names: readonly string[], { hold = false } = {}): Promise<TaggedFlag[]> {
-      if (names.length === 0) return []
-      const rows = await db
-        .selectFrom('features')
-        .select(['name', 'project'])
-        .where(inNames(db, 'name', names))
-        .orderBy('name')
-        .$call(lockedRows(db, { mode: 'no-key-update', when: hold }))
-        .execute()
-      return rows.map((row) => ({ feature: row.name, project: row.project }))
     },
 
     /** Tags the flags that lack the tag (in name order, so two requests tagging the same flags cannot deadlock); returns those it tagged. */

@@ -14,6 +14,7 @@ import { check, tagTypeRules } from './tag-rules.ts'
 import type { TagTypeBody, UpdateTagTypeBody } from './tag-schemas.ts'
 import { createTagStore } from './tag-store.ts'
 import { createTagTypeStore, type TagType } from './tag-type-store.ts'
+import type { FlagsOfTags } from './flags-of-tags.ts'
 
 export const tagTypeNotFound = (name: string): AppError => notFound(`Tag type ${quote(name)} does not exist.`)
 const tagTypeTaken = (name: string): AppError => nameExists(`A tag type named ${quote(name)} already exists.`)
@@ -35,7 +36,7 @@ async function createIn(trx: Kysely<Database>, input: TagTypeBody, audit: AuditC
   return tagType
 }
 
-export function createTagTypeService({ db }: { db: Kysely<Database> }) {
+export function createTagTypeService({ db, flags }: { db: Kysely<Database>; flags: FlagsOfTags }) {
   return {
     list: (): Promise<TagType[]> => createTagTypeStore(db).list(),
 
@@ -81,11 +82,11 @@ export function createTagTypeService({ db }: { db: Kysely<Database> }) {
         const tagType = await store.find(name, 'update')
         if (!tagType) throw tagTypeNotFound(name)
         const tags = createTagStore(trx)
-        const flags = await tags.taggedFlags(name)
+        const tagged = await tags.taggedFlags(flags, name)
         const ofType = await tags.list(name)
         await store.delete(name)
         const events: NewEvent[] = [
-          ...flags.map(({ feature, project, type, value }): NewEvent => ({ type: 'feature-untagged', featureName: feature, project, preData: { type, value } })),
+          ...tagged.map(({ feature, project, type, value }): NewEvent => ({ type: 'feature-untagged', featureName: feature, project, preData: { type, value } })),
           ...ofType.map((tag): NewEvent => ({ type: 'tag-deleted', data: tag })),
           { type: 'tag-type-deleted', preData: tagType },
         ]

@@ -11,6 +11,7 @@ import { checkPasswordRules, hashPassword, passwordMismatch, verifyPassword } fr
 import { createResetLink, deleteResetLinks, findResetToken, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
 import { createUserStore, eventDataOf, toUser, type User, type UserRow } from './user-store.ts'
 import type { PasswordAttempts } from './password-attempts.ts'
+import type { SessionsOfUsers } from './sessions-of-users.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
 
 export const ROOT_ROLE_LIST = [
@@ -51,17 +52,13 @@ async function lockedUser(trx: Kysely<Database>, id: number): Promise<UserRow> {
 }
 
 /** A new password hash: the user's links are used up, and their sessions end (but `keepSessionHash`). */
-async function storePassword(trx: Kysely<Database>, endSessions: EndSessions, id: number, passwordHash: string, keepSessionHash?: string): Promise<void> {
-  await createUserStore(trx).setPasswordHash(id, passwordHash)
-  await deleteResetLinks(trx, id)
-  await endSessions(trx, id, keepSessionHash)
+async function storePassword(trx: Kysely<Database>, sessions: SessionsOfUsers, id: number, passwordHash: string, keepSessionHash?: string): Promise<void> {
+  await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute()
+  await trx.updateTable('user_activity').set({ login_attempts: 0 }).where('user_id', '=', id).execute()
+  await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
+  await sessions.endAll(trx, id, keepSessionHash)
 }
 
-/**
- * Ends a user's sessions but `keepSessionHash`, inside the caller's transaction: the sessions
- * feature's (its table), handed to this service by app.ts.
- */
-export type EndSessions = (trx: Kysely<Database>, userId: number, keepSessionHash?: string) => Promise<void>
 
 function uniqueness(error: unknown, username: string | null, email: string | null): never {
   const constraint = uniqueConstraintOf(error)
@@ -75,14 +72,14 @@ function uniqueness(error: unknown, username: string | null, email: string | nul
  * arguments are the asking client's address key (http/client-address.ts), which hashing and those
  * counts go by.
  */
-export function createUserService({ db, attempts, endSessions }: { db: Kysely<Database>; attempts: PasswordAttempts; endSessions: EndSessions }) {
+export function createUserService({ db, attempts, sessions }: { db: Kysely<Database>; attempts: PasswordAttempts; sessions: SessionsOfUsers }) {
   /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSessionHash`. */
   async function setPassword(id: number, password: string, address: string, keepSessionHash?: string): Promise<void> {
     checkPasswordRules(password)
     const passwordHash = await hashPassword(password, address)
     await db.transaction().execute(async (trx) => {
       await lockedUser(trx, id)
-      await storePassword(trx, endSessions, id, passwordHash, keepSessionHash)
+      await storePassword(trx, sessions, id, passwordHash, keepSessionHash)
     })
   }
 
@@ -149,8 +146,8 @@ export function createUserService({ db, attempts, endSessions }: { db: Kysely<Da
             ...(rootRole === undefined ? {} : { root_role: rootRole }),
           }
           if (after.username === null && after.email === null) throw invalid('A user needs a username or an email: this one has no username, so keep its email.', '/body/email')
-          await createUserStore(trx).update(id, after)
-          if (after.root_role !== before.root_role) await endSessions(trx, id)
+          await trx.updateTable('users').set({ name: after.name, email: after.email, root_role: after.root_role }).where('id', '=', id).execute()
+          if (after.root_role !== before.root_role) await sessions.endAll(trx, id)
           const [preData, data] = [eventDataOf(toUser(before)), eventDataOf(toUser(after))]
           if (JSON.stringify(preData) !== JSON.stringify(data)) await appendEvents(trx, auditContext(actor), [{ type: 'user-updated', data, preData }])
           return toUser(after)
@@ -204,7 +201,7 @@ export function createUserService({ db, attempts, endSessions }: { db: Kysely<Da
         await db.transaction().execute(async (trx) => {
           const userId = await useResetLink(trx, secret)
           if (userId === undefined) throw invalidLink()
-          await storePassword(trx, endSessions, userId, passwordHash)
+          await storePassword(trx, sessions, userId, passwordHash)
         })
       })
     },

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database, UsersTable } from '../../db/tables.ts'
 import { lockRows } from '../../db/row-lock.ts'
 import type { UserEventData } from '../events/event-types.ts'
+import { prepared } from '../../db/prepared.ts'
 
 /** A user as the API shows it (never the password hash). */
 export interface User {
@@ -36,6 +37,8 @@ export const eventDataOf = ({ id, name, username, email, rootRole }: User): User
 /** `%`, `_` and the escape itself taken literally in a LIKE pattern. */
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
+const principalRowOf = prepared((db: Kysely<Database>) => db.selectFrom('users').select(['id', 'email', 'username', 'root_role']).where('id', '=', 0))
+
 export function createUserStore(db: Kysely<Database>) {
   const usersWithActivity = () =>
     db.selectFrom('users').leftJoin('user_activity', 'user_activity.user_id', 'users.id').selectAll('users').select(['user_activity.login_attempts', 'user_activity.seen_at'])
@@ -54,6 +57,29 @@ export function createUserStore(db: Kysely<Database>) {
         .limit(limit)
         .execute()
       return rows.map(toUser)
+    },
+
+    /** What a principal is made of (http/permissions.ts userPrincipal): run for each session read that is not remembered, so compiled once. */
+    async principalRow(id: number): Promise<Pick<UsersTable, 'id' | 'email' | 'username' | 'root_role'> | undefined> {
+      return (await db.executeQuery(principalRowOf(db, [id]))).rows[0]
+    },
+
+    /** A failed sign-in of an existing user: one more attempt counted. */
+    async countFailedSignIn(id: number): Promise<void> {
+      await db
+        .insertInto('user_activity')
+        .values({ user_id: id, login_attempts: 1, seen_at: null })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ login_attempts: eb('user_activity.login_attempts', '+', 1) })))
+        .execute()
+    },
+
+    /** A sign-in: the failed attempts forgotten, the user seen at `at`. */
+    async signedIn(id: number, at: string): Promise<void> {
+      await db
+        .insertInto('user_activity')
+        .values({ user_id: id, login_attempts: 0, seen_at: at })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet({ login_attempts: 0, seen_at: at }))
+        .execute()
     },
 
     async find(id: number): Promise<UserRow | undefined> {

@@ -1,5 +1,6 @@
 /**
- * Reads of what SDKs recorded about applications (metrics tables, migrations 0007, 0008, 0012).
+ * Reads of what SDKs recorded about applications (metrics tables, migrations 0007, 0008, 0012),
+ * for applications/ (above this folder, which owns the tables: test/table-owners.unit.test.ts).
  * Each goes by an index: client_applications and client_instances by their keys (app_name
  * first), the counts by client_metrics_env_app_idx (app_name, environment, feature_name) or, for a
  * project, by its flags (features_project_name_idx) then the counts' key (feature_name first),
@@ -9,6 +10,8 @@ import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database } from '../../db/tables.ts'
 import { inNames } from '../../db/name-set.ts'
+import { allFlagNames, flagNamesOfProject, flagProjectRows } from '../flags/flag-store.ts'
+import { createStrategyDefinitionStore } from '../strategy-definitions/strategy-definition-store.ts'
 
 const iso = (value: string) => new Date(value).toISOString()
 
@@ -70,7 +73,7 @@ export function createApplicationStore(db: Kysely<Database>) {
     /** The flags the application's stored counts name, per environment, with the flag's project (null: no such flag now). */
     async flagsSeen(appName: string): Promise<Array<{ environment: string; flag: string; project: string | null }>> {
       const rows = await db.selectFrom('client_metrics_env as cme')
-        .leftJoin('features as f', 'f.name', 'cme.feature_name')
+        .leftJoin(flagProjectRows(db).as('f'), 'f.name', 'cme.feature_name')
         .select(['cme.environment', 'cme.feature_name', 'f.project'])
         .where('cme.app_name', '=', appName)
         .groupBy(['cme.environment', 'cme.feature_name', 'f.project'])
@@ -85,23 +88,22 @@ export function createApplicationStore(db: Kysely<Database>) {
         .select(['u.environment', 'u.name'])
         .where('u.app_name', '=', appName)
         .where('u.last_seen_at', '>=', since)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('features as f').select('f.name').whereRef('f.name', '=', 'u.name'))))
+        .where('u.name', 'not in', allFlagNames(db))
         .orderBy('u.environment').orderBy('u.name')
         .execute()
     },
 
     async strategyNames(): Promise<Set<string>> {
-      return new Set((await db.selectFrom('strategy_definitions').select('name').execute()).map((row) => row.name))
+      return new Set(await createStrategyDefinitionStore(db).names())
     },
 
     /** The applications (recorded ones only) whose stored counts name flags of the project, and the environments they did it in. */
     async projectApplications(project: string): Promise<Array<{ appName: string; environment: string }>> {
-      const rows = await db.selectFrom('features as f')
-        .innerJoin('client_metrics_env as cme', 'cme.feature_name', 'f.name')
+      const rows = await db.selectFrom('client_metrics_env as cme')
         .innerJoin('client_applications as ca', 'ca.app_name', 'cme.app_name')
         .select(['cme.app_name', 'cme.environment'])
         .distinct()
-        .where('f.project', '=', project)
+        .where('cme.feature_name', 'in', flagNamesOfProject(db, project))
         .orderBy('cme.app_name').orderBy('cme.environment')
         .execute()
       return rows.map((row) => ({ appName: row.app_name, environment: row.environment }))
