@@ -11,7 +11,6 @@ import { createUserService, rootRoleOf } from '../features/users/user-service.ts
 import { sessionsOfUsers } from '../features/sessions/session-store.ts'
 import { createPasswordAttempts } from '../features/users/password-attempts.ts'
 import { createUserStore } from '../features/users/user-store.ts'
-import { createSessionStore } from '../features/sessions/session-store.ts'
 
 const USAGE = 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)'
 

@@ -206,33 +206,3 @@ export const projectEventsQuery = (db: Kysely<Database>, project: string): Event
 
 /** Every event of a feature flag, newest first (events_feature_name_id_idx). */
 export const featureEventsQuery = (db: Kysely<Database>, featureName: string): EventJsonQuery => eventsWhere(db, 'feature_name', featureName)
-
-/** One event's stored JSON, by id. */
-export async function eventJson(db: Kysely<Database>, id: number): Promise<string | undefined> {
-  return (await db.selectFrom('events').select('json').where('id', '=', id).executeTakeFirst())?.json
-}
-
-/** The JSON of every event after `id`, oldest first (what a transaction wrote after reading the counter). */
-export async function eventJsonsAfter(db: Kysely<Database>, id: number): Promise<string[]> {
-  return (await db.selectFrom('events').select('json').where('id', '>', id).orderBy('id').execute()).map((row) => row.json)
-}
-
-/** The JSON of a flag's events after `id`, oldest first (events_feature_name_id_idx). */
-export async function flagEventJsonsAfter(db: Kysely<Database>, featureName: string, id: number): Promise<string[]> {
-  const rows = await db.selectFrom('events').select('json').where('feature_name', '=', featureName).where('id', '>', id).orderBy('feature_name').orderBy('id').execute()
-  return rows.map((row) => row.json)
-}
-
-/** The JSON of a flag's events of these types before `id`, newest first (events_feature_name_id_idx). */
-export async function flagEventJsonsBefore(db: Kysely<Database>, featureName: string, id: number, types: readonly string[]): Promise<string[]> {
-  const rows = await db
-    .selectFrom('events')
-    .select('json')
-    .where('feature_name', '=', featureName)
-    .where('id', '<', id)
-    .where('type', 'in', [...types])
-    .orderBy('feature_name', 'desc')
-    .orderBy('id', 'desc')
-    .execute()
-  return rows.map((row) => row.json)
-}

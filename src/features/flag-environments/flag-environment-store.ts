@@ -40,33 +40,6 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
   })
 
   return {
-    /**
-     * An environment joined the project: a disabled row in it for each of the project's flags
-     * (archived ones too: a revived flag finds its environments).
-     */
-    async addEnvironmentToProjectFlags(project: string, environment: string): Promise<void> {
-      await db
-        .insertInto('feature_environments')
-        .columns(['feature', 'environment', 'enabled', 'variants'])
-        .expression((eb) =>
-          eb
-            .selectFrom('features')
-            .select(['name', eb.val(environment).as('environment'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')])
-            .where('project', '=', project),
-        )
-        .onConflict((oc) => oc.doNothing())
-        .execute()
-    },
-
-    /** An environment leaves the project: its flags' state there goes, with their strategies (foreign key cascades). */
-    async removeEnvironmentFromProjectFlags(project: string, environment: string): Promise<void> {
-      await db
-        .deleteFrom('feature_environments')
-        .where('environment', '=', environment)
-        .where('feature', 'in', (eb) => eb.selectFrom('features').select('name').where('project', '=', project))
-        .execute()
-    },
-
     /** A new flag gets a disabled row in each environment of its project. */
     async addNewFlag(feature: string, project: string): Promise<void> {
       await db

@@ -8,13 +8,13 @@ import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/tables.ts'
+import { prepared } from '../../db/prepared.ts'
 import { userPrincipal, type Principal } from '../../http/permissions.ts'
 import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
 import { passwordMismatch, verifyPassword } from '../users/password.ts'
 import { createUserStore, toUser, type User } from '../users/user-store.ts'
 import type { PasswordAttempts } from '../users/password-attempts.ts'
 import { createSessionCache } from './session-cache.ts'
-import { createSessionStore } from './session-store.ts'
 
 // A session's seen_at is written at most this often: activity is known to the minute, with one write a minute per session at most.
 const TOUCH_EVERY_MS = 60_000
@@ -83,7 +83,7 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const expiresAt = Date.parse(row.expires_at)
       if (expiresAt <= now || seenAt + config.sessionIdleMs <= now) return undefined
       if (now - seenAt >= TOUCH_EVERY_MS) {
-        await createSessionStore(db).touch(secretHash, new Date(now).toISOString())
+        await db.updateTable('user_sessions').set({ seen_at: new Date(now).toISOString() }).where('secret_hash', '=', secretHash).execute()
         seenAt = now
       }
       const principal = userPrincipal(row, secretHash)
@@ -93,7 +93,7 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
     },
 
     async logout(secretHash: string): Promise<void> {
-      await createSessionStore(db).delete(secretHash)
+      await db.deleteFrom('user_sessions').where('secret_hash', '=', secretHash).execute()
     },
   }
 }

@@ -119,23 +119,5 @@ export function createUserStore(db: Kysely<Database>) {
       await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute()
       await db.updateTable('user_activity').set({ login_attempts: 0 }).where('user_id', '=', id).execute()
     },
-
-    /** One more failed sign-in of the user. */
-    async countFailedSignIn(id: number): Promise<void> {
-      await db
-        .insertInto('user_activity')
-        .values({ user_id: id, login_attempts: 1, seen_at: null })
-        .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({ login_attempts: eb('user_activity.login_attempts', '+', 1) })))
-        .execute()
-    },
-
-    /** A sign-in: seen now, no failed attempts. */
-    async recordSignIn(id: number, at: string): Promise<void> {
-      await db
-        .insertInto('user_activity')
-        .values({ user_id: id, login_attempts: 0, seen_at: at })
-        .onConflict((oc) => oc.column('user_id').doUpdateSet({ login_attempts: 0, seen_at: at }))
-        .execute()
-    },
   }
 }
