@@ -63,7 +63,9 @@ async function seed({ db, dialect }: Db): Promise<void> {
   const counts = await sql<{ flags: number; dependencies: number }>`
     select (select count(*) from features) as flags, (select count(*) from feature_dependencies) as dependencies`.execute(db)
   const { flags, dependencies } = counts.rows[0]!
-  console.log(`  seeded ${Number(flags).toLocaleString('en')} flags, ${Number(dependencies).toLocaleString('en')} dependencies in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `  seeded ${Number(flags).toLocaleString('en')} flags, ${Number(dependencies).toLocaleString('en')} dependencies in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  )
 }
 
 async function run(label: string, storage: { databaseUrl?: string; databaseFile?: string; schema?: string }): Promise<void> {

@@ -27,41 +27,69 @@ if (mode === 'fastify' || mode === 'fastify-post' || mode === 'fastify-replay') 
   if (mode === 'fastify-replay') {
     const { status, headers, body } = parsed as { status: number; headers: Record<string, string>; body: string }
     const bytes = Buffer.from(body)
-    app.get('/*', async (_request, reply) => reply.code(status).headers(headers).send(status === 304 ? undefined : bytes))
+    app.get('/*', async (_request, reply) =>
+      reply
+        .code(status)
+        .headers(headers)
+        .send(status === 304 ? undefined : bytes),
+    )
   } else app.get('/*', async (_request, reply) => reply.type('application/json; charset=utf-8').send(cached))
-  app.post('/*', {
-    schema: {
-      body: { type: 'object', required: ['features'], additionalProperties: false, properties: { features: { type: 'array', items: { type: 'string' } } } },
-      response: { 200: { type: 'object', properties: { parentsWithChildFeatures: { type: 'array', items: { type: 'string' } }, hasDeletedDependencies: { type: 'boolean' } } } },
+  app.post(
+    '/*',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['features'],
+          additionalProperties: false,
+          properties: { features: { type: 'array', items: { type: 'string' } } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              parentsWithChildFeatures: { type: 'array', items: { type: 'string' } },
+              hasDeletedDependencies: { type: 'boolean' },
+            },
+          },
+        },
+      },
     },
-  }, async (request) => ({ parentsWithChildFeatures: [], hasDeletedDependencies: (request.body as { features: string[] }).features.length > 0 }))
+    async (request) => ({
+      parentsWithChildFeatures: [],
+      hasDeletedDependencies: (request.body as { features: string[] }).features.length > 0,
+    }),
+  )
   await app.listen({ port: 0, host: '127.0.0.1' })
   console.log(`ceiling listening at http://127.0.0.1:${(app.server.address() as { port: number }).port}`)
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)))
 }
 
-const server = mode === 'fastify' || mode === 'fastify-post' || mode === 'fastify-replay' ? undefined : createServer((request, response) => {
-  if (mode === 'post') {
-    let body = ''
-    request.setEncoding('utf8')
-    request.on('data', (chunk) => (body += chunk))
-    request.on('end', () => {
-      const input = JSON.parse(body) as { features?: string[]; name?: string }
-      const answer = JSON.stringify({ parentsWithChildFeatures: [], hasDeletedDependencies: Boolean(input.features ?? input.name) })
-      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) })
-      response.end(answer)
-    })
-    return
-  }
-  if (replayed) {
-    response.writeHead(replayed.status, replayed.headers)
-    response.end(replayed.status === 304 ? undefined : replayedBody)
-    return
-  }
-  const payload = mode === 'cached' ? cached : Buffer.from(JSON.stringify(parsed))
-  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length })
-  response.end(payload)
-})
+const server =
+  mode === 'fastify' || mode === 'fastify-post' || mode === 'fastify-replay'
+    ? undefined
+    : createServer((request, response) => {
+        if (mode === 'post') {
+          let body = ''
+          request.setEncoding('utf8')
+          request.on('data', (chunk) => (body += chunk))
+          request.on('end', () => {
+            const input = JSON.parse(body) as { features?: string[]; name?: string }
+            const answer = JSON.stringify({ parentsWithChildFeatures: [], hasDeletedDependencies: Boolean(input.features ?? input.name) })
+            response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) })
+            response.end(answer)
+          })
+          return
+        }
+        if (replayed) {
+          response.writeHead(replayed.status, replayed.headers)
+          response.end(replayed.status === 304 ? undefined : replayedBody)
+          return
+        }
+        const payload = mode === 'cached' ? cached : Buffer.from(JSON.stringify(parsed))
+        response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length })
+        response.end(payload)
+      })
 server?.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as { port: number }
   console.log(`ceiling listening at http://127.0.0.1:${port}`)

@@ -69,7 +69,13 @@ interface Run {
   cpuPercent: number
 }
 
-async function post(url: string, headers: Record<string, string>, body: string, serverPid: number, limit: { amount: number } | { duration: number }): Promise<Run> {
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  serverPid: number,
+  limit: { amount: number } | { duration: number },
+): Promise<Run> {
   const cpuBefore = cpuSeconds(serverPid)
   const started = performance.now()
   const result = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, ...limit } as autocannon.Options)
@@ -86,7 +92,11 @@ async function post(url: string, headers: Record<string, string>, body: string, 
 }
 
 async function admin(base: string, method: string, path: string, body: unknown): Promise<any> {
-  const response = await fetch(`${base}${path}`, { method, headers: { authorization: TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
   return response.json()
 }
@@ -103,7 +113,10 @@ async function readStored(env: Record<string, string>): Promise<Stored> {
   if (env.DATABASE_FILE) {
     const db = new DatabaseSync(env.DATABASE_FILE, { readOnly: true })
     try {
-      return { counts: db.prepare(COUNTS_SQL).all() as unknown as Stored['counts'], variants: db.prepare(VARIANTS_SQL).all() as unknown as Stored['variants'] }
+      return {
+        counts: db.prepare(COUNTS_SQL).all() as unknown as Stored['counts'],
+        variants: db.prepare(VARIANTS_SQL).all() as unknown as Stored['variants'],
+      }
     } finally {
       db.close()
     }
@@ -125,7 +138,9 @@ function checkCounted(stored: Stored, bucket: ReturnType<typeof bucketFor>, ackn
     const row = byFlag.get(flag)
     const expected = { yes: yes * acknowledged, no: bucket.no.get(flag)! * acknowledged }
     if (!row || Number(row.yes) !== expected.yes || Number(row.no) !== expected.no || Number(row.rows) !== 1) {
-      problems.push(`${flag}: stored ${row ? `yes ${row.yes}, no ${row.no} in ${row.rows} row(s)` : 'nothing'}, expected yes ${expected.yes}, no ${expected.no} in 1 row`)
+      problems.push(
+        `${flag}: stored ${row ? `yes ${row.yes}, no ${row.no} in ${row.rows} row(s)` : 'nothing'}, expected yes ${expected.yes}, no ${expected.no} in 1 row`,
+      )
     }
   }
   if (stored.counts.length !== bucket.yes.size) problems.push(`${stored.counts.length} flags stored, ${bucket.yes.size} sent`)
@@ -157,7 +172,8 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
     await server.stop()
     stopped = true
     const problems = checkCounted(await readStored(env), measured, run.ok)
-    const counted = problems.length === 0 ? `all counted (${run.ok} acknowledged × the bucket)` : `NOT all counted: ${problems.slice(0, 5).join('; ')}`
+    const counted =
+      problems.length === 0 ? `all counted (${run.ok} acknowledged × the bucket)` : `NOT all counted: ${problems.slice(0, 5).join('; ')}`
     console.log(line(`Pennon [${label}]`, run, `, peak RSS ${rss.toFixed(0)} MB, ${counted}`))
     if (problems.length > 0 || run.non2xx + run.errors > 0) process.exitCode = 1
     return run.requestsPerSecond
@@ -178,7 +194,10 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 if (process.env.BENCH_DATABASE_URL) {
-  figures.push(['PostgreSQL', await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'metrics', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))])
+  figures.push([
+    'PostgreSQL',
+    await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'metrics', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url })),
+  ])
 }
 
 // The ceiling: node:http reading and parsing the same bytes, answering a small JSON.
@@ -189,7 +208,10 @@ try {
   await post(ceiling.url, headers, body, ceiling.pid, { duration: WARMUP_SECONDS })
   const run = await post(ceiling.url, headers, body, ceiling.pid, { amount: REQUESTS })
   console.log(line('ceiling: node:http, the same POST read and parsed', run))
-  for (const [label, rate] of figures) console.log(`Pennon [${label}]: ${((rate / run.requestsPerSecond) * 100).toFixed(0)}% of the ceiling; target 5,000 req/s: ${rate >= 5000 ? 'met' : 'NOT met'}`)
+  for (const [label, rate] of figures)
+    console.log(
+      `Pennon [${label}]: ${((rate / run.requestsPerSecond) * 100).toFixed(0)}% of the ceiling; target 5,000 req/s: ${rate >= 5000 ? 'met' : 'NOT met'}`,
+    )
 } finally {
   await ceiling.stop()
 }

@@ -40,24 +40,63 @@ export async function seed({ db }: Db): Promise<void> {
   await db.insertInto('projects').values({ id: 'other', name: 'Other', description: null, created_at: now }).execute()
   await db.insertInto('project_environments').values({ project: 'other', environment: 'development' }).execute()
   for (const name of CUSTOM) {
-    await db.insertInto('context_fields').values({ name, description: null, stickiness: false, sort_order: 0, legal_values: '[]', project: null, created_at: now }).execute()
+    await db
+      .insertInto('context_fields')
+      .values({ name, description: null, stickiness: false, sort_order: 0, legal_values: '[]', project: null, created_at: now })
+      .execute()
   }
   for (let start = 0; start < FLAGS; start += 500) {
     const range = Array.from({ length: 500 }, (_, k) => start + k)
     const flag = (i: number) => `flag-${String(i).padStart(5, '0')}`
-    await db.insertInto('features').values(range.map((i) => ({
-      name: flag(i), project: i % 4 === 0 ? 'other' : 'default', description: null, type: 'release', stale: false, impression_data: false, created_at: now,
-      archived_at: i % 50 === 0 ? now : null,
-    }))).execute()
-    await db.insertInto('feature_environments').values(range.map((i) => ({ feature: flag(i), environment: 'development', enabled: false, variants: '[]' }))).execute()
-    await db.insertInto('feature_strategies').values(range.flatMap((i) => [0, 1, 2].map((s) => ({
-      id: `${flag(i)}-${s}`, feature_name: flag(i), project: i % 4 === 0 ? 'other' : 'default', environment: 'development', strategy_name: 'default',
-      title: null, disabled: false, parameters: '{}', constraints: constraintsOf(i, s), variants: '[]', sort_order: s, created_at: now,
-    })))).execute()
+    await db
+      .insertInto('features')
+      .values(
+        range.map((i) => ({
+          name: flag(i),
+          project: i % 4 === 0 ? 'other' : 'default',
+          description: null,
+          type: 'release',
+          stale: false,
+          impression_data: false,
+          created_at: now,
+          archived_at: i % 50 === 0 ? now : null,
+        })),
+      )
+      .execute()
+    await db
+      .insertInto('feature_environments')
+      .values(range.map((i) => ({ feature: flag(i), environment: 'development', enabled: false, variants: '[]' })))
+      .execute()
+    await db
+      .insertInto('feature_strategies')
+      .values(
+        range.flatMap((i) =>
+          [0, 1, 2].map((s) => ({
+            id: `${flag(i)}-${s}`,
+            feature_name: flag(i),
+            project: i % 4 === 0 ? 'other' : 'default',
+            environment: 'development',
+            strategy_name: 'default',
+            title: null,
+            disabled: false,
+            parameters: '{}',
+            constraints: constraintsOf(i, s),
+            variants: '[]',
+            sort_order: s,
+            created_at: now,
+          })),
+        ),
+      )
+      .execute()
   }
 }
 
-async function time(label: string, run: () => Promise<{ statusCode: number; body: string }>, expected: number, before?: () => Promise<unknown>): Promise<void> {
+async function time(
+  label: string,
+  run: () => Promise<{ statusCode: number; body: string }>,
+  expected: number,
+  before?: () => Promise<unknown>,
+): Promise<void> {
   const timings: number[] = []
   let answer = { statusCode: 0, body: '' }
   for (let i = 0; i < WARMUP + RUNS; i++) {
@@ -67,7 +106,9 @@ async function time(label: string, run: () => Promise<{ statusCode: number; body
     if (i >= WARMUP) timings.push(performance.now() - started)
   }
   if (answer.statusCode !== expected) throw new Error(`${label}: ${answer.statusCode} ${answer.body.slice(0, 200)}`)
-  console.log(`  ${label}: median ${median(timings).toFixed(1)} ms, max ${Math.max(...timings).toFixed(1)} ms (${answer.body.length} bytes)`)
+  console.log(
+    `  ${label}: median ${median(timings).toFixed(1)} ms, max ${Math.max(...timings).toFixed(1)} ms (${answer.body.length} bytes)`,
+  )
 }
 
 async function bench(label: string, options: Parameters<typeof createDb>[0]): Promise<void> {
@@ -86,7 +127,12 @@ async function bench(label: string, options: Parameters<typeof createDb>[0]): Pr
   try {
     // A flag's description written before each run: the counts are read again.
     let n = 0
-    const changeAFlag = () => database.db.updateTable('features').set({ description: `run ${++n}` }).where('name', '=', 'flag-00001').execute()
+    const changeAFlag = () =>
+      database.db
+        .updateTable('features')
+        .set({ description: `run ${++n}` })
+        .where('name', '=', 'flag-00001')
+        .execute()
     await time('GET /api/admin/context after a flag changed', () => get('/api/admin/context'), 200, changeAFlag)
     await time('GET /api/admin/context, nothing changed (counts remembered)', () => get('/api/admin/context'), 200)
     await time('GET /api/admin/context/plan/strategies', () => get('/api/admin/context/plan/strategies'), 200)

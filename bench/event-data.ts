@@ -59,19 +59,45 @@ export async function seedEvents(env: Record<string, string>, seeds: EventSeed[]
     for (const seed of seeds) {
       const groupId = randomUUID()
       const sample = JSON.stringify({
-        id: ID_MARK, type: 'feature-created', createdBy: 'system', createdAt: CREATED_AT, createdByUserId: -1337,
-        data: { name: FLAG_MARK, description: 'Seeded for the benchmark', type: 'release', project: seed.project, stale: false, createdAt: CREATED_AT, impressionData: false, archived: false },
-        preData: null, tags: [], featureName: FLAG_MARK, project: seed.project, environment: null, groupType: 'system', groupId,
+        id: ID_MARK,
+        type: 'feature-created',
+        createdBy: 'system',
+        createdAt: CREATED_AT,
+        createdByUserId: -1337,
+        data: {
+          name: FLAG_MARK,
+          description: 'Seeded for the benchmark',
+          type: 'release',
+          project: seed.project,
+          stale: false,
+          createdAt: CREATED_AT,
+          impressionData: false,
+          archived: false,
+        },
+        preData: null,
+        tags: [],
+        featureName: FLAG_MARK,
+        project: seed.project,
+        environment: null,
+        groupType: 'system',
+        groupId,
       })
       const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
       const [beforeId, afterId] = sample.split(String(ID_MARK)) as [string, string]
       const flag = `(${literal(seed.flagPrefix ?? 'flag-')} || (i % ${seed.flags}))`
-      const json = [literal(beforeId), 'i', ...afterId.split(FLAG_MARK).flatMap((part, index) => (index === 0 ? [literal(part)] : [flag, literal(part)]))].join(' || ')
-      const series = database.dialect === 'postgres'
-        ? `generate_series(${total + 1}, ${total + seed.count}) as s(i)`
-        : `(with recursive s(i) as (select ${total + 1} union all select i + 1 from s where i < ${total + seed.count}) select i from s) as s`
-      await sql.raw(`insert into events (id, type, created_by, created_by_user_id, created_at, feature_name, project, environment, group_type, group_id, json)
-        select i, 'feature-created', 'system', -1337, '${CREATED_AT}', ${flag}, ${literal(seed.project)}, null, 'system', '${groupId}', ${json} from ${series}`).execute(db)
+      const json = [
+        literal(beforeId),
+        'i',
+        ...afterId.split(FLAG_MARK).flatMap((part, index) => (index === 0 ? [literal(part)] : [flag, literal(part)])),
+      ].join(' || ')
+      const series =
+        database.dialect === 'postgres'
+          ? `generate_series(${total + 1}, ${total + seed.count}) as s(i)`
+          : `(with recursive s(i) as (select ${total + 1} union all select i + 1 from s where i < ${total + seed.count}) select i from s) as s`
+      await sql
+        .raw(`insert into events (id, type, created_by, created_by_user_id, created_at, feature_name, project, environment, group_type, group_id, json)
+        select i, 'feature-created', 'system', -1337, '${CREATED_AT}', ${flag}, ${literal(seed.project)}, null, 'system', '${groupId}', ${json} from ${series}`)
+        .execute(db)
       total += seed.count
     }
     await db.updateTable('counters').set({ value: total }).where('name', '=', 'event_id').execute()

@@ -30,7 +30,14 @@ async function loadAnyFlag(baseUrl: string, seconds: number, pid: number) {
     requests: [{ setupRequest: (request: any) => ({ ...request, path: `/api/admin/events/flag-${Math.floor(Math.random() * 1000)}` }) }],
   } as autocannon.Options)
   const cpu = ((cpuSeconds(pid) - cpuBefore) / ((performance.now() - started) / 1000)) * 100
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytesPerSecond: result.throughput.average, bad: result.non2xx + result.errors + result.timeouts, cpu }
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bytesPerSecond: result.throughput.average,
+    bad: result.non2xx + result.errors + result.timeouts,
+    cpu,
+  }
 }
 
 console.log(`GET /api/admin/events/:featureName: ${SECONDS} s per case after ${WARMUP} s warm-up, 10 connections, node ${process.version}`)

@@ -15,7 +15,9 @@ const WARMUP = 2
 const EVENTS = 100_000
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 
-console.log(`GET /api/admin/events with ${EVENTS.toLocaleString('en')} events: ${SECONDS} s after ${WARMUP} s warm-up, 10 connections, node ${process.version}`)
+console.log(
+  `GET /api/admin/events with ${EVENTS.toLocaleString('en')} events: ${SECONDS} s after ${WARMUP} s warm-up, 10 connections, node ${process.version}`,
+)
 await onBenchDatabases(async ({ label, env }) => {
   await seedEvents(env, [{ count: EVENTS, project: 'default', flags: 1000 }])
   const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN })

@@ -38,18 +38,22 @@ function readOnce(url: string): Promise<Read> {
     let bytes = 0
     let head = ''
     let tail = ''
-    http.get(url, { headers: { authorization: TOKEN }, agent: false }, (response) => {
-      response.on('data', (chunk: Buffer) => {
-        if (bytes === 0) {
-          firstByteMs = performance.now() - started
-          head = chunk.subarray(0, 40).toString()
-        }
-        bytes += chunk.length
-        tail = (tail + chunk.subarray(-40).toString()).slice(-40)
+    http
+      .get(url, { headers: { authorization: TOKEN }, agent: false }, (response) => {
+        response.on('data', (chunk: Buffer) => {
+          if (bytes === 0) {
+            firstByteMs = performance.now() - started
+            head = chunk.subarray(0, 40).toString()
+          }
+          bytes += chunk.length
+          tail = (tail + chunk.subarray(-40).toString()).slice(-40)
+        })
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, firstByteMs, totalMs: performance.now() - started, bytes, head, tail }),
+        )
+        response.on('error', reject)
       })
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, firstByteMs, totalMs: performance.now() - started, bytes, head, tail }))
-      response.on('error', reject)
-    }).on('error', reject)
+      .on('error', reject)
   })
 }
 
@@ -67,7 +71,10 @@ await onBenchDatabases(async ({ label, env }) => {
     const cpuBefore = cpuSeconds(server.pid)
     const read = await readOnce(`${server.url}/api/admin/events?project=million`)
     const cpu = cpuSeconds(server.pid) - cpuBefore
-    const complete = read.status === 200 && read.head.startsWith(`{"version":1,"events":[{"id":${COUNT},`) && read.tail.endsWith(`],"totalEvents":${COUNT}}`)
+    const complete =
+      read.status === 200 &&
+      read.head.startsWith(`{"version":1,"events":[{"id":${COUNT},`) &&
+      read.tail.endsWith(`],"totalEvents":${COUNT}}`)
     console.log(
       `${label}: first byte ${read.firstByteMs.toFixed(0)} ms, total ${(read.totalMs / 1000).toFixed(2)} s, ` +
         `${(read.bytes / 1e6).toFixed(0)} MB at ${(read.bytes / 1e6 / (read.totalMs / 1000)).toFixed(0)} MB/s, ` +

@@ -18,7 +18,14 @@
  * the admin API.
  */
 import { randomInt } from 'node:crypto'
-import type { ClientFeaturesPayload, ConstraintDefinition, FeatureDefinition, SegmentDefinition, StrategyDefinition, VariantDefinition } from '../src/features/evaluation/types.ts'
+import type {
+  ClientFeaturesPayload,
+  ConstraintDefinition,
+  FeatureDefinition,
+  SegmentDefinition,
+  StrategyDefinition,
+  VariantDefinition,
+} from '../src/features/evaluation/types.ts'
 
 export const SHAPE_PROJECT = 'frontend-bench'
 export const SHAPE_FLAGS = 1000
@@ -37,12 +44,20 @@ function segmentConstraints(k: number): ConstraintDefinition[] {
   const regions = Array.from({ length: 1 + (k % 4) }, (_, r) => REGIONS[(k + r * 3) % REGIONS.length]!)
   return [
     { contextName: 'region', operator: 'IN', values: regions },
-    ...(k % 2 === 1 ? [{ contextName: 'tenant', operator: 'NOT_IN', values: Array.from({ length: 10 }, (_, t) => tenant(k * 7 + t)) }] : []),
+    ...(k % 2 === 1
+      ? [{ contextName: 'tenant', operator: 'NOT_IN', values: Array.from({ length: 10 }, (_, t) => tenant(k * 7 + t)) }]
+      : []),
   ]
 }
 
 const strategyVariants = (i: number): VariantDefinition[] => [
-  { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: JSON.stringify({ flag: i, color: 'blue', sizes: [1, 2, 3] }) } },
+  {
+    name: 'blue',
+    weight: 500,
+    weightType: 'variable',
+    stickiness: 'default',
+    payload: { type: 'json', value: JSON.stringify({ flag: i, color: 'blue', sizes: [1, 2, 3] }) },
+  },
   { name: 'green', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: `green-${i}` } },
 ]
 
@@ -66,13 +81,21 @@ function strategiesOf(i: number, segment: (k: number) => number): StrategyDefini
     {
       name: 'flexibleRollout',
       parameters: { rollout: '100', stickiness: 'default', groupId: name },
-      constraints: [{ contextName: 'userId', operator: 'IN', values: Array.from({ length: 10 }, (_, k) => `user-${(i * 97 + k * 1009) % USERS}`) }],
+      constraints: [
+        { contextName: 'userId', operator: 'IN', values: Array.from({ length: 10 }, (_, k) => `user-${(i * 97 + k * 1009) % USERS}`) },
+      ],
       segments: [],
       variants: [],
     },
     i % 4 === 0
       ? { name: 'default', parameters: {}, constraints: [], segments: [], variants: [] }
-      : { name: 'remoteAddress', parameters: { IPs: `10.${i % 250}.0.1, 192.168.${(i * 7) % 250}.${1 + (i % 200)}` }, constraints: [], segments: [], variants: [] },
+      : {
+          name: 'remoteAddress',
+          parameters: { IPs: `10.${i % 250}.0.1, 192.168.${(i * 7) % 250}.${1 + (i % 200)}` },
+          constraints: [],
+          segments: [],
+          variants: [],
+        },
   ]
 }
 
@@ -80,7 +103,10 @@ const hasEnvironmentVariants = (i: number) => i % 10 === 3
 
 /** The flags and segments as the client API serves them (segments apart), segment ids 1–20. */
 export function frontendShapePayload(): Required<Pick<ClientFeaturesPayload, 'features' | 'segments'>> {
-  const segments: SegmentDefinition[] = Array.from({ length: SHAPE_SEGMENTS }, (_, k) => ({ id: k + 1, constraints: segmentConstraints(k) }))
+  const segments: SegmentDefinition[] = Array.from({ length: SHAPE_SEGMENTS }, (_, k) => ({
+    id: k + 1,
+    constraints: segmentConstraints(k),
+  }))
   const features: FeatureDefinition[] = Array.from({ length: SHAPE_FLAGS }, (_, i) => ({
     name: shapeFlagName(i),
     enabled: true,
@@ -118,9 +144,11 @@ async function send(method: string, url: string, token: string, body?: unknown):
 
 async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++)
+    }),
+  )
 }
 
 /**
@@ -143,7 +171,9 @@ export async function importFrontendShape(baseUrl: string, adminToken: string): 
     environment: 'development',
     data: {
       features: names.map((name) => ({ name, project: SHAPE_PROJECT, type: 'release' })),
-      featureStrategies: names.flatMap((name, i) => strategiesOf(i, (k) => segments[k]!.id).map((strategy) => ({ ...strategy, featureName: name }))),
+      featureStrategies: names.flatMap((name, i) =>
+        strategiesOf(i, (k) => segments[k]!.id).map((strategy) => ({ ...strategy, featureName: name })),
+      ),
       featureEnvironments: names.map((name, i) => ({
         name,
         featureName: name,
@@ -156,7 +186,14 @@ export async function importFrontendShape(baseUrl: string, adminToken: string): 
     },
   })
   const token = async (type: 'client' | 'frontend') =>
-    (await send('POST', `${admin}/api-tokens`, adminToken, { tokenName: `frontend-bench-${type}`, type, environment: 'development', projects: [SHAPE_PROJECT] })).secret as string
+    (
+      await send('POST', `${admin}/api-tokens`, adminToken, {
+        tokenName: `frontend-bench-${type}`,
+        type,
+        environment: 'development',
+        projects: [SHAPE_PROJECT],
+      })
+    ).secret as string
   return { frontend: await token('frontend'), client: await token('client') }
 }
 
@@ -170,7 +207,10 @@ export async function seedFrontendShape(baseUrl: string, adminToken: string): Pr
   await send('POST', `${admin}/projects`, adminToken, { id: SHAPE_PROJECT, name: 'Frontend bench (issue 35)' })
   const segmentIds: number[] = []
   for (let k = 0; k < SHAPE_SEGMENTS; k++) {
-    const created = await send('POST', `${admin}/segments`, adminToken, { name: `frontend-bench-segment-${k}`, constraints: segmentConstraints(k) })
+    const created = await send('POST', `${admin}/segments`, adminToken, {
+      name: `frontend-bench-segment-${k}`,
+      constraints: segmentConstraints(k),
+    })
     segmentIds.push(created.id)
   }
   await inParallel(SHAPE_FLAGS, 10, async (i) => {
@@ -178,10 +218,23 @@ export async function seedFrontendShape(baseUrl: string, adminToken: string): Pr
     await send('POST', `${admin}/projects/${SHAPE_PROJECT}/features`, adminToken, { name })
     const place = `${admin}/projects/${SHAPE_PROJECT}/features/${name}/environments/development`
     for (const strategy of strategiesOf(i, (k) => segmentIds[k]!)) await send('POST', `${place}/strategies`, adminToken, strategy)
-    if (hasEnvironmentVariants(i)) await send('PUT', `${place}/variants`, adminToken, environmentVariants(i).map(({ weight: _, ...variant }) => variant))
+    if (hasEnvironmentVariants(i))
+      await send(
+        'PUT',
+        `${place}/variants`,
+        adminToken,
+        environmentVariants(i).map(({ weight: _, ...variant }) => variant),
+      )
     await send('POST', `${place}/on`, adminToken)
   })
   const token = async (type: 'client' | 'frontend') =>
-    (await send('POST', `${admin}/api-tokens`, adminToken, { tokenName: `frontend-bench-${type}`, type, environment: 'development', projects: [SHAPE_PROJECT] })).secret as string
+    (
+      await send('POST', `${admin}/api-tokens`, adminToken, {
+        tokenName: `frontend-bench-${type}`,
+        type,
+        environment: 'development',
+        projects: [SHAPE_PROJECT],
+      })
+    ).secret as string
   return { frontend: await token('frontend'), client: await token('client') }
 }

@@ -26,7 +26,9 @@ import { createEvaluator } from '../src/features/evaluation/evaluate.ts'
 import { frontendShapePayload, shapeContextQuery } from './frontend-data.ts'
 
 if (!process.execArgv.includes('--no-maglev')) {
-  const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit' })
+  const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  })
   process.exit(run.status ?? 1)
 }
 
@@ -41,7 +43,12 @@ else {
   try {
     await warmCompileCache()
     const env = { DATABASE_FILE: join(dir, 'pennon.sqlite') }
-    const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+    const server = await startProcess('src/main.ts', {
+      ...env,
+      INIT_ADMIN_API_TOKENS: TOKEN,
+      SEGMENTS_LIMIT: '2000000000',
+      AUTH_FAILURES_PER_MINUTE: '0',
+    })
     try {
       await seedBenchData(server.url, TOKEN, env)
       const tokens = await seedSdkData(server.url, TOKEN)
@@ -55,12 +62,22 @@ else {
   if (payloadFile) writeFileSync(payloadFile, JSON.stringify(payload))
 }
 
-const flags: EnvironmentFlags = { environment: 'development', features: payload.features, segments: new Map(payload.segments.map((s) => [s.id, s])), revisionId: 0 }
-const clientFeatures = { environmentFlags: () => ({ version: 1, flags: Promise.resolve(flags) }), visible: (read: EnvironmentFlags) => read.features } as unknown as ClientFeaturesService
+const flags: EnvironmentFlags = {
+  environment: 'development',
+  features: payload.features,
+  segments: new Map(payload.segments.map((s) => [s.id, s])),
+  revisionId: 0,
+}
+const clientFeatures = {
+  environmentFlags: () => ({ version: 1, flags: Promise.resolve(flags) }),
+  visible: (read: EnvironmentFlags) => read.features,
+} as unknown as ClientFeaturesService
 const service = createFrontendService({ clientFeatures })
 const evaluator = createEvaluator({ features: payload.features, segments: payload.segments })
 const scope = { environment: 'development', projects: ['default'] }
-const contexts = Array.from({ length: 1000 }, () => contextFrom(Object.fromEntries(new URLSearchParams(shape ? shapeContextQuery() : randomContextQuery())), '127.0.0.1'))
+const contexts = Array.from({ length: 1000 }, () =>
+  contextFrom(Object.fromEntries(new URLSearchParams(shape ? shapeContextQuery() : randomContextQuery())), '127.0.0.1'),
+)
 const toggles = contexts.map((context) => evaluator.evaluateAll(context))
 
 const cpuMicros = () => {

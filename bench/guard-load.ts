@@ -37,6 +37,10 @@ parentPort!.on('message', async (request: LoadRequest) => {
   } as autocannon.Options)
   const statuses = Object.entries(result.statusCodeStats ?? {}) as [string, { count: number }][]
   const expected = statuses.reduce((sum, [code, { count }]) => (code === String(request.expectedStatus) ? sum + count : sum), 0)
-  const answer: LoadAnswer = { expected, unexpected: statuses.reduce((sum, [, { count }]) => sum + count, 0) - expected, errors: result.errors + result.timeouts }
+  const answer: LoadAnswer = {
+    expected,
+    unexpected: statuses.reduce((sum, [, { count }]) => sum + count, 0) - expected,
+    errors: result.errors + result.timeouts,
+  }
   parentPort!.postMessage(answer)
 })

@@ -33,7 +33,9 @@ import { importFrontendShape, shapeContextQuery, shapeFlagName } from './fronten
 import type { LoadAnswer, LoadRequest } from './guard-load.ts'
 
 if (!process.execArgv.includes('--no-maglev')) {
-  const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit' })
+  const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  })
   process.exit(run.status ?? 1)
 }
 
@@ -111,7 +113,9 @@ async function cpuPerRequest(request: LoadRequest): Promise<number> {
   const answer = await send(request)
   const used = threadCpu() - before
   if (answer.unexpected > 0 || answer.errors > 0 || answer.expected !== request.amount) {
-    throw new Error(`${request.method} ${request.url}: ${answer.expected} of ${request.amount} answered ${request.expectedStatus}, ${answer.unexpected} other, ${answer.errors} errors`)
+    throw new Error(
+      `${request.method} ${request.url}: ${answer.expected} of ${request.amount} answered ${request.expectedStatus}, ${answer.unexpected} other, ${answer.errors} errors`,
+    )
   }
   return used / request.amount
 }
@@ -161,7 +165,8 @@ const parseThenReplay = (answer: Recorded) => (request: IncomingMessage, respons
 /** A metrics bucket as an SDK sends it: 50 of the flags, every tenth with variants. */
 function metricsBody(): string {
   const toggles: Record<string, { yes: number; no: number; variants: Record<string, number> }> = {}
-  for (let i = 0; i < 50; i++) toggles[shapeFlagName(i * 20)] = { yes: (i % 5) + 1, no: i % 3, variants: i % 10 === 0 ? { blue: (i % 5) + 1 } : {} }
+  for (let i = 0; i < 50; i++)
+    toggles[shapeFlagName(i * 20)] = { yes: (i % 5) + 1, no: i % 3, variants: i % 10 === 0 ? { blue: (i % 5) + 1 } : {} }
   const now = new Date()
   return JSON.stringify({
     appName: 'guard',
@@ -192,24 +197,62 @@ try {
   const features = await record(`${pennon}/api/client/features`, { headers: client })
   const notModified = await record(`${pennon}/api/client/features`, { headers: { ...client, 'if-none-match': features.headers.etag! } })
   const frontends: Recorded[] = []
-  for (let k = 0; k < 21; k++) frontends.push(await record(`${pennon}/api/frontend?${shapeContextQuery()}`, { headers: { authorization: tokens.frontend } }))
+  for (let k = 0; k < 21; k++)
+    frontends.push(await record(`${pennon}/api/frontend?${shapeContextQuery()}`, { headers: { authorization: tokens.frontend } }))
   frontends.sort((a, b) => a.body.length - b.body.length)
   const metricsHeaders = { ...client, 'content-type': 'application/json' }
   const metrics = await record(`${pennon}/api/client/metrics`, { method: 'POST', headers: metricsHeaders, body: metricsBody() })
   if (features.status !== 200 || notModified.status !== 304 || frontends.some((answer) => answer.status !== 200) || metrics.status >= 300) {
-    throw new Error(`unexpected answers while recording: ${features.status} ${notModified.status} ${frontends.map((a) => a.status)} ${metrics.status} ${metrics.body}`)
+    throw new Error(
+      `unexpected answers while recording: ${features.status} ${notModified.status} ${frontends.map((a) => a.status)} ${metrics.status} ${metrics.body}`,
+    )
   }
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`
   const cases: GuardCase[] = [
-    { key: 'f', label: `f: GET /api/client/features (${kb(features.body.length)})`, request: { method: 'GET', path: '/api/client/features', headers: client, expectedStatus: 200 }, amount: 40, ceiling: replay(features) },
-    { key: 'f304', label: 'f′: the same, If-None-Match → 304', request: { method: 'GET', path: '/api/client/features', headers: { ...client, 'if-none-match': features.headers.etag! }, expectedStatus: 304 }, amount: 1500, ceiling: replay(notModified) },
     {
-      key: 'g620', label: `g620: GET /api/frontend, random context (~${kb(frontends[10]!.body.length)})`,
-      request: { method: 'GET', path: '/api/frontend', randomContextPath: '/api/frontend', headers: { authorization: tokens.frontend }, expectedStatus: 200 }, amount: 120, ceiling: stringifyThenReplay(frontends[10]!),
+      key: 'f',
+      label: `f: GET /api/client/features (${kb(features.body.length)})`,
+      request: { method: 'GET', path: '/api/client/features', headers: client, expectedStatus: 200 },
+      amount: 40,
+      ceiling: replay(features),
     },
     {
-      key: 'h', label: 'h: POST /api/client/metrics (50 flags)',
-      request: { method: 'POST', path: '/api/client/metrics', headers: metricsHeaders, body: metricsBody(), expectedStatus: metrics.status }, amount: 800, ceiling: parseThenReplay(metrics),
+      key: 'f304',
+      label: 'f′: the same, If-None-Match → 304',
+      request: {
+        method: 'GET',
+        path: '/api/client/features',
+        headers: { ...client, 'if-none-match': features.headers.etag! },
+        expectedStatus: 304,
+      },
+      amount: 1500,
+      ceiling: replay(notModified),
+    },
+    {
+      key: 'g620',
+      label: `g620: GET /api/frontend, random context (~${kb(frontends[10]!.body.length)})`,
+      request: {
+        method: 'GET',
+        path: '/api/frontend',
+        randomContextPath: '/api/frontend',
+        headers: { authorization: tokens.frontend },
+        expectedStatus: 200,
+      },
+      amount: 120,
+      ceiling: stringifyThenReplay(frontends[10]!),
+    },
+    {
+      key: 'h',
+      label: 'h: POST /api/client/metrics (50 flags)',
+      request: {
+        method: 'POST',
+        path: '/api/client/metrics',
+        headers: metricsHeaders,
+        body: metricsBody(),
+        expectedStatus: metrics.status,
+      },
+      amount: 800,
+      ceiling: parseThenReplay(metrics),
     },
   ]
 
@@ -245,7 +288,9 @@ try {
     // The evaluator as the frontend API builds it, over the flags the client API serves.
     const payload = JSON.parse(features.body.toString()) as { features: never[]; segments: never[] }
     const evaluator = createEvaluator({ features: payload.features, segments: payload.segments })
-    const contexts = Array.from({ length: 200 }, () => contextFrom(Object.fromEntries(new URLSearchParams(shapeContextQuery())), '127.0.0.1'))
+    const contexts = Array.from({ length: 200 }, () =>
+      contextFrom(Object.fromEntries(new URLSearchParams(shapeContextQuery())), '127.0.0.1'),
+    )
     const toggles = contexts.map((context) => evaluator.evaluateAll(context))
     const evaluate = () => {
       for (const context of contexts) evaluator.evaluateAll(context)
@@ -281,7 +326,9 @@ try {
   if (update) writeFileSync(BASELINE_FILE, `${JSON.stringify(baseline, null, 2)}\n`)
   console.log(
     `${update ? `ratios written to ${BASELINE_FILE.pathname}` : exitCode === 0 ? 'guard: every ratio within its margin' : 'guard: FAILED: a hot path fell below its floor (ratio = ceiling CPU ÷ Pennon CPU per request)'}` +
-      ` — ${seconds()} s, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, node ${process.version}`,
+      ` — ${seconds()} s, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}, node ${process.version}`,
   )
 } finally {
   await worker.terminate()

@@ -33,7 +33,14 @@ const CONNECTIONS = 10
 const LARGEST = 30
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const FLAGS = ['checkout', 'search', 'banner']
-const TABLES = ['client_applications', 'client_applications_usage', 'client_instances', 'client_metrics_env', 'client_metrics_env_variants', 'last_seen_at_metrics']
+const TABLES = [
+  'client_applications',
+  'client_applications_usage',
+  'client_instances',
+  'client_metrics_env',
+  'client_metrics_env_variants',
+  'last_seen_at_metrics',
+]
 
 // Random names cut from one pool of random hex at random places: cheap enough that the client is not what limits the rate.
 const POOL = randomBytes(1 << 20).toString('hex')
@@ -48,7 +55,8 @@ const rssMb = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8'
 
 function hostileMetrics(): string {
   const toggles: Record<string, unknown> = {}
-  for (const flag of FLAGS) toggles[flag] = { yes: 1, no: 1, variants: Object.fromEntries(Array.from({ length: 40 }, () => [random(16), 1])) }
+  for (const flag of FLAGS)
+    toggles[flag] = { yes: 1, no: 1, variants: Object.fromEntries(Array.from({ length: 40 }, () => [random(16), 1])) }
   for (let i = 0; i < 40; i++) toggles[`ghost-${random(20)}`] = { yes: 1 }
   const stop = new Date(Date.now() + (Math.random() * 10 - 5) * DAY).toISOString()
   return JSON.stringify({
@@ -87,42 +95,86 @@ const largest: Array<{ label: string; path: string; body: () => string; token: '
     label: 'variants of one flag',
     path: '/api/frontend/client/metrics',
     token: 'frontend',
-    body: () => largestOf((n) => ({ appName: 'web-shop', bucket: bucket({ checkout: { yes: 1, variants: Object.fromEntries(Array.from({ length: n }, () => [random(12), 1])) } }) }), 17),
+    body: () =>
+      largestOf(
+        (n) => ({
+          appName: 'web-shop',
+          bucket: bucket({ checkout: { yes: 1, variants: Object.fromEntries(Array.from({ length: n }, () => [random(12), 1])) } }),
+        }),
+        17,
+      ),
   },
   {
     label: 'unknown flag names',
     path: '/api/frontend/client/metrics',
     token: 'frontend',
-    body: () => largestOf((n) => ({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: n }, () => [`g-${random(12)}`, { yes: 1 }]))) }), 27),
+    body: () =>
+      largestOf(
+        (n) => ({
+          appName: 'web-shop',
+          bucket: bucket(Object.fromEntries(Array.from({ length: n }, () => [`g-${random(12)}`, { yes: 1 }]))),
+        }),
+        27,
+      ),
   },
   {
     label: 'invalid counts (a 400 listing 50 of them)',
     path: '/api/frontend/client/metrics',
     token: 'frontend',
     status: 400,
-    body: () => largestOf((n) => ({ appName: 'web-shop', bucket: bucket(Object.fromEntries(Array.from({ length: n }, () => [`g-${random(12)}`, { yes: -1 }]))) }), 28),
+    body: () =>
+      largestOf(
+        (n) => ({
+          appName: 'web-shop',
+          bucket: bucket(Object.fromEntries(Array.from({ length: n }, () => [`g-${random(12)}`, { yes: -1 }]))),
+        }),
+        28,
+      ),
   },
   {
     label: 'bulk entries of new applications',
     path: '/api/client/metrics/bulk',
     token: 'client',
-    body: () => largestOf((n) => ({
-      applications: [],
-      metrics: Array.from({ length: n }, () => ({ featureName: 'checkout', appName: `a-${random(8)}`, environment: 'development', yes: 1 })),
-    }), 87),
+    body: () =>
+      largestOf(
+        (n) => ({
+          applications: [],
+          metrics: Array.from({ length: n }, () => ({
+            featureName: 'checkout',
+            appName: `a-${random(8)}`,
+            environment: 'development',
+            yes: 1,
+          })),
+        }),
+        87,
+      ),
   },
   {
     label: '1 MB of variants (413)',
     path: '/api/frontend/client/metrics',
     token: 'frontend',
     status: 413,
-    body: () => JSON.stringify({ appName: 'web-shop', bucket: bucket({ checkout: { yes: 1, variants: Object.fromEntries(Array.from({ length: 60_000 }, () => [random(12), 1])) } }) }),
+    body: () =>
+      JSON.stringify({
+        appName: 'web-shop',
+        bucket: bucket({ checkout: { yes: 1, variants: Object.fromEntries(Array.from({ length: 60_000 }, () => [random(12), 1])) } }),
+      }),
   },
 ]
 
-async function api(base: string, method: string, path: string, body: unknown, token = TOKEN): Promise<{ status: number; text: string; ms: number }> {
+async function api(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  token = TOKEN,
+): Promise<{ status: number; text: string; ms: number }> {
   const started = performance.now()
-  const response = await fetch(`${base}${path}`, { method, headers: { authorization: token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: token, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
   const text = await response.text()
   return { status: response.status, text, ms: performance.now() - started }
 }
@@ -142,15 +194,27 @@ interface Stored {
 
 async function readStored(env: Record<string, string>): Promise<Stored> {
   const count = `select count(*) as n from`
-  const legit = (app: string) => `select coalesce(sum(yes), 0) as n from client_metrics_env where app_name = '${app}' and feature_name = 'banner'`
+  const legit = (app: string) =>
+    `select coalesce(sum(yes), 0) as n from client_metrics_env where app_name = '${app}' and feature_name = 'banner'`
   if (env.DATABASE_FILE) {
     const file = env.DATABASE_FILE
-    const size = (path: string) => { try { return statSync(path).size } catch { return 0 } }
+    const size = (path: string) => {
+      try {
+        return statSync(path).size
+      } catch {
+        return 0
+      }
+    }
     const bytes = `${(size(file) / 1e6).toFixed(1)} MB file + ${(size(`${file}-wal`) / 1e6).toFixed(1)} MB WAL`
     const db = new DatabaseSync(file, { readOnly: true })
     try {
       const one = (query: string) => Number((db.prepare(query).get() as { n: number }).n)
-      return { rows: Object.fromEntries(TABLES.map((table) => [table, one(`${count} ${table}`)])), bytes, webShop: one(legit('web-shop')), newcomer: one(legit('newcomer')) }
+      return {
+        rows: Object.fromEntries(TABLES.map((table) => [table, one(`${count} ${table}`)])),
+        bytes,
+        webShop: one(legit('web-shop')),
+        newcomer: one(legit('newcomer')),
+      }
     } finally {
       db.close()
     }
@@ -161,8 +225,15 @@ async function readStored(env: Record<string, string>): Promise<Stored> {
     const one = async (query: string) => Number((await client.query(query)).rows[0].n)
     const rows: Record<string, number> = {}
     for (const table of TABLES) rows[table] = await one(`${count} ${table}`)
-    const total = await one(`select sum(pg_total_relation_size(c.oid)) as n from pg_class c where c.relname in (${TABLES.map((t) => `'${t}'`).join(', ')}) and c.relkind = 'r'`)
-    return { rows, bytes: `${(total / 1e6).toFixed(1)} MB (tables with their indexes)`, webShop: await one(legit('web-shop')), newcomer: await one(legit('newcomer')) }
+    const total = await one(
+      `select sum(pg_total_relation_size(c.oid)) as n from pg_class c where c.relname in (${TABLES.map((t) => `'${t}'`).join(', ')}) and c.relkind = 'r'`,
+    )
+    return {
+      rows,
+      bytes: `${(total / 1e6).toFixed(1)} MB (tables with their indexes)`,
+      webShop: await one(legit('web-shop')),
+      newcomer: await one(legit('newcomer')),
+    }
   } finally {
     await client.end()
   }
@@ -184,12 +255,31 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
     const frontend = (await admin(base, 'POST', '/api/admin/api-tokens', { tokenName: 'web', type: 'frontend' })).secret as string
     const otherFrontend = (await admin(base, 'POST', '/api/admin/api-tokens', { tokenName: 'mobile', type: 'frontend' })).secret as string
     const client = (await admin(base, 'POST', '/api/admin/api-tokens', { tokenName: 'edge', type: 'client' })).secret as string
-    const legit = (app: string) => ({ appName: app, instanceId: 'browser', bucket: bucket({ banner: { yes: 5, no: 1 }, checkout: { yes: 2, variants: { blue: 1, green: 1 } } }) })
+    const legit = (app: string) => ({
+      appName: app,
+      instanceId: 'browser',
+      bucket: bucket({ banner: { yes: 5, no: 1 }, checkout: { yes: 2, variants: { blue: 1, green: 1 } } }),
+    })
     const ok = async (response: Promise<{ status: number; text: string }>) => {
       const { status, text } = await response
       if (status !== 200) throw new Error(`legitimate report: ${status} ${text}`)
     }
-    await ok(api(base, 'POST', '/api/frontend/client/register', { appName: 'web-shop', instanceId: 'browser', sdkVersion: 'unleash-js-sdk:3.8.2', strategies: [], started: new Date().toISOString(), interval: 30000 }, frontend))
+    await ok(
+      api(
+        base,
+        'POST',
+        '/api/frontend/client/register',
+        {
+          appName: 'web-shop',
+          instanceId: 'browser',
+          sdkVersion: 'unleash-js-sdk:3.8.2',
+          strategies: [],
+          started: new Date().toISOString(),
+          interval: 30000,
+        },
+        frontend,
+      ),
+    )
     await ok(api(base, 'POST', '/api/frontend/client/metrics', legit('web-shop'), frontend))
     await sleep(1500)
     const rssBefore = rssMb(server.pid)
@@ -203,16 +293,24 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
       headers: { authorization: frontend, 'content-type': 'application/json' },
       connections: CONNECTIONS,
       amount: REQUESTS,
-      requests: [{
-        setupRequest: (request: any) => {
-          const register = ++sent % 5 === 0
-          return { ...request, path: register ? '/api/frontend/client/register' : '/api/frontend/client/metrics', body: register ? hostileRegistration() : hostileMetrics() }
+      requests: [
+        {
+          setupRequest: (request: any) => {
+            const register = ++sent % 5 === 0
+            return {
+              ...request,
+              path: register ? '/api/frontend/client/register' : '/api/frontend/client/metrics',
+              body: register ? hostileRegistration() : hostileMetrics(),
+            }
+          },
         },
-      }],
+      ],
     } as autocannon.Options)
     const seconds = (performance.now() - started) / 1000
     const cpu = cpuSeconds(server.pid) - cpuBefore
-    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => `${count} × ${code}`).join(', ')
+    const statuses = Object.entries(result.statusCodeStats ?? {})
+      .map(([code, { count }]) => `${count} × ${code}`)
+      .join(', ')
     const rssAfter = rssMb(server.pid)
     const peak = peakRssMb(server.pid)
 
@@ -225,7 +323,11 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
       for (const body of bodies) {
         let status: number
         try {
-          const answer = await fetch(`${base}${shape.path}`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body })
+          const answer = await fetch(`${base}${shape.path}`, {
+            method: 'POST',
+            headers: { authorization: token, 'content-type': 'application/json' },
+            body,
+          })
           await answer.arrayBuffer()
           status = answer.status
         } catch (error) {
@@ -236,7 +338,9 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
         if (shape.status === undefined ? status >= 300 : status !== shape.status) throw new Error(`${shape.label}: ${status}`)
       }
       const keys = (bodies[0]!.match(/":/g) ?? []).length
-      perRequest.push(`${shape.label} (${(bytes / 1024).toFixed(0)} KiB, ${keys.toLocaleString('en-US')} keys): ${(((cpuSeconds(server.pid) - before) / LARGEST) * 1000).toFixed(0)} ms CPU per request`)
+      perRequest.push(
+        `${shape.label} (${(bytes / 1024).toFixed(0)} KiB, ${keys.toLocaleString('en-US')} keys): ${(((cpuSeconds(server.pid) - before) / LARGEST) * 1000).toFixed(0)} ms CPU per request`,
+      )
     }
 
     await ok(api(base, 'POST', '/api/frontend/client/metrics', legit('web-shop'), frontend))
@@ -251,21 +355,35 @@ async function benchPennon(label: string, env: Record<string, string>): Promise<
     stopped = true
     const stored = await readStored(env)
 
-    console.log(`\nPennon [${label}]: ${REQUESTS} hostile posts in ${seconds.toFixed(1)} s (${(REQUESTS / seconds).toFixed(0)} req/s): ${statuses}; errors ${result.errors + result.timeouts}`)
-    console.log(`  server CPU ${((cpu / REQUESTS) * 1000).toFixed(2)} ms per hostile post; RSS ${rssBefore.toFixed(0)} MB before → ${rssAfter.toFixed(0)} MB after (peak ${peak.toFixed(0)} MB) → ${rssIdle.toFixed(0)} MB after 10 s idle`)
+    console.log(
+      `\nPennon [${label}]: ${REQUESTS} hostile posts in ${seconds.toFixed(1)} s (${(REQUESTS / seconds).toFixed(0)} req/s): ${statuses}; errors ${result.errors + result.timeouts}`,
+    )
+    console.log(
+      `  server CPU ${((cpu / REQUESTS) * 1000).toFixed(2)} ms per hostile post; RSS ${rssBefore.toFixed(0)} MB before → ${rssAfter.toFixed(0)} MB after (peak ${peak.toFixed(0)} MB) → ${rssIdle.toFixed(0)} MB after 10 s idle`,
+    )
     for (const line of perRequest) console.log(`  ${line}`)
-    console.log(`  GET /api/admin/client-metrics/features/checkout: ${Buffer.byteLength(read.text)} bytes, median of 5 ${read.ms.toFixed(1)} ms`)
-    console.log(`  rows: ${Object.entries(stored.rows).map(([table, n]) => `${table} ${n}`).join(', ')}`)
+    console.log(
+      `  GET /api/admin/client-metrics/features/checkout: ${Buffer.byteLength(read.text)} bytes, median of 5 ${read.ms.toFixed(1)} ms`,
+    )
+    console.log(
+      `  rows: ${Object.entries(stored.rows)
+        .map(([table, n]) => `${table} ${n}`)
+        .join(', ')}`,
+    )
     console.log(`  database: ${stored.bytes}`)
     const legitOk = stored.webShop >= 10 && stored.newcomer === 5
-    console.log(`  legitimate reports afterwards: web-shop banner yes ${stored.webShop} (≥ 10: its two reports, plus what impersonating posts sent), newcomer ${stored.newcomer} (5): ${legitOk ? 'stored' : 'NOT stored'}`)
+    console.log(
+      `  legitimate reports afterwards: web-shop banner yes ${stored.webShop} (≥ 10: its two reports, plus what impersonating posts sent), newcomer ${stored.newcomer} (5): ${legitOk ? 'stored' : 'NOT stored'}`,
+    )
     if (!legitOk) process.exitCode = 1
   } finally {
     if (!stopped) await server.stop()
   }
 }
 
-console.log(`Hostile metrics: ${REQUESTS} posts with a frontend token over ${CONNECTIONS} connections, then the largest bodies ${LARGEST} times each; node ${process.version}`)
+console.log(
+  `Hostile metrics: ${REQUESTS} posts with a frontend token over ${CONNECTIONS} connections, then the largest bodies ${LARGEST} times each; node ${process.version}`,
+)
 const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-hostile-'))
 try {
   await benchPennon('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })

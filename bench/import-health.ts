@@ -24,8 +24,20 @@ const mainThreadCpuMs = (pid: number): number => Number(readFileSync(`/proc/${pi
 
 async function editorToken(url: string): Promise<string> {
   const headers = { 'content-type': 'application/json', authorization: TOKEN }
-  const account = (await (await fetch(`${url}/api/admin/service-account`, { method: 'POST', headers, body: JSON.stringify({ username: 'editor', name: 'editor', rootRole: 2 }) })).json()) as { id: number }
-  const token = (await (await fetch(`${url}/api/admin/service-account/${account.id}/token`, { method: 'POST', headers, body: JSON.stringify({ description: 'bench', expiresAt: null }) })).json()) as { secret: string }
+  const account = (await (
+    await fetch(`${url}/api/admin/service-account`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ username: 'editor', name: 'editor', rootRole: 2 }),
+    })
+  ).json()) as { id: number }
+  const token = (await (
+    await fetch(`${url}/api/admin/service-account/${account.id}/token`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ description: 'bench', expiresAt: null }),
+    })
+  ).json()) as { secret: string }
   return token.secret
 }
 
@@ -49,7 +61,9 @@ async function whileHealthPolled(server: Server, work: () => Promise<string[]>):
   done = true
   await poll
   const most = (key: 'wall' | 'cpu') => Math.max(...answers.map((answer) => answer[key])).toFixed(0)
-  console.log(`  ${results.join(', ')}; ${(elapsed / 1000).toFixed(2)} s in all; /health: ${answers.length} answers, slowest ${most('wall')} ms, most server CPU while one was awaited ${most('cpu')} ms`)
+  console.log(
+    `  ${results.join(', ')}; ${(elapsed / 1000).toFixed(2)} s in all; /health: ${answers.length} answers, slowest ${most('wall')} ms, most server CPU while one was awaited ${most('cpu')} ms`,
+  )
 }
 
 async function run(label: string, env: Record<string, string>): Promise<void> {
@@ -59,7 +73,11 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
     const post = async (prefix: string) => {
       const body = JSON.stringify(largeImport(prefix))
       const started = performance.now()
-      const response = await fetch(`${server.url}/api/admin/features-batch/import`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: editor }, body })
+      const response = await fetch(`${server.url}/api/admin/features-batch/import`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: editor },
+        body,
+      })
       await response.arrayBuffer()
       return `${response.status} in ${((performance.now() - started) / 1000).toFixed(2)} s (${(body.length / 1000).toFixed(0)} KB)`
     }
@@ -79,4 +97,5 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
-if (process.env.BENCH_DATABASE_URL) await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'import', (url) => run('PostgreSQL', { DATABASE_URL: url }))
+if (process.env.BENCH_DATABASE_URL)
+  await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'import', (url) => run('PostgreSQL', { DATABASE_URL: url }))

@@ -102,16 +102,17 @@ export async function serverMemory(server: Server): Promise<{ rssMb: number; hea
     socket.onerror = reject
   })
   let id = 0
-  const call = (method: string) => new Promise<any>((resolve) => {
-    const mine = ++id
-    socket.addEventListener('message', function answer(event) {
-      const message = JSON.parse(String(event.data))
-      if (message.id !== mine) return
-      socket.removeEventListener('message', answer)
-      resolve(message.result)
+  const call = (method: string) =>
+    new Promise<any>((resolve) => {
+      const mine = ++id
+      socket.addEventListener('message', function answer(event) {
+        const message = JSON.parse(String(event.data))
+        if (message.id !== mine) return
+        socket.removeEventListener('message', answer)
+        resolve(message.result)
+      })
+      socket.send(JSON.stringify({ id: mine, method }))
     })
-    socket.send(JSON.stringify({ id: mine, method }))
-  })
   try {
     await call('HeapProfiler.collectGarbage')
     const heap = await call('Runtime.getHeapUsage')
@@ -173,15 +174,18 @@ export async function load(options: LoadOptions, serverPid: number): Promise<Loa
     body: options.body,
     connections: options.connections ?? 10,
     duration: options.seconds,
-    requests: options.makeBody || options.makePath
-      ? [{
-          setupRequest: (request: any) => ({
-            ...request,
-            ...(options.makeBody ? { body: options.makeBody() } : {}),
-            ...(options.makePath ? { path: options.makePath() } : {}),
-          }),
-        }]
-      : undefined,
+    requests:
+      options.makeBody || options.makePath
+        ? [
+            {
+              setupRequest: (request: any) => ({
+                ...request,
+                ...(options.makeBody ? { body: options.makeBody() } : {}),
+                ...(options.makePath ? { path: options.makePath() } : {}),
+              }),
+            },
+          ]
+        : undefined,
   } as autocannon.Options)
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9
   const cpu = cpuSeconds(serverPid) - cpuBefore
@@ -192,7 +196,10 @@ export async function load(options: LoadOptions, serverPid: number): Promise<Loa
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
-    unexpected: expected === undefined ? result.non2xx : statuses.reduce((sum, [code, { count }]) => (code === String(expected) ? sum : sum + count), 0),
+    unexpected:
+      expected === undefined
+        ? result.non2xx
+        : statuses.reduce((sum, [code, { count }]) => (code === String(expected) ? sum : sum + count), 0),
     errors: result.errors + result.timeouts,
     cpuPercent: (cpu / elapsed) * 100,
     bytesPerSecond: result.throughput.average,

@@ -55,19 +55,33 @@ async function inParallel(count: number, work: (i: number) => Promise<void>): Pr
 
 /** The 1,000 flags through Unleash's admin API; the same shape as migration-1000.api.test.ts's. */
 async function seed(api: AdminClient): Promise<void> {
-  await api.send('POST', '/api/admin/context', { name: 'region', description: 'where', stickiness: false, legalValues: [{ value: 'eu' }, { value: 'us' }] })
+  await api.send('POST', '/api/admin/context', {
+    name: 'region',
+    description: 'where',
+    stickiness: false,
+    legalValues: [{ value: 'eu' }, { value: 'us' }],
+  })
   await inParallel(FLAGS, async (i) => {
     const name = flagName(i)
     const flag = `/api/admin/projects/default/features/${seg(name)}`
-    await api.send('POST', '/api/admin/projects/default/features', { name, type: ['release', 'experiment', 'operational'][i % 3], description: `flag ${name}`, impressionData: i % 7 === 0 })
+    await api.send('POST', '/api/admin/projects/default/features', {
+      name,
+      type: ['release', 'experiment', 'operational'][i % 3],
+      description: `flag ${name}`,
+      impressionData: i % 7 === 0,
+    })
     for (const [e, environment] of ENVIRONMENTS.entries()) {
       await api.send('POST', `${flag}/environments/${environment}/strategies`, {
         name: 'flexibleRollout',
         parameters: { rollout: String((i * 13) % 101), stickiness: 'userId', groupId: name },
         constraints: i % 4 === 0 ? [{ contextName: 'region', operator: 'IN', values: ['eu', 'us'] }] : [],
-        variants: i % 5 === 0
-          ? [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'A' } }, { name: 'b', weight: 500, weightType: 'variable', stickiness: 'userId' }]
-          : [],
+        variants:
+          i % 5 === 0
+            ? [
+                { name: 'a', weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'A' } },
+                { name: 'b', weight: 500, weightType: 'variable', stickiness: 'userId' },
+              ]
+            : [],
       })
       if ((i + e) % 3 !== 0) await api.send('POST', `${flag}/environments/${environment}/on`)
     }
@@ -115,7 +129,11 @@ function cli(argv: string[], tokens: Record<string, string>): Promise<Run> {
   })
 }
 
-const flagsRow = (out: string) => out.match(/\nflags\s+(\d+)\s+(\d+)\s+(\d+)\n/)?.slice(1).map(Number)
+const flagsRow = (out: string) =>
+  out
+    .match(/\nflags\s+(\d+)\s+(\d+)\s+(\d+)\n/)
+    ?.slice(1)
+    .map(Number)
 
 interface Figures {
   label: string
@@ -145,13 +163,19 @@ async function migrateInto(label: string, env: Record<string, string>, unleash: 
       problems.push(`${label}: the first run did not create the ${FLAGS} flags (exit ${first.run.code}):\n${first.run.out}${first.run.err}`)
     }
     const second = await timed(args)
-    if (second.run.code !== 0 || !/Nothing changed: the target already had everything\./.test(second.run.out) || String(flagsRow(second.run.out)) !== `0,0,${FLAGS}`) {
+    if (
+      second.run.code !== 0 ||
+      !/Nothing changed: the target already had everything\./.test(second.run.out) ||
+      String(flagsRow(second.run.out)) !== `0,0,${FLAGS}`
+    ) {
       problems.push(`${label}: the second run changed something (exit ${second.run.code}):\n${second.run.out}${second.run.err}`)
     }
     const verify = await timed([...args, '--verify'])
     const agreement = verify.run.out.match(/Agreement: ([\d.]+)% of (\d+) checks \((\d+) differences, (\d+) known\)\./)
     if (verify.run.code !== 0 || agreement?.[1] !== '100.00') {
-      problems.push(`${label}: the verification is not 100% (exit ${verify.run.code}):\n${verify.run.out.slice(-3000)}${verify.run.err.slice(-2000)}`)
+      problems.push(
+        `${label}: the verification is not 100% (exit ${verify.run.code}):\n${verify.run.out.slice(-3000)}${verify.run.err.slice(-2000)}`,
+      )
     }
     return {
       label,
@@ -160,7 +184,9 @@ async function migrateInto(label: string, env: Record<string, string>, unleash: 
       verify: verify.run,
       serverCpu: { first: first.server, second: second.server, verify: verify.server },
       unleashCpu: { first: first.unleash, second: second.unleash, verify: verify.unleash },
-      checks: agreement ? `${Number(agreement[2]).toLocaleString('en')} checks, ${agreement[3]} differences, ${agreement[4]} known` : 'no agreement line',
+      checks: agreement
+        ? `${Number(agreement[2]).toLocaleString('en')} checks, ${agreement[3]} differences, ${agreement[4]} known`
+        : 'no agreement line',
       problems,
     }
   } finally {
@@ -170,7 +196,9 @@ async function migrateInto(label: string, env: Record<string, string>, unleash: 
 
 const s = (seconds: number) => `${seconds.toFixed(1)} s`
 
-console.log(`npm run migrate from a real Unleash 8.2 (${UNLEASH_DIR}), ${FLAGS.toLocaleString('en')} flags in ${ENVIRONMENTS.join(' and ')}, node ${process.version}`)
+console.log(
+  `npm run migrate from a real Unleash 8.2 (${UNLEASH_DIR}), ${FLAGS.toLocaleString('en')} flags in ${ENVIRONMENTS.join(' and ')}, node ${process.version}`,
+)
 await warmCompileCache()
 let started = performance.now()
 const unleash = await startUnleash()
@@ -179,7 +207,9 @@ try {
   console.log(`Unleash started on a fresh database in ${s((performance.now() - started) / 1000)}`)
   started = performance.now()
   await seed(createAdminClient(unleash.url, unleash.token))
-  console.log(`${FLAGS} flags written through its admin API (${IN_FLIGHT} requests in flight) in ${s((performance.now() - started) / 1000)}`)
+  console.log(
+    `${FLAGS} flags written through its admin API (${IN_FLIGHT} requests in flight) in ${s((performance.now() - started) / 1000)}`,
+  )
 
   const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-migrate-'))
   try {
@@ -187,27 +217,36 @@ try {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  figures.push(await withFreshPostgres(`${POSTGRES}/postgres`, 'migrate', (url) => migrateInto('PostgreSQL', { DATABASE_URL: url }, unleash)))
+  figures.push(
+    await withFreshPostgres(`${POSTGRES}/postgres`, 'migrate', (url) => migrateInto('PostgreSQL', { DATABASE_URL: url }, unleash)),
+  )
 } finally {
   await unleash.stop()
 }
 
 console.log()
 const cells = (pick: (f: Figures) => string) => figures.map(pick)
-printMarkdownTable(['', ...figures.map((f) => f.label)], [
-  [`first migration (${FLAGS.toLocaleString('en')} flags created, 2 environments)`, ...cells((f) => s(f.first.seconds))],
-  ['second run (nothing changed)', ...cells((f) => s(f.second.seconds))],
-  ['verify, default contexts (50) × 2 environments, SDK and frontend API', ...cells((f) => s(f.verify.seconds))],
-])
+printMarkdownTable(
+  ['', ...figures.map((f) => f.label)],
+  [
+    [`first migration (${FLAGS.toLocaleString('en')} flags created, 2 environments)`, ...cells((f) => s(f.first.seconds))],
+    ['second run (nothing changed)', ...cells((f) => s(f.second.seconds))],
+    ['verify, default contexts (50) × 2 environments, SDK and frontend API', ...cells((f) => s(f.verify.seconds))],
+  ],
+)
 console.log()
 console.log('CPU seconds during each run: Pennon server / Unleash / migrate CLI')
-printMarkdownTable(['', ...figures.map((f) => f.label)], (['first', 'second', 'verify'] as const).map((run) => [
-  run === 'first' ? 'first migration' : run === 'second' ? 'second run' : 'verify',
-  ...cells((f) => `${f.serverCpu[run].toFixed(1)} / ${f.unleashCpu[run].toFixed(1)} / ${f[run].cpu.toFixed(1)}`),
-]))
+printMarkdownTable(
+  ['', ...figures.map((f) => f.label)],
+  (['first', 'second', 'verify'] as const).map((run) => [
+    run === 'first' ? 'first migration' : run === 'second' ? 'second run' : 'verify',
+    ...cells((f) => `${f.serverCpu[run].toFixed(1)} / ${f.unleashCpu[run].toFixed(1)} / ${f[run].cpu.toFixed(1)}`),
+  ]),
+)
 console.log()
 const stepTimes = (run: Run) => run.steps.map(([step, at], i) => `${step} ${s((run.steps[i + 1]?.[1] ?? run.seconds) - at)}`).join('; ')
-for (const f of figures) console.log(`${f.label}: the first run's steps: ${stepTimes(f.first)}. Verify: ${stepTimes(f.verify)} (${f.checks}).`)
+for (const f of figures)
+  console.log(`${f.label}: the first run's steps: ${stepTimes(f.first)}. Verify: ${stepTimes(f.verify)} (${f.checks}).`)
 const problems = figures.flatMap((f) => f.problems)
 for (const problem of problems) console.error(`\n${problem}`)
 if (problems.length > 0) process.exitCode = 1

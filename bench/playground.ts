@@ -15,7 +15,23 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { cpuSeconds, measure, median, peakRssMb, printMarkdownTable, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, type Row, type Server } from './lib.ts'
+import {
+  cpuSeconds,
+  measure,
+  median,
+  peakRssMb,
+  printMarkdownTable,
+  ROW_HEADER,
+  rowCells,
+  RUNS,
+  SECONDS,
+  startProcess,
+  warmCompileCache,
+  WARMUP_SECONDS,
+  withFreshPostgres,
+  type Row,
+  type Server,
+} from './lib.ts'
 import { seedBenchData } from './seed.ts'
 import { FLAGS, playgroundLoad, seedSdkData } from './sdk-data.ts'
 
@@ -36,7 +52,11 @@ interface AdvancedFigures {
 /** (j): one request at a time, so each figure is one answer's. */
 async function measureAdvanced(server: Server, databaseName: string): Promise<AdvancedFigures> {
   const userIds = Array.from({ length: CONTEXTS }, (_, k) => `user-${k * 37}`).join(',')
-  const body = JSON.stringify({ environments: ENVIRONMENTS, projects: ['default'], context: { appName: 'web', userId: userIds, properties: { region: 'eu-west', plan: 'pro' } } })
+  const body = JSON.stringify({
+    environments: ENVIRONMENTS,
+    projects: ['default'],
+    context: { appName: 'web', userId: userIds, properties: { region: 'eu-west', plan: 'pro' } },
+  })
   const ask = async () => {
     const cpu = cpuSeconds(server.pid)
     const started = process.hrtime.bigint()
@@ -44,8 +64,16 @@ async function measureAdvanced(server: Server, databaseName: string): Promise<Ad
     const answer = await response.arrayBuffer()
     if (response.status !== 200) throw new Error(`advanced playground: ${response.status} ${Buffer.from(answer).toString().slice(0, 300)}`)
     const parsed = JSON.parse(Buffer.from(answer).toString()) as { features: Array<{ environments: Record<string, unknown[]> }> }
-    const evaluations = parsed.features.reduce((sum, feature) => sum + Object.values(feature.environments).reduce((n, list) => n + list.length, 0), 0)
-    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: cpuSeconds(server.pid) - cpu, megabytes: answer.byteLength / 1e6, evaluations }
+    const evaluations = parsed.features.reduce(
+      (sum, feature) => sum + Object.values(feature.environments).reduce((n, list) => n + list.length, 0),
+      0,
+    )
+    return {
+      seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      cpuSeconds: cpuSeconds(server.pid) - cpu,
+      megabytes: answer.byteLength / 1e6,
+      evaluations,
+    }
   }
   await ask()
   const runs: Array<Awaited<ReturnType<typeof ask>>> = []
@@ -73,31 +101,50 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
   try {
     await seedBenchData(server.url, TOKEN, env)
     await seedSdkData(server.url, TOKEN, ENVIRONMENTS)
-    const row = await measure(`(i) POST /playground, ${FLAGS} flags, random context [${databaseName}]`, 'i', playgroundLoad(server.url, TOKEN), server)
+    const row = await measure(
+      `(i) POST /playground, ${FLAGS} flags, random context [${databaseName}]`,
+      'i',
+      playgroundLoad(server.url, TOKEN),
+      server,
+    )
     return { row, advanced: await measureAdvanced(server, databaseName) }
   } finally {
     await server.stop()
   }
 }
 
-console.log(`Pennon playground benchmark: (i) ${WARMUP_SECONDS} s warm-up, ${RUNS} run(s) of ${SECONDS} s, 10 connections; (j) ${RUNS} request(s) after one; node ${process.version}`)
+console.log(
+  `Pennon playground benchmark: (i) ${WARMUP_SECONDS} s warm-up, ${RUNS} run(s) of ${SECONDS} s, 10 connections; (j) ${RUNS} request(s) after one; node ${process.version}`,
+)
 await warmCompileCache()
 const results: Array<{ row: Row; advanced: AdvancedFigures }> = []
 const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-playground-'))
 try {
   results.push(await benchPennon('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') }))
   if (process.env.BENCH_DATABASE_URL) {
-    results.push(await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'playground', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url })))
+    results.push(
+      await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'playground', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url })),
+    )
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
-printMarkdownTable([...ROW_HEADER, 'MB/s', 'unexpected status'], results.map(({ row }) => [...rowCells(row), (row.bytesPerSecond / 1e6).toFixed(1), String(row.unexpected + row.errors)]))
+printMarkdownTable(
+  [...ROW_HEADER, 'MB/s', 'unexpected status'],
+  results.map(({ row }) => [...rowCells(row), (row.bytesPerSecond / 1e6).toFixed(1), String(row.unexpected + row.errors)]),
+)
 console.log()
 printMarkdownTable(
   ['case', 'evaluations', 's per answer', 'server CPU s', 'µs CPU per evaluation', 'answer MB', 'peak RSS MB'],
   results.map(({ advanced: a }) => [
-    a.label, String(a.evaluations), a.seconds.toFixed(2), a.cpuSeconds.toFixed(2), ((a.cpuSeconds / a.evaluations) * 1e6).toFixed(1), a.megabytes.toFixed(0), a.peakRss.toFixed(0),
+    a.label,
+    String(a.evaluations),
+    a.seconds.toFixed(2),
+    a.cpuSeconds.toFixed(2),
+    ((a.cpuSeconds / a.evaluations) * 1e6).toFixed(1),
+    a.megabytes.toFixed(0),
+    a.peakRss.toFixed(0),
   ]),
 )
-if (results.some(({ row, advanced }) => row.unexpected + row.errors > 0 || advanced.evaluations !== FLAGS * CONTEXTS * ENVIRONMENTS.length)) process.exitCode = 1
+if (results.some(({ row, advanced }) => row.unexpected + row.errors > 0 || advanced.evaluations !== FLAGS * CONTEXTS * ENVIRONMENTS.length))
+  process.exitCode = 1

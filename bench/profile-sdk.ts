@@ -18,7 +18,9 @@ import { playgroundLoad, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'g'
 const dir = mkdtempSync(join(tmpdir(), 'pennon-profile-'))
-const env: Record<string, string> = process.env.PROFILE_DATABASE_URL ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL } : { DATABASE_FILE: join(dir, 'pennon.sqlite') }
+const env: Record<string, string> = process.env.PROFILE_DATABASE_URL
+  ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL }
+  : { DATABASE_FILE: join(dir, 'pennon.sqlite') }
 const serverEnv = { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' }
 const seeder = await startProcess('src/main.ts', serverEnv)
 await seedBenchData(seeder.url, TOKEN, env)
@@ -26,18 +28,30 @@ const tokens = await seedSdkDataWithShape(seeder.url, TOKEN)
 await seeder.stop()
 const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` })
 const answers = await recordSdkAnswers(server.url, tokens)
-const options = which === 'i' ? playgroundLoad(server.url, TOKEN) : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
+const options =
+  which === 'i' ? playgroundLoad(server.url, TOKEN) : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
 if (!options) throw new Error(`unknown case ${which}: f, f304, g, g620 or i`)
 await load({ ...options, seconds: 2 }, server.pid)
 // The profile's sample times are CLOCK_MONOTONIC microseconds, as process.hrtime here.
 const loadStarted = Number(process.hrtime.bigint() / 1000n)
 const result = await load({ ...options, seconds: Number(process.env.PROFILE_SECONDS ?? 8) }, server.pid)
 await server.stop() // the profile is written at exit
-console.log(`(${which}) ${result.requestsPerSecond.toFixed(0)} req/s, server CPU ${result.cpuPercent.toFixed(0)}%, unexpected status ${result.unexpected}; profile in ${dir}`)
+console.log(
+  `(${which}) ${result.requestsPerSecond.toFixed(0)} req/s, server CPU ${result.cpuPercent.toFixed(0)}%, unexpected status ${result.unexpected}; profile in ${dir}`,
+)
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
 const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!
-const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; startTime: number; timeDeltas: number[] }
+const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+  nodes: ProfileNode[]
+  samples: number[]
+  startTime: number
+  timeDeltas: number[]
+}
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
 const parents = new Map<number, number>()
 for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
@@ -57,7 +71,13 @@ profile.samples.forEach((id, index) => {
   const seen = new Set<string>()
   for (let node: number | undefined = id; node !== undefined; node = parents.get(node)) {
     const url = nodes.get(node)!.callFrame.url
-    const key = url.includes('node_modules/') ? where(url).split('/')[0]! : url.includes('/src/') ? where(url) : url.startsWith('node:') ? url : undefined
+    const key = url.includes('node_modules/')
+      ? where(url).split('/')[0]!
+      : url.includes('/src/')
+        ? where(url)
+        : url.startsWith('node:')
+          ? url
+          : undefined
     if (key && !seen.has(key)) {
       seen.add(key)
       inclusive.set(key, (inclusive.get(key) ?? 0) + 1)
@@ -65,6 +85,12 @@ profile.samples.forEach((id, index) => {
   }
 })
 const top = (counts: Map<string, number>, n: number) =>
-  [...counts].sort((x, y) => y[1] - x[1]).slice(0, n).map(([name, count]) => `${((count / busy) * 100).toFixed(1).padStart(5)}%  ${name}`).join('\n')
-console.log(`\nself time (share of ${busy} busy samples during the load; native work shows under the JS function that called it):\n${top(self, 25)}`)
+  [...counts]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, n)
+    .map(([name, count]) => `${((count / busy) * 100).toFixed(1).padStart(5)}%  ${name}`)
+    .join('\n')
+console.log(
+  `\nself time (share of ${busy} busy samples during the load; native work shows under the JS function that called it):\n${top(self, 25)}`,
+)
 console.log(`\ninclusive, by source file, package and Node module:\n${top(inclusive, 25)}`)

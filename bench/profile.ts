@@ -16,7 +16,9 @@ import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'b'
 const dir = mkdtempSync(join(tmpdir(), 'pennon-profile-'))
-const env: Record<string, string> = process.env.PROFILE_DATABASE_URL ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL } : { DATABASE_FILE: join(dir, 'pennon.sqlite') }
+const env: Record<string, string> = process.env.PROFILE_DATABASE_URL
+  ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL }
+  : { DATABASE_FILE: join(dir, 'pennon.sqlite') }
 const serverEnv = { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' }
 // Seeded by a server of its own, so the profile holds only the start-up and the load.
 const seeder = await startProcess('src/main.ts', serverEnv)
@@ -26,17 +28,30 @@ const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: `
 const json = { 'content-type': 'application/json', authorization: TOKEN }
 let unique = 0
 const cases: Record<string, Omit<LoadOptions, 'seconds'>> = {
-  a: { url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json, body: JSON.stringify({ features: BATCH }) },
+  a: {
+    url: `${server.url}/api/admin/projects/default/archive/validate`,
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ features: BATCH }),
+  },
   'a-new': {
-    url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json,
+    url: `${server.url}/api/admin/projects/default/archive/validate`,
+    method: 'POST',
+    headers: json,
     makeBody: () => JSON.stringify({ features: batchNotAskedBefore(++unique) }),
   },
   b: { url: `${server.url}/api/admin/events`, headers: { authorization: TOKEN } },
   c: { url: `${server.url}/api/admin/events?project=default`, headers: { authorization: TOKEN } },
   d: { url: `${server.url}/api/admin/events/${FLAG_WITH_100_EVENTS}`, headers: { authorization: TOKEN } },
   e: {
-    url: `${server.url}/api/admin/segments`, method: 'POST', headers: json,
-    makeBody: () => JSON.stringify({ name: `profile-${process.pid}-${++unique}`, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }] }),
+    url: `${server.url}/api/admin/segments`,
+    method: 'POST',
+    headers: json,
+    makeBody: () =>
+      JSON.stringify({
+        name: `profile-${process.pid}-${++unique}`,
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }],
+      }),
   },
 }
 const options = cases[which]
@@ -44,9 +59,15 @@ if (!options) throw new Error(`unknown case ${which}: a, a-new, b, c, d or e`)
 await load({ ...options, seconds: 2 }, server.pid)
 const result = await load({ ...options, seconds: Number(process.env.PROFILE_SECONDS ?? 8) }, server.pid)
 await server.stop() // the profile is written at exit
-console.log(`(${which}) ${result.requestsPerSecond.toFixed(0)} req/s, server CPU ${result.cpuPercent.toFixed(0)}%, non-2xx ${result.non2xx}; profile in ${dir}`)
+console.log(
+  `(${which}) ${result.requestsPerSecond.toFixed(0)} req/s, server CPU ${result.cpuPercent.toFixed(0)}%, non-2xx ${result.non2xx}; profile in ${dir}`,
+)
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
 const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!
 const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[] }
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
@@ -73,6 +94,10 @@ for (const id of profile.samples) {
   }
 }
 const top = (counts: Map<string, number>, n: number) =>
-  [...counts].sort((x, y) => y[1] - x[1]).slice(0, n).map(([name, count]) => `${((count / busy) * 100).toFixed(1).padStart(5)}%  ${name}`).join('\n')
+  [...counts]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, n)
+    .map(([name, count]) => `${((count / busy) * 100).toFixed(1).padStart(5)}%  ${name}`)
+    .join('\n')
 console.log(`\nself time (share of ${busy} busy samples; native work shows under the JS function that called it):\n${top(self, 25)}`)
 console.log(`\ninclusive, by source file and package:\n${top(inclusive, 20)}`)

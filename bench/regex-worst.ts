@@ -18,7 +18,7 @@ import { cpuSeconds, median, printMarkdownTable, startProcess, warmCompileCache 
 const a = (n: number) => 'a'.repeat(n)
 // a and b at random (a fixed sequence): the DFA of `(a|b)*a(a|b){500}` then meets ever new states.
 let seed = 1
-const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 16)
+const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 16
 const ab = (n: number) => Array.from({ length: n }, () => (random() & 1 ? 'a' : 'b')).join('')
 const ACCENTED = 'éèêëàâäôöüûçñÉÈÀ'
 const letters = (n: number) => Array.from({ length: n }, () => ACCENTED[random() % ACCENTED.length]).join('')
@@ -57,7 +57,9 @@ for (const [pattern, valueFor] of CASES) {
 }
 console.log(`REGEX, one match each (re2js test(), as evaluation runs it); node ${process.version}`)
 printMarkdownTable(['pattern', 'program size', 'ms on 10,000 chars', 'ms on 100 KB', 'ns per unit of work'], rows)
-console.log(`worst: \`${worst.pattern}\`, ${worst.nsPerUnit.toFixed(1)} ns per unit: MAX_REGEX_WORK (${MAX_REGEX_WORK}) ≈ ${((worst.nsPerUnit * MAX_REGEX_WORK) / 1e6).toFixed(0)} ms\n`)
+console.log(
+  `worst: \`${worst.pattern}\`, ${worst.nsPerUnit.toFixed(1)} ns per unit: MAX_REGEX_WORK (${MAX_REGEX_WORK}) ≈ ${((worst.nsPerUnit * MAX_REGEX_WORK) / 1e6).toFixed(0)} ms\n`,
+)
 
 // The same worst pattern as a constraint of a real server, asked through the frontend API with a
 // new value each time (so what re2js's DFA learnt from one request does not help the next).
@@ -68,16 +70,25 @@ try {
   const server = await startProcess('src/main.ts', { DATABASE_FILE: join(dir, 'pennon.sqlite'), INIT_ADMIN_API_TOKENS: TOKEN })
   try {
     const admin = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${server.url}/api/admin${path}`, { method, headers: { authorization: TOKEN, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+      const response = await fetch(`${server.url}/api/admin${path}`, {
+        method,
+        headers: { authorization: TOKEN, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
       const text = await response.text()
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
       return text === '' ? undefined : JSON.parse(text)
     }
     await admin('POST', '/projects/default/features', { name: 'worst-regex' })
     const place = '/projects/default/features/worst-regex/environments/development'
-    await admin('POST', `${place}/strategies`, { name: 'default', constraints: [{ contextName: 'email', operator: 'REGEX', value: worst.pattern }] })
+    await admin('POST', `${place}/strategies`, {
+      name: 'default',
+      constraints: [{ contextName: 'email', operator: 'REGEX', value: worst.pattern }],
+    })
     await admin('POST', `${place}/on`)
-    const { secret } = (await admin('POST', '/api-tokens', { tokenName: 'web', type: 'frontend', environment: 'development' })) as { secret: string }
+    const { secret } = (await admin('POST', '/api-tokens', { tokenName: 'web', type: 'frontend', environment: 'development' })) as {
+      secret: string
+    }
     const size = compileRegex(worst.pattern, false)!.programSize()
     const valueFor = CASES.find(([pattern]) => pattern === worst.pattern)![1]
 
@@ -103,9 +114,18 @@ try {
         status = answer.status
       }
       const cpuMs = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / 50
-      serverRows.push([String(length), String(length * size), String(status), cpuMs.toFixed(1), median(times).toFixed(1), Math.max(...times).toFixed(1)])
+      serverRows.push([
+        String(length),
+        String(length * size),
+        String(status),
+        cpuMs.toFixed(1),
+        median(times).toFixed(1),
+        Math.max(...times).toFixed(1),
+      ])
     }
-    console.log(`POST /api/frontend with a frontend token, REGEX \`${worst.pattern}\` (program size ${size}) on the value; 50 requests each`)
+    console.log(
+      `POST /api/frontend with a frontend token, REGEX \`${worst.pattern}\` (program size ${size}) on the value; 50 requests each`,
+    )
     printMarkdownTable(['value length', 'REGEX work', 'status', 'server CPU ms per request', 'median ms', 'slowest ms'], serverRows)
   } finally {
     await server.stop()

@@ -18,7 +18,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { measure, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, printMarkdownTable, type Row } from './lib.ts'
+import {
+  measure,
+  ROW_HEADER,
+  rowCells,
+  RUNS,
+  SECONDS,
+  startProcess,
+  warmCompileCache,
+  WARMUP_SECONDS,
+  withFreshPostgres,
+  printMarkdownTable,
+  type Row,
+} from './lib.ts'
 import { seedBenchData, BATCH, FLAG_WITH_100_EVENTS, batchNotAskedBefore } from './seed.ts'
 import { seedSdkDataWithShape } from './sdk-data.ts'
 import { measureSdkCases, sharesText } from './sdk-bench.ts'
@@ -41,30 +53,78 @@ interface Bodies {
 }
 
 async function benchPennon(databaseName: string, env: Record<string, string>): Promise<{ rows: Row[]; bodies: Bodies }> {
-  const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+  const server = await startProcess('src/main.ts', {
+    ...env,
+    INIT_ADMIN_API_TOKENS: TOKEN,
+    SEGMENTS_LIMIT: '2000000000',
+    AUTH_FAILURES_PER_MINUTE: '0',
+  })
   try {
     await seedBenchData(server.url, TOKEN, env)
     const read = async (path: string) => (await fetch(`${server.url}${path}`, { headers: { authorization: TOKEN } })).text()
     const bodies: Bodies = { lastHundred: await read('/api/admin/events'), project: await read('/api/admin/events?project=default') }
     const rows = [
-      await measure('(a) POST archive/validate, 10 names', 'a', {
-        url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json, body: JSON.stringify({ features: BATCH }),
-      }, server),
-      await measure('(a′) the same, with a batch not asked before', 'a-new', {
-        url: `${server.url}/api/admin/projects/default/archive/validate`, method: 'POST', headers: json,
-        makeBody: () => JSON.stringify({ features: batchNotAskedBefore(++uniqueBatch) }),
-      }, server),
-      await measure('(b) GET /events (last 100)', 'b', { url: `${server.url}/api/admin/events`, headers: { authorization: TOKEN } }, server),
-      await measure('(c) GET /events?project=default (all 10,000)', 'c', {
-        url: `${server.url}/api/admin/events?project=default`, headers: { authorization: TOKEN },
-      }, server),
-      await measure(`(d) GET /events/${FLAG_WITH_100_EVENTS} (100)`, 'd', {
-        url: `${server.url}/api/admin/events/${FLAG_WITH_100_EVENTS}`, headers: { authorization: TOKEN },
-      }, server),
-      await measure('(e) POST /segments (unique names)', 'e', {
-        url: `${server.url}/api/admin/segments`, method: 'POST', headers: json,
-        makeBody: () => JSON.stringify({ name: `bench-${process.pid}-${++uniqueSegment}`, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }] }),
-      }, server),
+      await measure(
+        '(a) POST archive/validate, 10 names',
+        'a',
+        {
+          url: `${server.url}/api/admin/projects/default/archive/validate`,
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ features: BATCH }),
+        },
+        server,
+      ),
+      await measure(
+        '(a′) the same, with a batch not asked before',
+        'a-new',
+        {
+          url: `${server.url}/api/admin/projects/default/archive/validate`,
+          method: 'POST',
+          headers: json,
+          makeBody: () => JSON.stringify({ features: batchNotAskedBefore(++uniqueBatch) }),
+        },
+        server,
+      ),
+      await measure(
+        '(b) GET /events (last 100)',
+        'b',
+        { url: `${server.url}/api/admin/events`, headers: { authorization: TOKEN } },
+        server,
+      ),
+      await measure(
+        '(c) GET /events?project=default (all 10,000)',
+        'c',
+        {
+          url: `${server.url}/api/admin/events?project=default`,
+          headers: { authorization: TOKEN },
+        },
+        server,
+      ),
+      await measure(
+        `(d) GET /events/${FLAG_WITH_100_EVENTS} (100)`,
+        'd',
+        {
+          url: `${server.url}/api/admin/events/${FLAG_WITH_100_EVENTS}`,
+          headers: { authorization: TOKEN },
+        },
+        server,
+      ),
+      await measure(
+        '(e) POST /segments (unique names)',
+        'e',
+        {
+          url: `${server.url}/api/admin/segments`,
+          method: 'POST',
+          headers: json,
+          makeBody: () =>
+            JSON.stringify({
+              name: `bench-${process.pid}-${++uniqueSegment}`,
+              constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }],
+            }),
+        },
+        server,
+      ),
     ]
     // The SDK cases last: their strategies and segments (3,600 writes, with their events) would change (a)–(e)'s data.
     for (const row of rows) row.label = `${row.label} [${databaseName}]`
@@ -118,11 +178,15 @@ function printTable(rows: Row[], ceilings: Row[]): void {
       // Answers not of the expected status: not 2xx, or for (f′) not 304.
       String(r.unexpected + r.errors),
       reference ? `${(r.requestsPerSecond / reference).toFixed(1)}×` : '',
-      r.shares ? sharesText(r) : ceilingMode ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
-        (isPost ? `, ${((r.requestsPerSecond / ceiling('fastify-post')) * 100).toFixed(0)}% of fastify-post` : '') +
-        (r.key === 'b' || r.key === 'd'
-          ? `, ${((r.requestsPerSecond / ceiling('fastify')) * 100).toFixed(0)}% of fastify, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify`
-          : '') : '',
+      r.shares
+        ? sharesText(r)
+        : ceilingMode
+          ? `${((r.requestsPerSecond / ceiling(ceilingMode)) * 100).toFixed(0)}% of ${ceilingMode}` +
+            (isPost ? `, ${((r.requestsPerSecond / ceiling('fastify-post')) * 100).toFixed(0)}% of fastify-post` : '') +
+            (r.key === 'b' || r.key === 'd'
+              ? `, ${((r.requestsPerSecond / ceiling('fastify')) * 100).toFixed(0)}% of fastify, ${((r.requestsPerSecond / ceiling('stringify')) * 100).toFixed(0)}% of stringify`
+              : '')
+          : '',
     ]
   })
   printMarkdownTable(header, lines)
@@ -132,13 +196,17 @@ const rows: Row[] = []
 const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-'))
 let bodies: Bodies | undefined
 try {
-  console.log(`Pennon benchmark: ${RUNS} run(s) of ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, 10 connections, node ${process.version}`)
+  console.log(
+    `Pennon benchmark: ${RUNS} run(s) of ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, 10 connections, node ${process.version}`,
+  )
   await warmCompileCache()
   const sqlite = await benchPennon('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
   rows.push(...sqlite.rows)
   bodies = sqlite.bodies
   if (process.env.BENCH_DATABASE_URL) {
-    const postgres = await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'all', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))
+    const postgres = await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'all', (url) =>
+      benchPennon('PostgreSQL', { DATABASE_URL: url }),
+    )
     rows.push(...postgres.rows)
   }
 } finally {

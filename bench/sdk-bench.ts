@@ -16,9 +16,33 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { load, median, printMarkdownTable, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, summarize, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, type LoadResult, type Row, type Server } from './lib.ts'
+import {
+  load,
+  median,
+  printMarkdownTable,
+  ROW_HEADER,
+  rowCells,
+  RUNS,
+  SECONDS,
+  startProcess,
+  summarize,
+  warmCompileCache,
+  WARMUP_SECONDS,
+  withFreshPostgres,
+  type LoadResult,
+  type Row,
+  type Server,
+} from './lib.ts'
 import { seedBenchData } from './seed.ts'
-import { recordSdkAnswers, sdkCases, sdkCeilings, seedSdkDataWithShape, SDK_ALSO_COMPARED, SDK_CEILING_OF, type SdkTokens } from './sdk-data.ts'
+import {
+  recordSdkAnswers,
+  sdkCases,
+  sdkCeilings,
+  seedSdkDataWithShape,
+  SDK_ALSO_COMPARED,
+  SDK_CEILING_OF,
+  type SdkTokens,
+} from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 
@@ -34,7 +58,9 @@ export async function measureSdkCases(server: Server, tokens: SdkTokens, keys: r
   try {
     for (const { key, label, options } of sdkCases(server.url, tokens, answers)) {
       if (!keys.includes(key)) continue
-      const beside = [SDK_CEILING_OF[key]!, ...(SDK_ALSO_COMPARED[key] ?? [])].map((ceilingKey) => ceilings.find((c) => c.key === ceilingKey)!)
+      const beside = [SDK_CEILING_OF[key]!, ...(SDK_ALSO_COMPARED[key] ?? [])].map(
+        (ceilingKey) => ceilings.find((c) => c.key === ceilingKey)!,
+      )
       const started: Server[] = []
       try {
         for (const ceiling of beside) {
@@ -50,14 +76,20 @@ export async function measureSdkCases(server: Server, tokens: SdkTokens, keys: r
         const ceilingRuns: LoadResult[][] = beside.map(() => [])
         for (let round = 0; round < RUNS; round++) {
           runs.push(await load({ ...options, seconds: SECONDS }, server.pid))
-          for (const [i, ceilingServer] of started.entries()) ceilingRuns[i]!.push(await load({ ...toCeiling(ceilingServer), seconds: SECONDS }, ceilingServer.pid))
+          for (const [i, ceilingServer] of started.entries())
+            ceilingRuns[i]!.push(await load({ ...toCeiling(ceilingServer), seconds: SECONDS }, ceilingServer.pid))
         }
         const row = summarize(`${label} [${databaseName}]`, key, runs, server.pid)
         row.shares = beside.map((ceiling, i) => ({
           key: ceiling.key,
           share: median(runs.map((run, round) => run.requestsPerSecond / ceilingRuns[i]![round]!.requestsPerSecond)),
         }))
-        rows.push(row, ...beside.map((ceiling, i) => summarize(`${ceiling.label}, in turn with ${key} [${databaseName}]`, ceiling.key, ceilingRuns[i]!, started[i]!.pid)))
+        rows.push(
+          row,
+          ...beside.map((ceiling, i) =>
+            summarize(`${ceiling.label}, in turn with ${key} [${databaseName}]`, ceiling.key, ceilingRuns[i]!, started[i]!.pid),
+          ),
+        )
       } finally {
         for (const ceilingServer of started) await ceilingServer.stop()
       }
@@ -74,7 +106,12 @@ export function sharesText(row: Row): string {
 }
 
 async function benchPennon(keys: readonly string[], databaseName: string, env: Record<string, string>): Promise<Row[]> {
-  const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' })
+  const server = await startProcess('src/main.ts', {
+    ...env,
+    INIT_ADMIN_API_TOKENS: TOKEN,
+    SEGMENTS_LIMIT: '2000000000',
+    AUTH_FAILURES_PER_MINUTE: '0',
+  })
   try {
     await seedBenchData(server.url, TOKEN, env)
     return await measureSdkCases(server, await seedSdkDataWithShape(server.url, TOKEN), keys, databaseName)
@@ -85,24 +122,28 @@ async function benchPennon(keys: readonly string[], databaseName: string, env: R
 
 function printTable(rows: Row[]): void {
   const header = [...ROW_HEADER, 'MB/s', 'unexpected status', 'of ceiling (median of the rounds)']
-  printMarkdownTable(header, rows.map((r) => [
-    ...rowCells(r),
-    (r.bytesPerSecond / 1e6).toFixed(0),
-    String(r.unexpected + r.errors),
-    sharesText(r),
-  ]))
+  printMarkdownTable(
+    header,
+    rows.map((r) => [...rowCells(r), (r.bytesPerSecond / 1e6).toFixed(0), String(r.unexpected + r.errors), sharesText(r)]),
+  )
 }
 
 /** Runs the cases named (f, f304, g) on each database, with their ceilings, and prints one table. */
 export async function runSdkBench(keys: readonly string[]): Promise<void> {
-  console.log(`Pennon SDK benchmark (${keys.join(', ')}): ${WARMUP_SECONDS} s warm-up, then ${RUNS} round(s) of ${SECONDS} s per case and per ceiling in turn, 10 connections, node ${process.version}`)
+  console.log(
+    `Pennon SDK benchmark (${keys.join(', ')}): ${WARMUP_SECONDS} s warm-up, then ${RUNS} round(s) of ${SECONDS} s per case and per ceiling in turn, 10 connections, node ${process.version}`,
+  )
   await warmCompileCache()
   const rows: Row[] = []
   const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-sdk-'))
   try {
     rows.push(...(await benchPennon(keys, 'SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })))
     if (process.env.BENCH_DATABASE_URL) {
-      rows.push(...(await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'sdk', (url) => benchPennon(keys, 'PostgreSQL', { DATABASE_URL: url }))))
+      rows.push(
+        ...(await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'sdk', (url) =>
+          benchPennon(keys, 'PostgreSQL', { DATABASE_URL: url }),
+        )),
+      )
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -41,9 +41,11 @@ export async function seedSdkDataWithShape(baseUrl: string, adminToken: string):
 
 async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++)
+    }),
+  )
 }
 
 async function send(method: string, url: string, token: string, body?: unknown): Promise<any> {
@@ -59,7 +61,12 @@ async function send(method: string, url: string, token: string, body?: unknown):
 
 const rolloutVariants = (i: number) => [
   { name: 'blue', weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: `blue-${i}` } },
-  { name: 'green', weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: JSON.stringify({ flag: i, color: 'green' }) } },
+  {
+    name: 'green',
+    weightType: 'variable',
+    stickiness: 'default',
+    payload: { type: 'json', value: JSON.stringify({ flag: i, color: 'green' }) },
+  },
 ]
 
 /** Two constraints of the default strategy: eight kinds in turn. */
@@ -83,7 +90,11 @@ function defaultConstraints(i: number): unknown[] {
  * tokens (of `development`). `environments`: where each flag gets its strategies, variants and switch
  * (the playground's bench asks for two).
  */
-export async function seedSdkData(baseUrl: string, adminToken: string, environments: readonly string[] = ['development']): Promise<SdkTokens> {
+export async function seedSdkData(
+  baseUrl: string,
+  adminToken: string,
+  environments: readonly string[] = ['development'],
+): Promise<SdkTokens> {
   const admin = `${baseUrl}/api/admin`
   const segments: number[] = []
   for (let k = 0; k < SEGMENTS; k++) {
@@ -125,7 +136,14 @@ export async function seedSdkData(baseUrl: string, adminToken: string, environme
     if (i % 2 === 0) await send('POST', `${place}/on`, adminToken)
   })
   const token = async (type: 'client' | 'frontend') =>
-    (await send('POST', `${admin}/api-tokens`, adminToken, { tokenName: `sdk-bench-${type}`, type, environment: 'development', projects: ['default'] })).secret as string
+    (
+      await send('POST', `${admin}/api-tokens`, adminToken, {
+        tokenName: `sdk-bench-${type}`,
+        type,
+        environment: 'development',
+        projects: ['default'],
+      })
+    ).secret as string
   return { client: await token('client'), frontend: await token('frontend') }
 }
 
@@ -207,14 +225,20 @@ export interface SdkAnswers {
 
 export async function recordSdkAnswers(baseUrl: string, tokens: SdkTokens): Promise<SdkAnswers> {
   const features = await recordAnswer(`${baseUrl}/api/client/features`, clientHeaders(tokens.client), 200)
-  const notModified = await recordAnswer(`${baseUrl}/api/client/features`, { ...clientHeaders(tokens.client), 'if-none-match': features.headers.etag! }, 304)
+  const notModified = await recordAnswer(
+    `${baseUrl}/api/client/features`,
+    { ...clientHeaders(tokens.client), 'if-none-match': features.headers.etag! },
+    304,
+  )
   const frontends: RecordedAnswer[] = []
-  for (let k = 0; k < 21; k++) frontends.push(await recordAnswer(`${baseUrl}/api/frontend?${randomContextQuery()}`, { authorization: tokens.frontend }, 200))
+  for (let k = 0; k < 21; k++)
+    frontends.push(await recordAnswer(`${baseUrl}/api/frontend?${randomContextQuery()}`, { authorization: tokens.frontend }, 200))
   frontends.sort((a, b) => a.body.length - b.body.length)
   const answers: SdkAnswers = { features, notModified, frontend: frontends[10]! }
   if (tokens.shapeFrontend !== undefined) {
     const shaped: RecordedAnswer[] = []
-    for (let k = 0; k < 21; k++) shaped.push(await recordAnswer(`${baseUrl}/api/frontend?${shapeContextQuery()}`, { authorization: tokens.shapeFrontend }, 200))
+    for (let k = 0; k < 21; k++)
+      shaped.push(await recordAnswer(`${baseUrl}/api/frontend?${shapeContextQuery()}`, { authorization: tokens.shapeFrontend }, 200))
     shaped.sort((a, b) => a.body.length - b.body.length)
     answers.shapeFrontend = shaped[10]!
   }
@@ -231,19 +255,40 @@ export interface SdkCase {
 export function sdkCases(baseUrl: string, tokens: SdkTokens, answers: SdkAnswers): SdkCase[] {
   const url = `${baseUrl}/api/client/features`
   return [
-    { key: 'f', label: '(f) GET /api/client/features (1,000 flags × 3 strategies)', options: { url, headers: clientHeaders(tokens.client), expectedStatus: 200 } },
     {
-      key: 'f304', label: '(f′) the same with If-None-Match → 304',
+      key: 'f',
+      label: '(f) GET /api/client/features (1,000 flags × 3 strategies)',
+      options: { url, headers: clientHeaders(tokens.client), expectedStatus: 200 },
+    },
+    {
+      key: 'f304',
+      label: '(f′) the same with If-None-Match → 304',
       options: { url, headers: { ...clientHeaders(tokens.client), 'if-none-match': answers.features.headers.etag! }, expectedStatus: 304 },
     },
     {
-      key: 'g', label: '(g) GET /api/frontend, 1,000 flags, random context',
-      options: { url: `${baseUrl}/api/frontend`, headers: { authorization: tokens.frontend }, makePath: () => `/api/frontend?${randomContextQuery()}`, expectedStatus: 200 },
+      key: 'g',
+      label: '(g) GET /api/frontend, 1,000 flags, random context',
+      options: {
+        url: `${baseUrl}/api/frontend`,
+        headers: { authorization: tokens.frontend },
+        makePath: () => `/api/frontend?${randomContextQuery()}`,
+        expectedStatus: 200,
+      },
     },
-    ...(tokens.shapeFrontend === undefined ? [] : [{
-      key: 'g620' as const, label: '(g620) GET /api/frontend, issue 35\'s shape: 1,000 flags of one project, ~610 toggles',
-      options: { url: `${baseUrl}/api/frontend`, headers: { authorization: tokens.shapeFrontend }, makePath: () => `/api/frontend?${shapeContextQuery()}`, expectedStatus: 200 },
-    }]),
+    ...(tokens.shapeFrontend === undefined
+      ? []
+      : [
+          {
+            key: 'g620' as const,
+            label: "(g620) GET /api/frontend, issue 35's shape: 1,000 flags of one project, ~610 toggles",
+            options: {
+              url: `${baseUrl}/api/frontend`,
+              headers: { authorization: tokens.shapeFrontend },
+              makePath: () => `/api/frontend?${shapeContextQuery()}`,
+              expectedStatus: 200,
+            },
+          },
+        ]),
   ]
 }
 
@@ -260,13 +305,45 @@ export interface SdkCeiling {
 export function sdkCeilings(answers: SdkAnswers): SdkCeiling[] {
   const kb = (answer: RecordedAnswer) => `${(Buffer.byteLength(answer.body) / 1024).toFixed(0)} KB`
   return [
-    { key: 'replay-f', mode: 'replay', label: `ceiling: node:http, the bytes and headers of (f) (${kb(answers.features)})`, answer: answers.features, expectedStatus: 200 },
-    { key: 'replay-f304', mode: 'replay', label: 'ceiling: node:http, the 304 and headers of (f′)', answer: answers.notModified, expectedStatus: 304 },
-    { key: 'fastify-f304', mode: 'fastify-replay', label: 'ceiling: bare Fastify, the 304 and headers of (f′)', answer: answers.notModified, expectedStatus: 304 },
-    { key: 'replay-g', mode: 'replay', label: `ceiling: node:http, one answer of (g) (${kb(answers.frontend)})`, answer: answers.frontend, expectedStatus: 200 },
-    ...(answers.shapeFrontend === undefined ? [] : [{
-      key: 'replay-g620', mode: 'replay' as const, label: `ceiling: node:http, one answer of (g620) (${kb(answers.shapeFrontend)})`, answer: answers.shapeFrontend, expectedStatus: 200,
-    }]),
+    {
+      key: 'replay-f',
+      mode: 'replay',
+      label: `ceiling: node:http, the bytes and headers of (f) (${kb(answers.features)})`,
+      answer: answers.features,
+      expectedStatus: 200,
+    },
+    {
+      key: 'replay-f304',
+      mode: 'replay',
+      label: 'ceiling: node:http, the 304 and headers of (f′)',
+      answer: answers.notModified,
+      expectedStatus: 304,
+    },
+    {
+      key: 'fastify-f304',
+      mode: 'fastify-replay',
+      label: 'ceiling: bare Fastify, the 304 and headers of (f′)',
+      answer: answers.notModified,
+      expectedStatus: 304,
+    },
+    {
+      key: 'replay-g',
+      mode: 'replay',
+      label: `ceiling: node:http, one answer of (g) (${kb(answers.frontend)})`,
+      answer: answers.frontend,
+      expectedStatus: 200,
+    },
+    ...(answers.shapeFrontend === undefined
+      ? []
+      : [
+          {
+            key: 'replay-g620',
+            mode: 'replay' as const,
+            label: `ceiling: node:http, one answer of (g620) (${kb(answers.shapeFrontend)})`,
+            answer: answers.shapeFrontend,
+            expectedStatus: 200,
+          },
+        ]),
   ]
 }
 

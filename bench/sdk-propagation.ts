@@ -42,7 +42,10 @@ const app = join(dir, 'app')
 mkdirSync(join(app, 'node_modules'), { recursive: true })
 writeFileSync(join(app, 'package.json'), '{"name":"app","version":"1.0.0","type":"commonjs"}\n')
 symlinkSync(realpathSync(new URL('../node_modules/unleash-client', import.meta.url)), join(app, 'node_modules', 'unleash-client'), 'dir')
-writeFileSync(join(app, 'app.js'), snippet.replace('http://127.0.0.1:4242/api/', `${server.url}/api/`).replace('<client token secret>', secret))
+writeFileSync(
+  join(app, 'app.js'),
+  snippet.replace('http://127.0.0.1:4242/api/', `${server.url}/api/`).replace('<client token secret>', secret),
+)
 const child = spawn(process.execPath, ['app.js'], { cwd: app, env: { PATH: process.env.PATH ?? '', TMPDIR: app } })
 const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
 const nextLine = async () => String((await lines.next()).value)
@@ -61,7 +64,9 @@ try {
     console.log(`${line}: ${delays.at(-1)!.toFixed(1)} s after the switch`)
   }
   const mean = delays.reduce((sum, delay) => sum + delay, 0) / delays.length
-  console.log(`${SWITCHES} switches: mean ${mean.toFixed(1)} s, median ${median(delays).toFixed(1)} s, min ${Math.min(...delays).toFixed(1)} s, max ${Math.max(...delays).toFixed(1)} s`)
+  console.log(
+    `${SWITCHES} switches: mean ${mean.toFixed(1)} s, median ${median(delays).toFixed(1)} s, min ${Math.min(...delays).toFixed(1)} s, max ${Math.max(...delays).toFixed(1)} s`,
+  )
 } finally {
   child.kill()
   await server.stop()

@@ -20,7 +20,10 @@ const headers = { 'content-type': 'application/json', authorization: TOKEN }
 
 let sequence = 0
 const body = () =>
-  JSON.stringify({ name: `bench-${process.pid}-${++sequence}`, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }] })
+  JSON.stringify({
+    name: `bench-${process.pid}-${++sequence}`,
+    constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b', 'c'] }],
+  })
 
 async function run(label: string, env: Record<string, string>): Promise<void> {
   const server = await startProcess('src/main.ts', {
@@ -52,4 +55,5 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
-if (process.env.BENCH_DATABASE_URL) await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'segments', (url) => run('PostgreSQL', { DATABASE_URL: url }))
+if (process.env.BENCH_DATABASE_URL)
+  await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'segments', (url) => run('PostgreSQL', { DATABASE_URL: url }))

@@ -12,7 +12,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { measure, printMarkdownTable, ROW_HEADER, rowCells, RUNS, SECONDS, startProcess, warmCompileCache, WARMUP_SECONDS, withFreshPostgres, type Row } from './lib.ts'
+import {
+  measure,
+  printMarkdownTable,
+  ROW_HEADER,
+  rowCells,
+  RUNS,
+  SECONDS,
+  startProcess,
+  warmCompileCache,
+  WARMUP_SECONDS,
+  withFreshPostgres,
+  type Row,
+} from './lib.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const PASSWORD = 'Bench-Passw0rd-2026'
@@ -22,18 +34,35 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
   try {
     const json = { 'content-type': 'application/json' }
     const created = await fetch(`${server.url}/api/admin/user-admin`, {
-      method: 'POST', headers: { ...json, authorization: TOKEN }, body: JSON.stringify({ email: 'bench@example.com', rootRole: 2, password: PASSWORD }),
+      method: 'POST',
+      headers: { ...json, authorization: TOKEN },
+      body: JSON.stringify({ email: 'bench@example.com', rootRole: 2, password: PASSWORD }),
     })
     if (created.status !== 201) throw new Error(`user: ${created.status} ${await created.text()}`)
     const login = JSON.stringify({ username: 'bench@example.com', password: PASSWORD })
-    const signIn = await measure(`(k) POST /auth/simple/login, the right password [${databaseName}]`, 'k', { url: `${server.url}/auth/simple/login`, method: 'POST', headers: json, body: login }, server)
+    const signIn = await measure(
+      `(k) POST /auth/simple/login, the right password [${databaseName}]`,
+      'k',
+      { url: `${server.url}/auth/simple/login`, method: 'POST', headers: json, body: login },
+      server,
+    )
     // Signed in after (k): a user holds 20 sessions at most, and (k) started many more.
     const signedIn = await fetch(`${server.url}/auth/simple/login`, { method: 'POST', headers: json, body: login })
     const cookie = String(signedIn.headers.get('set-cookie')).split(';')[0]!
     const rows = [
       signIn,
-      await measure(`(l) GET /api/admin/projects with a session cookie [${databaseName}]`, 'l', { url: `${server.url}/api/admin/projects`, headers: { cookie } }, server),
-      await measure(`(l′) GET /api/admin/projects with an admin token [${databaseName}]`, 'l-token', { url: `${server.url}/api/admin/projects`, headers: { authorization: TOKEN } }, server),
+      await measure(
+        `(l) GET /api/admin/projects with a session cookie [${databaseName}]`,
+        'l',
+        { url: `${server.url}/api/admin/projects`, headers: { cookie } },
+        server,
+      ),
+      await measure(
+        `(l′) GET /api/admin/projects with an admin token [${databaseName}]`,
+        'l-token',
+        { url: `${server.url}/api/admin/projects`, headers: { authorization: TOKEN } },
+        server,
+      ),
     ]
     return rows
   } finally {
@@ -47,9 +76,15 @@ const rows: Row[] = []
 const dir = mkdtempSync(join(tmpdir(), 'pennon-bench-sessions-'))
 try {
   rows.push(...(await benchPennon('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })))
-  if (process.env.BENCH_DATABASE_URL) rows.push(...(await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'sessions', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))))
+  if (process.env.BENCH_DATABASE_URL)
+    rows.push(
+      ...(await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'sessions', (url) => benchPennon('PostgreSQL', { DATABASE_URL: url }))),
+    )
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
-printMarkdownTable([...ROW_HEADER, 'unexpected status'], rows.map((row) => [...rowCells(row), String(row.unexpected + row.errors)]))
+printMarkdownTable(
+  [...ROW_HEADER, 'unexpected status'],
+  rows.map((row) => [...rowCells(row), String(row.unexpected + row.errors)]),
+)
 if (rows.some((row) => row.unexpected + row.errors > 0)) process.exitCode = 1

@@ -23,7 +23,16 @@ export type FromClients =
   | { type: 'opened'; connected: number; failed: number; statuses: Record<string, number> }
   | { type: 'watching' }
   | { type: 'arrivals'; times: number[]; missing: number; cpuMs: number }
-  | { type: 'settled'; times: number[]; wrong: number; hydrated: number; resumed: number; hadChangeBeforeKill: number; attempts: number; statuses: Record<string, number> }
+  | {
+      type: 'settled'
+      times: number[]
+      wrong: number
+      hydrated: number
+      resumed: number
+      hadChangeBeforeKill: number
+      attempts: number
+      statuses: Record<string, number>
+    }
 
 interface Stream {
   socket: Socket | undefined
@@ -152,7 +161,8 @@ function connect(stream: Stream): Promise<void> {
     socket.setEncoding('latin1')
     socket.write(
       `GET /api/client/streaming HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: ${options.token}\r\naccept: text/event-stream\r\nunleash-appname: fanout-bench\r\n` +
-        (stream.id === undefined ? '' : `last-event-id: ${stream.id}\r\n`) + '\r\n',
+        (stream.id === undefined ? '' : `last-event-id: ${stream.id}\r\n`) +
+        '\r\n',
     )
     stream.socket = socket
     let head: string | undefined = ''
@@ -203,14 +213,32 @@ function lost(stream: Stream, socket: Socket, finish: () => void): void {
 async function open(message: Extract<ToClients, { type: 'open' }>): Promise<void> {
   options = message
   for (let i = 0; i < message.count; i++) {
-    streams.push({ socket: undefined, id: undefined, enabled: undefined, connected: false, arrived: undefined, rightAt: undefined, failures: 0, lastConnected: undefined, hadChangeBeforeClose: undefined, closedOnce: false })
+    streams.push({
+      socket: undefined,
+      id: undefined,
+      enabled: undefined,
+      connected: false,
+      arrived: undefined,
+      rightAt: undefined,
+      failures: 0,
+      lastConnected: undefined,
+      hadChangeBeforeClose: undefined,
+      closedOnce: false,
+    })
   }
   // A bounded number of opens in flight: the server's accept queue is not flooded.
   let next = 0
-  await Promise.all(Array.from({ length: message.concurrency }, async () => {
-    while (next < streams.length) await connect(streams[next++]!)
-  }))
-  send({ type: 'opened', connected: streams.filter((s) => s.connected).length, failed: streams.filter((s) => !s.connected).length, statuses })
+  await Promise.all(
+    Array.from({ length: message.concurrency }, async () => {
+      while (next < streams.length) await connect(streams[next++]!)
+    }),
+  )
+  send({
+    type: 'opened',
+    connected: streams.filter((s) => s.connected).length,
+    failed: streams.filter((s) => !s.connected).length,
+    statuses,
+  })
 }
 
 process.on('message', (message: ToClients) => {

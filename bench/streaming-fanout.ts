@@ -25,7 +25,15 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { cpuSeconds, printMarkdownTable, serverMemory as memory, startProcess, warmCompileCache, withFreshPostgres, type Server } from './lib.ts'
+import {
+  cpuSeconds,
+  printMarkdownTable,
+  serverMemory as memory,
+  startProcess,
+  warmCompileCache,
+  withFreshPostgres,
+  type Server,
+} from './lib.ts'
 import type { FromClients, ToClients } from './sse-clients.ts'
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000)
@@ -38,13 +46,29 @@ const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 // Each process holds a socket per stream: the server all of them, each generator its share.
 const neededFiles = STREAMS + 1024
 const limits = readFileSync('/proc/self/limits', 'utf8')
-const [softFiles, hardFiles] = limits.match(/Max open files\s+(\S+)\s+(\S+)/)!.slice(1).map((v) => (v === 'unlimited' ? Infinity : Number(v)))
+const [softFiles, hardFiles] = limits
+  .match(/Max open files\s+(\S+)\s+(\S+)/)!
+  .slice(1)
+  .map((v) => (v === 'unlimited' ? Infinity : Number(v)))
 if (softFiles! < neededFiles) {
-  if (hardFiles! < neededFiles || process.env.BENCH_RAISED_FILES) throw new Error(`${STREAMS} streams need ${neededFiles} open files; the hard limit is ${hardFiles} (raise it, or set BENCH_STREAMS)`)
+  if (hardFiles! < neededFiles || process.env.BENCH_RAISED_FILES)
+    throw new Error(`${STREAMS} streams need ${neededFiles} open files; the hard limit is ${hardFiles} (raise it, or set BENCH_STREAMS)`)
   // Node cannot raise its own limit: the script runs again under a shell that does (children inherit it).
-  const result = spawnSync('sh', ['-c', `ulimit -n ${hardFiles === Infinity ? neededFiles : hardFiles} && exec "$@"`, 'sh', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit', env: { ...process.env, BENCH_RAISED_FILES: '1' },
-  })
+  const result = spawnSync(
+    'sh',
+    [
+      '-c',
+      `ulimit -n ${hardFiles === Infinity ? neededFiles : hardFiles} && exec "$@"`,
+      'sh',
+      process.execPath,
+      ...process.execArgv,
+      ...process.argv.slice(1),
+    ],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_RAISED_FILES: '1' },
+    },
+  )
   process.exit(result.status ?? 1)
 }
 
@@ -67,13 +91,20 @@ async function seed(base: string): Promise<string> {
     const name = i === 0 ? TARGET : `fanout-${i}`
     const place = `/api/admin/projects/default/features/${name}/environments/development`
     await send(base, 'POST', '/api/admin/projects/default/features', { name })
-    await send(base, 'POST', `${place}/strategies`, { name: 'flexibleRollout', constraints: [], parameters: { rollout: String(5 * i), stickiness: 'default', groupId: name } })
+    await send(base, 'POST', `${place}/strategies`, {
+      name: 'flexibleRollout',
+      constraints: [],
+      parameters: { rollout: String(5 * i), stickiness: 'default', groupId: name },
+    })
     if (i % 2 === 1) await send(base, 'POST', `${place}/on`)
   }
-  return (await send(base, 'POST', '/api/admin/api-tokens', { tokenName: 'fanout', type: 'client', environment: 'development', projects: ['*'] })).secret
+  return (
+    await send(base, 'POST', '/api/admin/api-tokens', { tokenName: 'fanout', type: 'client', environment: 'development', projects: ['*'] })
+  ).secret
 }
 
-const toggle = (base: string, on: boolean) => send(base, 'POST', `/api/admin/projects/default/features/${TARGET}/environments/development/${on ? 'on' : 'off'}`)
+const toggle = (base: string, on: boolean) =>
+  send(base, 'POST', `/api/admin/projects/default/features/${TARGET}/environments/development/${on ? 'on' : 'off'}`)
 
 /** Opens and closes a few hundred streams, so code compiled on first use is not counted per stream. */
 async function warmStreams(base: string, token: string): Promise<void> {
@@ -108,11 +139,13 @@ function generator(): Generator {
   })
   return {
     child,
-    next: (type) => new Promise((resolve, reject) => {
-      const take = (message: FromClients) => (message.type === type ? resolve(message as any) : reject(new Error(`expected ${type}, got ${message.type}`)))
-      if (inbox.length > 0) take(inbox.shift()!)
-      else waiting.push(take)
-    }),
+    next: (type) =>
+      new Promise((resolve, reject) => {
+        const take = (message: FromClients) =>
+          message.type === type ? resolve(message as any) : reject(new Error(`expected ${type}, got ${message.type}`))
+        if (inbox.length > 0) take(inbox.shift()!)
+        else waiting.push(take)
+      }),
     tell: (message) => child.send(message),
   }
 }
@@ -140,12 +173,22 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
     // Connect and hydrate every stream.
     const connectCpu = cpuSeconds(streams.pid)
     const connectStart = now()
-    for (const [i, g] of generators.entries()) g.tell({ type: 'open', url: streams.url, token: clientToken, count: Math.floor(STREAMS / GENERATORS) + (i < STREAMS % GENERATORS ? 1 : 0), concurrency: 50, reconnect: KILL })
+    for (const [i, g] of generators.entries())
+      g.tell({
+        type: 'open',
+        url: streams.url,
+        token: clientToken,
+        count: Math.floor(STREAMS / GENERATORS) + (i < STREAMS % GENERATORS ? 1 : 0),
+        concurrency: 50,
+        reconnect: KILL,
+      })
     const opened = await all(generators, 'opened')
     const connectSeconds = (now() - connectStart) / 1000
     const connectCpuSeconds = cpuSeconds(streams.pid) - connectCpu
     const connected = opened.reduce((sum, o) => sum + o.connected, 0)
-    console.log(`[${label}] ${connected} of ${STREAMS} streams hydrated in ${connectSeconds.toFixed(1)} s (server CPU ${connectCpuSeconds.toFixed(1)} s); statuses ${JSON.stringify(opened.map((o) => o.statuses))}`)
+    console.log(
+      `[${label}] ${connected} of ${STREAMS} streams hydrated in ${connectSeconds.toFixed(1)} s (server CPU ${connectCpuSeconds.toFixed(1)} s); statuses ${JSON.stringify(opened.map((o) => o.statuses))}`,
+    )
     await sleep(2000)
     const after = await memory(streams)
 
@@ -175,8 +218,10 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
       `${(cpu * 1000).toFixed(0)} ms${admin === streams ? '' : ` (A: ${(adminCpu * 1000).toFixed(0)} ms)`}`,
       `${connectSeconds.toFixed(1)} s, ${((connectCpuSeconds / connected) * 1e6).toFixed(0)} µs CPU each`,
     ])
-    console.log(`[${label}] change: ${got} of ${STREAMS} in first ${ms(delays[0]!)}, p50 ${ms(percentile(delays, 50))}, p99 ${ms(percentile(delays, 99))}, max ${ms(delays.at(-1)!)}; ` +
-      `generators' CPU ${arrivals.map((a) => a.cpuMs.toFixed(0)).join(' + ')} ms; RSS ${before.rssMb.toFixed(0)} → ${after.rssMb.toFixed(0)} MB, heap ${before.heapMb.toFixed(0)} → ${after.heapMb.toFixed(0)} MB; server CPU ${(cpu * 1000).toFixed(0)} ms`)
+    console.log(
+      `[${label}] change: ${got} of ${STREAMS} in first ${ms(delays[0]!)}, p50 ${ms(percentile(delays, 50))}, p99 ${ms(percentile(delays, 99))}, max ${ms(delays.at(-1)!)}; ` +
+        `generators' CPU ${arrivals.map((a) => a.cpuMs.toFixed(0)).join(' + ')} ms; RSS ${before.rssMb.toFixed(0)} → ${after.rssMb.toFixed(0)} MB, heap ${before.heapMb.toFixed(0)} → ${after.heapMb.toFixed(0)} MB; server CPU ${(cpu * 1000).toFixed(0)} ms`,
+    )
 
     if (!KILL) return
     // Switch back and kill the streams' server at once: some streams get the change first, some not.
@@ -208,11 +253,15 @@ async function runCase(label: string, instances: Instances, rows: string[][], ki
       `${sum((s) => s.hydrated)} / ${sum((s) => s.resumed)}`,
       `${sum((s) => s.attempts) - STREAMS}`,
     ])
-    console.log(`[${label}] killed: ${back.length} of ${STREAMS} back and right ${((back.at(-1)! - killed) / 1000).toFixed(1)} s after the kill ` +
-      `(listening after ${((listening - killed) / 1000).toFixed(1)} s); statuses ${JSON.stringify(settled.map((s) => s.statuses))}`)
+    console.log(
+      `[${label}] killed: ${back.length} of ${STREAMS} back and right ${((back.at(-1)! - killed) / 1000).toFixed(1)} s after the kill ` +
+        `(listening after ${((listening - killed) / 1000).toFixed(1)} s); statuses ${JSON.stringify(settled.map((s) => s.statuses))}`,
+    )
   } finally {
     for (const g of generators) if (g.child.connected) g.tell({ type: 'close' })
-    await Promise.all(generators.map((g) => (g.child.exitCode === null ? new Promise((resolve) => g.child.once('exit', resolve)) : undefined)))
+    await Promise.all(
+      generators.map((g) => (g.child.exitCode === null ? new Promise((resolve) => g.child.once('exit', resolve)) : undefined)),
+    )
     await streams.stop()
     if (admin !== streams) await admin.stop()
   }
@@ -228,13 +277,20 @@ const pennonEnv = {
 }
 const rows: string[][] = []
 const killRows: string[][] = []
-console.log(`Streaming fan-out: ${STREAMS} streams, ${GENERATORS} generator processes, node ${process.version}, ${new Date().toISOString()}`)
+console.log(
+  `Streaming fan-out: ${STREAMS} streams, ${GENERATORS} generator processes, node ${process.version}, ${new Date().toISOString()}`,
+)
 await warmCompileCache()
 const dir = mkdtempSync(join(tmpdir(), 'pennon-fanout-'))
 try {
   const sqliteEnv = { ...pennonEnv, DATABASE_FILE: join(dir, 'pennon.sqlite') }
   const server = await startProcess('src/main.ts', sqliteEnv)
-  await runCase('SQLite, one instance', { streams: server, admin: server, restart: (port) => startProcess('src/main.ts', { ...sqliteEnv, PORT: port }) }, rows, killRows)
+  await runCase(
+    'SQLite, one instance',
+    { streams: server, admin: server, restart: (port) => startProcess('src/main.ts', { ...sqliteEnv, PORT: port }) },
+    rows,
+    killRows,
+  )
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
@@ -243,12 +299,44 @@ if (process.env.BENCH_DATABASE_URL) {
     const env = { ...pennonEnv, DATABASE_URL: url }
     const a = await startProcess('src/main.ts', env)
     const b = await startProcess('src/main.ts', env)
-    await runCase('PostgreSQL, streams on B, change through A', { streams: b, admin: a, restart: (port) => startProcess('src/main.ts', { ...env, PORT: port }) }, rows, killRows)
+    await runCase(
+      'PostgreSQL, streams on B, change through A',
+      { streams: b, admin: a, restart: (port) => startProcess('src/main.ts', { ...env, PORT: port }) },
+      rows,
+      killRows,
+    )
   })
 }
 console.log()
-printMarkdownTable(['case', 'got the change', 'first', 'p50', 'p99', 'max', 'admin answer', 'RSS per stream', 'heap per stream', 'server CPU for the change', 'connecting all'], rows)
+printMarkdownTable(
+  [
+    'case',
+    'got the change',
+    'first',
+    'p50',
+    'p99',
+    'max',
+    'admin answer',
+    'RSS per stream',
+    'heap per stream',
+    'server CPU for the change',
+    'connecting all',
+  ],
+  rows,
+)
 if (killRows.length > 0) {
   console.log()
-  printMarkdownTable(['case (SIGKILL, restart)', 'back and right', 'listening again', 'p50 back', 'all back', 'had the change before the kill', 'hydrated / resumed', 'reconnection attempts'], killRows)
+  printMarkdownTable(
+    [
+      'case (SIGKILL, restart)',
+      'back and right',
+      'listening again',
+      'p50 back',
+      'all back',
+      'had the change before the kill',
+      'hydrated / resumed',
+      'reconnection attempts',
+    ],
+    killRows,
+  )
 }

@@ -138,9 +138,11 @@ async function send(base: string, method: string, path: string, body?: unknown):
 
 async function seed(base: string): Promise<string> {
   let next = 0
-  await Promise.all(Array.from({ length: 10 }, async () => {
-    while (next < FLAGS) await send(base, 'POST', '/api/admin/projects/default/features', { name: flagName(next++) })
-  }))
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (next < FLAGS) await send(base, 'POST', '/api/admin/projects/default/features', { name: flagName(next++) })
+    }),
+  )
   return (await seedSdkData(base, TOKEN)).client
 }
 
@@ -158,7 +160,13 @@ async function settled(port: number, clients: readonly Client[]): Promise<void> 
 const rows: string[][] = []
 
 /** One row: the process's figures per stream against `before` (when they are the streams' alone), the kernel's per open stream; the machine's TCP memory since `tcpBefore`. */
-function row(label: string, port: number, clients: readonly Client[], tcpBefore: number, process?: { before: { rssMb: number; heapMb: number }; after: { rssMb: number; heapMb: number } }): void {
+function row(
+  label: string,
+  port: number,
+  clients: readonly Client[],
+  tcpBefore: number,
+  process?: { before: { rssMb: number; heapMb: number }; after: { rssMb: number; heapMb: number } },
+): void {
   const serverSide = kernelSockets(port, 'server')
   const clientSide = kernelSockets(port, 'client')
   const open = clients.filter((client) => serverSide.has(client.port))
@@ -195,7 +203,9 @@ try {
   const started = Date.now()
   const token = await seed(server.url)
   const hydration = Buffer.byteLength(await (await fetch(`${server.url}/api/client/delta`, { headers: { authorization: token } })).text())
-  console.log(`seeded ${FLAGS} flags in ${((Date.now() - started) / 1000).toFixed(0)} s; the hydration (the first message) is ${kb(hydration)}`)
+  console.log(
+    `seeded ${FLAGS} flags in ${((Date.now() - started) / 1000).toFixed(0)} s; the hydration (the first message) is ${kb(hydration)}`,
+  )
 
   // Neither code compiled on first use nor the allocator's arenas that sending ~1 MB hydrations
   // to 50 streams at once grows (kept and reused, not per stream) are counted per stream.
@@ -209,17 +219,21 @@ try {
   const tcpBase = tcpMemory().bytes
 
   const readers: Client[] = []
-  for (let i = 0; i < IDLE; i += 50) readers.push(...(await Promise.all(Array.from({ length: Math.min(50, IDLE - i) }, () => openStream(port, token, true)))))
+  for (let i = 0; i < IDLE; i += 50)
+    readers.push(...(await Promise.all(Array.from({ length: Math.min(50, IDLE - i) }, () => openStream(port, token, true)))))
   all.push(...readers)
   await Promise.all(readers.map((reader) => reader.hydrated))
   await sleep(1000)
   const withReaders = await serverMemory(server)
   row('idle (reading), after the hydration', port, readers, tcpBase, { before: base, after: withReaders })
-  console.log(`server RSS ${base.rssMb.toFixed(0)} MB and heap ${base.heapMb.toFixed(0)} MB before the readers, ${withReaders.rssMb.toFixed(0)} and ${withReaders.heapMb.toFixed(0)} MB with them`)
+  console.log(
+    `server RSS ${base.rssMb.toFixed(0)} MB and heap ${base.heapMb.toFixed(0)} MB before the readers, ${withReaders.rssMb.toFixed(0)} and ${withReaders.heapMb.toFixed(0)} MB with them`,
+  )
   const tcpReaders = tcpMemory().bytes
 
   const stalled: Client[] = []
-  for (let i = 0; i < STALLED; i += 50) stalled.push(...(await Promise.all(Array.from({ length: Math.min(50, STALLED - i) }, () => openStream(port, token, false)))))
+  for (let i = 0; i < STALLED; i += 50)
+    stalled.push(...(await Promise.all(Array.from({ length: Math.min(50, STALLED - i) }, () => openStream(port, token, false)))))
   all.push(...stalled)
   await settled(port, stalled)
   const withStalled = await serverMemory(server)
@@ -234,7 +248,12 @@ try {
   let changes = 0
   const pushStarted = Date.now()
   while (changes < MAX_CHANGES) {
-    await send(server.url, 'POST', `/api/admin/projects/default/bulk_features/environments/development/${changes % 2 === 0 ? 'off' : 'on'}`, { features: names })
+    await send(
+      server.url,
+      'POST',
+      `/api/admin/projects/default/bulk_features/environments/development/${changes % 2 === 0 ? 'off' : 'on'}`,
+      { features: names },
+    )
     changes++
     await sleep(1000)
     const serverSide = kernelSockets(port, 'server')
@@ -246,10 +265,14 @@ try {
   const cut = stalled.filter((client) => !serverSide.has(client.port)).length
   const connected = kept.filter((reader) => !reader.closed && serverSide.has(reader.port)).length
   row(`not read, after ${changes} changes (${kb(pushed)} sent to each reader)`, port, stalled, tcpKept)
-  console.log(`${changes} changes in ${((Date.now() - pushStarted) / 1000).toFixed(1)} s, ${kb(pushed)} read by each reader: ` +
-    `${cut} of ${STALLED} streams not read were cut by the server, ${connected} of ${READERS_KEPT} readers still connected; ` +
-    `TCP orphans ${tcpMemory().orphans}`)
-  console.log(`server RSS: ${withStalled.rssMb.toFixed(0)} MB with the streams not read, ${(await serverMemory(server)).rssMb.toFixed(0)} after the changes`)
+  console.log(
+    `${changes} changes in ${((Date.now() - pushStarted) / 1000).toFixed(1)} s, ${kb(pushed)} read by each reader: ` +
+      `${cut} of ${STALLED} streams not read were cut by the server, ${connected} of ${READERS_KEPT} readers still connected; ` +
+      `TCP orphans ${tcpMemory().orphans}`,
+  )
+  console.log(
+    `server RSS: ${withStalled.rssMb.toFixed(0)} MB with the streams not read, ${(await serverMemory(server)).rssMb.toFixed(0)} after the changes`,
+  )
 } finally {
   clearTimeout(deadline)
   for (const client of all) client.socket.destroy()
@@ -257,4 +280,7 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 console.log()
-printMarkdownTable(['streams', 'open', 'server RSS per stream', 'V8 heap per stream', 'server kernel per open stream', 'client kernel per open stream'], rows)
+printMarkdownTable(
+  ['streams', 'open', 'server RSS per stream', 'V8 heap per stream', 'server kernel per open stream', 'client kernel per open stream'],
+  rows,
+)

@@ -148,7 +148,16 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     frameworkErrors: createFrameworkErrorHandler(authenticate),
     clientErrorHandler,
     // allowUnionTypes: `type: ['string', 'integer']` (a date as text or Unix seconds) fails with one message, where a union gives one per branch.
-    ajv: { customOptions: { coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: false, allowUnionTypes: true } },
+    ajv: {
+      customOptions: {
+        coerceTypes: false,
+        allErrors: true,
+        verbose: true,
+        removeAdditional: false,
+        useDefaults: false,
+        allowUnionTypes: true,
+      },
+    },
     ...(schemaController ? { schemaController } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -170,7 +179,11 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Pennon admin API', version: '1.0.0', description: 'Feature-flag administration, wire-compatible with the Unleash admin API.' },
+      info: {
+        title: 'Pennon admin API',
+        version: '1.0.0',
+        description: 'Feature-flag administration, wire-compatible with the Unleash admin API.',
+      },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
     },
     // Shared schemas keep their own names (ErrorResponse) in components.schemas.
@@ -184,15 +197,23 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   await app.register(docsUi, { routePrefix: '/docs/openapi' })
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
-  app.get('/health', {
-    schema: { tags: ['Service'], summary: 'Liveness and database check', response: { 200: Type.Object({ health: Type.Literal('GOOD') }), 500: ErrorResponse } },
-  }, async () => {
-    // On a reader: on SQLite the one writer connection is held by a transaction for its whole
-    // length (a large import: seconds), and liveness must not wait for it; a read connection
-    // still proves the database file answers. On PostgreSQL `reader` is the pool.
-    await sql`select 1`.execute(reader)
-    return { health: 'GOOD' as const }
-  })
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['Service'],
+        summary: 'Liveness and database check',
+        response: { 200: Type.Object({ health: Type.Literal('GOOD') }), 500: ErrorResponse },
+      },
+    },
+    async () => {
+      // On a reader: on SQLite the one writer connection is held by a transaction for its whole
+      // length (a large import: seconds), and liveness must not wait for it; a read connection
+      // still proves the database file answers. On PostgreSQL `reader` is the pool.
+      await sql`select 1`.execute(reader)
+      return { health: 'GOOD' as const }
+    },
+  )
 
   // SDK metrics are held in memory and written every config.metricsFlushMs; closing the app writes what is held.
   // What a report may add is bounded (docs/metrics.md, "Limits"): frontend tokens are public.
@@ -219,43 +240,56 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   }
   // Constraints on a context field with legal values use only those (strategies and segments).
   const legalValues = createLegalValues({ changes })
-  await app.register(async (admin) => {
-    await admin.register(metricsAdminRoutes, { reads: createMetricsReadService({ db }) })
-    await admin.register(usageRoutes, { usage: createUsageService({ db }) })
-    await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
-    await admin.register(projectRoutes, { projects: createProjectService({ db, contents: projectContents }) })
-    // Flags reach their environments (flag-environments/, above them) only through these few functions.
-    const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
-    await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
-    const metadata = createFlagMetadataService({ db })
-    await admin.register(flagMetadataRoutes, { metadata })
-    await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
-    await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
-    await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
-    await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
-    await admin.register(meRoutes)
-    await admin.register(userRoutes, { users, config })
-    await admin.register(profileRoutes, { users })
-    await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
-    await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
-    await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
-    const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
-    await admin.register(strategyRoutes, { strategies })
-    const flagEnvironments = createFlagEnvironmentService({ db, strategies })
-    await admin.register(flagEnvironmentRoutes, { flagEnvironments })
-    // Reverting an event makes its changes through the services above, in one transaction.
-    const dependencies = createDependencyService({ db })
-    await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })
-    const contextFields = createContextFieldService({ db, changes, uses: fieldUses })
-    await admin.register(contextFieldRoutes, { contextFields })
-    const tagTypes = createTagTypeService({ db, flags: flagsOfTags })
-    await admin.register(tagTypeRoutes, { tagTypes })
-    const tagService = createTagService({ db, flags: flagsOfTags })
-    await admin.register(tagRoutes, { tagService })
-    // An import makes its changes through the services above, in one transaction.
-    const imports = createImportService({ db, flags, metadata, flagEnvironments, strategies, dependencies, tags: tagService, tagTypes, contextFields })
-    await admin.register(exportImportRoutes, { exports: createExportService({ db }), imports })
-  }, { prefix: ADMIN_PREFIX })
+  await app.register(
+    async (admin) => {
+      await admin.register(metricsAdminRoutes, { reads: createMetricsReadService({ db }) })
+      await admin.register(usageRoutes, { usage: createUsageService({ db }) })
+      await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
+      await admin.register(projectRoutes, { projects: createProjectService({ db, contents: projectContents }) })
+      // Flags reach their environments (flag-environments/, above them) only through these few functions.
+      const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
+      await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
+      const metadata = createFlagMetadataService({ db })
+      await admin.register(flagMetadataRoutes, { metadata })
+      await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
+      await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
+      await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
+      await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
+      await admin.register(meRoutes)
+      await admin.register(userRoutes, { users, config })
+      await admin.register(profileRoutes, { users })
+      await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
+      await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
+      await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
+      const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
+      await admin.register(strategyRoutes, { strategies })
+      const flagEnvironments = createFlagEnvironmentService({ db, strategies })
+      await admin.register(flagEnvironmentRoutes, { flagEnvironments })
+      // Reverting an event makes its changes through the services above, in one transaction.
+      const dependencies = createDependencyService({ db })
+      await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })
+      const contextFields = createContextFieldService({ db, changes, uses: fieldUses })
+      await admin.register(contextFieldRoutes, { contextFields })
+      const tagTypes = createTagTypeService({ db, flags: flagsOfTags })
+      await admin.register(tagTypeRoutes, { tagTypes })
+      const tagService = createTagService({ db, flags: flagsOfTags })
+      await admin.register(tagRoutes, { tagService })
+      // An import makes its changes through the services above, in one transaction.
+      const imports = createImportService({
+        db,
+        flags,
+        metadata,
+        flagEnvironments,
+        strategies,
+        dependencies,
+        tags: tagService,
+        tagTypes,
+        contextFields,
+      })
+      await admin.register(exportImportRoutes, { exports: createExportService({ db }), imports })
+    },
+    { prefix: ADMIN_PREFIX },
+  )
 
   // The APIs SDKs read flags from (sdk-pipeline.ts: client tokens, frontend tokens).
   const clientFeatures = createClientFeaturesService({ db: reader, changes })
@@ -273,7 +307,12 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   const suggestStreaming = (principal: Principal) => config.clientFetchMode === 'streaming' && hub.hasRoom(streamOwner(principal))
   await app.register(clientRoutes, { prefix: CLIENT_PREFIX, clientFeatures, suggestStreaming })
   await app.register(deltaRoutes, { prefix: CLIENT_PREFIX, delta, suggestStreaming })
-  await app.register(streamingRoutes, { prefix: CLIENT_PREFIX, hub, maxConnections: config.streamingMaxConnections, maxPerToken: config.streamingMaxConnectionsPerToken })
+  await app.register(streamingRoutes, {
+    prefix: CLIENT_PREFIX,
+    hub,
+    maxConnections: config.streamingMaxConnections,
+    maxPerToken: config.streamingMaxConnectionsPerToken,
+  })
   if (!logsRequests) fastPath = createClientFeaturesFastPath({ authenticate, clientFeatures, suggestStreaming })
   app.addHook('preClose', async () => {
     fastPath = undefined
@@ -283,15 +322,22 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
   // Unleash Edge's own routes: token validation (no credentials, as the reference) and its report of itself.
-  await app.register(edgeRoutes, { prefix: EDGE_PREFIX, edge: createEdgeService({ db: reader, throttle: authFailures }), bodyLimit: config.bodyLimit })
+  await app.register(edgeRoutes, {
+    prefix: EDGE_PREFIX,
+    edge: createEdgeService({ db: reader, throttle: authFailures }),
+    bodyLimit: config.bodyLimit,
+  })
   await app.register(edgeMetricsRoutes, { bodyLimit: config.bodyLimit })
   // The admin API's playground: the SDKs' evaluation of the same flags, explained (admin pipeline, permission NONE).
-  await app.register(playgroundRoutes, { prefix: ADMIN_PREFIX, playground: createPlaygroundService({
-    db: reader,
-    changes,
-    clientFeatures,
-    limits: { maxEvaluations: config.playgroundMaxEvaluations, maxAnswerCharacters: config.playgroundMaxAnswerCharacters },
-  }) })
+  await app.register(playgroundRoutes, {
+    prefix: ADMIN_PREFIX,
+    playground: createPlaygroundService({
+      db: reader,
+      changes,
+      clientFeatures,
+      limits: { maxEvaluations: config.playgroundMaxEvaluations, maxAnswerCharacters: config.playgroundMaxAnswerCharacters },
+    }),
+  })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   await app.register(authRoutes, { config, sessions, users, attempts, sessionOf })

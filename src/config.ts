@@ -87,7 +87,8 @@ function wholeNumber(env: Record<string, string | undefined>, key: string, fallb
   return Number(raw)
 }
 
-const TRUST_PROXY_FORMS = 'true, false, a number of proxy hops, or comma-separated proxy addresses and CIDR ranges (10.0.0.1, 10.0.0.0/8, fd00::/8)'
+const TRUST_PROXY_FORMS =
+  'true, false, a number of proxy hops, or comma-separated proxy addresses and CIDR ranges (10.0.0.1, 10.0.0.0/8, fd00::/8)'
 
 /** A whole address, or a CIDR range whose prefix fits its family. */
 function isAddressOrRange(entry: string): boolean {
@@ -102,7 +103,8 @@ function trustProxy(raw: string | undefined): TrustProxy {
   if (value === '' || value === 'false') return false
   if (value === 'true') return true
   if (/^[0-9]+$/.test(value)) {
-    if (Number(value) > 100) throw new ConfigError(`TRUST_PROXY as a number of proxy hops must be from 0 to 100; got ${JSON.stringify(raw)}`)
+    if (Number(value) > 100)
+      throw new ConfigError(`TRUST_PROXY as a number of proxy hops must be from 0 to 100; got ${JSON.stringify(raw)}`)
     return Number(value) === 0 ? false : Number(value)
   }
   const entries = value.split(',').map((entry) => entry.trim())
@@ -118,17 +120,26 @@ function metricsLimits(env: Record<string, string | undefined>) {
   if (metricsApplicationsPerToken > metricsMaxApplications) {
     throw new ConfigError('METRICS_APPLICATIONS_PER_TOKEN must not exceed METRICS_MAX_APPLICATIONS')
   }
-  return { metricsMaxApplications, metricsApplicationsPerToken, metricsInstancesPerApplication: wholeNumber(env, 'METRICS_INSTANCES_PER_APPLICATION', 100, 1, 100_000) }
+  return {
+    metricsMaxApplications,
+    metricsApplicationsPerToken,
+    metricsInstancesPerApplication: wholeNumber(env, 'METRICS_INSTANCES_PER_APPLICATION', 100, 1, 100_000),
+  }
 }
 
 // A DNS name (labels of letters, digits, `-` and `_`), or `*.` and one: no scheme, no port, no path.
 const HOST_NAME = /^(\*\.)?[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/
 
 function allowedHosts(raw: string | undefined): readonly string[] {
-  const entries = (raw ?? '').split(',').map((entry) => entry.trim().toLowerCase().replace(/\.$/, '')).filter((entry) => entry !== '')
+  const entries = (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((entry) => entry !== '')
   const bad = entries.find((entry) => !HOST_NAME.test(entry) || entry.length > 253)
   if (bad !== undefined) {
-    throw new ConfigError(`ALLOWED_HOSTS entries must be host names like flags.example.com or *.example.com (no scheme, no port; IP addresses need no entry); got ${JSON.stringify(bad)}`)
+    throw new ConfigError(
+      `ALLOWED_HOSTS entries must be host names like flags.example.com or *.example.com (no scheme, no port; IP addresses need no entry); got ${JSON.stringify(bad)}`,
+    )
   }
   return Object.freeze(entries)
 }
@@ -148,7 +159,8 @@ function streamingLimits(env: Record<string, string | undefined>) {
 
 function clientFetchMode(raw: string | undefined): 'polling' | 'streaming' {
   const value = raw || 'polling'
-  if (value !== 'polling' && value !== 'streaming') throw new ConfigError(`CLIENT_FETCH_MODE must be "polling" or "streaming"; got ${JSON.stringify(raw)}`)
+  if (value !== 'polling' && value !== 'streaming')
+    throw new ConfigError(`CLIENT_FETCH_MODE must be "polling" or "streaming"; got ${JSON.stringify(raw)}`)
   return value
 }
 
@@ -189,10 +201,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(env.LOG_LEVEL)}`)
   }
 
-  const corsOrigins = (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '')
+  const corsOrigins = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '')
   for (const origin of corsOrigins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new ConfigError(`CORS_ORIGINS entries must be origins like https://admin.example.com (scheme and host, no path); got ${JSON.stringify(origin)}`)
+      throw new ConfigError(
+        `CORS_ORIGINS entries must be origins like https://admin.example.com (scheme and host, no path); got ${JSON.stringify(origin)}`,
+      )
     }
   }
 

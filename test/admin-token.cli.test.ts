@@ -17,10 +17,13 @@ const SECRET = /^ {4}(\*:\*\.[0-9a-f]{64})$/m
 
 const adminTokenCommand = (env: Record<string, string>, args: string[] = []) => runCommand('src/cli/admin-token.ts', env, args)
 
-const admin = (server: Server, token: string, path: string) => fetch(`${server.url}/api/admin${path}`, { headers: { authorization: token } })
+const admin = (server: Server, token: string, path: string) =>
+  fetch(`${server.url}/api/admin${path}`, { headers: { authorization: token } })
 
 onEachDatabase('npm run admin-token', (database) => {
-  test('locked out: the start-up says how back, the command mints a working token, printed once, with its event', { timeout: 120_000 }, async (t) => {
+  test('locked out: the start-up says how back, the command mints a working token, printed once, with its event', {
+    timeout: 120_000,
+  }, async (t) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
     const env = { ...storage.env, AUTH_FAILURES_PER_MINUTE: '0' }
@@ -57,11 +60,19 @@ onEachDatabase('npm run admin-token', (database) => {
     assert.match(named.stdout, /^Created admin token "recovery"\. It is shown only this once:\n/)
     // The running server takes it at once (another process's write: within milliseconds).
     await eventually(async () => (await admin(server, secret, '/api-tokens')).status === 200, 'the minted token works')
-    const tokens = (await (await admin(server, secret, '/api-tokens')).json()).tokens.map((token: { tokenName: string }) => token.tokenName).sort()
+    const tokens = (await (await admin(server, secret, '/api-tokens')).json()).tokens
+      .map((token: { tokenName: string }) => token.tokenName)
+      .sort()
     assert.deepEqual(tokens, ['admin', 'ci', 'recovery'])
     const events = (await (await admin(server, secret, '/events')).json()).events
-    const created = events.find((event: { type: string; data?: { tokenName?: string } }) => event.type === 'api-token-created' && event.data?.tokenName === 'recovery')
-    assert.deepEqual([created.createdBy, created.createdByUserId, created.project, created.environment, created.data.type], ['system', -1337, '*', '*', 'admin'])
+    const created = events.find(
+      (event: { type: string; data?: { tokenName?: string } }) =>
+        event.type === 'api-token-created' && event.data?.tokenName === 'recovery',
+    )
+    assert.deepEqual(
+      [created.createdBy, created.createdByUserId, created.project, created.environment, created.data.type],
+      ['system', -1337, '*', '*', 'admin'],
+    )
     assert.ok(!JSON.stringify(events).includes(secret.slice(4)), 'no event holds the secret')
 
     // Without a name: `admin` is taken (the expired one), so `admin-2`.
@@ -73,7 +84,10 @@ onEachDatabase('npm run admin-token', (database) => {
     const wrong = await adminTokenCommand(storage.env, ['one', 'two'])
     assert.equal(wrong.code, 1)
     assert.equal(wrong.stdout, '')
-    assert.match(wrong.stderr, /^pennon admin-token: a token name is one argument of 1 to 255 printable characters\nusage: npm run admin-token/)
+    assert.match(
+      wrong.stderr,
+      /^pennon admin-token: a token name is one argument of 1 to 255 printable characters\nusage: npm run admin-token/,
+    )
   })
 })
 

@@ -24,11 +24,19 @@ onEachDatabase('npm run admin-user', (database) => {
     const setPassword = async (stdout: string, password: string) => {
       const token = stdout.match(LINK)?.[1]
       assert.ok(token, stdout)
-      const set = await fetch(`${server.url}/auth/reset/password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password }) })
+      const set = await fetch(`${server.url}/auth/reset/password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token, password }),
+      })
       assert.equal(set.status, 200)
     }
     const signIn = (password: string) =>
-      fetch(`${server.url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ops@example.com', password }) })
+      fetch(`${server.url}/auth/simple/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'ops@example.com', password }),
+      })
 
     const created = await adminUserCommand(storage.env, ['Ops@Example.com'])
     assert.equal(created.code, 0, created.stderr)
@@ -43,15 +51,24 @@ onEachDatabase('npm run admin-user', (database) => {
     // The password is lost: the operator makes a reset link.
     const reset = await adminUserCommand(storage.env, ['ops@example.com'])
     assert.equal(reset.code, 0, reset.stderr)
-    assert.match(reset.stdout, /^User ops@example\.com exists \(root role Admin\)\. To set a new password, open this link \(valid 24 hours, once\):$/m)
+    assert.match(
+      reset.stdout,
+      /^User ops@example\.com exists \(root role Admin\)\. To set a new password, open this link \(valid 24 hours, once\):$/m,
+    )
     await setPassword(reset.stdout, 'Second-Passw0rd-2')
     assert.equal((await signIn('First-Passw0rd-1')).status, 401)
     assert.equal((await signIn('Second-Passw0rd-2')).status, 200)
     assert.equal((await fetch(`${server.url}/api/admin/me`, { headers: { cookie } })).status, 401, 'a new password ends the old sessions')
 
     const usage = await adminUserCommand(storage.env, [])
-    assert.deepEqual([usage.code, usage.stdout], [1, 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)\n'])
+    assert.deepEqual(
+      [usage.code, usage.stdout],
+      [1, 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)\n'],
+    )
     const bad = await adminUserCommand(storage.env, ['not-an-email'])
-    assert.deepEqual([bad.code, bad.stderr], [1, 'pennon admin-user: The `/body/email` property must be an email address. You sent "not-an-email".\n'])
+    assert.deepEqual(
+      [bad.code, bad.stderr],
+      [1, 'pennon admin-user: The `/body/email` property must be an email address. You sent "not-an-email".\n'],
+    )
   })
 })

@@ -33,7 +33,13 @@ const CASES: Case[] = [
   { what: 'a flag name', method: 'POST', url: features, body: { name: huge } },
   { what: 'a key ending in a lone surrogate', method: 'POST', url: features, body: { name: 'ok', [hugeKey]: 1 } },
   { what: 'a description with a NUL', method: 'POST', url: features, body: { name: 'ok', description: `${huge}\u0000` } },
-  { what: 'a __proto__ key under a long key', method: 'POST', url: features, raw: `{"name":"ok","${huge}":{"__proto__":1}}`, headers: json },
+  {
+    what: 'a __proto__ key under a long key',
+    method: 'POST',
+    url: features,
+    raw: `{"name":"ok","${huge}":{"__proto__":1}}`,
+    headers: json,
+  },
   { what: 'a flag type', method: 'POST', url: features, body: { name: 'ok', type: huge } },
   { what: 'a segment name', method: 'POST', url: '/api/admin/segments', body: { name: huge, constraints: [] } },
   {
@@ -58,7 +64,12 @@ const CASES: Case[] = [
   { what: 'a parent flag', method: 'POST', url: `${features}/child/dependencies`, body: { feature: huge } },
   { what: 'archive names', method: 'POST', url: '/api/admin/projects/default/archive', body: { features: huge } },
   { what: 'revive names', method: 'POST', url: '/api/admin/projects/default/revive', body: { features: [huge, 1] } },
-  { what: 'archive validation names', method: 'POST', url: '/api/admin/projects/default/archive/validate', body: { features: [huge, hugeKey] } },
+  {
+    what: 'archive validation names',
+    method: 'POST',
+    url: '/api/admin/projects/default/archive/validate',
+    body: { features: [huge, hugeKey] },
+  },
   { what: 'a project id and name', method: 'POST', url: '/api/admin/projects', body: { id: huge, name: huge } },
   { what: 'a token name and type', method: 'POST', url: '/api/admin/api-tokens', body: { tokenName: huge, type: huge } },
   { what: 'a service account', method: 'POST', url: '/api/admin/service-account', body: { username: huge, name: huge, rootRole: huge } },
@@ -71,7 +82,13 @@ const CASES: Case[] = [
   { what: 'body JSON broken after a long string', method: 'POST', url: '/api/admin/projects', raw: `{"id":"${huge}`, headers: json },
   { what: 'body JSON broken by a long word', method: 'POST', url: '/api/admin/projects', raw: huge, headers: json },
   { what: 'a content type', method: 'POST', url: '/api/admin/projects', raw: '{}', headers: { 'content-type': huge } },
-  { what: 'content type parameters', method: 'POST', url: '/api/admin/projects', raw: '{}', headers: { 'content-type': `application/json; ${huge}` } },
+  {
+    what: 'content type parameters',
+    method: 'POST',
+    url: '/api/admin/projects',
+    raw: '{}',
+    headers: { 'content-type': `application/json; ${huge}` },
+  },
   { what: 'a path parameter past the router', method: 'GET', url: `${features}/${huge}` },
   { what: 'an unknown path', method: 'GET', url: `/api/admin/${huge}` },
   { what: 'a malformed %-escape in a long path', method: 'GET', url: `/api/admin/projects/%zz${huge}` },
@@ -87,7 +104,10 @@ const CASES: Case[] = [
 ]
 
 /** Every error: small, JSON, and exactly the one shape. */
-function assertBoundedError(response: { statusCode: number; headers: Record<string, unknown>; body: string; rawPayload: Buffer }, what: string): void {
+function assertBoundedError(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string; rawPayload: Buffer },
+  what: string,
+): void {
   const where = `${what} → ${response.statusCode} ${response.body.slice(0, 300)}`
   assert.ok(response.statusCode >= 400 && response.statusCode < 500, where)
   assert.ok(response.rawPayload.length < BOUND, `${where}: ${response.rawPayload.length} bytes`)
@@ -100,7 +120,10 @@ function assertBoundedError(response: { statusCode: number; headers: Record<stri
   assert.ok(Array.isArray(body.details) && body.details.length > 0, where)
   for (const detail of body.details) {
     assert.ok(typeof detail.message === 'string', where)
-    assert.ok(Object.keys(detail).every((key) => key === 'path' || key === 'message'), where)
+    assert.ok(
+      Object.keys(detail).every((key) => key === 'path' || key === 'message'),
+      where,
+    )
     if ('path' in detail) assert.equal(typeof detail.path, 'string', where)
   }
 }
@@ -116,7 +139,11 @@ function send(pennon: TestApp, { method, url, body, raw, headers }: Case, token:
 }
 
 test('the last guard: no message, detail or path leaves longer than its bound, whatever a future message echoes', () => {
-  const body = errorBody(new AppError(404, 'NotFoundError', `Nothing is named ${huge}.`, { details: [{ path: `/body/${huge}`, message: huge }, { message: 'short' }] }))
+  const body = errorBody(
+    new AppError(404, 'NotFoundError', `Nothing is named ${huge}.`, {
+      details: [{ path: `/body/${huge}`, message: huge }, { message: 'short' }],
+    }),
+  )
   assert.equal(body.message, `Nothing is named ${'x'.repeat(983)}…`)
   assert.deepEqual(body.details, [{ path: `/body/${'x'.repeat(94)}…`, message: `${'x'.repeat(1000)}…` }, { message: 'short' }])
   assert.equal(errorBody(new AppError(404, 'NotFoundError', huge)).details[0]!.message, `${'x'.repeat(1000)}…`)
@@ -136,7 +163,10 @@ onEachDatabase('bounded errors', (database) => {
       assertBoundedError(await send(pennon, item, viewer), `${item.what}, a viewer`)
     }
     // Past the body limit the answer is a 413, no bigger.
-    assertBoundedError(await send(pennon, { what: '', method: 'POST', url: '/api/admin/projects', body: { id: 'x'.repeat(9 * MB) } }), 'over the body limit')
+    assertBoundedError(
+      await send(pennon, { what: '', method: 'POST', url: '/api/admin/projects', body: { id: 'x'.repeat(9 * MB) } }),
+      'over the body limit',
+    )
   })
 
   test('the issue: a 1 MB key ending in an unpaired surrogate is named cut at 100 characters, with an ellipsis', async (t) => {
@@ -161,7 +191,11 @@ onEachDatabase('bounded errors', (database) => {
     assert.equal(extra.status, 400)
     const extraPath = `/body/constraints/0/${'x'.repeat(80)}…`
     const extraMessage = `The \`/body/constraints/0\` object does not allow the property \`${extraPath}\`. Remove it.`
-    assert.deepEqual(withoutId(extra.body), { name: 'ValidationError', message: extraMessage, details: [{ path: extraPath, message: extraMessage }] })
+    assert.deepEqual(withoutId(extra.body), {
+      name: 'ValidationError',
+      message: extraMessage,
+      details: [{ path: extraPath, message: extraMessage }],
+    })
 
     // A content type is quoted like a value.
     const type = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '{}', headers: { 'content-type': huge } })

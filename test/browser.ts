@@ -10,12 +10,27 @@ import { useTestApp, type TestApp, type TestDatabase } from './test-app.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Without the background-networking flags Chromium dials out, and a closed network refuses it.
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 // CI must have the browser (.ci/run installs it); elsewhere a machine without it skips, saying why.
-export const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : false
+export const skip =
+  !existsSync(CHROMIUM) && process.env.CI === undefined
+    ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`
+    : false
 
 /** A test app listening on loopback and the system's Chromium, both closed after the test. */
-export async function startBrowserAndApp(t: { after(fn: () => Promise<void>): void }, database: TestDatabase): Promise<{ pennon: TestApp; base: string; browser: Browser }> {
+export async function startBrowserAndApp(
+  t: { after(fn: () => Promise<void>): void },
+  database: TestDatabase,
+): Promise<{ pennon: TestApp; base: string; browser: Browser }> {
   const pennon = await useTestApp(t, database)
   await pennon.app.listen({ port: 0, host: '127.0.0.1' })
   const address = pennon.app.server.address()

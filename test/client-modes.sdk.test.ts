@@ -12,7 +12,17 @@ import { test } from 'node:test'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { randomBytes } from 'node:crypto'
 import { startProcess, type Server } from '../bench/lib.ts'
-import { apiToken, createProcessDatabase, createTestApp, createTestStorage, eventually, onEachDatabase, useTestApp, useTwoInstances, type TestApp } from './test-app.ts'
+import {
+  apiToken,
+  createProcessDatabase,
+  createTestApp,
+  createTestStorage,
+  eventually,
+  onEachDatabase,
+  useTestApp,
+  useTwoInstances,
+  type TestApp,
+} from './test-app.ts'
 import { createFlag } from './helpers/flags.ts'
 import { toggle } from './helpers/strategies.ts'
 
@@ -24,7 +34,13 @@ async function listening(pennon: TestApp, port = 0): Promise<string> {
 type Mode = ConstructorParameters<typeof Unleash>[0]['experimentalMode']
 
 /** The SDK in one mode, once it has the flags. */
-async function sdkOf(t: { after(fn: () => void): void }, base: string, token: string, experimentalMode: Mode, refreshInterval = 60_000): Promise<Unleash> {
+async function sdkOf(
+  t: { after(fn: () => void): void },
+  base: string,
+  token: string,
+  experimentalMode: Mode,
+  refreshInterval = 60_000,
+): Promise<Unleash> {
   const sdk = new Unleash({
     url: `${base}/api/`,
     appName: 'modes',
@@ -66,10 +82,18 @@ onEachDatabase('the Node SDK streaming and delta-polling', (database) => {
 
     await createFlag(pennon, 'banner')
     assert.equal((await toggle(pennon, 'banner', 'development', 'on')).status, 200)
-    const archived = await pennon.app.inject({ method: 'POST', url: '/api/admin/projects/default/archive', headers: { authorization: pennon.adminToken, 'content-type': 'application/json' }, payload: { features: ['checkout'] } })
+    const archived = await pennon.app.inject({
+      method: 'POST',
+      url: '/api/admin/projects/default/archive',
+      headers: { authorization: pennon.adminToken, 'content-type': 'application/json' },
+      payload: { features: ['checkout'] },
+    })
     assert.equal(archived.statusCode, 202)
     for (const sdk of [streaming, delta]) {
-      await timeUntil(() => sdk.isEnabled('banner') && sdk.getFeatureToggleDefinition('checkout') === undefined, 'the SDK sees banner on and checkout gone')
+      await timeUntil(
+        () => sdk.isEnabled('banner') && sdk.getFeatureToggleDefinition('checkout') === undefined,
+        'the SDK sees banner on and checkout gone',
+      )
     }
     // Before the app closes (hooks run in order): the delta SDK polls every 100 ms.
     for (const sdk of [streaming, delta]) sdk.destroy()
@@ -82,7 +106,7 @@ onEachDatabase('the Node SDK streaming and delta-polling', (database) => {
     const sdk = await sdkOf(t, base, await apiToken(second, 'client'), { type: 'streaming' })
     await timeUntil(() => sdk.getFeatureToggleDefinition('shared') !== undefined, 'the SDK knows the flag')
     assert.equal((await toggle(second, 'shared', 'development', 'on')).status, 200)
-    const took = await timeUntil(() => sdk.isEnabled('shared'), 'the SDK sees the other instance\'s switch')
+    const took = await timeUntil(() => sdk.isEnabled('shared'), "the SDK sees the other instance's switch")
     // Seen within timeUntil's 10 s while the SDK polls every 60 s: it came by the stream. The time is a figure, not a test.
     t.diagnostic(`seen after ${Math.round(took)} ms`)
   })
@@ -91,7 +115,14 @@ onEachDatabase('the Node SDK streaming and delta-polling', (database) => {
     const pennon = await useTestApp(t, database, { env: { CLIENT_FETCH_MODE: 'streaming' } })
     const base = await listening(pennon)
     await createFlag(pennon, 'switch')
-    const sdk = new Unleash({ url: `${base}/api/`, appName: 'modes', customHeaders: { Authorization: await apiToken(pennon, 'client') }, disableMetrics: true, refreshInterval: 60_000, storageProvider: new InMemStorageProvider() })
+    const sdk = new Unleash({
+      url: `${base}/api/`,
+      appName: 'modes',
+      customHeaders: { Authorization: await apiToken(pennon, 'client') },
+      disableMetrics: true,
+      refreshInterval: 60_000,
+      storageProvider: new InMemStorageProvider(),
+    })
     t.after(() => sdk.destroy())
     // Its first poll is answered with the hint: it switches before saving anything, then streams.
     await once(sdk, 'synchronized')
@@ -135,7 +166,9 @@ onEachDatabase('the Node SDK streaming and delta-polling', (database) => {
     t.diagnostic(`seen after ${Math.round(took)} ms`)
   })
 
-  test('SIGKILLed under a streaming SDK and started again on the same port: the SDK reconnects and has the change made while it was down', { timeout: 120_000 }, async (t) => {
+  test('SIGKILLed under a streaming SDK and started again on the same port: the SDK reconnects and has the change made while it was down', {
+    timeout: 120_000,
+  }, async (t) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
     const admin = `*:*.${randomBytes(32).toString('hex')}`
@@ -164,7 +197,12 @@ onEachDatabase('the Node SDK streaming and delta-polling', (database) => {
     const port = Number(new URL(server.url).port)
     for (const name of ['resilient', 'steady']) await send(server, 'POST', flags, { name })
     await send(server, 'POST', `${flags}/steady/environments/development/on`)
-    const { secret } = await send(server, 'POST', '/api/admin/api-tokens', { tokenName: 'killed', type: 'client', environment: 'development', projects: ['*'] })
+    const { secret } = await send(server, 'POST', '/api/admin/api-tokens', {
+      tokenName: 'killed',
+      type: 'client',
+      environment: 'development',
+      projects: ['*'],
+    })
     const sdk = await sdkOf(t, server.url, secret, { type: 'streaming' })
     assert.deepEqual([sdk.isEnabled('steady'), sdk.isEnabled('resilient')], [true, false])
 

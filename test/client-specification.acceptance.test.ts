@@ -18,11 +18,23 @@ import { once } from 'node:events'
 import { InMemStorageProvider, Unleash, type Context } from 'unleash-client'
 import { UnleashClient } from 'unleash-proxy-client'
 import { apiToken, call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
-import { casesOf, createSpecificationState, readingRemoteAddress, readingSessionId, readSpecificationFile, specificationFiles, stateOf, type SpecificationTest } from './specification-state.ts'
+import {
+  casesOf,
+  createSpecificationState,
+  readingRemoteAddress,
+  readingSessionId,
+  readSpecificationFile,
+  specificationFiles,
+  stateOf,
+  type SpecificationTest,
+} from './specification-state.ts'
 
 const tally = new Map<string, { passed: number; notApplicable: string[] }>()
 after(() => {
-  const lines = [...tally].map(([key, { passed, notApplicable }]) => `  ${key}: ${passed} passed, ${notApplicable.length} not applicable${notApplicable.map((n) => `\n      - ${n}`).join('')}`)
+  const lines = [...tally].map(
+    ([key, { passed, notApplicable }]) =>
+      `  ${key}: ${passed} passed, ${notApplicable.length} not applicable${notApplicable.map((n) => `\n      - ${n}`).join('')}`,
+  )
   console.log(`client specification through Pennon:\n${lines.join('\n')}`)
 })
 
@@ -56,7 +68,12 @@ const SDK_MODES = [
 ] as const
 
 /** The Node SDK in one mode, once it has the flags. */
-async function nodeClient(t: { after(fn: () => void): void }, base: string, token: string, mode: (typeof SDK_MODES)[number]['mode']): Promise<Unleash> {
+async function nodeClient(
+  t: { after(fn: () => void): void },
+  base: string,
+  token: string,
+  mode: (typeof SDK_MODES)[number]['mode'],
+): Promise<Unleash> {
   const sdk = new Unleash({
     url: `${base}/api/`,
     appName: 'specification',
@@ -88,9 +105,14 @@ function playgroundContext(context: Record<string, unknown>): Record<string, unk
 
 /** What the playground says of one flag (a flag it does not list is off, as in the SDK). */
 async function playgroundAnswer(pennon: TestApp, test: SpecificationTest & { kind: 'isEnabled' | 'getVariant' }): Promise<unknown> {
-  const response = await call(pennon, 'POST', '/api/admin/playground', { environment: 'development', context: playgroundContext(test.context) })
+  const response = await call(pennon, 'POST', '/api/admin/playground', {
+    environment: 'development',
+    context: playgroundContext(test.context),
+  })
   assert.equal(response.status, 200, response.text)
-  const feature = (response.body.features as Array<{ name: string; isEnabled: boolean; variant: Record<string, unknown> }>).find((f) => f.name === test.toggleName)
+  const feature = (response.body.features as Array<{ name: string; isEnabled: boolean; variant: Record<string, unknown> }>).find(
+    (f) => f.name === test.toggleName,
+  )
   if (test.kind === 'isEnabled') return feature?.isEnabled ?? false
   return asWritten(feature?.variant ?? { name: 'disabled', enabled: false, feature_enabled: false })
 }
@@ -101,7 +123,9 @@ onEachDatabase('client specification', (database) => {
     const cases = casesOf(file)
 
     describe(`${fileName} [${database.name}]`, () => {
-      test('the Node SDK (client API), the browser SDK (frontend API) and the playground answer as the specification says', { timeout: 120_000 }, async (t) => {
+      test('the Node SDK (client API), the browser SDK (frontend API) and the playground answer as the specification says', {
+        timeout: 120_000,
+      }, async (t) => {
         const pennon = await useTestApp(t, database)
         const state = stateOf(file)
         const { refused } = await createSpecificationState(pennon, state)
@@ -115,7 +139,11 @@ onEachDatabase('client specification', (database) => {
         for (const { key, mode } of SDK_MODES) sdks.set(key, await nodeClient(t, base, clientToken, mode))
         const sdk = sdks.get('unleash-client')!
 
-        const runs = [...SDK_MODES.map(({ key }) => ['client API', key] as const), ['frontend API', 'unleash-proxy-client'] as const, ['playground', 'the admin playground'] as const]
+        const runs = [
+          ...SDK_MODES.map(({ key }) => ['client API', key] as const),
+          ['frontend API', 'unleash-proxy-client'] as const,
+          ['playground', 'the admin playground'] as const,
+        ]
         for (const [api, key] of runs) {
           const counts = { passed: 0, notApplicable: [] as string[] }
           tally.set(`${fileName} via ${key} [${database.name}]`, counts)
@@ -123,7 +151,7 @@ onEachDatabase('client specification', (database) => {
             const reason =
               refused.get(test.toggleName) ??
               (api === 'frontend API' && test.context.remoteAddress === undefined && remoteAddressReaders.has(test.toggleName)
-                ? 'the frontend API takes the caller\'s address when the context has no remoteAddress, as the reference does'
+                ? "the frontend API takes the caller's address when the context has no remoteAddress, as the reference does"
                 : api === 'frontend API' && test.context.sessionId === undefined && sessionIdReaders.has(test.toggleName)
                   ? 'the browser SDK makes up a sessionId when the context has none (one per browser), so the frontend API is asked with one'
                   : undefined)
@@ -134,7 +162,9 @@ onEachDatabase('client specification', (database) => {
             const where = `${fileName} ${api} ${test.kind}: ${test.description}`
             const sdkAnswer = (client = sdk) => {
               const context = test.context as Context
-              return test.kind === 'isEnabled' ? client.isEnabled(test.toggleName, context) : asWritten(client.getVariant(test.toggleName, context) as unknown as Record<string, unknown>)
+              return test.kind === 'isEnabled'
+                ? client.isEnabled(test.toggleName, context)
+                : asWritten(client.getVariant(test.toggleName, context) as unknown as Record<string, unknown>)
             }
             if (api === 'client API') {
               assert.deepEqual(sdkAnswer(sdks.get(key)), test.expectedResult, `${where} (${key})`)
@@ -145,7 +175,10 @@ onEachDatabase('client specification', (database) => {
             } else {
               const client = await frontendClient(base, frontendToken, test.context)
               try {
-                const actual = test.kind === 'isEnabled' ? client.isEnabled(test.toggleName) : asWritten(client.getVariant(test.toggleName) as unknown as Record<string, unknown>)
+                const actual =
+                  test.kind === 'isEnabled'
+                    ? client.isEnabled(test.toggleName)
+                    : asWritten(client.getVariant(test.toggleName) as unknown as Record<string, unknown>)
                 assert.deepEqual(actual, test.expectedResult, where)
               } finally {
                 client.stop()

@@ -20,7 +20,8 @@ import { call, errorOf, onEachDatabase, withoutId } from './test-app.ts'
 
 const execFileAsync = promisify(execFile)
 const VERA_PASSWORD = 'Vera-Sets-Her-0wn!'
-const CROSS_SITE = "Cross-site request refused: a request signed in with a session cookie that changes something must come from Pennon's own pages."
+const CROSS_SITE =
+  "Cross-site request refused: a request signed in with a session cookie that changes something must come from Pennon's own pages."
 
 /** The session cookie a browser context holds, as a Cookie header. */
 async function sessionCookie(context: BrowserContext, base: string): Promise<string> {
@@ -44,20 +45,28 @@ async function openPage(browser: Browser, problems: string[]): Promise<{ context
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' })
   const page = await context.newPage()
   page.setDefaultTimeout(15_000)
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+  })
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
   return { context, page }
 }
 
 /** The 4xx answers a journey provokes on purpose (no session yet, a wrong password, a weak one, a refused post) are no problem. */
-const realProblems = (problems: string[]) => problems.filter((problem) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(problem))
+const realProblems = (problems: string[]) =>
+  problems.filter((problem) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(problem))
 
 onEachDatabase('console people in a browser', (database) => {
-  test("an invite or reset link's secret is never in a URL: neither the browser's requests nor what the server receives carry it outside a body", { skip, timeout: 180_000 }, async (t) => {
+  test("an invite or reset link's secret is never in a URL: neither the browser's requests nor what the server receives carry it outside a body", {
+    skip,
+    timeout: 180_000,
+  }, async (t) => {
     const { pennon, base, browser } = await startBrowserAndApp(t, database)
     // What the server receives: every request line and its headers, before Fastify (or the fast path) sees it.
     const received: string[] = []
-    pennon.app.server.prependListener('request', (request: IncomingMessage) => received.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)}`))
+    pennon.app.server.prependListener('request', (request: IncomingMessage) =>
+      received.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)}`),
+    )
     // What the browsers send: the request line (a fragment is never sent) and the headers, Referer included.
     const sent: string[] = []
     const problems: string[] = []
@@ -119,11 +128,17 @@ onEachDatabase('console people in a browser', (database) => {
     assert.deepEqual(carrying(received), [], 'what the server received')
     assert.deepEqual(carrying(sent), [], 'what the browsers sent')
     const lines = received.map((line) => line.split(' ', 2).join(' '))
-    assert.deepEqual(['POST /auth/reset/validate', 'POST /auth/reset/password'].map((line) => lines.filter((candidate) => candidate === line).length), [2, 2])
+    assert.deepEqual(
+      ['POST /auth/reset/validate', 'POST /auth/reset/password'].map((line) => lines.filter((candidate) => candidate === line).length),
+      [2, 2],
+    )
     assert.deepEqual(realProblems(problems), [])
   })
 
-  test('a root-role change is confirmed first: Cancel keeps the role, confirming changes it; changing your own warns, then signs you out saying why', { skip, timeout: 180_000 }, async (t) => {
+  test('a root-role change is confirmed first: Cancel keeps the role, confirming changes it; changing your own warns, then signs you out saying why', {
+    skip,
+    timeout: 180_000,
+  }, async (t) => {
     const { pennon, base, browser } = await startBrowserAndApp(t, database)
     const problems: string[] = []
     const rootId = await createUser(pennon, 'root@example.com', 1)
@@ -188,12 +203,16 @@ onEachDatabase('console people in a browser', (database) => {
     assert.deepEqual(realProblems(problems), [])
   })
 
-  test('invite a Viewer who sets a password, signs in, meets the role, makes a personal token and signs out; a cross-site form post is refused', { skip, timeout: 300_000 }, async (t) => {
+  test('invite a Viewer who sets a password, signs in, meets the role, makes a personal token and signs out; a cross-site form post is refused', {
+    skip,
+    timeout: 300_000,
+  }, async (t) => {
     const { pennon, base, browser } = await startBrowserAndApp(t, database)
     const problems: string[] = []
     const newPage = () => openPage(browser, problems)
     const shot = async (page: Page, name: string) => {
-      if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite') await page.screenshot({ path: `docs/console/${name}.png`, fullPage: true })
+      if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite')
+        await page.screenshot({ path: `docs/console/${name}.png`, fullPage: true })
     }
     const rootId = await createUser(pennon, 'root@example.com', 1, { name: 'Root' })
     const { context: adminContext, page: admin } = await newPage()
@@ -233,8 +252,18 @@ onEachDatabase('console people in a browser', (database) => {
       assert.equal(await row.getByLabel('Root role of vera@example.com').inputValue(), '3')
       assert.match(await row.innerText(), /Vera\s.*never/s)
       await shot(admin, 'users')
-      const users = (await call(pennon, 'GET', '/api/admin/user-admin')).body.users as Array<{ email: string; name: string; rootRole: number }>
-      assert.deepEqual(users.map((user) => [user.email, user.name, user.rootRole]), [['root@example.com', 'Root', 1], ['vera@example.com', 'Vera', 3]])
+      const users = (await call(pennon, 'GET', '/api/admin/user-admin')).body.users as Array<{
+        email: string
+        name: string
+        rootRole: number
+      }>
+      assert.deepEqual(
+        users.map((user) => [user.email, user.name, user.rootRole]),
+        [
+          ['root@example.com', 'Root', 1],
+          ['vera@example.com', 'Vera', 3],
+        ],
+      )
     })
 
     await t.test('the invited Viewer opens the link in a browser of their own and sets a password, meeting the rules first', async () => {
@@ -264,7 +293,18 @@ onEachDatabase('console people in a browser', (database) => {
       assert.equal(await vera.getByLabel('Email or username').inputValue(), 'vera@example.com')
       assert.equal(vera.url(), `${base}/#/projects`)
       // The link is used up.
-      assert.equal((await call(pennon, 'GET', `/auth/reset/validate?token=${new URL(inviteLink.replace('#/', '')).searchParams.get('token')}`, undefined, { token: null })).status, 401)
+      assert.equal(
+        (
+          await call(
+            pennon,
+            'GET',
+            `/auth/reset/validate?token=${new URL(inviteLink.replace('#/', '')).searchParams.get('token')}`,
+            undefined,
+            { token: null },
+          )
+        ).status,
+        401,
+      )
     })
 
     await t.test('the Viewer signs in with email and password and is refused what the role lacks', async () => {
@@ -282,11 +322,18 @@ onEachDatabase('console people in a browser', (database) => {
       await vera.getByText('Needs CREATE_FEATURE', { exact: true }).waitFor()
       // The API says the same to a call the page makes itself, with the session cookie.
       const direct = await vera.evaluate(async () => {
-        const response = await fetch('/api/admin/projects/default/features', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'viewer-flag' }) })
+        const response = await fetch('/api/admin/projects/default/features', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'viewer-flag' }),
+        })
         return { status: response.status, body: await response.json() }
       })
       assert.equal(direct.status, 403)
-      assert.deepEqual(withoutId(direct.body), errorOf('NoAccessError', 'Missing permission: this operation needs "CREATE_FEATURE".', { permissions: ['CREATE_FEATURE'] }))
+      assert.deepEqual(
+        withoutId(direct.body),
+        errorOf('NoAccessError', 'Missing permission: this operation needs "CREATE_FEATURE".', { permissions: ['CREATE_FEATURE'] }),
+      )
       await vera.goto(`${base}/#/users`)
       await heading(vera, 'Users')
       await vera.getByText('Listing, inviting and changing users needs ADMIN.').waitFor()
@@ -309,7 +356,15 @@ onEachDatabase('console people in a browser', (database) => {
       assert.match(await row.innerText(), /never/)
       await shot(vera, 'profile')
       // The token works from a shell, as a script would use it: curl.
-      const curl = await execFileAsync('curl', ['--silent', '--show-error', '--write-out', '\n%{http_code}', '--header', `Authorization: ${secret}`, `${base}/api/admin/me`])
+      const curl = await execFileAsync('curl', [
+        '--silent',
+        '--show-error',
+        '--write-out',
+        '\n%{http_code}',
+        '--header',
+        `Authorization: ${secret}`,
+        `${base}/api/admin/me`,
+      ])
       const [text, status] = curl.stdout.split('\n')
       assert.equal(status, '200')
       const body = JSON.parse(text!) as { id: number }
@@ -327,7 +382,11 @@ onEachDatabase('console people in a browser', (database) => {
       await vera.getByLabel('Current password').fill(VERA_PASSWORD)
       await vera.getByRole('button', { name: 'Change password' }).click()
       await vera.getByText('Your password is changed.', { exact: false }).waitFor()
-      assert.equal((await call(pennon, 'POST', '/auth/simple/login', { username: 'vera@example.com', password: `${VERA_PASSWORD}2` }, { token: null })).status, 200)
+      assert.equal(
+        (await call(pennon, 'POST', '/auth/simple/login', { username: 'vera@example.com', password: `${VERA_PASSWORD}2` }, { token: null }))
+          .status,
+        200,
+      )
     })
 
     await t.test('the Viewer signs out, and the cookie they had no longer works', async () => {
@@ -338,14 +397,21 @@ onEachDatabase('console people in a browser', (database) => {
       await vera.getByLabel('Email or username').waitFor()
       const after = await meWith({ cookie })
       assert.equal(after.status, 401)
-      assert.equal((await veraContext.cookies(base)).some((candidate) => candidate.name === 'pennon-session' && candidate.value !== ''), false, 'the browser dropped it')
+      assert.equal(
+        (await veraContext.cookies(base)).some((candidate) => candidate.name === 'pennon-session' && candidate.value !== ''),
+        false,
+        'the browser dropped it',
+      )
       // A reload finds no session: the sign-in page again.
       await vera.reload()
       await vera.getByLabel('Email or username').waitFor()
     })
 
     await t.test("a form another origin's page posts with the admin's cookie is refused, and nothing is created", async () => {
-      const flags = async () => ((await call(pennon, 'GET', '/api/admin/projects/default/features')).body.features as Array<{ name: string }>).map((flag) => flag.name)
+      const flags = async () =>
+        ((await call(pennon, 'GET', '/api/admin/projects/default/features')).body.features as Array<{ name: string }>).map(
+          (flag) => flag.name,
+        )
       const target = `${base}/api/admin/projects/default/features`
       // text/plain lets a form send a JSON-looking body: {"name":"evil-flag","x":"="}.
       const evil = createServer((_request, response) => {
@@ -362,7 +428,9 @@ onEachDatabase('console people in a browser', (database) => {
       await admin.goto(evilUrl)
       const response = await answered
       const sent = await response.request().allHeaders()
-      t.diagnostic(`the cross-origin form post: Origin ${sent.origin}, session cookie ${sent.cookie?.includes('pennon-session') ? 'sent' : 'not sent'} (another port of 127.0.0.1 is the same site), answer ${response.status()}`)
+      t.diagnostic(
+        `the cross-origin form post: Origin ${sent.origin}, session cookie ${sent.cookie?.includes('pennon-session') ? 'sent' : 'not sent'} (another port of 127.0.0.1 is the same site), answer ${response.status()}`,
+      )
       if (sent.cookie?.includes('pennon-session')) {
         assert.equal(response.status(), 403)
         assert.deepEqual(withoutId(await response.json()), errorOf('NoAccessError', CROSS_SITE))
@@ -373,10 +441,15 @@ onEachDatabase('console people in a browser', (database) => {
       assert.deepEqual(await flags(), [])
 
       // The same cookie from Node: another origin named, refused; Pennon's own, carried out.
-      const post = (origin: string, name: string) => fetch(target, { method: 'POST', headers: { cookie: adminCookie, origin, 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+      const post = (origin: string, name: string) =>
+        fetch(target, {
+          method: 'POST',
+          headers: { cookie: adminCookie, origin, 'content-type': 'application/json' },
+          body: JSON.stringify({ name }),
+        })
       const refused = await post('http://evil.example', 'evil-flag')
       assert.equal(refused.status, 403)
-      assert.deepEqual(withoutId(await refused.json() as { id?: unknown }), errorOf('NoAccessError', CROSS_SITE))
+      assert.deepEqual(withoutId((await refused.json()) as { id?: unknown }), errorOf('NoAccessError', CROSS_SITE))
       assert.deepEqual(await flags(), [])
       assert.equal((await post(base, 'own-flag')).status, 201)
       assert.deepEqual(await flags(), ['own-flag'])
@@ -403,10 +476,19 @@ onEachDatabase('console people in a browser', (database) => {
       await dialog.waitFor({ state: 'detached' })
       const refused = admin.getByRole('alert').filter({ hasText: 'last credential' })
       await refused.waitFor()
-      assert.equal(await refused.innerText(),
-        'User "root@example.com" is the last credential that can administer Pennon, so it cannot be deleted. Create another admin token, a token for an Admin service account, or an Admin user with a password first.')
+      assert.equal(
+        await refused.innerText(),
+        'User "root@example.com" is the last credential that can administer Pennon, so it cannot be deleted. Create another admin token, a token for an Admin service account, or an Admin user with a password first.',
+      )
       const me = await fetch(`${base}/api/admin/me`, { headers: { cookie: adminCookie } })
-      assert.deepEqual(await me.json(), { kind: 'user', name: 'root@example.com', id: rootId, session: true, rootRole: 'Admin', permissions: ['ADMIN'] })
+      assert.deepEqual(await me.json(), {
+        kind: 'user',
+        name: 'root@example.com',
+        id: rootId,
+        session: true,
+        rootRole: 'Admin',
+        permissions: ['ADMIN'],
+      })
     })
 
     await t.test('no script error and no CSP violation on any page', () => {

@@ -32,7 +32,8 @@ interface Acknowledged {
 /** The answer's body when the request was acknowledged with a 2xx; undefined when it was not (or the outcome is unknown). */
 async function sendForBody(url: string, method: string, body: unknown): Promise<any> {
   try {
-    const json = body === undefined ? {} : { headers: { authorization: TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body) }
+    const json =
+      body === undefined ? {} : { headers: { authorization: TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body) }
     const response = await fetch(url, { method, headers: { authorization: TOKEN }, ...json })
     const text = await response.text()
     if (response.status >= 500) throw new Error(`${method} ${url} → ${response.status}`)
@@ -63,10 +64,18 @@ async function writer(base: string, prefix: string, acknowledged: Acknowledged, 
       if (await send(`${base}/api/admin/projects/default/archive`, 'POST', { features: [doomed] })) acknowledged.archived.push(doomed)
     }
     const segment = `${prefix}-${n}-s`
-    const created = await sendForBody(`${base}/api/admin/segments`, 'POST', { name: segment, constraints: [{ contextName: 'userId', operator: 'IN', values: [segment] }] })
+    const created = await sendForBody(`${base}/api/admin/segments`, 'POST', {
+      name: segment,
+      constraints: [{ contextName: 'userId', operator: 'IN', values: [segment] }],
+    })
     if (created) {
       acknowledged.segments.push(segment)
-      const strategy = { name: 'flexibleRollout', parameters: { rollout: 50 }, segments: [created.id], constraints: [{ contextName: 'appName', operator: 'IN', values: [child] }] }
+      const strategy = {
+        name: 'flexibleRollout',
+        parameters: { rollout: 50 },
+        segments: [created.id],
+        constraints: [{ contextName: 'appName', operator: 'IN', values: [child] }],
+      }
       if (await send(`${features}/${child}/environments/development/strategies`, 'POST', strategy)) acknowledged.strategies.push(child)
     }
   }
@@ -102,8 +111,11 @@ onEachDatabase('crash safety', (database) => {
       const flags = new Map((await db.selectFrom('features').select(['name', 'archived_at']).execute()).map((f) => [f.name, f.archived_at]))
       for (const name of acknowledged.flags) assert.ok(flags.has(name), `acknowledged flag ${name} is missing`)
       for (const name of acknowledged.archived) assert.ok(flags.get(name), `acknowledged archive of ${name} is missing`)
-      const dependencies = new Set((await db.selectFrom('feature_dependencies').select(['child', 'parent']).execute()).map((d) => `${d.child}→${d.parent}`))
-      for (const d of acknowledged.dependencies) assert.ok(dependencies.has(`${d.child}→${d.parent}`), `acknowledged dependency ${d.child}→${d.parent} is missing`)
+      const dependencies = new Set(
+        (await db.selectFrom('feature_dependencies').select(['child', 'parent']).execute()).map((d) => `${d.child}→${d.parent}`),
+      )
+      for (const d of acknowledged.dependencies)
+        assert.ok(dependencies.has(`${d.child}→${d.parent}`), `acknowledged dependency ${d.child}→${d.parent} is missing`)
       const segments = new Set((await db.selectFrom('segments').select('name').execute()).map((s) => s.name))
       for (const name of acknowledged.segments) assert.ok(segments.has(name), `acknowledged segment ${name} is missing`)
 
@@ -115,10 +127,18 @@ onEachDatabase('crash safety', (database) => {
       for (const event of events) {
         if (event.type === 'feature-created') assert.ok(flags.has(event.featureName), `event without its flag: ${event.featureName}`)
         if (event.type === 'segment-created') assert.ok(segments.has(event.data.name), `event without its segment: ${event.data.name}`)
-        if (event.type === 'feature-archived') assert.ok(flags.get(event.featureName), `archive event without the archive: ${event.featureName}`)
+        if (event.type === 'feature-archived')
+          assert.ok(flags.get(event.featureName), `archive event without the archive: ${event.featureName}`)
       }
       const on = new Set(
-        (await db.selectFrom('feature_environments').select('feature').where('environment', '=', 'production').where('enabled', '=', true).execute()).map((r) => r.feature),
+        (
+          await db
+            .selectFrom('feature_environments')
+            .select('feature')
+            .where('environment', '=', 'production')
+            .where('enabled', '=', true)
+            .execute()
+        ).map((r) => r.feature),
       )
       for (const name of acknowledged.switchedOn) assert.ok(on.has(name), `acknowledged switch-on of ${name} is missing`)
       const withSegment = new Set(

@@ -12,14 +12,22 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DOCS = join(ROOT, 'docs')
-const PAGES = [join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((name) => name.endsWith('.md')).map((name) => join(DOCS, name))]
+const PAGES = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(DOCS)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(DOCS, name)),
+]
 
 /** The lines of a page, those of fenced code blocks (and their fences) blanked, so line numbers stay. */
 function outsideCode(markdown: string): string[] {
   let fence: string | undefined
   return markdown.split('\n').map((line) => {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
-    if (fence === undefined && marker !== undefined) { fence = marker; return '' }
+    if (fence === undefined && marker !== undefined) {
+      fence = marker
+      return ''
+    }
     if (fence !== undefined) {
       if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined
       return ''
@@ -34,7 +42,11 @@ function slug(heading: string): string {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links and images: their text
     .replace(/<[^>]+>/g, '') // inline HTML
     .replace(/`/g, '')
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-')
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-')
 }
 
 const anchorsOf = new Map<string, Set<string>>()
@@ -59,11 +71,14 @@ function anchors(file: string): Set<string> {
 
 /** Every link and image target of a page (a link's text may wrap onto the next lines), with its line. */
 function links(file: string): { line: number; target: string }[] {
-  const text = outsideCode(readFileSync(file, 'utf8')).join('\n')
+  const text = outsideCode(readFileSync(file, 'utf8'))
+    .join('\n')
     // inline code spans (never across a blank line), their line breaks kept
     .replace(/(`+)(?:(?!\n[ \t]*\n)[\s\S])*?\1/g, (span) => span.replace(/[^\n]/g, ''))
-  return [...text.matchAll(/!?\[(?:[^\]]|\][^(])*?\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)]
-    .map((link) => ({ line: text.slice(0, link.index).split('\n').length, target: link[1]! }))
+  return [...text.matchAll(/!?\[(?:[^\]]|\][^(])*?\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((link) => ({
+    line: text.slice(0, link.index).split('\n').length,
+    target: link[1]!,
+  }))
 }
 
 test('GitHub anchors, as the links expect them', () => {
@@ -83,9 +98,15 @@ test('every relative link in README.md and docs/*.md reaches an existing file an
       const [path = '', anchor] = target.split('#', 2) as [string, string | undefined]
       const file = path === '' ? page : join(dirname(page), decodeURI(path))
       const where = `${relative(ROOT, page)}:${line} → ${target}`
-      if (!existsSync(file)) { broken.push(`${where}: no such file`); continue }
+      if (!existsSync(file)) {
+        broken.push(`${where}: no such file`)
+        continue
+      }
       if (anchor === undefined || anchor === '') continue
-      if (statSync(file).isDirectory() || !file.endsWith('.md')) { broken.push(`${where}: an anchor into a file that is not Markdown`); continue }
+      if (statSync(file).isDirectory() || !file.endsWith('.md')) {
+        broken.push(`${where}: an anchor into a file that is not Markdown`)
+        continue
+      }
       if (!anchors(file).has(decodeURIComponent(anchor))) broken.push(`${where}: ${relative(ROOT, file)} has no heading with this anchor`)
     }
   }

@@ -29,7 +29,19 @@ async function eventsOf(pennon: TestApp, request: () => Promise<ApiResponse>, st
   const added = (await allEvents(pennon)).slice(before)
   for (const event of added) {
     assert.deepEqual(Object.keys(event), [
-      'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'groupType', 'groupId',
+      'id',
+      'type',
+      'createdBy',
+      'createdAt',
+      'createdByUserId',
+      'data',
+      'preData',
+      'tags',
+      'featureName',
+      'project',
+      'environment',
+      'groupType',
+      'groupId',
     ])
     assert.deepEqual([event.createdBy, event.createdByUserId, event.groupType], ['admin', -42, 'transaction'])
     assert.equal(event.groupId, added[0].groupId, 'one groupId per request')
@@ -40,7 +52,15 @@ async function eventsOf(pennon: TestApp, request: () => Promise<ApiResponse>, st
 
 function expectEvents(actual: any[], expected: Expected[]): void {
   assert.deepEqual(
-    actual.map((e) => ({ type: e.type, featureName: e.featureName, project: e.project, environment: e.environment, data: e.data, preData: e.preData, tags: e.tags })),
+    actual.map((e) => ({
+      type: e.type,
+      featureName: e.featureName,
+      project: e.project,
+      environment: e.environment,
+      data: e.data,
+      preData: e.preData,
+      tags: e.tags,
+    })),
     expected.map((e) => ({ featureName: null, project: null, environment: null, data: null, preData: null, tags: [], ...e })),
   )
 }
@@ -64,7 +84,14 @@ onEachDatabase('event log completeness', (database) => {
       if (failed) throw new Error(`stopped: ${name} failed`)
       return result
     }
-    const run = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', route: string, url: string, body: unknown, status: number, expected: Expected[] | ((r: ApiResponse) => Expected[])) => {
+    const run = (
+      method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+      route: string,
+      url: string,
+      body: unknown,
+      status: number,
+      expected: Expected[] | ((r: ApiResponse) => Expected[]),
+    ) => {
       covered.add(`${method} ${route}`)
       return step(`${method} ${route}`, async () => {
         let response!: ApiResponse
@@ -75,7 +102,9 @@ onEachDatabase('event log completeness', (database) => {
     }
     const P = '/api/admin/projects'
 
-    const project = await run('POST', '/api/admin/projects', P, { id: 'audit', name: 'Audit' }, 201, (r) => [{ type: 'project-created', project: 'audit', data: r.body }])
+    const project = await run('POST', '/api/admin/projects', P, { id: 'audit', name: 'Audit' }, 201, (r) => [
+      { type: 'project-created', project: 'audit', data: r.body },
+    ])
     const features: Record<string, any> = {}
     for (const name of ['parent', 'child', 'other']) {
       const r = await run('POST', '/api/admin/projects/{projectId}/features', `${P}/audit/features`, { name }, 201, (r) => [
@@ -85,7 +114,12 @@ onEachDatabase('event log completeness', (database) => {
     }
     const deps = '/api/admin/projects/{projectId}/features/{child}/dependencies'
     await run('POST', deps, `${P}/audit/features/child/dependencies`, { feature: 'parent', variants: ['v'] }, 200, [
-      { type: 'feature-dependency-added', featureName: 'child', project: 'audit', data: { feature: 'parent', enabled: true, variants: ['v'] } },
+      {
+        type: 'feature-dependency-added',
+        featureName: 'child',
+        project: 'audit',
+        data: { feature: 'parent', enabled: true, variants: ['v'] },
+      },
     ])
     await run('POST', deps, `${P}/audit/features/child/dependencies`, { feature: 'other', enabled: false }, 200, [
       { type: 'feature-dependency-removed', featureName: 'child', project: 'audit', data: { feature: 'parent' } },
@@ -102,10 +136,18 @@ onEachDatabase('event log completeness', (database) => {
     // Environments, switching on and off, strategies and variants.
     await run('POST', '/api/admin/environments', '/api/admin/environments', { name: 'staging', type: 'test' }, 201, (r) => {
       assert.equal(r.headers.location, 'environments/staging')
-      return [{ type: 'environment-created', environment: 'staging', data: { name: 'staging', type: 'test', enabled: true, protected: false, sortOrder: 4 } }]
+      return [
+        {
+          type: 'environment-created',
+          environment: 'staging',
+          data: { name: 'staging', type: 'test', enabled: true, protected: false, sortOrder: 4 },
+        },
+      ]
     })
     const projectEnvironments = '/api/admin/projects/{projectId}/environments'
-    await run('POST', projectEnvironments, `${P}/audit/environments`, { environment: 'staging' }, 200, [{ type: 'project-environment-added', project: 'audit', environment: 'staging' }])
+    await run('POST', projectEnvironments, `${P}/audit/environments`, { environment: 'staging' }, 200, [
+      { type: 'project-environment-added', project: 'audit', environment: 'staging' },
+    ])
     const place = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}'
     const at = (env: string) => ({ featureName: 'other', project: 'audit', environment: env })
     // Switching on where there is no strategy adds the default one first.
@@ -113,51 +155,104 @@ onEachDatabase('event log completeness', (database) => {
     await step(`POST ${place}/on`, async () => {
       const switchedOn = await eventsOf(pennon, () => call(pennon, 'POST', `${P}/audit/features/other/environments/staging/on`), 200)
       const [defaultStrategy] = (await call(pennon, 'GET', `${P}/audit/features/other/environments/staging/strategies`)).body
-      expectEvents(switchedOn, [{ type: 'feature-strategy-add', ...at('staging'), data: defaultStrategy }, { type: 'feature-environment-enabled', ...at('staging') }])
+      expectEvents(switchedOn, [
+        { type: 'feature-strategy-add', ...at('staging'), data: defaultStrategy },
+        { type: 'feature-environment-enabled', ...at('staging') },
+      ])
     })
-    await run('POST', `${place}/off`, `${P}/audit/features/other/environments/staging/off`, undefined, 200, [{ type: 'feature-environment-disabled', ...at('staging') }])
-    const bulk = '/api/admin/projects/{projectId}/bulk_features/environments/{environment}'
-    await run('POST', `${bulk}/on`, `${P}/audit/bulk_features/environments/staging/on`, { features: ['other'] }, 200, [{ type: 'feature-environment-enabled', ...at('staging') }])
-    await run('POST', `${bulk}/off`, `${P}/audit/bulk_features/environments/staging/off`, { features: ['other'] }, 200, [{ type: 'feature-environment-disabled', ...at('staging') }])
-    const strategies = `${place}/strategies`
-    const added = await run('POST', strategies, `${P}/audit/features/other/environments/production/strategies`, { name: 'default' }, 200, (r) => [
-      { type: 'feature-strategy-add', ...at('production'), data: r.body },
+    await run('POST', `${place}/off`, `${P}/audit/features/other/environments/staging/off`, undefined, 200, [
+      { type: 'feature-environment-disabled', ...at('staging') },
     ])
+    const bulk = '/api/admin/projects/{projectId}/bulk_features/environments/{environment}'
+    await run('POST', `${bulk}/on`, `${P}/audit/bulk_features/environments/staging/on`, { features: ['other'] }, 200, [
+      { type: 'feature-environment-enabled', ...at('staging') },
+    ])
+    await run('POST', `${bulk}/off`, `${P}/audit/bulk_features/environments/staging/off`, { features: ['other'] }, 200, [
+      { type: 'feature-environment-disabled', ...at('staging') },
+    ])
+    const strategies = `${place}/strategies`
+    const added = await run(
+      'POST',
+      strategies,
+      `${P}/audit/features/other/environments/production/strategies`,
+      { name: 'default' },
+      200,
+      (r) => [{ type: 'feature-strategy-add', ...at('production'), data: r.body }],
+    )
     const strategyUrl = `${P}/audit/features/other/environments/production/strategies/${added.body.id}`
     const titled = await run('PUT', `${strategies}/{strategyId}`, strategyUrl, { title: 'everyone' }, 200, (r) => [
       { type: 'feature-strategy-update', ...at('production'), data: r.body, preData: added.body },
     ])
-    const patched = await run('PATCH', `${strategies}/{strategyId}`, strategyUrl, [{ op: 'replace', path: '/title', value: 'all' }], 200, (r) => [
-      { type: 'feature-strategy-update', ...at('production'), data: r.body, preData: titled.body },
-    ])
+    const patched = await run(
+      'PATCH',
+      `${strategies}/{strategyId}`,
+      strategyUrl,
+      [{ op: 'replace', path: '/title', value: 'all' }],
+      200,
+      (r) => [{ type: 'feature-strategy-update', ...at('production'), data: r.body, preData: titled.body }],
+    )
     const second = await call(pennon, 'POST', `${P}/audit/features/other/environments/production/strategies`, { name: 'default' })
-    await run('POST', `${strategies}/set-sort-order`, `${P}/audit/features/other/environments/production/strategies/set-sort-order`, [{ id: second.body.id, sortOrder: -1 }], 200, [
-      { type: 'strategy-order-changed', ...at('production'), data: { strategyIds: [second.body.id, added.body.id], sortOrders: [-1, 0] },
-        preData: { strategyIds: [added.body.id, second.body.id], sortOrders: [0, 1] } },
+    await run(
+      'POST',
+      `${strategies}/set-sort-order`,
+      `${P}/audit/features/other/environments/production/strategies/set-sort-order`,
+      [{ id: second.body.id, sortOrder: -1 }],
+      200,
+      [
+        {
+          type: 'strategy-order-changed',
+          ...at('production'),
+          data: { strategyIds: [second.body.id, added.body.id], sortOrders: [-1, 0] },
+          preData: { strategyIds: [added.body.id, second.body.id], sortOrders: [0, 1] },
+        },
+      ],
+    )
+    await run('DELETE', `${strategies}/{strategyId}`, strategyUrl, undefined, 200, [
+      { type: 'feature-strategy-remove', ...at('production'), preData: patched.body },
     ])
-    await run('DELETE', `${strategies}/{strategyId}`, strategyUrl, undefined, 200, [{ type: 'feature-strategy-remove', ...at('production'), preData: patched.body }])
     // Strategy definitions: a custom one, and the deprecation of a built-in one.
     const definitions = '/api/admin/strategies'
-    const definition = await run('POST', definitions, definitions, { name: 'audit-tier', parameters: [{ name: 'tiers', type: 'list' }] }, 201, (r) => [
-      { type: 'strategy-created', data: r.body },
-    ])
+    const definition = await run(
+      'POST',
+      definitions,
+      definitions,
+      { name: 'audit-tier', parameters: [{ name: 'tiers', type: 'list' }] },
+      201,
+      (r) => [{ type: 'strategy-created', data: r.body }],
+    )
     const redefined = { ...definition.body, description: 'By tier', parameters: [] }
     await run('PUT', `${definitions}/{name}`, `${definitions}/audit-tier`, { description: 'By tier', parameters: [] }, 200, [
       { type: 'strategy-updated', data: redefined, preData: definition.body },
     ])
-    await run('POST', `${definitions}/{strategyName}/deprecate`, `${definitions}/default/deprecate`, undefined, 200, [{ type: 'strategy-deprecated', data: { name: 'default' } }])
-    await run('POST', `${definitions}/{strategyName}/reactivate`, `${definitions}/default/reactivate`, undefined, 200, [{ type: 'strategy-reactivated', data: { name: 'default' } }])
-    await run('DELETE', `${definitions}/{name}`, `${definitions}/audit-tier`, undefined, 200, [{ type: 'strategy-deleted', data: { name: 'audit-tier' }, preData: redefined }])
+    await run('POST', `${definitions}/{strategyName}/deprecate`, `${definitions}/default/deprecate`, undefined, 200, [
+      { type: 'strategy-deprecated', data: { name: 'default' } },
+    ])
+    await run('POST', `${definitions}/{strategyName}/reactivate`, `${definitions}/default/reactivate`, undefined, 200, [
+      { type: 'strategy-reactivated', data: { name: 'default' } },
+    ])
+    await run('DELETE', `${definitions}/{name}`, `${definitions}/audit-tier`, undefined, 200, [
+      { type: 'strategy-deleted', data: { name: 'audit-tier' }, preData: redefined },
+    ])
     const variants = [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] }]
     await run('PUT', `${place}/variants`, `${P}/audit/features/other/environments/production/variants`, [{ name: 'blue' }], 200, [
       { type: 'feature-environment-variants-updated', ...at('production'), data: { variants }, preData: { variants: [] } },
     ])
-    await run('PATCH', `${place}/variants`, `${P}/audit/features/other/environments/production/variants`, [{ op: 'remove', path: '/0' }], 200, [
-      { type: 'feature-environment-variants-updated', ...at('production'), data: { variants: [] }, preData: { variants } },
-    ])
-    await run('PUT', '/api/admin/projects/{projectId}/features/{featureName}/variants-batch', `${P}/audit/features/other/variants-batch`, { variants: [{ name: 'blue' }], environments: ['production'] }, 200, [
-      { type: 'feature-environment-variants-updated', ...at('production'), data: { variants }, preData: { variants: [] } },
-    ])
+    await run(
+      'PATCH',
+      `${place}/variants`,
+      `${P}/audit/features/other/environments/production/variants`,
+      [{ op: 'remove', path: '/0' }],
+      200,
+      [{ type: 'feature-environment-variants-updated', ...at('production'), data: { variants: [] }, preData: { variants } }],
+    )
+    await run(
+      'PUT',
+      '/api/admin/projects/{projectId}/features/{featureName}/variants-batch',
+      `${P}/audit/features/other/variants-batch`,
+      { variants: [{ name: 'blue' }], environments: ['production'] },
+      200,
+      [{ type: 'feature-environment-variants-updated', ...at('production'), data: { variants }, preData: { variants: [] } }],
+    )
     // Reverting a change writes the events of the equivalent change; its dry run writes none.
     const revertRoute = '/api/admin/events/{id}/revert'
     const batched = (await allEvents(pennon)).at(-1)
@@ -170,18 +265,40 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', `${batch}/export`, `${batch}/export`, { environment: 'production', project: 'audit' }, 200, [])
     const nothingNew = { project: 'audit', environment: 'production', data: { features: [], featureStrategies: [], tagTypes: [] } }
     await run('POST', `${batch}/validate`, `${batch}/validate`, nothingNew, 200, [])
-    await run('POST', `${batch}/import`, `${batch}/import`, nothingNew, 200, [{ type: 'features-imported', project: 'audit', environment: 'production' }])
+    await run('POST', `${batch}/import`, `${batch}/import`, nothingNew, 200, [
+      { type: 'features-imported', project: 'audit', environment: 'production' },
+    ])
     // A flag's metadata, stale marking, flag types and the project itself.
     const flagUrl = `${P}/audit/features/other`
     const withoutRead = ({ potentiallyStale: _p, ...flag }: any) => flag
-    const described = await run('PUT', '/api/admin/projects/{projectId}/features/{name}', flagUrl, { description: 'audited', stale: true }, 200, (r) => [
-      { type: 'feature-metadata-updated', featureName: 'other', project: 'audit', data: withoutRead(r.body), preData: features.other },
-      { type: 'feature-stale-on', featureName: 'other', project: 'audit' },
-    ])
-    await run('PATCH', '/api/admin/projects/{projectId}/features/{name}', flagUrl, [{ op: 'replace', path: '/stale', value: false }], 200, (r) => [
-      { type: 'feature-metadata-updated', featureName: 'other', project: 'audit', data: withoutRead(r.body), preData: withoutRead(described.body) },
-      { type: 'feature-stale-off', featureName: 'other', project: 'audit' },
-    ])
+    const described = await run(
+      'PUT',
+      '/api/admin/projects/{projectId}/features/{name}',
+      flagUrl,
+      { description: 'audited', stale: true },
+      200,
+      (r) => [
+        { type: 'feature-metadata-updated', featureName: 'other', project: 'audit', data: withoutRead(r.body), preData: features.other },
+        { type: 'feature-stale-on', featureName: 'other', project: 'audit' },
+      ],
+    )
+    await run(
+      'PATCH',
+      '/api/admin/projects/{projectId}/features/{name}',
+      flagUrl,
+      [{ op: 'replace', path: '/stale', value: false }],
+      200,
+      (r) => [
+        {
+          type: 'feature-metadata-updated',
+          featureName: 'other',
+          project: 'audit',
+          data: withoutRead(r.body),
+          preData: withoutRead(described.body),
+        },
+        { type: 'feature-stale-off', featureName: 'other', project: 'audit' },
+      ],
+    )
     await run('POST', '/api/admin/projects/{projectId}/stale', `${P}/audit/stale`, { features: ['other', 'ghost'], stale: true }, 202, [
       { type: 'feature-stale-on', featureName: 'other', project: 'audit' },
     ])
@@ -189,9 +306,14 @@ onEachDatabase('event log completeness', (database) => {
     await run('PUT', '/api/admin/feature-types/{id}/lifetime', '/api/admin/feature-types/release/lifetime', { lifetimeDays: 30 }, 200, [
       { type: 'feature-type-updated', data: { ...release, lifetimeDays: 30 }, preData: release },
     ])
-    const renamed = await run('PUT', '/api/admin/projects/{projectId}', `${P}/audit`, { name: 'Audited', description: 'for the audit' }, 200, (r) => [
-      { type: 'project-updated', project: 'audit', data: r.body, preData: project.body },
-    ])
+    const renamed = await run(
+      'PUT',
+      '/api/admin/projects/{projectId}',
+      `${P}/audit`,
+      { name: 'Audited', description: 'for the audit' },
+      200,
+      (r) => [{ type: 'project-updated', project: 'audit', data: r.body, preData: project.body }],
+    )
     await run('DELETE', `${projectEnvironments}/{environment}`, `${P}/audit/environments/staging`, undefined, 200, [
       { type: 'project-environment-removed', project: 'audit', environment: 'staging' },
     ])
@@ -209,31 +331,71 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-archived', featureName: 'other', project: 'audit' },
     ])
     // The frontend API's POST reads: evaluating flags for a context records nothing.
-    const frontendToken = (await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'audit-frontend', type: 'frontend' })).body.secret
+    const frontendToken = (await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'audit-frontend', type: 'frontend' })).body
+      .secret
     covered.add('POST /api/frontend/')
     await step('POST /api/frontend/', async () => {
-      assert.deepEqual(await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200), [])
+      assert.deepEqual(
+        await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200),
+        [],
+      )
     })
     assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/audit-frontend')).status, 200)
     // The playground reads: explaining flags for a context records nothing.
-    await run('POST', '/api/admin/playground', '/api/admin/playground', { environment: 'production', context: { appName: 'audit', userId: 'u' } }, 200, [])
-    await run('POST', '/api/admin/playground/advanced', '/api/admin/playground/advanced', { environments: ['production'], context: { appName: 'audit', userId: 'u,v' } }, 200, [])
+    await run(
+      'POST',
+      '/api/admin/playground',
+      '/api/admin/playground',
+      { environment: 'production', context: { appName: 'audit', userId: 'u' } },
+      200,
+      [],
+    )
+    await run(
+      'POST',
+      '/api/admin/playground/advanced',
+      '/api/admin/playground/advanced',
+      { environments: ['production'], context: { appName: 'audit', userId: 'u,v' } },
+      200,
+      [],
+    )
     // SDK metrics and registrations record no event (nor does the reference, per report).
     const bucket = { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { parent: { yes: 1, no: 0 } } }
     const registration = { appName: 'audit-app', strategies: ['default'], started: new Date().toISOString(), interval: 1000 }
     await run('POST', '/api/client/metrics', '/api/client/metrics', { appName: 'audit-app', bucket }, 202, [])
-    await run('POST', '/api/client/metrics/bulk', '/api/client/metrics/bulk', {
-      applications: [{ appName: 'audit-app', instanceId: 'i', environment: 'development' }], metrics: [{ featureName: 'parent', appName: 'audit-app', environment: 'development', yes: 1 }],
-    }, 202, [])
+    await run(
+      'POST',
+      '/api/client/metrics/bulk',
+      '/api/client/metrics/bulk',
+      {
+        applications: [{ appName: 'audit-app', instanceId: 'i', environment: 'development' }],
+        metrics: [{ featureName: 'parent', appName: 'audit-app', environment: 'development', yes: 1 }],
+      },
+      202,
+      [],
+    )
     await run('POST', '/api/client/register', '/api/client/register', registration, 202, [])
     await run('POST', '/api/frontend/client/metrics', '/api/frontend/client/metrics', { appName: 'audit-app', bucket }, 200, [])
     await run('POST', '/api/frontend/client/register', '/api/frontend/client/register', registration, 200, [])
     // Unleash Edge's report of itself and its token validation record none either.
-    await run('POST', '/api/client/metrics/edge', '/api/client/metrics/edge', { identifier: 'audit-edge-1', appName: 'audit-edge', edgeVersion: '20.1.4', started: new Date().toISOString() }, 202, [])
+    await run(
+      'POST',
+      '/api/client/metrics/edge',
+      '/api/client/metrics/edge',
+      { identifier: 'audit-edge-1', appName: 'audit-edge', edgeVersion: '20.1.4', started: new Date().toISOString() },
+      202,
+      [],
+    )
     await run('POST', '/edge/validate', '/edge/validate', { tokens: [pennon.adminToken, 'default:development.unknown'] }, 200, [])
 
     const archivedFlag = async (name: string) => {
-      const { dependencies: _d, children: _c, environments: _e, potentiallyStale: _p, lastSeenAt: _l, ...flag } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
+      const {
+        dependencies: _d,
+        children: _c,
+        environments: _e,
+        potentiallyStale: _p,
+        lastSeenAt: _l,
+        ...flag
+      } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag
     }
     const [archivedChild, archivedOther] = [await archivedFlag('child'), await archivedFlag('other')]
@@ -251,38 +413,77 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'segment-created', project: 'audit', data: r.body },
     ])
     const updated = { ...segment.body, description: 'now described' }
-    await run('PUT', '/api/admin/segments/{id}', `/api/admin/segments/${segment.body.id}`, { ...segmentBody, description: 'now described' }, 204, [
-      { type: 'segment-updated', project: 'audit', data: updated, preData: segment.body },
-    ])
+    await run(
+      'PUT',
+      '/api/admin/segments/{id}',
+      `/api/admin/segments/${segment.body.id}`,
+      { ...segmentBody, description: 'now described' },
+      204,
+      [{ type: 'segment-updated', project: 'audit', data: updated, preData: segment.body }],
+    )
     await run('DELETE', '/api/admin/segments/{id}', `/api/admin/segments/${segment.body.id}`, undefined, 204, [
       { type: 'segment-deleted', project: 'audit', preData: updated },
     ])
 
-    const token = await run('POST', '/api/admin/api-tokens', '/api/admin/api-tokens', { tokenName: 'audit-token', type: 'client', projects: ['audit'] }, 201, (r) => {
-      const { secret: _secret, ...data } = r.body
-      return [{ type: 'api-token-created', project: 'audit', environment: 'development', data }]
-    })
+    const token = await run(
+      'POST',
+      '/api/admin/api-tokens',
+      '/api/admin/api-tokens',
+      { tokenName: 'audit-token', type: 'client', projects: ['audit'] },
+      201,
+      (r) => {
+        const { secret: _secret, ...data } = r.body
+        return [{ type: 'api-token-created', project: 'audit', environment: 'development', data }]
+      },
+    )
     const { secret, ...tokenData } = token.body
     await run('DELETE', '/api/admin/api-tokens/{tokenName}', '/api/admin/api-tokens/audit-token', undefined, 200, [
       { type: 'api-token-deleted', project: 'audit', environment: 'development', preData: tokenData },
     ])
-    const account = await run('POST', '/api/admin/service-account', '/api/admin/service-account', { username: 'auditor', name: 'Auditor', rootRole: 3 }, 201, (r) => [
-      { type: 'service-account-created', data: r.body },
-    ])
-    const accountToken = await run('POST', '/api/admin/service-account/{id}/token', `/api/admin/service-account/${account.body.id}/token`, { description: 'ci', expiresAt: null }, 201, (r) => [
-      { type: 'service-account-token-created', data: { id: r.body.id, description: 'ci', expiresAt: null, userId: account.body.id } },
-    ])
+    const account = await run(
+      'POST',
+      '/api/admin/service-account',
+      '/api/admin/service-account',
+      { username: 'auditor', name: 'Auditor', rootRole: 3 },
+      201,
+      (r) => [{ type: 'service-account-created', data: r.body }],
+    )
+    const accountToken = await run(
+      'POST',
+      '/api/admin/service-account/{id}/token',
+      `/api/admin/service-account/${account.body.id}/token`,
+      { description: 'ci', expiresAt: null },
+      201,
+      (r) => [
+        { type: 'service-account-token-created', data: { id: r.body.id, description: 'ci', expiresAt: null, userId: account.body.id } },
+      ],
+    )
     await run('DELETE', '/api/admin/service-account/{id}', `/api/admin/service-account/${account.body.id}`, undefined, 200, [
       { type: 'service-account-deleted', preData: account.body },
     ])
     // Context fields, through the root API and a project's.
-    for (const [context, url, project] of [['/api/admin/context', '/api/admin/context', {}], [`${P}/{projectId}/context`, `${P}/audit/context`, { project: 'audit' }]] as const) {
-      const field = await run('POST', context, url, { name: `tier-${project.project ?? 'root'}`, legalValues: [{ value: 'gold' }] }, 201, (r) => [{ type: 'context-field-created', data: r.body }])
+    for (const [context, url, project] of [
+      ['/api/admin/context', '/api/admin/context', {}],
+      [`${P}/{projectId}/context`, `${P}/audit/context`, { project: 'audit' }],
+    ] as const) {
+      const field = await run(
+        'POST',
+        context,
+        url,
+        { name: `tier-${project.project ?? 'root'}`, legalValues: [{ value: 'gold' }] },
+        201,
+        (r) => [{ type: 'context-field-created', data: r.body }],
+      )
       const name = field.body.name
       const described = { ...field.body, description: 'Support tier' }
-      await run('PUT', `${context}/{contextField}`, `${url}/${name}`, { description: 'Support tier', legalValues: [{ value: 'gold' }] }, 200, [
-        { type: 'context-field-updated', data: described, preData: field.body },
-      ])
+      await run(
+        'PUT',
+        `${context}/{contextField}`,
+        `${url}/${name}`,
+        { description: 'Support tier', legalValues: [{ value: 'gold' }] },
+        200,
+        [{ type: 'context-field-updated', data: described, preData: field.body }],
+      )
       const silver = { ...described, legalValues: [{ value: 'gold' }, { value: 'silver' }] }
       await run('POST', `${context}/{contextField}/legal-values`, `${url}/${name}/legal-values`, { value: 'silver' }, 200, [
         { type: 'context-field-updated', data: silver, preData: described },
@@ -295,15 +496,21 @@ onEachDatabase('event log completeness', (database) => {
         { type: 'context-field-deleted', preData: { ...silver, legalValues: [{ value: 'silver' }] } },
       ])
     }
-    await run('DELETE', '/api/admin/projects/{projectId}', `${P}/audit`, undefined, 200, [{ type: 'project-deleted', project: 'audit', preData: renamed.body }])
+    await run('DELETE', '/api/admin/projects/{projectId}', `${P}/audit`, undefined, 200, [
+      { type: 'project-deleted', project: 'audit', preData: renamed.body },
+    ])
 
     // Tag types, tags and the tags of flags; events about a tagged flag record its tags.
     const tagTypes = '/api/admin/tag-types'
     const team = { name: 'team', description: 'Owning team', icon: null, color: '#123456' }
-    await run('POST', tagTypes, tagTypes, { name: 'team', description: 'Owning team', color: '#123456' }, 201, [{ type: 'tag-type-created', data: team }])
+    await run('POST', tagTypes, tagTypes, { name: 'team', description: 'Owning team', color: '#123456' }, 201, [
+      { type: 'tag-type-created', data: team },
+    ])
     await run('POST', `${tagTypes}/validate`, `${tagTypes}/validate`, { name: 'unused' }, 200, [])
     const teamWithIcon = { ...team, icon: 'people' }
-    await run('PUT', `${tagTypes}/{name}`, `${tagTypes}/team`, { icon: 'people' }, 200, [{ type: 'tag-type-updated', data: teamWithIcon, preData: team }])
+    await run('PUT', `${tagTypes}/{name}`, `${tagTypes}/team`, { icon: 'people' }, 200, [
+      { type: 'tag-type-updated', data: teamWithIcon, preData: team },
+    ])
     const core = { type: 'team', value: 'core' }
     const web = { type: 'simple', value: 'web' }
     await run('POST', '/api/admin/tags', '/api/admin/tags', core, 201, [{ type: 'tag-created', data: core }])
@@ -318,11 +525,20 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-tagged', ...onFlag, data: core, tags: [{ value: 'core', type: 'team' }] },
       { type: 'feature-untagged', ...onFlag, preData: web, tags: [{ value: 'core', type: 'team' }] },
     ])
-    await run('DELETE', `${flagTags}/{type}/{value}`, '/api/admin/features/tagged/tags/team/core', undefined, 200, [{ type: 'feature-untagged', ...onFlag, preData: core }])
-    await run('PUT', '/api/admin/projects/{projectId}/tags', `${P}/default/tags`, { features: ['tagged'], tags: { addedTags: [core], removedTags: [] } }, 200, [
-      { type: 'feature-tagged', ...onFlag, data: core, tags: [{ value: 'core', type: 'team' }] },
+    await run('DELETE', `${flagTags}/{type}/{value}`, '/api/admin/features/tagged/tags/team/core', undefined, 200, [
+      { type: 'feature-untagged', ...onFlag, preData: core },
     ])
-    await run('DELETE', '/api/admin/tags/{type}/{value}', '/api/admin/tags/simple/web', undefined, 200, [{ type: 'tag-deleted', data: web }])
+    await run(
+      'PUT',
+      '/api/admin/projects/{projectId}/tags',
+      `${P}/default/tags`,
+      { features: ['tagged'], tags: { addedTags: [core], removedTags: [] } },
+      200,
+      [{ type: 'feature-tagged', ...onFlag, data: core, tags: [{ value: 'core', type: 'team' }] }],
+    )
+    await run('DELETE', '/api/admin/tags/{type}/{value}', '/api/admin/tags/simple/web', undefined, 200, [
+      { type: 'tag-deleted', data: web },
+    ])
     await run('DELETE', `${tagTypes}/{name}`, `${tagTypes}/team`, undefined, 200, [
       { type: 'feature-untagged', ...onFlag, preData: core },
       { type: 'tag-deleted', data: core },
@@ -335,14 +551,30 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'user-created', data: { id: r.body.id, name: null, username: null, email: 'audit@example.com', rootRole: 2 } },
     ])
     const personData = { id: person.body.id, name: null, username: null, email: 'audit@example.com', rootRole: 2 }
-    await run('PUT', `${users}/{id}`, `${users}/${person.body.id}`, { name: 'Audit' }, 200, [{ type: 'user-updated', data: { ...personData, name: 'Audit' }, preData: personData }])
+    await run('PUT', `${users}/{id}`, `${users}/${person.body.id}`, { name: 'Audit' }, 200, [
+      { type: 'user-updated', data: { ...personData, name: 'Audit' }, preData: personData },
+    ])
     await run('POST', `${users}/validate-password`, `${users}/validate-password`, { password: PASSWORD }, 200, [])
     await run('POST', `${users}/{id}/change-password`, `${users}/${person.body.id}/change-password`, { password: PASSWORD }, 200, [])
     const reset = await run('POST', `${users}/reset-password`, `${users}/reset-password`, { id: String(person.body.id) }, 200, [])
     await run('POST', '/auth/reset/validate', '/auth/reset/validate', { token: reset.body.resetPasswordUrl.split('token=')[1] }, 200, [])
     await run('POST', '/auth/reset/validate-password', '/auth/reset/validate-password', { password: PASSWORD }, 200, [])
-    await run('POST', '/auth/reset/password', '/auth/reset/password', { token: reset.body.resetPasswordUrl.split('token=')[1], password: PASSWORD }, 200, [])
-    const login = await run('POST', '/auth/simple/login', '/auth/simple/login', { username: 'audit@example.com', password: PASSWORD }, 200, [])
+    await run(
+      'POST',
+      '/auth/reset/password',
+      '/auth/reset/password',
+      { token: reset.body.resetPasswordUrl.split('token=')[1], password: PASSWORD },
+      200,
+      [],
+    )
+    const login = await run(
+      'POST',
+      '/auth/simple/login',
+      '/auth/simple/login',
+      { username: 'audit@example.com', password: PASSWORD },
+      200,
+      [],
+    )
     const cookie = String(login.headers['set-cookie']).split(';')[0]!
     // A person's own changes: their events name them.
     const own = ['POST /api/admin/user/tokens', 'DELETE /api/admin/user/tokens/{id}', 'POST /api/admin/user/change-password']
@@ -352,16 +584,25 @@ onEachDatabase('event log completeness', (database) => {
       const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString()
       const pat = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'audit', expiresAt }, asBrowser(cookie))
       assert.equal((await call(pennon, 'DELETE', `/api/admin/user/tokens/${pat.body.id}`, undefined, asBrowser(cookie))).status, 200)
-      assert.equal((await call(pennon, 'POST', '/api/admin/user/change-password', { password: PASSWORD, oldPassword: PASSWORD }, asBrowser(cookie))).status, 200)
+      assert.equal(
+        (await call(pennon, 'POST', '/api/admin/user/change-password', { password: PASSWORD, oldPassword: PASSWORD }, asBrowser(cookie)))
+          .status,
+        200,
+      )
       const patData = { id: pat.body.id, description: 'audit', expiresAt, userId: person.body.id }
-      assert.deepEqual((await allEvents(pennon)).slice(beforeOwn).map((e) => [e.type, e.createdBy, e.createdByUserId, e.data, e.preData]), [
-        ['pat-created', 'audit@example.com', person.body.id, patData, null],
-        ['pat-deleted', 'audit@example.com', person.body.id, patData, null],
-      ])
+      assert.deepEqual(
+        (await allEvents(pennon)).slice(beforeOwn).map((e) => [e.type, e.createdBy, e.createdByUserId, e.data, e.preData]),
+        [
+          ['pat-created', 'audit@example.com', person.body.id, patData, null],
+          ['pat-deleted', 'audit@example.com', person.body.id, patData, null],
+        ],
+      )
       return pat
     })
     await run('POST', '/logout', '/logout', undefined, 200, [])
-    await run('DELETE', `${users}/{id}`, `${users}/${person.body.id}`, undefined, 200, [{ type: 'user-deleted', preData: { ...personData, name: 'Audit' } }])
+    await run('DELETE', `${users}/{id}`, `${users}/${person.body.id}`, undefined, 200, [
+      { type: 'user-deleted', preData: { ...personData, name: 'Audit' } },
+    ])
 
     // Failed writes leave no event.
     for (const [method, url, body, status] of [
@@ -388,7 +629,16 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/tags', { type: 'ghost', value: 'web' }, 400],
       ['DELETE', '/api/admin/tag-types/ghost', undefined, 404],
       ['POST', '/api/admin/events/999999/revert', undefined, 404],
-      ['POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: 'x' }], featureStrategies: [{ name: 'nope', featureName: 'x' }] } }, 400],
+      [
+        'POST',
+        '/api/admin/features-batch/import',
+        {
+          project: 'default',
+          environment: 'development',
+          data: { features: [{ name: 'x' }], featureStrategies: [{ name: 'nope', featureName: 'x' }] },
+        },
+        400,
+      ],
     ] as const) {
       // Each on its own: one failing leaves the next ones' state as it was.
       await t.test(`failed: ${method} ${url} → ${status}`, async () => {
@@ -399,15 +649,22 @@ onEachDatabase('event log completeness', (database) => {
     await t.test('every write route of the API is covered above', async () => {
       const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
       const writes = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
-        Object.keys(methods).filter((m) => ['post', 'put', 'delete', 'patch'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`),
+        Object.keys(methods)
+          .filter((m) => ['post', 'put', 'delete', 'patch'].includes(m))
+          .map((m) => `${m.toUpperCase()} ${path}`),
       )
-      assert.deepEqual(writes.filter((w) => !covered.has(w)), [], 'write endpoints without an audit check')
+      assert.deepEqual(
+        writes.filter((w) => !covered.has(w)),
+        [],
+        'write endpoints without an audit check',
+      )
     })
 
     await t.test('no secret or hash is in the event log', async () => {
       const everything = JSON.stringify(await allEvents(pennon))
       const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
-      for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, ...hashes]) assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
+      for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, ...hashes])
+        assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
     })
   })
 })

@@ -8,22 +8,57 @@ import { chartMaximum, exposureByEnvironment, timeAgo } from '../console/assets/
 
 const H1 = '2030-01-01T10:00:00.000Z'
 const H2 = '2030-01-01T11:00:00.000Z'
-const count = (environment: string, appName: string, timestamp: string, yes: number, no: number) => ({ featureName: 'f', appName, environment, timestamp, yes, no })
+const count = (environment: string, appName: string, timestamp: string, yes: number, no: number) => ({
+  featureName: 'f',
+  appName,
+  environment,
+  timestamp,
+  yes,
+  no,
+})
 
-test('applications are added up per hour and environment; the flag\'s environments come first, with or without counts', () => {
+test("applications are added up per hour and environment; the flag's environments come first, with or without counts", () => {
   const data = [
-    count('development', 'api', H1, 3, 1), count('development', 'web', H1, 2, 0), count('staging', 'api', H1, 0, 0),
-    count('development', 'api', H2, 0, 0), count('development', 'web', H2, 10, 5), count('staging', 'api', H2, 1, 1),
+    count('development', 'api', H1, 3, 1),
+    count('development', 'web', H1, 2, 0),
+    count('staging', 'api', H1, 0, 0),
+    count('development', 'api', H2, 0, 0),
+    count('development', 'web', H2, 10, 5),
+    count('staging', 'api', H2, 1, 1),
   ]
   assert.deepEqual(exposureByEnvironment(data, ['production', 'development']), [
-    { environment: 'production', hours: [{ hour: H1, yes: 0, no: 0 }, { hour: H2, yes: 0, no: 0 }], yes: 0, no: 0 },
-    { environment: 'development', hours: [{ hour: H1, yes: 5, no: 1 }, { hour: H2, yes: 10, no: 5 }], yes: 15, no: 6 },
-    { environment: 'staging', hours: [{ hour: H1, yes: 0, no: 0 }, { hour: H2, yes: 1, no: 1 }], yes: 1, no: 1 },
+    {
+      environment: 'production',
+      hours: [
+        { hour: H1, yes: 0, no: 0 },
+        { hour: H2, yes: 0, no: 0 },
+      ],
+      yes: 0,
+      no: 0,
+    },
+    {
+      environment: 'development',
+      hours: [
+        { hour: H1, yes: 5, no: 1 },
+        { hour: H2, yes: 10, no: 5 },
+      ],
+      yes: 15,
+      no: 6,
+    },
+    {
+      environment: 'staging',
+      hours: [
+        { hour: H1, yes: 0, no: 0 },
+        { hour: H2, yes: 1, no: 1 },
+      ],
+      yes: 1,
+      no: 1,
+    },
   ])
   assert.deepEqual(exposureByEnvironment([], ['development']), [{ environment: 'development', hours: [], yes: 0, no: 0 }])
 })
 
-test('the chart\'s scale is a round number at or above the busiest hour', () => {
+test("the chart's scale is a round number at or above the busiest hour", () => {
   const hours = (...totals: number[]) => totals.map((yes, i) => ({ hour: String(i), yes, no: 0 }))
   assert.equal(chartMaximum(hours()), 1)
   assert.equal(chartMaximum(hours(0, 0)), 1)

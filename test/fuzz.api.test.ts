@@ -34,29 +34,70 @@ type Random = ReturnType<typeof random>
 // Grown by prepare() with the id of a strategy, so that strategy routes reach a real one.
 const NAMES = ['default', 'p1', 'c1', 'c2', 'lone', 'ghost', 'fz-project', 'seg', 'a', 'A', 'development', 'production', 'staging']
 const STRINGS = [
-  '', ' ', 'x', 'flag-1', 'p1', 'c1', 'default', '..', '.', '%', '%zz', '%00', 'a/b', '\u0000', '\ud800', '😀', 'ü', '\u202e',
-  '__proto__', 'constructor', 'prototype', '1', '-1', '0', '2147483648', '1e3', 'NaN', 'null', 'true', '<script>', "' or 1=1 --",
+  '',
+  ' ',
+  'x',
+  'flag-1',
+  'p1',
+  'c1',
+  'default',
+  '..',
+  '.',
+  '%',
+  '%zz',
+  '%00',
+  'a/b',
+  '\u0000',
+  '\ud800',
+  '😀',
+  'ü',
+  '\u202e',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '1',
+  '-1',
+  '0',
+  '2147483648',
+  '1e3',
+  'NaN',
+  'null',
+  'true',
+  '<script>',
+  "' or 1=1 --",
 ]
 
 function fuzzString(r: Random): string {
   switch (r.int(6)) {
-    case 0: return 'x'.repeat(r.pick([101, 256, 1000, 10_000, 100_000]))
-    case 1: return String.fromCharCode(...Array.from({ length: r.int(20) }, () => r.int(0x10000)))
-    case 2: return r.pick(NAMES)
-    default: return r.pick(STRINGS)
+    case 0:
+      return 'x'.repeat(r.pick([101, 256, 1000, 10_000, 100_000]))
+    case 1:
+      return String.fromCharCode(...Array.from({ length: r.int(20) }, () => r.int(0x10000)))
+    case 2:
+      return r.pick(NAMES)
+    default:
+      return r.pick(STRINGS)
   }
 }
 
 function fuzzValue(r: Random, depth = 0): unknown {
   switch (r.int(depth > 4 ? 6 : 9)) {
-    case 0: return null
-    case 1: return r.chance(0.5)
-    case 2: return r.pick([0, -1, 1.5, 1e308, -0, 2 ** 31, 2 ** 53 + 1, 3])
-    case 3: case 4: case 5: return fuzzString(r)
-    case 6: return Array.from({ length: r.int(5) }, () => fuzzValue(r, depth + 1))
+    case 0:
+      return null
+    case 1:
+      return r.chance(0.5)
+    case 2:
+      return r.pick([0, -1, 1.5, 1e308, -0, 2 ** 31, 2 ** 53 + 1, 3])
+    case 3:
+    case 4:
+    case 5:
+      return fuzzString(r)
+    case 6:
+      return Array.from({ length: r.int(5) }, () => fuzzValue(r, depth + 1))
     default: {
       const object: Record<string, unknown> = {}
-      for (let i = r.int(5); i > 0; i--) object[r.pick([...STRINGS, 'name', 'features', 'constraints', 'feature', 'values', 'value', 'operator'])] = fuzzValue(r, depth + 1)
+      for (let i = r.int(5); i > 0; i--)
+        object[r.pick([...STRINGS, 'name', 'features', 'constraints', 'feature', 'values', 'value', 'operator'])] = fuzzValue(r, depth + 1)
       return object
     }
   }
@@ -75,7 +116,9 @@ const variant = (r: Random) => ({
   weight: r.pick([0, 500, 1000, 1001, -1, 1.5]),
   weightType: r.pick(['variable', 'fix', 'x']),
   stickiness: r.pick(['default', 'userId', '']),
-  ...(r.chance(0.5) ? { payload: { type: r.pick(['string', 'json', 'csv', 'number', 'x']), value: r.pick(['{"a":1}', '{', '12', 'x']) } } : {}),
+  ...(r.chance(0.5)
+    ? { payload: { type: r.pick(['string', 'json', 'csv', 'number', 'x']), value: r.pick(['{"a":1}', '{', '12', 'x']) } }
+    : {}),
 })
 const patchOperations = (r: Random) =>
   Array.from({ length: r.int(4) }, () => ({
@@ -88,7 +131,8 @@ const patchOperations = (r: Random) =>
 /** A plausible body for the route (`path` is the OpenAPI template), before fuzzBody mutates it. */
 function plausibleBody(r: Random, path: string, method: string): unknown {
   if (method === 'PATCH') return patchOperations(r)
-  if (path.endsWith('/variants')) return Array.from({ length: r.int(4) }, () => ({ ...variant(r), overrides: [{ contextName: 'userId', values: [fuzzString(r)] }] }))
+  if (path.endsWith('/variants'))
+    return Array.from({ length: r.int(4) }, () => ({ ...variant(r), overrides: [{ contextName: 'userId', values: [fuzzString(r)] }] }))
   if (path.endsWith('/set-sort-order')) return [{ id: r.pick(NAMES), sortOrder: r.pick([0, 1, -1, 1.5, 2 ** 31]) }]
   if (path.includes('/strategies') && !path.startsWith('/api/admin/strategies')) {
     return {
@@ -105,8 +149,10 @@ function plausibleBody(r: Random, path: string, method: string): unknown {
     return { features: Array.from({ length: r.int(4) }, () => r.pick(NAMES)) }
   }
   if (path.endsWith('/environments') && path.includes('/projects/')) return { environment: r.pick(NAMES) }
-  if (path === '/api/admin/environments') return { name: r.pick(NAMES), type: r.pick(['test', 'a b', '']), sortOrder: r.pick([1, -1, 1.5]), enabled: r.chance(0.5) }
-  if (path.endsWith('/features')) return { name: r.pick(NAMES), description: fuzzString(r), type: r.pick(['release', 'experiment', 'nope']) }
+  if (path === '/api/admin/environments')
+    return { name: r.pick(NAMES), type: r.pick(['test', 'a b', '']), sortOrder: r.pick([1, -1, 1.5]), enabled: r.chance(0.5) }
+  if (path.endsWith('/features'))
+    return { name: r.pick(NAMES), description: fuzzString(r), type: r.pick(['release', 'experiment', 'nope']) }
   if (path.endsWith('/dependencies')) return { feature: r.pick(NAMES), enabled: r.chance(0.5), variants: [fuzzString(r)] }
   if (/\/(archive|revive|delete|validate)$/.test(path)) return { features: Array.from({ length: r.int(6) }, () => r.pick(NAMES)) }
   if (path.includes('/segments')) {
@@ -126,14 +172,18 @@ function plausibleBody(r: Random, path: string, method: string): unknown {
 
 function fuzzBody(r: Random, path: string, method: string): string | undefined {
   switch (r.int(10)) {
-    case 0: return undefined
-    case 1: return r.pick(['{', '[1,', 'nul', '"x', '{"a":}', '\u0000', '{}{}', '1', '"str"', 'null', '[]', '\ud800'])
+    case 0:
+      return undefined
+    case 1:
+      return r.pick(['{', '[1,', 'nul', '"x', '{"a":}', '\u0000', '{}{}', '1', '"str"', 'null', '[]', '\ud800'])
     case 2: {
       const depth = r.pick([100, 1000])
       return `${'['.repeat(depth)}${']'.repeat(depth)}`
     }
-    case 3: return JSON.stringify(fuzzValue(r))
-    case 4: return `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"features":["a"],"name":"proto"}`
+    case 3:
+      return JSON.stringify(fuzzValue(r))
+    case 4:
+      return `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"features":["a"],"name":"proto"}`
     default: {
       const body = plausibleBody(r, path, method) as Record<string, unknown>
       const keys = Object.keys(body)
@@ -162,18 +212,28 @@ function fillPath(r: Random, template: string): string {
   )
 }
 
-interface Route { method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'; path: string }
+interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+  path: string
+}
 
 /** Credentials that work (`valid`) and ones that do not: missing, empty, unknown, too long, almost right. */
-interface Credentials { valid: string[]; invalid: Array<string | null> }
+interface Credentials {
+  valid: string[]
+  invalid: Array<string | null>
+}
 
 /** Some ground to stand on (a parent with two children and a free flag), and the routes of the OpenAPI document. */
 async function prepare(pennon: TestApp): Promise<Route[]> {
   for (const name of ['p1', 'c1', 'c2', 'lone']) await call(pennon, 'POST', '/api/admin/projects/default/features', { name })
-  for (const child of ['c1', 'c2']) await call(pennon, 'POST', `/api/admin/projects/default/features/${child}/dependencies`, { feature: 'p1' })
+  for (const child of ['c1', 'c2'])
+    await call(pennon, 'POST', `/api/admin/projects/default/features/${child}/dependencies`, { feature: 'p1' })
   // A segment and a strategy using it, switched on: segment deletes, strategy edits and switches meet real data.
   const segment = await call(pennon, 'POST', '/api/admin/segments', { name: 'fuzz-segment', constraints: [] })
-  const strategy = await call(pennon, 'POST', '/api/admin/projects/default/features/p1/environments/development/strategies', { name: 'default', segments: [segment.body.id] })
+  const strategy = await call(pennon, 'POST', '/api/admin/projects/default/features/p1/environments/development/strategies', {
+    name: 'default',
+    segments: [segment.body.id],
+  })
   assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/p1/environments/development/on')).status, 200)
   if (!NAMES.includes(strategy.body.id)) NAMES.push(strategy.body.id)
   const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
@@ -182,7 +242,9 @@ async function prepare(pennon: TestApp): Promise<Route[]> {
     // its limit are tested in src/features/client-api/streaming.api.test.ts.
     .filter(([path]) => path !== '/api/client/streaming')
     .flatMap(([path, methods]) =>
-      Object.keys(methods).filter((m) => m !== 'head').map((method) => ({ method: method.toUpperCase() as Route['method'], path })),
+      Object.keys(methods)
+        .filter((m) => m !== 'head')
+        .map((method) => ({ method: method.toUpperCase() as Route['method'], path })),
     )
   assert.ok(routes.length >= 20, `routes found: ${routes.length}`)
   return routes
@@ -202,9 +264,12 @@ async function fuzz(
   const r = random(SEED)
   const statuses = new Map<number, number>()
   for (let i = 0; i < requests; i++) {
-    const route = r.chance(0.05) ? { method: r.pick(['GET', 'POST', 'PATCH'] as const), path: `/api/admin/${fillPath(r, '{x}')}` } : r.pick(routes)
+    const route = r.chance(0.05)
+      ? { method: r.pick(['GET', 'POST', 'PATCH'] as const), path: `/api/admin/${fillPath(r, '{x}')}` }
+      : r.pick(routes)
     let url = fillPath(r, route.path)
-    if (r.chance(0.2)) url += r.pick(['?project=default', '?project=a&project=b', '?project=', '?project=%00', `?x=${'y'.repeat(5000)}`, '?project=%zz'])
+    if (r.chance(0.2))
+      url += r.pick(['?project=default', '?project=a&project=b', '?project=', '?project=%00', `?x=${'y'.repeat(5000)}`, '?project=%zz'])
     const token = r.chance(0.75) ? r.pick(credentials.valid) : r.pick(credentials.invalid)
     const headers: Record<string, string> = {}
     if (token !== null) headers.authorization = token
@@ -214,7 +279,8 @@ async function fuzz(
         ? r.pick(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'])
         : r.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/jsonx', '*/*'])
     }
-    if (r.chance(0.05)) headers[r.pick(['x-forwarded-for', 'accept', 'accept-encoding', 'x-unknown'])] = fuzzString(r).replace(/[^\x20-\x7e]/g, '?')
+    if (r.chance(0.05))
+      headers[r.pick(['x-forwarded-for', 'accept', 'accept-encoding', 'x-unknown'])] = fuzzString(r).replace(/[^\x20-\x7e]/g, '?')
     const response = await pennon.app.inject({ method: route.method, url, headers, ...(body === undefined ? {} : { payload: body }) })
     statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1)
     const where = `#${i} ${route.method} ${url.slice(0, 200)} body ${String(body).slice(0, 200)}`
@@ -232,7 +298,14 @@ async function fuzz(
   return statuses
 }
 
-const invalidCredentials = (pennon: TestApp): Array<string | null> => [null, '', 'garbage', '*:*.0', 'x'.repeat(5000), `${pennon.adminToken}\u0000`]
+const invalidCredentials = (pennon: TestApp): Array<string | null> => [
+  null,
+  '',
+  'garbage',
+  '*:*.0',
+  'x'.repeat(5000),
+  `${pennon.adminToken}\u0000`,
+]
 
 async function assertStillSound(pennon: TestApp): Promise<void> {
   assert.equal((await call(pennon, 'GET', '/health', undefined, { token: null })).status, 200)
@@ -258,21 +331,30 @@ onEachDatabase('fuzzing', (database) => {
     await assertStillSound(pennon)
   })
 
-  test(`${THROTTLED_REQUESTS} generated requests, seed ${SEED}, failure throttle at its default: a valid credential is never refused`, { timeout: 300_000 }, async (t) => {
+  test(`${THROTTLED_REQUESTS} generated requests, seed ${SEED}, failure throttle at its default: a valid credential is never refused`, {
+    timeout: 300_000,
+  }, async (t) => {
     const pennon = await useTestApp(t, database, { env: { LOG_LEVEL: 'silent' } })
     assert.equal(pennon.config.authFailuresPerMinute, 60)
     // Accounts the generated requests may delete (ids 1 and 2), so that the ones whose tokens are used stay.
-    for (const decoy of ['decoy-1', 'decoy-2']) await call(pennon, 'POST', '/api/admin/service-account', { username: decoy, name: decoy, rootRole: 3 })
+    for (const decoy of ['decoy-1', 'decoy-2'])
+      await call(pennon, 'POST', '/api/admin/service-account', { username: decoy, name: decoy, rootRole: 3 })
     const viewer = await serviceAccountToken(pennon, 3)
     const editor = await serviceAccountToken(pennon, 2)
     const client = await apiToken(pennon, 'client')
     const routes = await prepare(pennon)
     const valid = [pennon.adminToken, pennon.adminToken, `Bearer ${pennon.adminToken}`, editor, viewer, client]
     let refusedFailures = 0
-    const statuses = await fuzz(pennon, routes, { valid, invalid: invalidCredentials(pennon) }, THROTTLED_REQUESTS, (token, status, where) => {
-      if (token !== null && valid.includes(token)) assert.notEqual(status, 429, `${where}: a valid credential refused`)
-      else if (status === 429) refusedFailures++
-    })
+    const statuses = await fuzz(
+      pennon,
+      routes,
+      { valid, invalid: invalidCredentials(pennon) },
+      THROTTLED_REQUESTS,
+      (token, status, where) => {
+        if (token !== null && valid.includes(token)) assert.notEqual(status, 429, `${where}: a valid credential refused`)
+        else if (status === 429) refusedFailures++
+      },
+    )
     console.log(`fuzz statuses, throttled (${database.name}): ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`)
     assert.ok(refusedFailures > 0, 'past the limit, failures get 429')
     await assertStillSound(pennon)

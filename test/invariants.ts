@@ -13,7 +13,9 @@ export async function dependencyViolations(db: Kysely<Database>): Promise<string
     .innerJoin('features as c', 'c.name', 'd.child')
     .innerJoin('features as p', 'p.name', 'd.parent')
     .select(['d.child', 'd.parent'])
-    .where((eb) => eb.or([eb('c.archived_at', 'is not', null), eb('p.archived_at', 'is not', null), eb('c.project', '<>', eb.ref('p.project'))]))
+    .where((eb) =>
+      eb.or([eb('c.archived_at', 'is not', null), eb('p.archived_at', 'is not', null), eb('c.project', '<>', eb.ref('p.project'))]),
+    )
     .execute()
   for (const row of broken) problems.push(`dependency ${row.child} → ${row.parent} links an archived flag or two projects`)
   const chained = await db
@@ -40,7 +42,11 @@ export async function eventViolations(db: Kysely<Database>): Promise<string[]> {
     .selectFrom('features as f')
     .select('f.name')
     .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('events as e').select('e.id').whereRef('e.feature_name', '=', 'f.name').where('e.type', '=', 'feature-created'))),
+      eb.not(
+        eb.exists(
+          eb.selectFrom('events as e').select('e.id').whereRef('e.feature_name', '=', 'f.name').where('e.type', '=', 'feature-created'),
+        ),
+      ),
     )
     .execute()
   for (const row of flagsWithoutEvent) problems.push(`flag ${row.name} has no feature-created event`)
@@ -72,7 +78,13 @@ export async function flagStateViolations(db: Kysely<Database>): Promise<string[
   const rows = await db
     .selectFrom('events')
     .select('json')
-    .where('type', 'in', ['feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove', 'feature-environment-enabled', 'feature-environment-disabled'])
+    .where('type', 'in', [
+      'feature-strategy-add',
+      'feature-strategy-update',
+      'feature-strategy-remove',
+      'feature-environment-enabled',
+      'feature-environment-disabled',
+    ])
     .orderBy('id')
     .execute()
   const events = rows.map((row) => JSON.parse(row.json) as StrategyEvent)
@@ -101,14 +113,21 @@ export async function flagStateViolations(db: Kysely<Database>): Promise<string[
       sortOrder: Number(row.sort_order),
     }
     const last = lastOfStrategy.get(row.id)
-    if (!last || last.type === 'feature-strategy-remove') problems.push(`strategy ${row.id} of ${row.feature_name} has no add or update event as its last`)
-    else if (JSON.stringify(last.data) !== JSON.stringify(stored)) problems.push(`strategy ${row.id} of ${row.feature_name} is not what its last event (${last.id}) says`)
+    if (!last || last.type === 'feature-strategy-remove')
+      problems.push(`strategy ${row.id} of ${row.feature_name} has no add or update event as its last`)
+    else if (JSON.stringify(last.data) !== JSON.stringify(stored))
+      problems.push(`strategy ${row.id} of ${row.feature_name} is not what its last event (${last.id}) says`)
     lastOfStrategy.delete(row.id)
   }
   for (const [id, last] of lastOfStrategy) {
     // A strategy that is gone went with its removal, or with its flag or its environment.
     if (last.type !== 'feature-strategy-remove') {
-      const flag = await db.selectFrom('feature_environments').select('feature').where('feature', '=', last.featureName).where('environment', '=', last.environment).executeTakeFirst()
+      const flag = await db
+        .selectFrom('feature_environments')
+        .select('feature')
+        .where('feature', '=', last.featureName)
+        .where('environment', '=', last.environment)
+        .executeTakeFirst()
       if (flag) problems.push(`strategy ${id} of ${last.featureName} is gone without a removal event`)
     }
   }
@@ -121,7 +140,10 @@ export async function flagStateViolations(db: Kysely<Database>): Promise<string[
     .execute()
   for (const row of switches) {
     const expected = lastSwitch.get(`${row.feature}/${row.environment}`) ?? false
-    if (Boolean(row.enabled) !== expected) problems.push(`${row.feature} is ${row.enabled ? 'on' : 'off'} in ${row.environment}, but its last event says ${expected ? 'on' : 'off'}`)
+    if (Boolean(row.enabled) !== expected)
+      problems.push(
+        `${row.feature} is ${row.enabled ? 'on' : 'off'} in ${row.environment}, but its last event says ${expected ? 'on' : 'off'}`,
+      )
   }
   return problems
 }

@@ -49,7 +49,9 @@ async function newAdmin(server: Server, token: string, kind: 'token' | 'account'
 }
 
 onEachDatabase('the last admin credential, raced', (database) => {
-  test(`${ROUNDS} rounds: the last two admin credentials deleted at once from two processes, one 200 and one 409`, { timeout: 300_000 }, async (t) => {
+  test(`${ROUNDS} rounds: the last two admin credentials deleted at once from two processes, one 200 and one 409`, {
+    timeout: 300_000,
+  }, async (t) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
     const common = { ...storage.env, INIT_ADMIN_API_TOKENS: TOKEN, AUTH_FAILURES_PER_MINUTE: '0' }
@@ -69,7 +71,8 @@ onEachDatabase('the last admin credential, raced', (database) => {
       const [y, yRetire] = await newAdmin(a, survivor, round % 2 === 0 ? 'token' : 'account', `y${round}`)
       assert.equal((await retire(a)).status, 200, `round ${round}: the previous survivor goes`)
 
-      const [xGone, yGone] = round % 2 === 0 ? await Promise.all([xRetire(a), yRetire(b)]) : (await Promise.all([yRetire(b), xRetire(a)])).reverse()
+      const [xGone, yGone] =
+        round % 2 === 0 ? await Promise.all([xRetire(a), yRetire(b)]) : (await Promise.all([yRetire(b), xRetire(a)])).reverse()
       assert.deepEqual([xGone.status, yGone.status].sort(), [200, 409], `round ${round}: ${JSON.stringify([xGone, yGone])}`)
       const loser = xGone.status === 409 ? xGone : yGone
       assert.equal(loser.body.name, 'InvalidOperationError')
@@ -82,12 +85,16 @@ onEachDatabase('the last admin credential, raced', (database) => {
   if (database.name === 'postgres') {
     test('PostgreSQL: both deletes wait on the locked admin rows, then the second sees what the first left', async (t) => {
       const pennon = await useTestApp(t, database)
-      const created = await Promise.all(['x', 'y'].map((tokenName) => call(pennon, 'POST', '/api/admin/api-tokens', { tokenName, type: 'admin' })))
+      const created = await Promise.all(
+        ['x', 'y'].map((tokenName) => call(pennon, 'POST', '/api/admin/api-tokens', { tokenName, type: 'admin' })),
+      )
       const [x, y] = created.map((response) => response.body.secret as string)
       assert.equal((await call({ ...pennon, adminToken: x! }, 'DELETE', '/api/admin/api-tokens/admin')).status, 200)
 
       // Another session holds every admin token's row, so both deletes must queue behind it.
-      const { rows: [current] } = await sql<{ schema: string }>`select current_schema() as schema`.execute(pennon.database.db)
+      const {
+        rows: [current],
+      } = await sql<{ schema: string }>`select current_schema() as schema`.execute(pennon.database.db)
       const holder = new pg.Client({ connectionString: database.url, options: `-c search_path=${current!.schema}` })
       await holder.connect()
       t.after(() => holder.end())

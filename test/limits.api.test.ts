@@ -19,7 +19,10 @@ const from = (pennon: TestApp, address: string, token: string | null, forwardedF
     method: 'GET',
     url: '/api/admin/projects',
     remoteAddress: address,
-    headers: { ...(token === null ? {} : { authorization: token }), ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) },
+    headers: {
+      ...(token === null ? {} : { authorization: token }),
+      ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }),
+    },
   })
 
 test('the throttle counts failures per address in one-minute windows', () => {
@@ -54,12 +57,38 @@ test('the throttle reserves failures before credentials are tried, and forgives 
 
 test('TRUST_PROXY: off by default; true, a hop count, or proxy addresses and CIDR ranges; anything else stops the start', () => {
   assert.equal(loadConfig({}).trustProxy, false)
-  for (const [value, expected] of [['', false], ['false', false], ['0', false], ['true', true], ['2', 2]] as const) {
+  for (const [value, expected] of [
+    ['', false],
+    ['false', false],
+    ['0', false],
+    ['true', true],
+    ['2', 2],
+  ] as const) {
     assert.equal(loadConfig({ TRUST_PROXY: value }).trustProxy, expected, value)
   }
-  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.0/8,fd00::/8, ::1' }).trustProxy, ['10.0.0.1', '10.0.0.0/8', 'fd00::/8', '::1'])
-  for (const value of ['yes', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/', '10.0.0.0/8/8', 'proxy.example.com', '10.0.0.1,', '101', '-1', '1.5']) {
-    assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: Error) => error instanceof ConfigError && /^TRUST_PROXY /.test(error.message), value)
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.0/8,fd00::/8, ::1' }).trustProxy, [
+    '10.0.0.1',
+    '10.0.0.0/8',
+    'fd00::/8',
+    '::1',
+  ])
+  for (const value of [
+    'yes',
+    '10.0.0.0/33',
+    'fd00::/129',
+    '10.0.0.1/',
+    '10.0.0.0/8/8',
+    'proxy.example.com',
+    '10.0.0.1,',
+    '101',
+    '-1',
+    '1.5',
+  ]) {
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: value }),
+      (error: Error) => error instanceof ConfigError && /^TRUST_PROXY /.test(error.message),
+      value,
+    )
   }
 })
 
@@ -94,7 +123,8 @@ onEachDatabase('limits', (database) => {
     const gone = await apiToken(pennon, 'admin', 'gone')
     assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: gone })).status, 200)
     const statuses: number[] = []
-    for (let i = 0; i < 200; i++) statuses.push((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: i % 10 === 0 ? null : `*:*.guess-${i}` })).status)
+    for (let i = 0; i < 200; i++)
+      statuses.push((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: i % 10 === 0 ? null : `*:*.guess-${i}` })).status)
     assert.deepEqual(statuses, [...Array(60).fill(401), ...Array(140).fill(429)])
 
     for (const token of [pennon.adminToken, `Bearer ${pennon.adminToken}`, editor]) {
@@ -127,7 +157,12 @@ onEachDatabase('limits', (database) => {
       findPrincipal: (...args: Parameters<typeof store.findPrincipal>) => (queries.lookups++, store.findPrincipal(...args)),
       allPrincipals: (...args: Parameters<typeof store.allPrincipals>) => (queries.reads++, store.allPrincipals(...args)),
     }
-    const authenticate = createAuthenticator({ db: pennon.database.db, config: pennon.config, changes: pennon.database.watchChanges(), tokens: counted })
+    const authenticate = createAuthenticator({
+      db: pennon.database.db,
+      config: pennon.config,
+      changes: pennon.database.watchChanges(),
+      tokens: counted,
+    })
     const request = (authorization: string | undefined, ip = '192.0.2.1') =>
       authenticate({ ip, headers: authorization === undefined ? {} : { authorization } } as FastifyRequest).then(
         (principal) => principal.name,
@@ -217,13 +252,25 @@ onEachDatabase('CORS', (database) => {
     assert.equal(otherPreflight.statusCode, 401, 'no preflight answer for an origin not listed')
   })
 
-  test('with CORS_ORIGINS, every answer but the SDK APIs\' varies on Origin, so a shared cache keeps one per origin', async (t) => {
+  test("with CORS_ORIGINS, every answer but the SDK APIs' varies on Origin, so a shared cache keeps one per origin", async (t) => {
     const pennon = await useTestApp(t, database, { env: { CORS_ORIGINS: 'https://admin.example.com' } })
     const asset = `/console/${consoleAssets().version}/js/main.js`
-    const urls = ['/', asset, '/docs/openapi/', '/docs/openapi/static/swagger-ui.css', '/docs/openapi.json', '/health', '/api/admin/projects', '/api/admin/nope', '/nope']
+    const urls = [
+      '/',
+      asset,
+      '/docs/openapi/',
+      '/docs/openapi/static/swagger-ui.css',
+      '/docs/openapi.json',
+      '/health',
+      '/api/admin/projects',
+      '/api/admin/nope',
+      '/nope',
+    ]
     for (const origin of ['https://admin.example.com', 'https://evil.example.com', undefined]) {
       for (const url of urls) {
-        const response = await call(pennon, 'GET', url, undefined, { headers: { 'accept-encoding': 'gzip', ...(origin === undefined ? {} : { origin }) } })
+        const response = await call(pennon, 'GET', url, undefined, {
+          headers: { 'accept-encoding': 'gzip', ...(origin === undefined ? {} : { origin }) },
+        })
         const what = `${url} from ${origin}`
         // The console's files are gzipped when asked, so they vary on that too.
         assert.equal(response.headers.vary, url === '/' || url === asset ? 'Origin, Accept-Encoding' : 'Origin', what)

@@ -28,13 +28,18 @@ type Method = 'POST' | 'PUT' | 'PATCH'
 onEachDatabase('body nesting', (database) => {
   test(`every route with a JSON body: ${LEVELS} levels of arrays or objects → 400 naming the limit`, async (t) => {
     const pennon = await useTestApp(t, database)
-    const document = (await call(pennon, 'GET', '/docs/openapi.json')).body as { paths: Record<string, Record<string, { requestBody?: unknown }>> }
+    const document = (await call(pennon, 'GET', '/docs/openapi.json')).body as {
+      paths: Record<string, Record<string, { requestBody?: unknown }>>
+    }
     const routes: Array<{ method: Method; url: string }> = []
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         if (operation.requestBody === undefined) continue
         // Path parameters get a plausible value: the body is refused before they are looked at.
-        routes.push({ method: method.toUpperCase() as Method, url: path.replace(/\{[^}]+\}/g, (name) => (name === '{id}' ? '1' : 'default')) })
+        routes.push({
+          method: method.toUpperCase() as Method,
+          url: path.replace(/\{[^}]+\}/g, (name) => (name === '{id}' ? '1' : 'default')),
+        })
       }
     }
     const families = new Set(routes.map(({ url }) => url.split('/').slice(0, 3).join('/')))
@@ -47,7 +52,11 @@ onEachDatabase('body nesting', (database) => {
         const over = SMALL_BODY_ROUTES.test(url) && raw.length > METRICS_BODY_LIMIT
         assert.equal(response.status, over ? 413 : 400, `${method} ${url}: ${response.text.slice(0, 300)}`)
         assert.equal(response.headers['content-type'], 'application/json; charset=utf-8')
-        assert.deepEqual(withoutId(response.body), over ? { name: 'PayloadTooLargeError', message: tooLarge, details: [{ message: tooLarge }] } : refused, `${method} ${url}`)
+        assert.deepEqual(
+          withoutId(response.body),
+          over ? { name: 'PayloadTooLargeError', message: tooLarge, details: [{ message: tooLarge }] } : refused,
+          `${method} ${url}`,
+        )
       }
     }
   })
@@ -55,15 +64,24 @@ onEachDatabase('body nesting', (database) => {
   test(`${MAX_JSON_DEPTH} levels are parsed and judged by the schema; brackets inside strings are not nesting`, async (t) => {
     const pennon = await useTestApp(t, database)
     const within = `{"name":"ok","description":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`
-    const response = await call(pennon, 'POST', '/api/admin/projects/default/features', undefined, { raw: within, headers: { 'content-type': 'application/json' } })
+    const response = await call(pennon, 'POST', '/api/admin/projects/default/features', undefined, {
+      raw: within,
+      headers: { 'content-type': 'application/json' },
+    })
     assert.equal(response.status, 400)
     assert.equal(response.body.details[0].path, '/body/description')
     assert.notEqual(response.body.message, message)
     const deeper = `{"name":"ok","description":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`
-    const tooDeep = await call(pennon, 'POST', '/api/admin/projects/default/features', undefined, { raw: deeper, headers: { 'content-type': 'application/json' } })
+    const tooDeep = await call(pennon, 'POST', '/api/admin/projects/default/features', undefined, {
+      raw: deeper,
+      headers: { 'content-type': 'application/json' },
+    })
     assert.deepEqual(withoutId(tooDeep.body), refused)
 
-    const named = await call(pennon, 'POST', '/api/admin/segments', undefined, { raw: bracketsInAString.replace('}', ',"constraints":[]}'), headers: { 'content-type': 'application/json' } })
+    const named = await call(pennon, 'POST', '/api/admin/segments', undefined, {
+      raw: bracketsInAString.replace('}', ',"constraints":[]}'),
+      headers: { 'content-type': 'application/json' },
+    })
     assert.equal(named.status, 400)
     assert.equal(named.body.details[0].path, '/body/name')
   })

@@ -8,12 +8,24 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { test } from 'node:test'
 import { allEvents, apiToken, call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp } from './test-app.ts'
 
-const CROSS_SITE = errorOf('NoAccessError', "Cross-site request refused: with AUTH_TYPE=none, a request without an API token that changes something must come from Pennon's own pages.")
-const refusedHost = (host: string) => errorOf('MisdirectedRequestError', `This server does not answer to the host ${JSON.stringify(host)}. If you reach Pennon by this name, add it to ALLOWED_HOSTS.`)
+const CROSS_SITE = errorOf(
+  'NoAccessError',
+  "Cross-site request refused: with AUTH_TYPE=none, a request without an API token that changes something must come from Pennon's own pages.",
+)
+const refusedHost = (host: string) =>
+  errorOf(
+    'MisdirectedRequestError',
+    `This server does not answer to the host ${JSON.stringify(host)}. If you reach Pennon by this name, add it to ALLOWED_HOSTS.`,
+  )
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 // What an auto-submitting HTML form on another site sends (Chromium's headers, test/open-access.browser.test.ts).
-const FORM_POST = { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'content-type': 'application/x-www-form-urlencoded' }
+const FORM_POST = {
+  origin: 'http://evil.example',
+  'sec-fetch-site': 'cross-site',
+  'sec-fetch-mode': 'navigate',
+  'content-type': 'application/x-www-form-urlencoded',
+}
 
 const flagPath = (name: string) => `/api/admin/projects/default/features/${name}`
 
@@ -23,10 +35,15 @@ async function enabledIn(pennon: TestApp, flag: string, environment = 'developme
   return read.body.enabled
 }
 
-const switchedOn = async (pennon: TestApp) => (await allEvents(pennon)).filter((event) => event.type === 'feature-environment-enabled').length
+const switchedOn = async (pennon: TestApp) =>
+  (await allEvents(pennon)).filter((event) => event.type === 'feature-environment-enabled').length
 
 /** Sends one request to a listening app over a socket, so the answers given before Fastify are asked too (inject skips them). */
-function overHttp(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function overHttp(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const sent = httpRequest({ host: '127.0.0.1', port, path, headers }, (response) => {
       let body = ''
@@ -46,7 +63,13 @@ onEachDatabase('AUTH_TYPE=none: cross-site changes', (database) => {
     const on = `${flagPath('checkout')}/environments/development/on`
 
     // A form posts without a body schema's JSON: the route that takes no body is the one it can reach.
-    for (const headers of [FORM_POST, { ...FORM_POST, 'content-type': 'text/plain' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }, { origin: 'http://localhost:3000' }] as Record<string, string>[]) {
+    for (const headers of [
+      FORM_POST,
+      { ...FORM_POST, 'content-type': 'text/plain' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'null' },
+      { origin: 'http://localhost:3000' },
+    ] as Record<string, string>[]) {
       const refused = await call(pennon, 'POST', on, undefined, { token: null, headers, raw: 'x=1' })
       assert.equal(refused.status, 403, JSON.stringify(headers))
       assert.equal(refused.headers['content-type'], JSON_TYPE)
@@ -54,7 +77,11 @@ onEachDatabase('AUTH_TYPE=none: cross-site changes', (database) => {
       assert.deepEqual(withoutId(refused.body), CROSS_SITE)
     }
     // A text/plain body holding JSON reaches no route that takes JSON; it is refused the same way.
-    const project = await call(pennon, 'POST', '/api/admin/projects', undefined, { token: null, headers: { ...FORM_POST, 'content-type': 'text/plain' }, raw: '{"id":"planted","name":"Planted"}' })
+    const project = await call(pennon, 'POST', '/api/admin/projects', undefined, {
+      token: null,
+      headers: { ...FORM_POST, 'content-type': 'text/plain' },
+      raw: '{"id":"planted","name":"Planted"}',
+    })
     assert.equal(project.status, 403)
     assert.deepEqual(withoutId(project.body), CROSS_SITE)
     assert.equal(await enabledIn(pennon, 'checkout'), false)
@@ -62,7 +89,15 @@ onEachDatabase('AUTH_TYPE=none: cross-site changes', (database) => {
     assert.equal((await call(pennon, 'GET', '/api/admin/projects/planted', undefined, { token: null })).status, 404)
 
     // Reads from anywhere are answered (a page of another origin cannot read them: no CORS).
-    assert.equal((await call(pennon, 'GET', flagPath('checkout'), undefined, { token: null, headers: { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' } })).status, 200)
+    assert.equal(
+      (
+        await call(pennon, 'GET', flagPath('checkout'), undefined, {
+          token: null,
+          headers: { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+        })
+      ).status,
+      200,
+    )
     // Pennon's own pages, curl (neither header) and a real token from anywhere change things.
     const off = `${flagPath('checkout')}/environments/development/off`
     const admin = await apiToken(pennon, 'admin', 'laptop-admin')
@@ -83,20 +118,48 @@ onEachDatabase('AUTH_TYPE=none: cross-site changes', (database) => {
 
   test('PUBLIC_URL is an own origin; the frontend API stays open to every origin', async (t) => {
     const pennon = await useTestApp(t, database, { env: { AUTH_TYPE: 'none', PUBLIC_URL: 'https://flags.example.com' } })
-    const created = await call(pennon, 'POST', '/api/admin/projects', { id: 'own', name: 'Own' }, { token: null, headers: { origin: 'https://flags.example.com', host: 'flags.example.com' } })
+    const created = await call(
+      pennon,
+      'POST',
+      '/api/admin/projects',
+      { id: 'own', name: 'Own' },
+      { token: null, headers: { origin: 'https://flags.example.com', host: 'flags.example.com' } },
+    )
     assert.equal(created.status, 201, created.text)
-    const elsewhere = await call(pennon, 'POST', '/api/admin/projects', { id: 'other', name: 'Other' }, { token: null, headers: { origin: 'https://other.example.com' } })
+    const elsewhere = await call(
+      pennon,
+      'POST',
+      '/api/admin/projects',
+      { id: 'other', name: 'Other' },
+      { token: null, headers: { origin: 'https://other.example.com' } },
+    )
     assert.equal(elsewhere.status, 403)
     assert.deepEqual(withoutId(elsewhere.body), CROSS_SITE)
     // A browser SDK on any site calls it with a key that is no token here; evaluating changes nothing.
-    const evaluated = await call(pennon, 'POST', '/api/frontend', { context: { userId: '7' } }, { token: 'any-key', headers: { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-site' } })
+    const evaluated = await call(
+      pennon,
+      'POST',
+      '/api/frontend',
+      { context: { userId: '7' } },
+      { token: 'any-key', headers: { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-site' } },
+    )
     assert.equal(evaluated.status, 200, evaluated.text)
     assert.deepEqual(evaluated.body, { toggles: [] })
   })
 })
 
 onEachDatabase('the Host allow-list', (database) => {
-  const REFUSED = ['evil.example', 'evil.example:4242', 'EVIL.example.', 'localhost.evil.example', '127.0.0.1.nip.io', '2130706433', 'localhost:4242:1', '[::1', 'localhost:http']
+  const REFUSED = [
+    'evil.example',
+    'evil.example:4242',
+    'EVIL.example.',
+    'localhost.evil.example',
+    '127.0.0.1.nip.io',
+    '2130706433',
+    'localhost:4242:1',
+    '[::1',
+    'localhost:http',
+  ]
   const PLACES: Array<['GET' | 'POST', string, unknown?]> = [
     ['GET', '/api/admin/projects'],
     ['POST', '/api/admin/projects', { id: 'rebound', name: 'Rebound' }],
@@ -121,14 +184,27 @@ onEachDatabase('the Host allow-list', (database) => {
       }
     }
     assert.equal((await call(pennon, 'GET', '/api/admin/projects/rebound', undefined, { token: null })).status, 404, 'nothing was created')
-    for (const host of ['localhost', 'localhost:4242', 'LocalHost.', 'console.localhost:4242', '127.0.0.1:4242', '127.1.2.3', '[::1]:4242', '192.168.1.20', '[fe80::1]:80', '10.0.0.7:4242']) {
+    for (const host of [
+      'localhost',
+      'localhost:4242',
+      'LocalHost.',
+      'console.localhost:4242',
+      '127.0.0.1:4242',
+      '127.1.2.3',
+      '[::1]:4242',
+      '192.168.1.20',
+      '[fe80::1]:80',
+      '10.0.0.7:4242',
+    ]) {
       const read = await call(pennon, 'GET', '/api/admin/projects', undefined, { token: null, headers: { host } })
       assert.equal(read.status, 200, `${host}: ${read.text}`)
     }
   })
 
   test('PUBLIC_URL and ALLOWED_HOSTS name more; with tokens the list applies only when ALLOWED_HOSTS is set', async (t) => {
-    const open = await useTestApp(t, database, { env: { AUTH_TYPE: 'none', PUBLIC_URL: 'https://flags.example.com/pennon', ALLOWED_HOSTS: 'pennon.internal, *.corp.example' } })
+    const open = await useTestApp(t, database, {
+      env: { AUTH_TYPE: 'none', PUBLIC_URL: 'https://flags.example.com/pennon', ALLOWED_HOSTS: 'pennon.internal, *.corp.example' },
+    })
     for (const host of ['flags.example.com', 'flags.example.com:443', 'pennon.internal:4242', 'a.corp.example', 'a.b.corp.example:8080']) {
       assert.equal((await call(open, 'GET', '/api/admin/projects', undefined, { token: null, headers: { host } })).status, 200, host)
     }
@@ -152,7 +228,8 @@ onEachDatabase('the Host allow-list', (database) => {
 
   test('X-Forwarded-Host is checked when a trusted proxy sent it, and Host as well', async (t) => {
     const behind = await useTestApp(t, database, { env: { AUTH_TYPE: 'none', TRUST_PROXY: 'true', ALLOWED_HOSTS: 'flags.example.com' } })
-    const through = (host: string, forwarded: string) => call(behind, 'GET', '/api/admin/projects', undefined, { token: null, headers: { host, 'x-forwarded-host': forwarded } })
+    const through = (host: string, forwarded: string) =>
+      call(behind, 'GET', '/api/admin/projects', undefined, { token: null, headers: { host, 'x-forwarded-host': forwarded } })
     assert.equal((await through('127.0.0.1:4242', 'flags.example.com')).status, 200)
     const forwarded = await through('localhost', 'evil.example')
     assert.equal(forwarded.status, 421)
@@ -164,7 +241,15 @@ onEachDatabase('the Host allow-list', (database) => {
 
     // Without TRUST_PROXY nobody's X-Forwarded-Host is believed, so it is not asked about.
     const alone = await useTestApp(t, database, { env: { AUTH_TYPE: 'none' } })
-    assert.equal((await call(alone, 'GET', '/api/admin/projects', undefined, { token: null, headers: { host: 'localhost', 'x-forwarded-host': 'evil.example' } })).status, 200)
+    assert.equal(
+      (
+        await call(alone, 'GET', '/api/admin/projects', undefined, {
+          token: null,
+          headers: { host: 'localhost', 'x-forwarded-host': 'evil.example' },
+        })
+      ).status,
+      200,
+    )
   })
 
   test('the 304 answered before Fastify is refused to a rebound name too', async (t) => {
@@ -173,7 +258,8 @@ onEachDatabase('the Host allow-list', (database) => {
       await pennon.app.listen({ port: 0, host: '127.0.0.1' })
       const { port } = pennon.app.server.address() as { port: number }
       const client = await apiToken(pennon, 'client', `sdk-${env.AUTH_TYPE ?? 'tokens'}`)
-      const features = (host: string, extra: Record<string, string> = {}) => overHttp(port, '/api/client/features', { host, authorization: client, ...extra })
+      const features = (host: string, extra: Record<string, string> = {}) =>
+        overHttp(port, '/api/client/features', { host, authorization: client, ...extra })
       const first = await features(`127.0.0.1:${port}`)
       assert.equal(first.status, 200, first.body)
       const etag = String(first.headers.etag)
@@ -185,7 +271,11 @@ onEachDatabase('the Host allow-list', (database) => {
         assert.equal(refused.headers['content-type'], JSON_TYPE)
         assert.deepEqual(withoutId(JSON.parse(refused.body)), refusedHost(host))
       }
-      assert.equal((await features(`127.0.0.1:${port}`, { 'if-none-match': etag, 'x-forwarded-host': 'evil.example' })).status, 304, 'no proxy is trusted: the header is not asked about')
+      assert.equal(
+        (await features(`127.0.0.1:${port}`, { 'if-none-match': etag, 'x-forwarded-host': 'evil.example' })).status,
+        304,
+        'no proxy is trusted: the header is not asked about',
+      )
     }
   })
 })

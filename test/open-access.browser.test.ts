@@ -11,7 +11,8 @@ import { chromium, type Page } from 'playwright-core'
 import { CHROMIUM, CHROMIUM_ARGS, skip } from './browser.ts'
 import { allEvents, call, onEachDatabase, useTestApp } from './test-app.ts'
 
-const CROSS_SITE = "Cross-site request refused: with AUTH_TYPE=none, a request without an API token that changes something must come from Pennon's own pages."
+const CROSS_SITE =
+  "Cross-site request refused: with AUTH_TYPE=none, a request without an API token that changes something must come from Pennon's own pages."
 
 /** Opens `url` and returns the first answer from `base` it leads to (the form's navigation), with the headers the browser sent. */
 async function answerFrom(page: Page, base: string, url: string) {
@@ -22,7 +23,10 @@ async function answerFrom(page: Page, base: string, url: string) {
 }
 
 onEachDatabase('AUTH_TYPE=none in a browser', (database) => {
-  test("another site's auto-submitting form changes nothing, a page on a rebound name is refused; Pennon's own page still changes things", { skip, timeout: 120_000 }, async (t) => {
+  test("another site's auto-submitting form changes nothing, a page on a rebound name is refused; Pennon's own page still changes things", {
+    skip,
+    timeout: 120_000,
+  }, async (t) => {
     const pennon = await useTestApp(t, database, { env: { AUTH_TYPE: 'none' } })
     await pennon.app.listen({ port: 0, host: '127.0.0.1' })
     const port = (pennon.app.server.address() as AddressInfo).port
@@ -43,7 +47,11 @@ onEachDatabase('AUTH_TYPE=none in a browser', (database) => {
     t.after(() => new Promise<void>((resolve) => site.close(() => resolve())))
     const attacker = `http://attacker.example:${(site.address() as AddressInfo).port}`
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP *.example 127.0.0.1'], timeout: 30_000 })
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP *.example 127.0.0.1'],
+      timeout: 30_000,
+    })
     t.after(() => browser.close())
     const page = await (await browser.newContext()).newPage()
     page.setDefaultTimeout(15_000)
@@ -54,7 +62,9 @@ onEachDatabase('AUTH_TYPE=none in a browser', (database) => {
     assert.equal(switched.sent['content-type'], 'application/x-www-form-urlencoded')
     assert.equal(switched.status, 403, switched.body)
     assert.equal(JSON.parse(switched.body).message, CROSS_SITE)
-    const flag = await call(pennon, 'GET', '/api/admin/projects/default/features/checkout/environments/development', undefined, { token: null })
+    const flag = await call(pennon, 'GET', '/api/admin/projects/default/features/checkout/environments/development', undefined, {
+      token: null,
+    })
     assert.equal(flag.body.enabled, false)
     assert.deepEqual(await allEvents(pennon), events)
 
@@ -70,14 +80,22 @@ onEachDatabase('AUTH_TYPE=none in a browser', (database) => {
       assert.equal(response?.status(), 421, path)
       assert.equal(JSON.parse(await response!.text()).name, 'MisdirectedRequestError')
     }
-    const fromRebound = await page.evaluate(async () => (await fetch('/api/admin/projects/default/features/checkout/environments/development/on', { method: 'POST' })).status)
+    const fromRebound = await page.evaluate(
+      async () => (await fetch('/api/admin/projects/default/features/checkout/environments/development/on', { method: 'POST' })).status,
+    )
     assert.equal(fromRebound, 421)
     assert.deepEqual(await allEvents(pennon), events)
 
     // Pennon's own page (the console) still changes things: its requests are same-origin.
     await page.goto(`${base}/`)
-    const fromConsole = await page.evaluate(async () => (await fetch('/api/admin/projects/default/features/checkout/environments/development/on', { method: 'POST' })).status)
+    const fromConsole = await page.evaluate(
+      async () => (await fetch('/api/admin/projects/default/features/checkout/environments/development/on', { method: 'POST' })).status,
+    )
     assert.equal(fromConsole, 200)
-    assert.equal((await call(pennon, 'GET', '/api/admin/projects/default/features/checkout/environments/development', undefined, { token: null })).body.enabled, true)
+    assert.equal(
+      (await call(pennon, 'GET', '/api/admin/projects/default/features/checkout/environments/development', undefined, { token: null })).body
+        .enabled,
+      true,
+    )
   })
 })

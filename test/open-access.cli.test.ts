@@ -9,18 +9,26 @@ import { startProcess } from '../bench/lib.ts'
 import { createProcessDatabase, eventually, onEachDatabase } from './test-app.ts'
 
 const LOOPBACK_ONLY = 'AUTH_TYPE=none: listening on 127.0.0.1 only; anyone who can reach this port is an admin.\n'
-const WARNING = 'Warning: AUTH_TYPE=none with HOST=0.0.0.0: anyone who can reach this port from another machine is an admin, ' +
+const WARNING =
+  'Warning: AUTH_TYPE=none with HOST=0.0.0.0: anyone who can reach this port from another machine is an admin, ' +
   'with no credential; set HOST=127.0.0.1, or require tokens (AUTH_TYPE=open-source).\n'
 
 // An address of this machine that is not loopback: what another machine would connect to.
-const outside = Object.values(networkInterfaces()).flat().find((address) => address?.family === 'IPv4' && !address.internal)?.address
+const outside = Object.values(networkInterfaces())
+  .flat()
+  .find((address) => address?.family === 'IPv4' && !address.internal)?.address
 
 /** Whether a connection to `address` at the server's port is taken. */
 const reachable = (address: string, url: string) =>
-  fetch(`http://${address}:${new URL(url).port}/health`).then((response) => response.status === 200, () => false)
+  fetch(`http://${address}:${new URL(url).port}/health`).then(
+    (response) => response.status === 200,
+    () => false,
+  )
 
 onEachDatabase('AUTH_TYPE=none at start-up', (database) => {
-  test('listens on 127.0.0.1 unless HOST is set, and says so in one line; a HOST that is not loopback is warned about', { timeout: 180_000 }, async (t) => {
+  test('listens on 127.0.0.1 unless HOST is set, and says so in one line; a HOST that is not loopback is warned about', {
+    timeout: 180_000,
+  }, async (t) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
 

@@ -11,14 +11,22 @@ const NO_TYPE = 'No content type was sent. Accepted content types: application/j
 onEachDatabase('request pipeline', (database) => {
   test('401: missing, empty and unknown tokens, whatever the body or path', async (t) => {
     const pennon = await useTestApp(t, database)
-    const cases: Array<[string | null, string]> = [[null, MISSING], ['', MISSING], ['Bearer ', MISSING], ['*:*.nope', UNKNOWN]]
+    const cases: Array<[string | null, string]> = [
+      [null, MISSING],
+      ['', MISSING],
+      ['Bearer ', MISSING],
+      ['*:*.nope', UNKNOWN],
+    ]
     for (const [token, message] of cases) {
       for (const [method, url, raw] of [
         ['POST', '/api/admin/projects', '{not json'],
         ['GET', '/api/admin/no-such-path', undefined],
         ['PATCH', '/api/admin/projects', undefined],
       ] as const) {
-        const response = await call(pennon, method, url, undefined, { token, ...(raw ? { raw, headers: { 'content-type': 'application/json' } } : {}) })
+        const response = await call(pennon, method, url, undefined, {
+          token,
+          ...(raw ? { raw, headers: { 'content-type': 'application/json' } } : {}),
+        })
         assert.equal(response.status, 401, `${method} ${url} with ${token}`)
         assert.equal(response.headers['content-type'], 'application/json; charset=utf-8')
         assert.deepEqual(withoutId(response.body), errorOf('AuthenticationRequired', message))
@@ -28,7 +36,12 @@ onEachDatabase('request pipeline', (database) => {
 
   test('the token is accepted raw or after "Bearer " in any case', async (t) => {
     const pennon = await useTestApp(t, database)
-    for (const token of [pennon.adminToken, `Bearer ${pennon.adminToken}`, `bearer   ${pennon.adminToken}`, `BEARER ${pennon.adminToken}`]) {
+    for (const token of [
+      pennon.adminToken,
+      `Bearer ${pennon.adminToken}`,
+      `bearer   ${pennon.adminToken}`,
+      `BEARER ${pennon.adminToken}`,
+    ]) {
       assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token })).status, 200, token)
     }
   })
@@ -37,10 +50,16 @@ onEachDatabase('request pipeline', (database) => {
     const pennon = await useTestApp(t, database)
     const unknown = await call(pennon, 'GET', '/api/admin/nothing-here?x=1')
     assert.equal(unknown.status, 404)
-    assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'The path you were looking for (GET /api/admin/nothing-here) is not available.'))
+    assert.deepEqual(
+      withoutId(unknown.body),
+      errorOf('NotFoundError', 'The path you were looking for (GET /api/admin/nothing-here) is not available.'),
+    )
     const wrongMethod = await call(pennon, 'PATCH', '/api/admin/projects', { id: 'x' })
     assert.equal(wrongMethod.status, 404)
-    assert.deepEqual(withoutId(wrongMethod.body), errorOf('NotFoundError', 'The path you were looking for (PATCH /api/admin/projects) is not available.'))
+    assert.deepEqual(
+      withoutId(wrongMethod.body),
+      errorOf('NotFoundError', 'The path you were looking for (PATCH /api/admin/projects) is not available.'),
+    )
     // A viewer gets the 404 too: route match comes before permission.
     const viewer = await serviceAccountToken(pennon, 3)
     assert.equal((await call(pennon, 'DELETE', '/api/admin/nothing-here', undefined, { token: viewer })).status, 404)
@@ -63,7 +82,8 @@ onEachDatabase('request pipeline', (database) => {
       const token = await apiToken(pennon, type, `${type}-x`)
       const list = await call(pennon, 'GET', '/api/admin/projects', undefined, { token })
       assert.equal(list.status, 403)
-      const message = 'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
+      const message =
+        'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
       assert.deepEqual(withoutId(list.body), errorOf('NoAccessError', message, { permissions: [] }))
       const create = await call(pennon, 'POST', '/api/admin/projects', { id: 'x', name: 'x' }, { token })
       assert.equal(create.status, 403)
@@ -76,9 +96,15 @@ onEachDatabase('request pipeline', (database) => {
     const none = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '{"id":"a","name":"a"}' })
     assert.equal(none.status, 415)
     assert.deepEqual(withoutId(none.body), errorOf('ContentTypeerror', NO_TYPE))
-    const text = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '{"id":"a","name":"a"}', headers: { 'content-type': 'text/plain' } })
+    const text = await call(pennon, 'POST', '/api/admin/projects', undefined, {
+      raw: '{"id":"a","name":"a"}',
+      headers: { 'content-type': 'text/plain' },
+    })
     assert.equal(text.status, 415)
-    assert.deepEqual(withoutId(text.body), errorOf('ContentTypeerror', 'The content type "text/plain" is not accepted. Accepted content types: application/json.'))
+    assert.deepEqual(
+      withoutId(text.body),
+      errorOf('ContentTypeerror', 'The content type "text/plain" is not accepted. Accepted content types: application/json.'),
+    )
     const withCharset = await call(pennon, 'POST', '/api/admin/projects', undefined, {
       raw: '{"id":"a","name":"a"}',
       headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -88,10 +114,17 @@ onEachDatabase('request pipeline', (database) => {
 
   test('400: invalid JSON says where it broke; schema errors list every violation', async (t) => {
     const pennon = await useTestApp(t, database)
-    const broken = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '{bad json', headers: { 'content-type': 'application/json' } })
+    const broken = await call(pennon, 'POST', '/api/admin/projects', undefined, {
+      raw: '{bad json',
+      headers: { 'content-type': 'application/json' },
+    })
     assert.equal(broken.status, 400)
     const brokenMessage = `The request body is not valid JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2).`
-    assert.deepEqual(withoutId(broken.body), { name: 'ValidationError', message: brokenMessage, details: [{ path: '/body', message: brokenMessage }] })
+    assert.deepEqual(withoutId(broken.body), {
+      name: 'ValidationError',
+      message: brokenMessage,
+      details: [{ path: '/body', message: brokenMessage }],
+    })
 
     const empty = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '', headers: { 'content-type': 'application/json' } })
     assert.equal(empty.status, 400)
@@ -113,13 +146,20 @@ onEachDatabase('request pipeline', (database) => {
     assert.deepEqual(array.body.details, [{ path: '/body', message: 'The `/body` property must be object. You sent [].' }])
 
     const union = await call(pennon, 'POST', '/api/admin/projects', { id: 'u', name: 'u', description: 5 })
-    assert.deepEqual(union.body.details, [{ path: '/body/description', message: 'The `/body/description` property must be string or null. You sent 5.' }])
+    assert.deepEqual(union.body.details, [
+      { path: '/body/description', message: 'The `/body/description` property must be string or null. You sent 5.' },
+    ])
     const literal = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 't', type: 'root' })
     assert.deepEqual(literal.body.details, [
-      { path: '/body/type', message: 'The `/body/type` property must be one of "admin", "client", "backend", "frontend". You sent "root".' },
+      {
+        path: '/body/type',
+        message: 'The `/body/type` property must be one of "admin", "client", "backend", "frontend". You sent "root".',
+      },
     ])
     // A body full of wrong values gets a bounded list of details.
-    const many = await call(pennon, 'POST', '/api/admin/projects/default/archive/validate', { features: Array.from({ length: 500 }, (_, i) => i) })
+    const many = await call(pennon, 'POST', '/api/admin/projects/default/archive/validate', {
+      features: Array.from({ length: 500 }, (_, i) => i),
+    })
     assert.equal(many.status, 400)
     assert.equal(many.body.details.length, 51)
     assert.deepEqual(many.body.details[50], { message: '450 more problems not listed.' })
@@ -128,7 +168,10 @@ onEachDatabase('request pipeline', (database) => {
     const quoted = await call(pennon, 'POST', '/api/admin/projects', { id: 'ok', name: 5, description: long })
     assert.equal(quoted.status, 400)
     const tooLong = await call(pennon, 'POST', '/api/admin/projects', { id: 'ok', name: long })
-    assert.equal(tooLong.body.message, `The \`/body/name\` property must NOT have more than 255 characters. You sent ${JSON.stringify(long).slice(0, 100)}….`)
+    assert.equal(
+      tooLong.body.message,
+      `The \`/body/name\` property must NOT have more than 255 characters. You sent ${JSON.stringify(long).slice(0, 100)}….`,
+    )
   })
 
   test('400: NUL characters, unpaired surrogates, __proto__ keys and malformed %-escapes', async (t) => {
@@ -136,12 +179,20 @@ onEachDatabase('request pipeline', (database) => {
     const json = { 'content-type': 'application/json' }
     const nul = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '{"id":"a\\u0000b","name":"n"}', headers: json })
     assert.equal(nul.status, 400)
-    const nulMessage = 'The `/body/id` property contains a NUL character or an unpaired surrogate, which cannot be stored. You sent "a\\u0000b".'
-    assert.deepEqual(withoutId(nul.body), { name: 'ValidationError', message: nulMessage, details: [{ path: '/body/id', message: nulMessage }] })
+    const nulMessage =
+      'The `/body/id` property contains a NUL character or an unpaired surrogate, which cannot be stored. You sent "a\\u0000b".'
+    assert.deepEqual(withoutId(nul.body), {
+      name: 'ValidationError',
+      message: nulMessage,
+      details: [{ path: '/body/id', message: nulMessage }],
+    })
     const surrogate = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '{"id":"a","name":"\\ud800"}', headers: json })
     assert.equal(surrogate.status, 400)
     assert.equal(surrogate.body.details[0].path, '/body/name')
-    const proto = await call(pennon, 'POST', '/api/admin/projects', undefined, { raw: '{"id":"a","name":"n","__proto__":{"x":1}}', headers: json })
+    const proto = await call(pennon, 'POST', '/api/admin/projects', undefined, {
+      raw: '{"id":"a","name":"n","__proto__":{"x":1}}',
+      headers: json,
+    })
     assert.equal(proto.status, 400)
     assert.equal(proto.body.message, 'The `/body/__proto__` property is not allowed.')
     const badUrl = await call(pennon, 'DELETE', '/api/admin/projects/%zz')
@@ -204,7 +255,8 @@ onEachDatabase('request pipeline', (database) => {
 
   test('Swagger UI: a strict CSP, never framed, never sniffed, on the page and everything it loads', async (t) => {
     const pennon = await useTestApp(t, database)
-    const expectedCsp = "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; " +
+    const expectedCsp =
+      "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; " +
       "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
     assert.equal(DOCS_CSP, expectedCsp)
     for (const [url, type] of [

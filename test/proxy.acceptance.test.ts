@@ -18,7 +18,15 @@ import { InMemStorageProvider, type ClientFeaturesResponse } from 'unleash-clien
 import { defaultStrategies } from 'unleash-client/lib/strategy/index.js'
 import { UnleashClient } from 'unleash-proxy-client'
 import { apiToken, call, eventually, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
-import { casesOf, createSpecificationState, readingRemoteAddress, readingSessionId, readSpecificationFile, specificationFiles, stateOf } from './specification-state.ts'
+import {
+  casesOf,
+  createSpecificationState,
+  readingRemoteAddress,
+  readingSessionId,
+  readSpecificationFile,
+  specificationFiles,
+  stateOf,
+} from './specification-state.ts'
 
 const CLIENT_KEY = 'proxy-client-key'
 
@@ -51,7 +59,11 @@ interface RunningProxy {
  * listening on a free port once its SDK has read Pennon. Its client is made here (`clientMode: 'new'`
  * as the proxy makes it) so that the test can stop it: the proxy has no close of its own.
  */
-async function startProxy(pennonUrl: string, clientToken: string, options: { appName?: string; instanceId?: string; metricsInterval?: number } = {}): Promise<RunningProxy> {
+async function startProxy(
+  pennonUrl: string,
+  clientToken: string,
+  options: { appName?: string; instanceId?: string; metricsInterval?: number } = {},
+): Promise<RunningProxy> {
   const proxyOptions = {
     unleashUrl: `${pennonUrl}/api`,
     unleashApiToken: clientToken,
@@ -134,7 +146,10 @@ onEachDatabase('client specification through the Unleash Proxy', (database) => {
           }
           const client = await browserThroughProxy(proxy.url, test.context)
           try {
-            const actual = test.kind === 'isEnabled' ? client.isEnabled(test.toggleName) : asWritten(client.getVariant(test.toggleName) as unknown as Record<string, unknown>)
+            const actual =
+              test.kind === 'isEnabled'
+                ? client.isEnabled(test.toggleName)
+                : asWritten(client.getVariant(test.toggleName) as unknown as Record<string, unknown>)
             assert.deepEqual(actual, test.expectedResult, `${fileName} through the proxy ${test.kind}: ${test.description}`)
           } finally {
             client.stop()
@@ -145,12 +160,16 @@ onEachDatabase('client specification through the Unleash Proxy', (database) => {
     })
   }
 
-  test('what the proxy registers and counts reaches Pennon\'s admin metrics reads', { timeout: 60_000 }, async (t) => {
+  test("what the proxy registers and counts reaches Pennon's admin metrics reads", { timeout: 60_000 }, async (t) => {
     const pennon = await useTestApp(t, database, { env: { METRICS_FLUSH_MS: '20' } })
     const flag = 'proxied-flag'
     assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: flag })).status, 201)
     assert.equal((await call(pennon, 'POST', `/api/admin/projects/default/features/${flag}/environments/development/on`)).status, 200)
-    const proxy = await startProxy(await listening(pennon), await apiToken(pennon, 'client', 'proxy-client'), { appName: 'edge-of-town', instanceId: 'proxy-7', metricsInterval: 100 })
+    const proxy = await startProxy(await listening(pennon), await apiToken(pennon, 'client', 'proxy-client'), {
+      appName: 'edge-of-town',
+      instanceId: 'proxy-7',
+      metricsInterval: 100,
+    })
     t.after(() => proxy.close())
 
     // A browser posts its counts to the proxy, which adds them to its own and posts them to Pennon.
@@ -171,11 +190,14 @@ onEachDatabase('client specification through the Unleash Proxy', (database) => {
     await sent
 
     const usage = async () => (await call(pennon, 'GET', `/api/admin/client-metrics/features/${flag}`)).body
-    await eventually(async () => (await usage()).lastHourUsage.length === 1, 'the proxy\'s counts stored', 10_000)
+    await eventually(async () => (await usage()).lastHourUsage.length === 1, "the proxy's counts stored", 10_000)
     const { lastHourUsage, seenApplications } = await usage()
     // The proxy posts under its own application name: the browser's is not forwarded.
     assert.deepEqual(seenApplications, ['edge-of-town'])
-    assert.deepEqual(lastHourUsage.map(({ timestamp: _hour, ...rest }: { timestamp: string }) => rest), [{ environment: 'development', yes: 3, no: 0, variants: {} }])
+    assert.deepEqual(
+      lastHourUsage.map(({ timestamp: _hour, ...rest }: { timestamp: string }) => rest),
+      [{ environment: 'development', yes: 3, no: 0, variants: {} }],
+    )
 
     const application = await call(pennon, 'GET', '/api/admin/metrics/applications/edge-of-town')
     assert.equal(application.status, 200, application.text)
@@ -188,8 +210,17 @@ onEachDatabase('client specification through the Unleash Proxy', (database) => {
       usage: [{ project: '*', environments: ['development'] }],
       seenToggles: [{ name: flag, project: 'default' }],
     })
-    assert.deepEqual(instances.map(({ lastSeen: _seen, createdAt: _at, ...instance }: Record<string, unknown>) => instance), [
-      { instanceId: 'proxy-7', environment: 'development', sdkVersion: 'unleash-node-sdk:6.12.1', sdkType: 'backend', clientIp: '127.0.0.1' },
-    ])
+    assert.deepEqual(
+      instances.map(({ lastSeen: _seen, createdAt: _at, ...instance }: Record<string, unknown>) => instance),
+      [
+        {
+          instanceId: 'proxy-7',
+          environment: 'development',
+          sdkVersion: 'unleash-node-sdk:6.12.1',
+          sdkType: 'backend',
+          clientIp: '127.0.0.1',
+        },
+      ],
+    )
   })
 })

@@ -40,7 +40,10 @@ onEachDatabase('two processes, one database', (database) => {
     const tally = { flagNames: 0, segmentNames: 0, chains: 0, archiveVsDependency: 0 }
 
     for (let round = 0; round < ROUNDS; round++) {
-      const flag = await Promise.all([send(a, 'POST', features, { name: `same-${round}` }), send(b, 'POST', features, { name: `same-${round}` })])
+      const flag = await Promise.all([
+        send(a, 'POST', features, { name: `same-${round}` }),
+        send(b, 'POST', features, { name: `same-${round}` }),
+      ])
       assert.deepEqual(flag.map((r) => r.status).sort(), [201, 409], `flag name race ${round}`)
       assert.equal(flag.find((r) => r.status === 409)!.name, 'NameExistsError')
       tally.flagNames++
@@ -83,7 +86,9 @@ onEachDatabase('two processes, one database', (database) => {
 })
 
 onEachDatabase('two processes, one flag', (database) => {
-  test(`${ROUNDS} rounds of switching and editing one flag's strategies from two processes: no update or event lost`, { timeout: 300_000 }, async (t) => {
+  test(`${ROUNDS} rounds of switching and editing one flag's strategies from two processes: no update or event lost`, {
+    timeout: 300_000,
+  }, async (t) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
     const common = { ...storage.env, INIT_ADMIN_API_TOKENS: TOKEN, AUTH_FAILURES_PER_MINUTE: '0' }
@@ -98,7 +103,9 @@ onEachDatabase('two processes, one flag', (database) => {
     assert.equal((await send(a, 'POST', `${place}/on`)).status, 200)
     const strategies = await (await fetch(`${a.url}${place}/strategies`, { headers: { authorization: TOKEN } })).json()
     const strategy = `${place}/strategies/${strategies[0].id}`
-    const append = (value: string) => [{ op: 'add', path: '/constraints/-', value: { contextName: 'userId', operator: 'IN', values: [value] } }]
+    const append = (value: string) => [
+      { op: 'add', path: '/constraints/-', value: { contextName: 'userId', operator: 'IN', values: [value] } },
+    ]
 
     // Each round: both processes append a constraint to the same strategy (a read-modify-write each),
     // and switch the flag, at once. Every append must survive, and every change must have its event.
@@ -111,7 +118,11 @@ onEachDatabase('two processes, one flag', (database) => {
         send(a, 'POST', `${place}/${on ? 'off' : 'on'}`),
         send(b, 'POST', `${place}/${on ? 'on' : 'off'}`),
       ])
-      assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200], `round ${round}`)
+      assert.deepEqual(
+        results.map((r) => r.status),
+        [200, 200, 200, 200],
+        `round ${round}`,
+      )
       switches.push(on)
     }
 
@@ -119,7 +130,9 @@ onEachDatabase('two processes, one flag', (database) => {
     try {
       const row = await db.selectFrom('feature_strategies').select('constraints').executeTakeFirstOrThrow()
       const values = (JSON.parse(row.constraints) as Array<{ values: string[] }>).map((c) => c.values[0]).sort()
-      const expected = Array.from({ length: ROUNDS }, (_, round) => [`a-${round}`, `b-${round}`]).flat().sort()
+      const expected = Array.from({ length: ROUNDS }, (_, round) => [`a-${round}`, `b-${round}`])
+        .flat()
+        .sort()
       assert.deepEqual(values, expected, 'every append survived')
       const updates = await db.selectFrom('events').select('id').where('type', '=', 'feature-strategy-update').execute()
       assert.equal(updates.length, 2 * ROUNDS, 'one update event per append')

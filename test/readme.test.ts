@@ -13,7 +13,10 @@ import { test } from 'node:test'
 import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
 
 /** The documents whose snippets are marked `<!-- README test: <file> … -->`, and the files this test runs. */
-const DOCUMENTS = ['README.md', 'docs/client-api.md'].map((path) => ({ path, text: readFileSync(new URL(`../${path}`, import.meta.url), 'utf8') }))
+const DOCUMENTS = ['README.md', 'docs/client-api.md'].map((path) => ({
+  path,
+  text: readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'),
+}))
 const SNIPPETS = ['app.js', 'app-streaming.js', 'web.mjs']
 const NODE_MODULES = new URL('../node_modules/', import.meta.url)
 
@@ -47,17 +50,24 @@ function fillIn(code: string, values: Record<string, string>): string {
 function projectFolder(t: { after(fn: () => void): void }, packages: string[], npm: 10 | 11 = 11): string {
   const dir = mkdtempSync(join(tmpdir(), 'pennon-readme-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({
-    name: basename(dir).toLowerCase(),
-    version: '1.0.0',
-    main: 'index.js',
-    scripts: { test: 'echo "Error: no test specified" && exit 1' },
-    keywords: [],
-    author: '',
-    license: 'ISC',
-    ...(npm === 11 ? { type: 'commonjs' } : {}),
-    description: '',
-  }, null, 2)}\n`)
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: basename(dir).toLowerCase(),
+        version: '1.0.0',
+        main: 'index.js',
+        scripts: { test: 'echo "Error: no test specified" && exit 1' },
+        keywords: [],
+        author: '',
+        license: 'ISC',
+        ...(npm === 11 ? { type: 'commonjs' } : {}),
+        description: '',
+      },
+      null,
+      2,
+    )}\n`,
+  )
   mkdirSync(join(dir, 'node_modules'))
   for (const name of packages) symlinkSync(realpathSync(new URL(name, NODE_MODULES)), join(dir, 'node_modules', name), 'dir')
   return dir
@@ -70,7 +80,9 @@ function projectFolder(t: { after(fn: () => void): void }, packages: string[], n
 function run(t: { after(fn: () => void): void }, dir: string, file: string) {
   // A clean environment: the SDK's backup file goes to the folder, nothing of the test runner's leaks in.
   const child = spawn(process.execPath, [file], { cwd: dir, env: { PATH: process.env.PATH ?? '', TMPDIR: dir, HOME: dir } })
-  t.after(() => { child.kill() })
+  t.after(() => {
+    child.kill()
+  })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
@@ -88,7 +100,11 @@ function run(t: { after(fn: () => void): void }, dir: string, file: string) {
 async function prepare(pennon: TestApp, type: 'client' | 'frontend'): Promise<string> {
   const flag = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'new-checkout' })
   assert.ok(flag.status === 201 || flag.status === 409, flag.text)
-  const token = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: type === 'client' ? 'shop' : 'shop-web', type, environment: 'production' })
+  const token = await call(pennon, 'POST', '/api/admin/api-tokens', {
+    tokenName: type === 'client' ? 'shop' : 'shop-web',
+    type,
+    environment: 'production',
+  })
   assert.equal(token.status, 201, token.text)
   assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/new-checkout/environments/production/on')).status, 200)
   return token.body.secret
@@ -108,7 +124,9 @@ test('every snippet the documents mark is one this file runs', () => {
 
 onEachDatabase('README', (database) => {
   // The SDK asks every 15 s by default: seeing the switch off takes up to one interval.
-  test('the Node SDK snippet, saved as app.js in a default npm project, prints the flag, then its change', { timeout: 60_000 }, async (t) => {
+  test('the Node SDK snippet, saved as app.js in a default npm project, prints the flag, then its change', {
+    timeout: 60_000,
+  }, async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listen(pennon)
     const secret = await prepare(pennon, 'client')
@@ -126,12 +144,17 @@ onEachDatabase('README', (database) => {
     }
   })
 
-  test('the streaming snippet, saved as app-streaming.js, prints the flag, then its change before the SDK\'s next poll', { timeout: 60_000 }, async (t) => {
+  test("the streaming snippet, saved as app-streaming.js, prints the flag, then its change before the SDK's next poll", {
+    timeout: 60_000,
+  }, async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listen(pennon)
     const secret = await prepare(pennon, 'client')
     const dir = projectFolder(t, ['unleash-client'])
-    writeFileSync(join(dir, 'app-streaming.js'), fillIn(snippet('app-streaming.js'), { 'http://127.0.0.1:4242/api/': `${base}/api/`, '<client token secret>': secret }))
+    writeFileSync(
+      join(dir, 'app-streaming.js'),
+      fillIn(snippet('app-streaming.js'), { 'http://127.0.0.1:4242/api/': `${base}/api/`, '<client token secret>': secret }),
+    )
     const app = run(t, dir, 'app-streaming.js')
     assert.equal(await app.next(), 'new-checkout is on for user 42')
     const switched = performance.now()
@@ -144,7 +167,9 @@ onEachDatabase('README', (database) => {
     assert.equal(app.stderr(), '')
   })
 
-  test('the frontend API\'s answer docs/client-api.md shows, and the browser SDK snippet with a frontend token', { timeout: 60_000 }, async (t) => {
+  test("the frontend API's answer docs/client-api.md shows, and the browser SDK snippet with a frontend token", {
+    timeout: 60_000,
+  }, async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listen(pennon)
     const secret = await prepare(pennon, 'frontend')
@@ -155,7 +180,10 @@ onEachDatabase('README', (database) => {
     assert.deepEqual(answer.body, JSON.parse(shown[1]!))
     const dir = projectFolder(t, ['unleash-proxy-client'])
     // An ES module, as a bundler or a <script type="module"> takes it: .mjs under Node.
-    writeFileSync(join(dir, 'web.mjs'), fillIn(snippet('web.mjs'), { 'http://127.0.0.1:4242/api/frontend': `${base}/api/frontend`, '<frontend token secret>': secret }))
+    writeFileSync(
+      join(dir, 'web.mjs'),
+      fillIn(snippet('web.mjs'), { 'http://127.0.0.1:4242/api/frontend': `${base}/api/frontend`, '<frontend token secret>': secret }),
+    )
     const web = run(t, dir, 'web.mjs')
     assert.equal(await web.next(), 'new-checkout is on for user 42')
     assert.equal(web.stderr(), '')

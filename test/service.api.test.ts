@@ -51,10 +51,17 @@ test('configuration is validated with a clear message', () => {
     [{ PAT_MAX_LIFETIME_DAYS: '0' }, /^PAT_MAX_LIFETIME_DAYS must be a whole number from 1 to 3650; got "0"$/],
   ]
   for (const [env, message] of cases) {
-    assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env))
+    assert.throws(
+      () => loadConfig(env),
+      (error: Error) => error instanceof ConfigError && message.test(error.message),
+      JSON.stringify(env),
+    )
   }
   // The secret of a malformed init token is never echoed back.
-  assert.throws(() => loadConfig({ INIT_ADMIN_API_TOKENS: 'supersecret' }), (error: Error) => !error.message.includes('supersecret'))
+  assert.throws(
+    () => loadConfig({ INIT_ADMIN_API_TOKENS: 'supersecret' }),
+    (error: Error) => !error.message.includes('supersecret'),
+  )
 })
 
 test('HOST: 0.0.0.0 by default, 127.0.0.1 by default with AUTH_TYPE=none; a HOST set is kept either way', () => {
@@ -69,10 +76,32 @@ test('HOST: 0.0.0.0 by default, 127.0.0.1 by default with AUTH_TYPE=none; a HOST
 
 test('ALLOWED_HOSTS: host names in lower case, `*.` for the names under one; anything else refused with a clear message', () => {
   assert.deepEqual(loadConfig({}).allowedHosts, [])
-  assert.deepEqual(loadConfig({ ALLOWED_HOSTS: ' Flags.Example.com, *.corp.example ,pennon_internal,flags.example.net., ' }).allowedHosts, ['flags.example.com', '*.corp.example', 'pennon_internal', 'flags.example.net'])
-  for (const bad of ['https://flags.example.com', 'flags.example.com:443', 'flags.example.com/', '*', 'a.*.example', 'a..b', 'flags example.com', '[::1]', '-flags.example.com', `${'a'.repeat(64)}.example`]) {
-    assert.throws(() => loadConfig({ ALLOWED_HOSTS: `localhost,${bad}` }), (error: Error) => error instanceof ConfigError &&
-      error.message === `ALLOWED_HOSTS entries must be host names like flags.example.com or *.example.com (no scheme, no port; IP addresses need no entry); got ${JSON.stringify(bad)}`, bad)
+  assert.deepEqual(loadConfig({ ALLOWED_HOSTS: ' Flags.Example.com, *.corp.example ,pennon_internal,flags.example.net., ' }).allowedHosts, [
+    'flags.example.com',
+    '*.corp.example',
+    'pennon_internal',
+    'flags.example.net',
+  ])
+  for (const bad of [
+    'https://flags.example.com',
+    'flags.example.com:443',
+    'flags.example.com/',
+    '*',
+    'a.*.example',
+    'a..b',
+    'flags example.com',
+    '[::1]',
+    '-flags.example.com',
+    `${'a'.repeat(64)}.example`,
+  ]) {
+    assert.throws(
+      () => loadConfig({ ALLOWED_HOSTS: `localhost,${bad}` }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        error.message ===
+          `ALLOWED_HOSTS entries must be host names like flags.example.com or *.example.com (no scheme, no port; IP addresses need no entry); got ${JSON.stringify(bad)}`,
+      bad,
+    )
   }
 })
 
@@ -103,7 +132,10 @@ test('first start prints one admin token that works; a second start prints none;
 })
 
 test('a bad configuration stops the server with a clear message and exit code 1', async () => {
-  const child = spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, AUTH_TYPE: 'sometimes' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: { ...process.env, AUTH_TYPE: 'sometimes' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const code = await new Promise((resolve) => child.on('exit', resolve))
@@ -120,7 +152,9 @@ test('SIGTERM lets an in-flight request finish, refuses new connections, then ex
   const body = JSON.stringify({ id: 'late', name: 'Arrives late' })
   const response = new Promise<string>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`POST /api/admin/projects HTTP/1.1\r\nHost: x\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
+      socket.write(
+        `POST /api/admin/projects HTTP/1.1\r\nHost: x\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      )
       setTimeout(() => {
         server.child.kill('SIGTERM')
         setTimeout(() => socket.write(body.slice(5)), 300)

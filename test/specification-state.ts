@@ -121,7 +121,10 @@ export async function createSpecificationState(pennon: TestApp, state: SpecState
   const segmentIds = new Map<number, number>()
   const refusedSegments = new Map<number, string>()
   for (const segment of state.segments ?? []) {
-    const response = await call(pennon, 'POST', '/api/admin/segments', { name: segment.name ?? `segment-${segment.id}`, constraints: segment.constraints })
+    const response = await call(pennon, 'POST', '/api/admin/segments', {
+      name: segment.name ?? `segment-${segment.id}`,
+      constraints: segment.constraints,
+    })
     if (response.status === 201) segmentIds.set(segment.id, response.body.id)
     else refusedSegments.set(segment.id, `segment ${segment.id}: ${why(response)}`)
   }
@@ -173,7 +176,11 @@ export async function createSpecificationState(pennon: TestApp, state: SpecState
       continue
     }
     const [parent] = parents
-    const body = { feature: parent!.feature, ...(parent!.enabled === undefined ? {} : { enabled: parent!.enabled }), ...(parent!.variants ? { variants: parent!.variants } : {}) }
+    const body = {
+      feature: parent!.feature,
+      ...(parent!.enabled === undefined ? {} : { enabled: parent!.enabled }),
+      ...(parent!.variants ? { variants: parent!.variants } : {}),
+    }
     const added = await call(pennon, 'POST', `${features}/${encodeURIComponent(feature.name)}/dependencies`, body)
     if (added.status !== 200) refuse(feature.name, `dependency on ${parent!.feature}: ${why(added)}`)
   }
@@ -198,12 +205,16 @@ export async function createSpecificationState(pennon: TestApp, state: SpecState
  */
 export function readingRemoteAddress(state: SpecState): Set<string> {
   const segments = new Map((state.segments ?? []).map((segment) => [segment.id, segment]))
-  const mentions = (constraints: unknown[] | undefined) => (constraints ?? []).some((c) => (c as { contextName?: string }).contextName === 'remoteAddress')
+  const mentions = (constraints: unknown[] | undefined) =>
+    (constraints ?? []).some((c) => (c as { contextName?: string }).contextName === 'remoteAddress')
   return new Set(
     state.features
       .filter((feature) =>
         (feature.strategies ?? []).some(
-          (strategy) => strategy.name === 'remoteAddress' || mentions(strategy.constraints) || (strategy.segments ?? []).some((id) => mentions(segments.get(id)?.constraints)),
+          (strategy) =>
+            strategy.name === 'remoteAddress' ||
+            mentions(strategy.constraints) ||
+            (strategy.segments ?? []).some((id) => mentions(segments.get(id)?.constraints)),
         ),
       )
       .map((feature) => feature.name),

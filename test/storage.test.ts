@@ -23,9 +23,17 @@ onEachDatabase('storage', (database) => {
       const projects = await first.db.selectFrom('projects').select('id').execute()
       assert.deepEqual(projects, [{ id: 'default' }])
       const counters = await first.db.selectFrom('counters').select(['name', 'value']).orderBy('name').execute()
-      assert.deepEqual(counters.map((c) => [c.name, Number(c.value)]), [
-        ['event_id', 0], ['personal_token_id', 0], ['segment_count', 0], ['segment_id', 0], ['service_account_id', 0], ['service_account_token_id', 0],
-      ])
+      assert.deepEqual(
+        counters.map((c) => [c.name, Number(c.value)]),
+        [
+          ['event_id', 0],
+          ['personal_token_id', 0],
+          ['segment_count', 0],
+          ['segment_id', 0],
+          ['service_account_id', 0],
+          ['service_account_token_id', 0],
+        ],
+      )
     } finally {
       await first.close()
       await second.close()
@@ -50,11 +58,24 @@ onEachDatabase('storage', (database) => {
   test('unique and foreign-key violations are recognized from both drivers', async (t) => {
     const pennon = await useTestApp(t, database)
     const { db } = pennon.database
-    const unique = await db.insertInto('projects').values({ id: 'default', name: 'x', description: null, created_at: new Date().toISOString() }).execute().catch((e) => e)
+    const unique = await db
+      .insertInto('projects')
+      .values({ id: 'default', name: 'x', description: null, created_at: new Date().toISOString() })
+      .execute()
+      .catch((e) => e)
     assert.ok(isUniqueViolation(unique) && !isForeignKeyViolation(unique))
     const foreign = await db
       .insertInto('features')
-      .values({ name: 'f', project: 'ghost', description: null, type: 'release', stale: false, impression_data: false, created_at: new Date().toISOString(), archived_at: null })
+      .values({
+        name: 'f',
+        project: 'ghost',
+        description: null,
+        type: 'release',
+        stale: false,
+        impression_data: false,
+        created_at: new Date().toISOString(),
+        archived_at: null,
+      })
       .execute()
       .catch((e) => e)
     assert.ok(isForeignKeyViolation(foreign) && !isUniqueViolation(foreign))
@@ -66,7 +87,16 @@ onEachDatabase('storage', (database) => {
     const createdAt = '2026-01-02T03:04:05.678Z'
     await db
       .insertInto('features')
-      .values({ name: 'f', project: 'default', description: null, type: 'release', stale: true, impression_data: false, created_at: createdAt, archived_at: null })
+      .values({
+        name: 'f',
+        project: 'default',
+        description: null,
+        type: 'release',
+        stale: true,
+        impression_data: false,
+        created_at: createdAt,
+        archived_at: null,
+      })
       .execute()
     const row = await db.selectFrom('features').selectAll().where('name', '=', 'f').executeTakeFirstOrThrow()
     assert.equal(row.created_at, createdAt)
@@ -138,7 +168,9 @@ onEachDatabase('storage', (database) => {
       const pennon = await useTestApp(t, database)
       await pennon.database.db.connection().execute(async (session) => {
         for (const id of ['a', 'b', 'c']) await session.selectFrom('projects').select('id').where('id', '=', id).execute()
-        const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like ${'%from "projects"%'}`.execute(session)
+        const { rows } = await sql<{
+          statement: string
+        }>`select statement from pg_prepared_statements where statement like ${'%from "projects"%'}`.execute(session)
         assert.deepEqual(rows, [{ statement: 'select "id" from "projects" where "id" = $1' }])
       })
     })

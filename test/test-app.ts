@@ -136,7 +136,13 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     },
   })
   let metrics: MetricsIngestionService | undefined
-  const app = await buildApp({ config, database: db, logStream, onMetrics: (service) => (metrics = service), schemaController: keptSchemaCompilers })
+  const app = await buildApp({
+    config,
+    database: db,
+    logStream,
+    onMetrics: (service) => (metrics = service),
+    schemaController: keptSchemaCompilers,
+  })
   options.beforeReady?.(app)
   await app.ready()
   let closed = false
@@ -158,7 +164,11 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
 }
 
 /** `createTestApp` closed automatically when the test ends. */
-export async function useTestApp(t: { after(fn: () => Promise<void>): void }, database: TestDatabase, options?: TestAppOptions): Promise<TestApp> {
+export async function useTestApp(
+  t: { after(fn: () => Promise<void>): void },
+  database: TestDatabase,
+  options?: TestAppOptions,
+): Promise<TestApp> {
   const testApp = await createTestApp(database, options)
   t.after(() => testApp.close())
   return testApp
@@ -168,7 +178,11 @@ export async function useTestApp(t: { after(fn: () => Promise<void>): void }, da
  * Two instances of one deployment: two apps on one fresh database, closed (and the database
  * dropped) when the test ends. Only the first stored its admin token, so both are called with it.
  */
-export async function useTwoInstances(t: { after(fn: () => Promise<void>): void }, database: TestDatabase, env?: Record<string, string>): Promise<{ first: TestApp; second: TestApp; storage: TestStorage }> {
+export async function useTwoInstances(
+  t: { after(fn: () => Promise<void>): void },
+  database: TestDatabase,
+  env?: Record<string, string>,
+): Promise<{ first: TestApp; second: TestApp; storage: TestStorage }> {
   const storage = await createTestStorage(database)
   const first = await createTestApp(database, { storage, ...(env ? { env } : {}) })
   const second = await createTestApp(database, { storage, ...(env ? { env } : {}) })
@@ -236,7 +250,11 @@ export function errorOf(name: string, message: string, extra: Record<string, unk
 }
 
 /** Creates a service account with a root role (1 Admin, 2 Editor, 3 Viewer) and returns a token of it. */
-export async function serviceAccountToken(testApp: TestApp, rootRole: 1 | 2 | 3, username = `sa-${randomBytes(4).toString('hex')}`): Promise<string> {
+export async function serviceAccountToken(
+  testApp: TestApp,
+  rootRole: 1 | 2 | 3,
+  username = `sa-${randomBytes(4).toString('hex')}`,
+): Promise<string> {
   const account = await call(testApp, 'POST', '/api/admin/service-account', { username, name: username, rootRole })
   if (account.status !== 201) throw new Error(`service account: ${account.status} ${account.text}`)
   const token = await call(testApp, 'POST', `/api/admin/service-account/${account.body.id}/token`, { description: 'test', expiresAt: null })
@@ -245,7 +263,11 @@ export async function serviceAccountToken(testApp: TestApp, rootRole: 1 | 2 | 3,
 }
 
 /** An API token of another kind (client, frontend, admin) created through the API. */
-export async function apiToken(testApp: TestApp, type: 'admin' | 'client' | 'backend' | 'frontend', tokenName = `${type}-token`): Promise<string> {
+export async function apiToken(
+  testApp: TestApp,
+  type: 'admin' | 'client' | 'backend' | 'frontend',
+  tokenName = `${type}-token`,
+): Promise<string> {
   const response = await call(testApp, 'POST', '/api/admin/api-tokens', { tokenName, type })
   if (response.status !== 201) throw new Error(`api token: ${response.status} ${response.text}`)
   return response.body.secret

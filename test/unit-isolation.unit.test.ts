@@ -14,12 +14,26 @@ const root = resolve(import.meta.dirname, '..')
 /** The app, the database and the test harness that builds both, the benchmarks' process starter. */
 const FORBIDDEN_FILES = ['src/main.ts', 'src/app.ts', 'src/db/database.ts', 'src/db/migrate.ts', 'test/test-app.ts', 'bench/lib.ts']
 /** Database drivers, the web framework, servers, processes and browsers. */
-const FORBIDDEN_MODULES = ['pg', 'pg-cursor', 'node:sqlite', 'fastify', 'node:http', 'node:https', 'node:http2', 'node:net', 'node:child_process', 'node:cluster', 'node:worker_threads', 'playwright-core']
+const FORBIDDEN_MODULES = [
+  'pg',
+  'pg-cursor',
+  'node:sqlite',
+  'fastify',
+  'node:http',
+  'node:https',
+  'node:http2',
+  'node:net',
+  'node:child_process',
+  'node:cluster',
+  'node:worker_threads',
+  'playwright-core',
+]
 /** What starts a server or a process, in a unit test file itself (besides the modules above, which it needs). */
 const STARTS_SOMETHING = /\bcreateServer\s*\(|\.listen\s*\(|\bspawn(?:Sync)?\s*\(|\bexecFile(?:Sync)?\s*\(|\bfork\s*\(|\bnew\s+Worker\s*\(/
 
 // Static imports and re-exports (not `import type`/`export type`), and dynamic imports.
-const IMPORT = /(?:^|[;\n])\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s*)?['"]([^'"\n]+)['"]|\bimport\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g
+const IMPORT =
+  /(?:^|[;\n])\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s*)?['"]([^'"\n]+)['"]|\bimport\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g
 
 function specifiers(source: string): string[] {
   const withoutComments = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
@@ -34,7 +48,11 @@ function importsOf(file: string): Map<string, string[]> {
       const local = specifier.startsWith('.') || specifier.startsWith('/')
       const key = local
         ? relative(root, resolve(dirname(path), specifier))
-        : builtinModules.includes(specifier) ? `node:${specifier}` : specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!
+        : builtinModules.includes(specifier)
+          ? `node:${specifier}`
+          : specifier.startsWith('@')
+            ? specifier.split('/').slice(0, 2).join('/')
+            : specifier.split('/')[0]!
       // A file that is not there is no import but text that looks like one (another test's example).
       if (reached.has(key) || (local && !existsSync(resolve(root, key)))) continue
       const via = [...chain, key]
@@ -61,13 +79,20 @@ test('no unit test file loads the database, the app or a server, nor starts a se
     const starts = STARTS_SOMETHING.exec(readFileSync(resolve(root, file), 'utf8'))
     if (starts) problems.push(`${file} calls ${starts[0]}`)
   }
-  assert.deepEqual(problems, [], 'a *.unit.test.ts file that needs the database, the app or a server belongs in the full suite: rename it (e.g. *.api.test.ts)')
+  assert.deepEqual(
+    problems,
+    [],
+    'a *.unit.test.ts file that needs the database, the app or a server belongs in the full suite: rename it (e.g. *.api.test.ts)',
+  )
 })
 
 test('the check catches what it should', () => {
-  assert.deepEqual(specifiers("import a from './a.ts'\nimport type { B } from './b.ts'\nimport {\n  c,\n  type D,\n} from 'pg'\nexport { e } from \"./e.ts\"\nexport type { F } from './f.ts'\nconst g = await import('node:http')\n// import h from './h.ts'\n/* import i from './i.ts' */\nimport './j.ts'"), [
-    './a.ts', 'pg', './e.ts', 'node:http', './j.ts',
-  ])
+  assert.deepEqual(
+    specifiers(
+      "import a from './a.ts'\nimport type { B } from './b.ts'\nimport {\n  c,\n  type D,\n} from 'pg'\nexport { e } from \"./e.ts\"\nexport type { F } from './f.ts'\nconst g = await import('node:http')\n// import h from './h.ts'\n/* import i from './i.ts' */\nimport './j.ts'",
+    ),
+    ['./a.ts', 'pg', './e.ts', 'node:http', './j.ts'],
+  )
   assert.ok(importsOf('test/test-app.ts').has('src/db/database.ts'))
   assert.ok(STARTS_SOMETHING.test('const server = createServer((req, res) => {})'))
   assert.ok(STARTS_SOMETHING.test("spawn('node', ['src/main.ts'])"))

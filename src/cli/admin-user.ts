@@ -26,15 +26,23 @@ async function main(): Promise<number> {
   const { config, database } = opened
   const baseUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`
   try {
-    const users = createUserService({ db: database.db, attempts: createPasswordAttempts(config.loginFailuresPerAccount), sessions: sessionsOfUsers })
+    const users = createUserService({
+      db: database.db,
+      attempts: createPasswordAttempts(config.loginFailuresPerAccount),
+      sessions: sessionsOfUsers,
+    })
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
       const link = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)
-      process.stdout.write(`User ${email} exists (root role ${rootRoleOf(existing.root_role).name}). To set a new password, open this link (valid 24 hours, once):\n\n    ${link}\n`)
+      process.stdout.write(
+        `User ${email} exists (root role ${rootRoleOf(existing.root_role).name}). To set a new password, open this link (valid 24 hours, once):\n\n    ${link}\n`,
+      )
       return 0
     }
     const created = await users.create({ email, rootRole: 1 }, SYSTEM_ACTOR, baseUrl, 'admin-user command')
-    process.stdout.write(`Created Admin user ${created.email}. To set their password, open this link (valid 7 days, once):\n\n    ${created.inviteLink}\n`)
+    process.stdout.write(
+      `Created Admin user ${created.email}. To set their password, open this link (valid 7 days, once):\n\n    ${created.inviteLink}\n`,
+    )
     return 0
   } catch (error) {
     process.stderr.write(`pennon admin-user: ${error instanceof Error ? error.message : String(error)}\n`)

@@ -19,7 +19,9 @@ export async function openServerDatabase(command: string): Promise<{ config: Con
   }
   // A mistyped path would otherwise create a new, empty database and write there.
   if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
-    process.stderr.write(`pennon ${command}: no database at ${config.databaseFile}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`)
+    process.stderr.write(
+      `pennon ${command}: no database at ${config.databaseFile}: set DATABASE_FILE (or DATABASE_URL) as the server has it\n`,
+    )
     return undefined
   }
   const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })

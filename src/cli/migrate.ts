@@ -63,8 +63,10 @@ function adminToken(side: keyof typeof SIDES, values: Values, env: Record<string
   }
   const path = values[file]
   const fromEnv = env[variable] === '' ? undefined : env[variable]
-  if (path !== undefined && fromEnv !== undefined) throw new UsageError(`the ${server}'s admin token is given twice (${variable} and --${file}): give one`)
-  if (path === undefined && fromEnv === undefined) throw new UsageError(`the ${server}'s admin token is required: set ${variable}, or give --${file} <path>`)
+  if (path !== undefined && fromEnv !== undefined)
+    throw new UsageError(`the ${server}'s admin token is given twice (${variable} and --${file}): give one`)
+  if (path === undefined && fromEnv === undefined)
+    throw new UsageError(`the ${server}'s admin token is required: set ${variable}, or give --${file} <path>`)
   let token = fromEnv
   if (path !== undefined) {
     try {
@@ -96,7 +98,12 @@ function redacting(write: (text: string) => void, secrets: readonly string[]): (
 }
 
 /** `env`: where the admin tokens are read (process.env when run). */
-export async function main(argv: string[], env: Record<string, string | undefined>, rawOut: (text: string) => void, rawErr: (text: string) => void): Promise<number> {
+export async function main(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  rawOut: (text: string) => void,
+  rawErr: (text: string) => void,
+): Promise<number> {
   const secrets: string[] = []
   const out = redacting(rawOut, secrets)
   const err = redacting(rawErr, secrets)
@@ -129,7 +136,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return 0
     }
     const generated = values.generated === undefined ? undefined : Number(values.generated)
-    if (generated !== undefined && !(Number.isInteger(generated) && generated >= 0 && generated <= 10_000)) throw new UsageError('--generated takes a whole number from 0 to 10000')
+    if (generated !== undefined && !(Number.isInteger(generated) && generated >= 0 && generated <= 10_000))
+      throw new UsageError('--generated takes a whole number from 0 to 10000')
     const extra = values.contexts === undefined ? [] : JSON.parse(readFileSync(values.contexts, 'utf8'))
     if (!Array.isArray(extra)) throw new UsageError(`--contexts: ${values.contexts} must hold a JSON array of contexts`)
     const given = {
@@ -141,7 +149,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
     for (const map of Object.values(given)) secrets.push(...[...map.values()].filter((secret) => secret !== ''))
     // Kept: an SDK token of one environment, optional. Said, as it is on the command line too.
     for (const option of ['from-client-token', 'to-client-token', 'from-frontend-token', 'to-frontend-token'] as const) {
-      if (values[option] !== undefined) err(`warning: --${option} puts a secret on the command line, visible to every user of this machine (ps); without it, --verify creates a temporary token and deletes it after\n`)
+      if (values[option] !== undefined)
+        err(
+          `warning: --${option} puts a secret on the command line, visible to every user of this machine (ps); without it, --verify creates a temporary token and deletes it after\n`,
+        )
     }
     const report = await runVerification({
       from,
@@ -169,7 +180,18 @@ export async function main(argv: string[], env: Record<string, string | undefine
 function refusedTokenHint(error: unknown, ...clients: Array<{ base: string } | undefined>): string {
   if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) return ''
   const sides = (['from', 'to'] as const).filter((_side, i) => clients[i] !== undefined && error.url.startsWith(`${clients[i]!.base}/`))
-  return sides.map((side) => `The ${SIDES[side].server} server refused its admin token: check ${SIDES[side].variable} (or --${SIDES[side].file}); it must be an admin token of the --${side} server.\n`).join('')
+  return sides
+    .map(
+      (side) =>
+        `The ${SIDES[side].server} server refused its admin token: check ${SIDES[side].variable} (or --${SIDES[side].file}); it must be an admin token of the --${side} server.\n`,
+    )
+    .join('')
 }
 
-if (import.meta.main) process.exitCode = await main(process.argv.slice(2), process.env, (t) => process.stdout.write(t), (t) => process.stderr.write(t))
+if (import.meta.main)
+  process.exitCode = await main(
+    process.argv.slice(2),
+    process.env,
+    (t) => process.stdout.write(t),
+    (t) => process.stderr.write(t),
+  )

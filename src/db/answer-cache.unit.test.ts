@@ -32,7 +32,10 @@ test('bodies are remembered by key and version, within every limit', () => {
 
   // Four small bodies are over three entries.
   for (const key of ['d', 'e', 'f', 'g']) cache.set(key, 1, bytes(1, key))
-  assert.deepEqual(['a', 'c', 'd', 'e', 'f', 'g'].map((key) => cache.get(key, 1)?.toString()), [undefined, undefined, undefined, 'e', 'f', 'g'])
+  assert.deepEqual(
+    ['a', 'c', 'd', 'e', 'f', 'g'].map((key) => cache.get(key, 1)?.toString()),
+    [undefined, undefined, undefined, 'e', 'f', 'g'],
+  )
 })
 
 test('an answer from another version is never used; one computed before a write is not kept', () => {

@@ -23,7 +23,10 @@ test('a statement may write a token table when it names one, or when it is not a
     // bookkeeping and sessions do not (a session's end is a scope of its own).
     ['update "users" set "name" = ?, "email" = ?, "root_role" = ? where "id" = ?', true],
     ['delete from "personal_access_tokens" where "id" = ? and "user_id" = ? returning *', true],
-    ['insert into "user_activity" ("user_id", "login_attempts", "seen_at") values (?, ?, ?) on conflict ("user_id") do update set "login_attempts" = "user_activity"."login_attempts" + ?', false],
+    [
+      'insert into "user_activity" ("user_id", "login_attempts", "seen_at") values (?, ?, ?) on conflict ("user_id") do update set "login_attempts" = "user_activity"."login_attempts" + ?',
+      false,
+    ],
     ['update "user_sessions" set "seen_at" = ? where "secret_hash" = ?', false],
     ['drop table "segments"', true],
     ['pragma foreign_keys = off', true],
@@ -85,7 +88,12 @@ async function openWatched(t: { after(fn: () => Promise<void>): void }, storage:
   // A file or a schema, never :memory:: the watch is the one writes are announced to.
   const watch = database.watchChanges() as LocalChangeWatch
   await eventually(() => watch.version() !== undefined, 'the watch can tell')
-  const versions = () => ({ any: watch.version(), tokens: watch.version('tokens'), flags: watch.version('flags'), sessions: watch.version('sessions') })
+  const versions = () => ({
+    any: watch.version(),
+    tokens: watch.version('tokens'),
+    flags: watch.version('flags'),
+    sessions: watch.version('sessions'),
+  })
   return { db: database.db, watch, versions }
 }
 

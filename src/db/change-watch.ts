@@ -52,7 +52,8 @@ export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true,
 const TOKEN_TABLES = /\b(api_tokens|service_accounts|service_account_tokens|users|personal_access_tokens)\b/i
 
 /** The tables flags are served to SDKs from; what cascades into them starts from a table listed here too. */
-const FLAG_TABLES = /\b(projects|features|feature_dependencies|environments|project_environments|feature_environments|feature_strategies|feature_strategy_segments|segments|strategy_definitions|feature_tags|tags|tag_types)\b/i
+const FLAG_TABLES =
+  /\b(projects|features|feature_dependencies|environments|project_environments|feature_environments|feature_strategies|feature_strategy_segments|segments|strategy_definitions|feature_tags|tags|tag_types)\b/i
 
 /**
  * Any write of user_sessions may end a session (a delete, an expiry or inactivity changed by hand),
@@ -157,11 +158,7 @@ export function watchSqliteCommits(file: string): LocalChangeWatch {
     },
     wrote: (scope) => version.changed(scope),
     subscribe: (listener) =>
-      version.subscribe(
-        listener,
-        () => (poll = setInterval(() => watch.version(), SUBSCRIBER_POLL_MS).unref()),
-        stopPolling,
-      ),
+      version.subscribe(listener, () => (poll = setInterval(() => watch.version(), SUBSCRIBER_POLL_MS).unref()), stopPolling),
     async close() {
       if (!open) return
       open = false
@@ -242,7 +239,8 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
 // Statements that never write: these, and a WITH that names no writing statement. Anything else
 // counts as a write (a spurious one only costs a cache miss; a missed one would serve stale data).
 const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|show|explain|savepoint|release)\b/i
-const isReadOnly = (sql: string) => READ_ONLY.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge|truncate)\b/i.test(sql))
+const isReadOnly = (sql: string) =>
+  READ_ONLY.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge|truncate)\b/i.test(sql))
 
 /** `dialect` with its driver wrapped by announceWrites. */
 export function announcingWrites(dialect: Dialect, onWrite: (scope: WriteScope) => void): Dialect {
@@ -284,7 +282,12 @@ export function announceWrites(driver: Driver, onWrite: (scope: WriteScope) => v
         const scope = isReadOnly(query.sql) ? undefined : writeScope(query.sql)
         if (scope && inTransaction.has(connection)) {
           const before = wroteInTransaction.get(connection)
-          wroteInTransaction.set(connection, before ? { tokens: before.tokens || scope.tokens, flags: before.flags || scope.flags, sessions: before.sessions || scope.sessions } : scope)
+          wroteInTransaction.set(
+            connection,
+            before
+              ? { tokens: before.tokens || scope.tokens, flags: before.flags || scope.flags, sessions: before.sessions || scope.sessions }
+              : scope,
+          )
         }
         try {
           return await execute<R>(query)

@@ -2,7 +2,13 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from './tables.ts'
 import { prepared } from './prepared.ts'
 
-export type CounterName = 'event_id' | 'segment_id' | 'segment_count' | 'service_account_id' | 'service_account_token_id' | 'personal_token_id'
+export type CounterName =
+  | 'event_id'
+  | 'segment_id'
+  | 'segment_count'
+  | 'service_account_id'
+  | 'service_account_token_id'
+  | 'personal_token_id'
 
 /**
  * Adds `by` to a counter and returns its new value. Call it inside the writing
@@ -11,7 +17,11 @@ export type CounterName = 'event_id' | 'segment_id' | 'segment_count' | 'service
  */
 // Run by nearly every write: compiled once.
 const advance = prepared((db: Kysely<Database>) =>
-  db.updateTable('counters').set({ value: sql`value + ${0}` }).where('name', '=', '').returning('value'),
+  db
+    .updateTable('counters')
+    .set({ value: sql`value + ${0}` })
+    .where('name', '=', '')
+    .returning('value'),
 )
 
 export async function advanceCounter(db: Kysely<Database>, name: CounterName, by = 1): Promise<number> {

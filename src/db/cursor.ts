@@ -13,7 +13,11 @@ import { dialectOf } from './dialect.ts'
  * for await (const page of streamPages(reader, reader.selectFrom('events').select('json').orderBy('id'), 1000)) send(page)
  * ```
  */
-export async function* streamPages<R>(db: Kysely<any>, query: SelectQueryBuilder<any, any, R>, pageSize: number): AsyncGenerator<R[], void, undefined> {
+export async function* streamPages<R>(
+  db: Kysely<any>,
+  query: SelectQueryBuilder<any, any, R>,
+  pageSize: number,
+): AsyncGenerator<R[], void, undefined> {
   if (dialectOf(db) === 'postgres') {
     yield* declaredCursorPages(db, query.compile(), pageSize)
     return
@@ -50,6 +54,9 @@ async function* declaredCursorPages<R>(db: Kysely<any>, query: CompiledQuery<R>,
   } finally {
     // Ending the transaction closes the cursor. It wrote nothing, so a failed rollback
     // (a broken connection) loses nothing; Kysely releases the connection either way.
-    await trx.rollback().execute().catch(() => {})
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => {})
   }
 }

@@ -4,7 +4,14 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { createNodeSqliteDialect } from './sqlite-dialect.ts'
-import { announcingWrites, UNKNOWABLE, watchPgNotifications, watchSqliteCommits, type ChangeWatch, type LocalChangeWatch } from './change-watch.ts'
+import {
+  announcingWrites,
+  UNKNOWABLE,
+  watchPgNotifications,
+  watchSqliteCommits,
+  type ChangeWatch,
+  type LocalChangeWatch,
+} from './change-watch.ts'
 import type { Database } from './tables.ts'
 import type { DialectName } from './dialect.ts'
 
@@ -103,7 +110,11 @@ export function createDb(options: DbOptions): Db {
       reader: db,
       dialect: 'postgres',
       // Named, so that operators (and tests) can tell the listening session in pg_stat_activity.
-      watchChanges: () => (watch ??= watchPgNotifications({ ...session, application_name: `pennon change watch${options.schema ? ` ${options.schema}` : ''}` }, CHANGES_CHANNEL)),
+      watchChanges: () =>
+        (watch ??= watchPgNotifications(
+          { ...session, application_name: `pennon change watch${options.schema ? ` ${options.schema}` : ''}` },
+          CHANGES_CHANNEL,
+        )),
       async close() {
         await watch?.close()
         await db.destroy()
@@ -117,7 +128,9 @@ export function createDb(options: DbOptions): Db {
   const closed = new AbortController()
   const { signal } = closed
   // The writer announces this process's commits to the watch at once (it re-reads data_version at most every 2 ms).
-  const db = new Kysely<Database>({ dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1, signal }), (scope) => watch?.wrote(scope)) })
+  const db = new Kysely<Database>({
+    dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1, signal }), (scope) => watch?.wrote(scope)),
+  })
   const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true, signal }) })
   return {
     db,

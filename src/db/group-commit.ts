@@ -29,7 +29,12 @@ export interface GroupCommitOptions<Item, Result> {
   schedule?: (start: () => void) => void
 }
 
-export function createGroupCommit<Item, Result>({ together, alone, maxItems, schedule = (start) => start() }: GroupCommitOptions<Item, Result>): (item: Item) => Promise<Result> {
+export function createGroupCommit<Item, Result>({
+  together,
+  alone,
+  maxItems,
+  schedule = (start) => start(),
+}: GroupCommitOptions<Item, Result>): (item: Item) => Promise<Result> {
   let waiting: { item: Item; resolve(result: Result): void; reject(error: unknown): void }[] = []
   // A write is under way, or scheduled to start.
   let writing = false

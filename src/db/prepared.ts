@@ -21,7 +21,11 @@ import { dialectOf, type DialectName } from './dialect.ts'
  */
 export function preparedInsert<Row extends object>(table: string, columns: readonly (keyof Row & string)[]) {
   const insert = prepared((db: Kysely<any>) => db.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, '']))))
-  return (db: Kysely<any>, row: Row): CompiledQuery => insert(db, columns.map((column) => row[column]))
+  return (db: Kysely<any>, row: Row): CompiledQuery =>
+    insert(
+      db,
+      columns.map((column) => row[column]),
+    )
 }
 
 export function prepared<R, DB>(build: (db: Kysely<DB>) => Compilable<R>) {

@@ -30,7 +30,9 @@ export async function lockRows<T extends keyof Database & string>(
 ): Promise<void> {
   if (values.length === 0 || dialectOf(db) !== 'postgres') return
   // One array parameter, whatever the number of values (its type is the column's).
-  await sql`select ${sql.ref(column)} from ${sql.table(table)} where ${sql.ref(column)} = any(${[...values]}) order by ${sql.ref(column)} ${lockClause(mode)}`.execute(db)
+  await sql`select ${sql.ref(column)} from ${sql.table(table)} where ${sql.ref(column)} = any(${[...values]}) order by ${sql.ref(column)} ${lockClause(mode)}`.execute(
+    db,
+  )
 }
 
 /**

@@ -42,7 +42,8 @@ async function longTransaction(db: Kysely<any>, count: number): Promise<{ turns:
   return { turns, longestMs }
 }
 
-const pragma = async (db: Kysely<any>, statement: string) => (await sql.raw(`pragma ${statement}`).execute(db)).rows[0] as Record<string, number>
+const pragma = async (db: Kysely<any>, statement: string) =>
+  (await sql.raw(`pragma ${statement}`).execute(db)).rows[0] as Record<string, number>
 
 test('a long transaction lets the event loop turn every few milliseconds; its checkpoint runs off the event loop', async (t) => {
   const { db } = await sqliteDb(t)
@@ -103,5 +104,8 @@ test("a write that finds another connection's transaction waits for it without h
   release()
   await holding
   await waiting
-  assert.deepEqual((await sql<{ text: string }>`select text from rows order by id`.execute(waiter.db)).rows.map((row) => row.text), ['first', 'second'])
+  assert.deepEqual(
+    (await sql<{ text: string }>`select text from rows order by id`.execute(waiter.db)).rows.map((row) => row.text),
+    ['first', 'second'],
+  )
 })

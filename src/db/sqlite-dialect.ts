@@ -98,11 +98,12 @@ function createDriver(options: NodeSqliteOptions): Driver {
   const all: SqliteConnection[] = []
   const waiting: Array<(connection: SqliteConnection) => void> = []
   // Readers write nothing to checkpoint; an in-memory database has no WAL.
-  const checkpoints = options.readOnly || options.file === ':memory:'
-    ? undefined
-    : createBackgroundCheckpoints(options.file, (on) => {
-        for (const connection of all) connection.setAutocheckpoint(on ? AUTOCHECKPOINT_PAGES : 0)
-      })
+  const checkpoints =
+    options.readOnly || options.file === ':memory:'
+      ? undefined
+      : createBackgroundCheckpoints(options.file, (on) => {
+          for (const connection of all) connection.setAutocheckpoint(on ? AUTOCHECKPOINT_PAGES : 0)
+        })
 
   return {
     async init() {
@@ -168,7 +169,8 @@ function toSqlite(value: unknown): SQLInputValue {
 }
 
 /** SQLITE_BUSY (5), plain or extended: another connection holds the lock this statement needs. */
-const isBusy = (error: unknown): boolean => typeof error === 'object' && error !== null && (Number((error as { errcode?: unknown }).errcode) & 0xff) === 5
+const isBusy = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (Number((error as { errcode?: unknown }).errcode) & 0xff) === 5
 
 /** node:sqlite rows have a null prototype; PostgreSQL's are plain objects. Make them alike. */
 function plainObject(row: Record<string, unknown>): Record<string, unknown> {

@@ -357,4 +357,3 @@ export interface Database {
   tags: TagsTable
   feature_tags: FeatureTagsTable
 }
-

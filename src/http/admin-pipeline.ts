@@ -66,7 +66,8 @@ export function registerAdminPipeline(app: FastifyInstance, { authenticate, chan
     if (request.is404) return
     const needed = request.routeOptions.config.permission ?? 'ADMIN'
     const missing = missingPermissions(request.principal, needed)
-    if (missing) throw forbidden(permissionMessage(missing, (request.params as Record<string, unknown> | undefined)?.environment), [...missing])
+    if (missing)
+      throw forbidden(permissionMessage(missing, (request.params as Record<string, unknown> | undefined)?.environment), [...missing])
     if (request.routeOptions.schema?.body) checkContentType(request)
   })
 

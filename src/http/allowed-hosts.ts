@@ -37,7 +37,12 @@ const isIpLiteral = (name: string): boolean => (name.startsWith('[') ? isIP(name
  */
 export function createHostCheck(config: Pick<Config, 'authType' | 'allowedHosts' | 'publicUrl'>): HostCheck | undefined {
   if (config.authType !== 'none' && config.allowedHosts.length === 0) return undefined
-  const names = ['localhost', '*.localhost', ...(config.publicUrl === undefined ? [] : [new URL(config.publicUrl).hostname.replace(/\.$/, '')]), ...config.allowedHosts]
+  const names = [
+    'localhost',
+    '*.localhost',
+    ...(config.publicUrl === undefined ? [] : [new URL(config.publicUrl).hostname.replace(/\.$/, '')]),
+    ...config.allowedHosts,
+  ]
   const exact = new Set(names.filter((name) => !name.startsWith('*.')))
   const suffixes = names.filter((name) => name.startsWith('*.')).map((name) => name.slice(1))
   // Nearly every request names the same Host as the one before (SDKs polling, the console): one comparison.
@@ -60,7 +65,11 @@ export function createHostCheck(config: Pick<Config, 'authType' | 'allowedHosts'
  * Pennon does not answer to is; a 403 would say the caller lacks a permission.
  */
 export const hostRefused = (host: string) =>
-  new AppError(421, 'MisdirectedRequestError', `This server does not answer to the host ${quote(host)}. If you reach Pennon by this name, add it to ALLOWED_HOSTS.`)
+  new AppError(
+    421,
+    'MisdirectedRequestError',
+    `This server does not answer to the host ${quote(host)}. If you reach Pennon by this name, add it to ALLOWED_HOSTS.`,
+  )
 
 /**
  * Refuses, before anything else looks at it, a request whose `Host` (and `X-Forwarded-Host`,

@@ -80,9 +80,15 @@ export function parseIntegerId(value: string, path: string): number {
  */
 export function urlFriendlyNameProblems(value: string, path: string): Problem[] {
   if (value.length === 0) return [{ path, message: `The \`${path}\` property must not be empty.` }]
-  if (value.length > 100) return [{ path, message: `The \`${path}\` property must be at most 100 characters long. You sent ${quote(value)}.` }]
+  if (value.length > 100)
+    return [{ path, message: `The \`${path}\` property must be at most 100 characters long. You sent ${quote(value)}.` }]
   if (encodeURIComponent(value) !== value || value === '.' || value === '..') {
-    return [{ path, message: `The \`${path}\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent ${quote(value)}.` }]
+    return [
+      {
+        path,
+        message: `The \`${path}\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent ${quote(value)}.`,
+      },
+    ]
   }
   return []
 }

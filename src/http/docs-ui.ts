@@ -23,10 +23,7 @@ export const DOCS_CSP = [
 export const docsUi: FastifyPluginAsync<{ routePrefix: string }> = async (app, { routePrefix }) => {
   // Every answer under the prefix (the page, its static files, the specification) carries them.
   app.addHook('onRequest', async (_request, reply) => {
-    reply
-      .header('content-security-policy', DOCS_CSP)
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
+    reply.header('content-security-policy', DOCS_CSP).header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer')
   })
   await app.register(swaggerUi, { routePrefix })
 }

@@ -60,7 +60,11 @@ function mergeUnions(errors: readonly AjvError[]): Array<AjvError | MergedUnion>
   for (const union of errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')) {
     const branches = errors.filter((e) => e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`))
     consumed.add(union)
-    if (branches.length === 0 || !branches.every((e) => e.instancePath === union.instancePath && ['type', 'const', 'enum'].includes(e.keyword))) continue
+    if (
+      branches.length === 0 ||
+      !branches.every((e) => e.instancePath === union.instancePath && ['type', 'const', 'enum'].includes(e.keyword))
+    )
+      continue
     const allowed = branches.flatMap((e) =>
       e.keyword === 'type'
         ? [String(e.params.type)]
@@ -126,8 +130,15 @@ export function schemaErrorDetails(errors: readonly AjvError[], context: string)
 /** Where each schema fault is: a missing or an unknown property's is that property's pointer. */
 function faultPointers(errors: readonly AjvError[]): string[] {
   return errors.map((error) => {
-    const property = error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined
-    return property === undefined ? error.instancePath : `${error.instancePath}/${String(property).replaceAll('~', '~0').replaceAll('/', '~1')}`
+    const property =
+      error.keyword === 'required'
+        ? error.params.missingProperty
+        : error.keyword === 'additionalProperties'
+          ? error.params.additionalProperty
+          : undefined
+    return property === undefined
+      ? error.instancePath
+      : `${error.instancePath}/${String(property).replaceAll('~', '~0').replaceAll('/', '~1')}`
   })
 }
 
@@ -145,11 +156,15 @@ export function bodyReport(errors: readonly AjvError[], body: unknown, rules: Bo
       // A rule that cannot read this malformed body adds nothing: the schema's report stands.
     }
   }
-  return details.length > MAX_DETAILS + 1 ? [...details.slice(0, MAX_DETAILS), { message: `${details.length - MAX_DETAILS} more problems not listed.` }] : details
+  return details.length > MAX_DETAILS + 1
+    ? [...details.slice(0, MAX_DETAILS), { message: `${details.length - MAX_DETAILS} more problems not listed.` }]
+    : details
 }
 
 function validationError(error: FastifyError, request: FastifyRequest): AppError {
-  return validationFailed(bodyReport(error.validation as AjvError[], request.body, request.routeOptions.config?.bodyRules, error.validationContext ?? 'body'))
+  return validationFailed(
+    bodyReport(error.validation as AjvError[], request.body, request.routeOptions.config?.bodyRules, error.validationContext ?? 'body'),
+  )
 }
 
 function fromFastifyError(error: FastifyError, request: FastifyRequest): AppError | undefined {

@@ -72,7 +72,7 @@ export function cut(text: string, max: number = ECHO_LIMIT): string {
 
 /** JSON-encodes what a caller sent, cut at 100 characters, for messages that quote it. */
 export function quote(value: unknown): string {
-  return cut(value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value))
+  return cut(value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value)))
 }
 
 export const invalid = (message: string, path?: string): AppError =>
@@ -89,8 +89,7 @@ export const nameExists = (message: string): AppError => new AppError(409, 'Name
 export const invalidOperation = (message: string): AppError => new AppError(409, 'InvalidOperationError', message)
 export const exceedsLimit = (message: string): AppError => new AppError(400, 'ExceedsLimitError', message)
 export const unauthenticated = (message: string): AppError => new AppError(401, 'AuthenticationRequired', message)
-export const forbidden = (message: string, permissions: string[]): AppError =>
-  new AppError(403, 'NoAccessError', message, { permissions })
+export const forbidden = (message: string, permissions: string[]): AppError => new AppError(403, 'NoAccessError', message, { permissions })
 export const tooManyRequests = (
   retryAfterSeconds: number,
   message = `Too many failed authentications from this address: try again in ${retryAfterSeconds} seconds.`,

@@ -13,8 +13,11 @@ import type { Authenticate } from './auth.ts'
 /** Fastify's `frameworkErrors`: a malformed %-escape in the path is a 400, after authentication (and its throttle) as always. */
 export function createFrameworkErrorHandler(authenticate: Authenticate) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    let appError: AppError = validationFailed([{ path: '/params', message: 'The request path contains a malformed percent-encoded sequence.' }])
-    if (error.code !== 'FST_ERR_BAD_URL') appError = validationFailed([{ message: `The request could not be routed: ${cut(error.message, LONG_ECHO_LIMIT)}` }])
+    let appError: AppError = validationFailed([
+      { path: '/params', message: 'The request path contains a malformed percent-encoded sequence.' },
+    ])
+    if (error.code !== 'FST_ERR_BAD_URL')
+      appError = validationFailed([{ message: `The request could not be routed: ${cut(error.message, LONG_ECHO_LIMIT)}` }])
     if (isAdminPath(request.raw.url ?? '')) {
       try {
         await authenticate(request)
@@ -32,7 +35,11 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
   const message =
-    status === 408 ? 'The request took too long to arrive.' : status === 431 ? 'The request headers are too large.' : 'The request is not valid HTTP.'
+    status === 408
+      ? 'The request took too long to arrive.'
+      : status === 431
+        ? 'The request headers are too large.'
+        : 'The request is not valid HTTP.'
   const name: ErrorName = status === 431 ? 'RequestHeaderFieldsTooLarge' : status === 408 ? 'RequestTimeoutError' : 'ValidationError'
   const body = JSON.stringify(errorBody(new AppError(status, name, message)))
   if (socket.writable) {

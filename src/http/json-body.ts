@@ -41,7 +41,10 @@ export function locateHostileInput(value: unknown, path: string): Error | undefi
   if (typeof value === 'string') {
     if (value.includes('\u0000') || !value.isWellFormed()) {
       const shown = cut(path)
-      return invalid(`The \`${shown}\` property contains a NUL character or an unpaired surrogate, which cannot be stored. You sent ${quote(value)}.`, shown)
+      return invalid(
+        `The \`${shown}\` property contains a NUL character or an unpaired surrogate, which cannot be stored. You sent ${quote(value)}.`,
+        shown,
+      )
     }
     return undefined
   }

@@ -6,7 +6,15 @@ import { findHostileInput, hasHostileInput, locateHostileInput, mayHoldHostileIn
 // Strings a body may hold: any, lone surrogates and NUL included, and `__proto__` as a key.
 const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('\u0000', '\ud800', 'a\udc00b', '__proto__', 'ok'))
 const documents = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.double(), text, fc.array(tie('value'), { maxLength: 4 }), tie('object')),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.double(),
+    text,
+    fc.array(tie('value'), { maxLength: 4 }),
+    tie('object'),
+  ),
   // Own properties, as JSON.parse makes them (a `__proto__` key included).
   object: fc.array(fc.tuple(text, tie('value')), { maxLength: 4 }).map((entries) => {
     const object: Record<string, unknown> = {}
@@ -34,7 +42,8 @@ test('a JSON text the quick look at its characters clears parses into nothing ho
     }),
     { numRuns: 3000 },
   )
-  for (const text of ['"\\u0000"', '{"a":"\\ud800"}', '{"__proto__":1}', '{"\\u005f_proto__":1}', '"\ud800"']) assert.equal(mayHoldHostileInput(text), true, text)
+  for (const text of ['"\\u0000"', '{"a":"\\ud800"}', '{"__proto__":1}', '{"\\u005f_proto__":1}', '"\ud800"'])
+    assert.equal(mayHoldHostileInput(text), true, text)
   assert.equal(mayHoldHostileInput('{"appName":"shop","bucket":{"toggles":{"a":{"yes":1}}}}'), false)
 })
 
@@ -43,6 +52,9 @@ test('the place is still named', () => {
     findHostileInput({ a: [{ ok: 1 }, { 'b/c': 'x\u0000' }] }, '/body')?.message,
     'The `/body/a/1/b~1c` property contains a NUL character or an unpaired surrogate, which cannot be stored. You sent "x\\u0000".',
   )
-  assert.equal(findHostileInput({ toggles: JSON.parse('{"__proto__": {}}') }, '/body')?.message, 'The `/body/toggles/__proto__` property is not allowed.')
+  assert.equal(
+    findHostileInput({ toggles: JSON.parse('{"__proto__": {}}') }, '/body')?.message,
+    'The `/body/toggles/__proto__` property is not allowed.',
+  )
   assert.equal(findHostileInput({ toggles: { a: { yes: 1 } } }, '/body'), undefined)
 })

@@ -40,7 +40,8 @@ class PatchFailure extends Error {
 
 function parsePointer(pointer: string, field: 'path' | 'from'): string[] {
   if (pointer === '') return []
-  if (!pointer.startsWith('/')) throw new PatchFailure(field, `must be a JSON Pointer (empty, or starting with "/"); you sent ${quote(pointer)}`)
+  if (!pointer.startsWith('/'))
+    throw new PatchFailure(field, `must be a JSON Pointer (empty, or starting with "/"); you sent ${quote(pointer)}`)
   return pointer
     .slice(1)
     .split('/')
@@ -121,7 +122,9 @@ export function applyPatch(document: unknown, operations: readonly PatchOperatio
     } catch (error) {
       if (!(error instanceof PatchFailure)) throw error
       const at = `${pathPrefix}/${index}/${error.field}`
-      throw validationFailed([{ path: at, message: `Patch operation ${index} (${quote(operation.op)}) cannot apply: the \`${at}\` property ${error.message}.` }])
+      throw validationFailed([
+        { path: at, message: `Patch operation ${index} (${quote(operation.op)}) cannot apply: the \`${at}\` property ${error.message}.` },
+      ])
     }
   }
   return result
@@ -142,7 +145,8 @@ function applyOne(document: unknown, operation: PatchOperation): unknown {
       if (operation.op === 'move' && `${operation.path}/`.startsWith(`${operation.from}/`) && operation.path !== operation.from) {
         throw new PatchFailure('from', 'must not be a prefix of `path`: a value cannot move into itself')
       }
-      const value = operation.op === 'move' ? remove(document, operation.from, 'from') : structuredClone(read(document, operation.from, 'from'))
+      const value =
+        operation.op === 'move' ? remove(document, operation.from, 'from') : structuredClone(read(document, operation.from, 'from'))
       return put(document, operation.path, value, 'add')
     }
     case 'test':
@@ -151,7 +155,10 @@ function applyOne(document: unknown, operation: PatchOperation): unknown {
       }
       return document
     default:
-      throw new PatchFailure('op', `must be one of "add", "remove", "replace", "move", "copy", "test"; you sent ${quote((operation as { op: unknown }).op)}`)
+      throw new PatchFailure(
+        'op',
+        `must be one of "add", "remove", "replace", "move", "copy", "test"; you sent ${quote((operation as { op: unknown }).op)}`,
+      )
   }
 }
 

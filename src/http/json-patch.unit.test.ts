@@ -26,19 +26,33 @@ test('add, remove, replace, move, copy and test follow RFC 6902, on a copy', () 
     { op: 'test', path: '/moved', value: 'y' },
     { op: 'add', path: '/with~1slash~0tilde', value: 1 },
   ])
-  assert.deepEqual(result, { a: 'one', list: [0, 2, 3, 4], nested: { copy: { c: true } }, b: { c: true }, moved: 'y', 'with/slash~tilde': 1 })
+  assert.deepEqual(result, {
+    a: 'one',
+    list: [0, 2, 3, 4],
+    nested: { copy: { c: true } },
+    b: { c: true },
+    moved: 'y',
+    'with/slash~tilde': 1,
+  })
   assert.deepEqual(document, { a: 1, list: [1, 2, 3], nested: { x: 'y' } }, 'the original is untouched')
   assert.deepEqual(applyPatch([1], [{ op: 'replace', path: '', value: [] }]), [])
 })
 
 test('an operation that cannot apply is a 400 naming it, and nothing applies', () => {
-  assert.deepEqual(failure({ a: 1 }, [{ op: 'add', path: '/b', value: 1 }, { op: 'replace', path: '/nope', value: 1 }]), {
-    path: '/body/1/path',
-    message: 'Patch operation 1 ("replace") cannot apply: the `/body/1/path` property names "nope", which does not exist.',
-  })
+  assert.deepEqual(
+    failure({ a: 1 }, [
+      { op: 'add', path: '/b', value: 1 },
+      { op: 'replace', path: '/nope', value: 1 },
+    ]),
+    {
+      path: '/body/1/path',
+      message: 'Patch operation 1 ("replace") cannot apply: the `/body/1/path` property names "nope", which does not exist.',
+    },
+  )
   assert.deepEqual(failure([1, 2], [{ op: 'remove', path: '/5' }]), {
     path: '/body/0/path',
-    message: 'Patch operation 0 ("remove") cannot apply: the `/body/0/path` property names array index "5", which does not exist (the array has 2 items).',
+    message:
+      'Patch operation 0 ("remove") cannot apply: the `/body/0/path` property names array index "5", which does not exist (the array has 2 items).',
   })
   assert.deepEqual(failure({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), {
     path: '/body/0/value',

@@ -29,7 +29,13 @@ test('a limit over the largest page is taken as it (clamp) or refused (refuse)',
 
 test('one message for a bad offset, whatever the list; offset is checked first', () => {
   for (const rules of [clamp, refuse]) {
-    assert.equal(refusal({ offset: '-1', limit: '0' }, rules), 'The `/query/offset` parameter must be a whole number of at least 0. You sent "-1".')
-    assert.equal(refusal({ offset: '1000000000' }, rules), 'The `/query/offset` parameter must be a whole number of at least 0. You sent "1000000000".')
+    assert.equal(
+      refusal({ offset: '-1', limit: '0' }, rules),
+      'The `/query/offset` parameter must be a whole number of at least 0. You sent "-1".',
+    )
+    assert.equal(
+      refusal({ offset: '1000000000' }, rules),
+      'The `/query/offset` parameter must be a whole number of at least 0. You sent "1000000000".',
+    )
   }
 })

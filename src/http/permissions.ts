@@ -70,7 +70,10 @@ export interface Principal {
 }
 
 /** A person (kind `user`) as their events name them: email if they have one, else username, and their id. */
-export function userPrincipal(user: { id: number; email: string | null; username: string | null; root_role: number }, session?: string): Principal {
+export function userPrincipal(
+  user: { id: number; email: string | null; username: string | null; root_role: number },
+  session?: string,
+): Principal {
   return {
     kind: 'user',
     name: user.email ?? user.username ?? String(user.id),

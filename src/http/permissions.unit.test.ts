@@ -3,7 +3,10 @@ import { test } from 'node:test'
 import { ADMIN_ONLY_PERMISSIONS, EDITOR_PERMISSIONS, PERMISSIONS, ROOT_ROLES, rolePermissions } from './permissions.ts'
 
 test('the Editor holds every permission but the admin-only ones', () => {
-  assert.deepEqual(new Set(rolePermissions(ROOT_ROLES.Editor)), new Set(PERMISSIONS.filter((permission) => !ADMIN_ONLY_PERMISSIONS.includes(permission))))
+  assert.deepEqual(
+    new Set(rolePermissions(ROOT_ROLES.Editor)),
+    new Set(PERMISSIONS.filter((permission) => !ADMIN_ONLY_PERMISSIONS.includes(permission))),
+  )
   for (const permission of ['ADMIN', 'UPDATE_PROJECT_SEGMENT', 'UPDATE_PROJECT_CONTEXT'] as const) {
     assert.equal(rolePermissions(ROOT_ROLES.Editor).has(permission), false, permission)
   }

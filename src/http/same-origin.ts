@@ -37,4 +37,8 @@ const REFUSED_WITHOUT = {
 
 /** The 403 of a cross-site state change: `session` for one signed in with the cookie, `none` for one taken without a credential. */
 export const crossSiteRefused = (how: keyof typeof REFUSED_WITHOUT = 'session') =>
-  new AppError(403, 'NoAccessError', `Cross-site request refused: ${REFUSED_WITHOUT[how]} that changes something must come from Pennon's own pages.`)
+  new AppError(
+    403,
+    'NoAccessError',
+    `Cross-site request refused: ${REFUSED_WITHOUT[how]} that changes something must come from Pennon's own pages.`,
+  )

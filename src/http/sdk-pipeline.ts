@@ -55,7 +55,10 @@ function frontendCors(request: FastifyRequest, reply: FastifyReply): boolean {
   reply
     .code(204)
     .header('access-control-allow-methods', 'GET, POST')
-    .header('access-control-allow-headers', typeof asked === 'string' && asked.length <= 1000 && HEADER_LIST.test(asked) ? asked : 'Authorization, Content-Type')
+    .header(
+      'access-control-allow-headers',
+      typeof asked === 'string' && asked.length <= 1000 && HEADER_LIST.test(asked) ? asked : 'Authorization, Content-Type',
+    )
     .header('access-control-max-age', '86400')
     .send()
   return true
@@ -77,6 +80,7 @@ export function registerSdkPipeline(app: FastifyInstance, { authenticate }: { au
 
   // A route under the SDK prefixes without its API is a programming error: refuse to start.
   app.addHook('onRoute', (route) => {
-    if (isSdkPath(route.url) && route.config?.sdkApi === undefined) throw new Error(`Route ${route.method} ${route.url} does not say which SDK API it belongs to`)
+    if (isSdkPath(route.url) && route.config?.sdkApi === undefined)
+      throw new Error(`Route ${route.method} ${route.url} does not say which SDK API it belongs to`)
   })
 }

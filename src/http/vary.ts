@@ -7,7 +7,10 @@ import type { FastifyReply } from 'fastify'
 
 export function addVary(reply: FastifyReply, name: string): void {
   const current = reply.getHeader('vary')
-  const names = (Array.isArray(current) ? current.join(',') : String(current ?? '')).split(',').map((n) => n.trim()).filter((n) => n !== '')
+  const names = (Array.isArray(current) ? current.join(',') : String(current ?? ''))
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '')
   if (names.includes('*') || names.some((n) => n.toLowerCase() === name.toLowerCase())) return
   reply.header('vary', [...names, name].join(', '))
 }

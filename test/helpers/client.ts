@@ -15,4 +15,9 @@ export const flag = (name: string, fields: Record<string, unknown> = {}) => ({
 })
 
 /** The strategy `on` adds to a flag without one, as the client API shows it. */
-export const rolloutOf = (feature: string) => ({ name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: feature }, variants: [] })
+export const rolloutOf = (feature: string) => ({
+  name: 'flexibleRollout',
+  constraints: [],
+  parameters: { rollout: '100', stickiness: 'default', groupId: feature },
+  variants: [],
+})

@@ -41,9 +41,17 @@ export async function prepareTarget(pennon: TestApp): Promise<void> {
 
 /** GET /api/client/features for one environment (a client token of it), with or without the client-spec header. */
 export async function clientFeatures(pennon: TestApp, environment: string, spec?: string): Promise<any> {
-  const scoped = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: `sdk-${environment}-${Math.random().toString(36).slice(2, 8)}`, type: 'client', environment, projects: ['*'] })
+  const scoped = await call(pennon, 'POST', '/api/admin/api-tokens', {
+    tokenName: `sdk-${environment}-${Math.random().toString(36).slice(2, 8)}`,
+    type: 'client',
+    environment,
+    projects: ['*'],
+  })
   assert.equal(scoped.status, 201, scoped.text)
-  const response = await call(pennon, 'GET', '/api/client/features', undefined, { token: scoped.body.secret, headers: spec ? { 'unleash-client-spec': spec } : {} })
+  const response = await call(pennon, 'GET', '/api/client/features', undefined, {
+    token: scoped.body.secret,
+    headers: spec ? { 'unleash-client-spec': spec } : {},
+  })
   assert.equal(response.status, 200, response.text)
   return response.body
 }
@@ -56,19 +64,26 @@ export async function clientFeatures(pennon: TestApp, environment: string, spec?
  */
 export function comparable(flag: any): any {
   const copy = structuredClone(flag)
-  for (const variant of copy.variants ?? []) if (Array.isArray(variant.overrides) && variant.overrides.length === 0) delete variant.overrides
-  if (Array.isArray(copy.dependencies)) copy.dependencies = copy.dependencies.filter((d: unknown, i: number, all: unknown[]) => all.findIndex((o) => JSON.stringify(o) === JSON.stringify(d)) === i)
+  for (const variant of copy.variants ?? [])
+    if (Array.isArray(variant.overrides) && variant.overrides.length === 0) delete variant.overrides
+  if (Array.isArray(copy.dependencies))
+    copy.dependencies = copy.dependencies.filter(
+      (d: unknown, i: number, all: unknown[]) => all.findIndex((o) => JSON.stringify(o) === JSON.stringify(d)) === i,
+    )
   copy.strategies = [...copy.strategies].sort((a: unknown, b: unknown) => (sorted(a) < sorted(b) ? -1 : 1))
   return copy
 }
 
 /** JSON with object keys sorted: the order of keys never decides. */
 function sorted(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v))
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  )
 }
 
 /** The served flags by name. */
-export const byName = (answer: { features: Array<{ name: string }> }): Map<string, any> => new Map(answer.features.map((flag) => [flag.name, flag]))
+export const byName = (answer: { features: Array<{ name: string }> }): Map<string, any> =>
+  new Map(answer.features.map((flag) => [flag.name, flag]))
 
 /**
  * An import of `flags` new flags (by default MAX_IMPORT_FEATURES, the most an import takes) with

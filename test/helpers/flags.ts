@@ -19,7 +19,13 @@ export async function createFlags(pennon: TestApp, names: readonly string[], pro
   for (const name of names) await createFlag(pennon, name, project)
 }
 
-export function addDependency(pennon: TestApp, child: string, body: Record<string, unknown>, project = 'default', token?: string): Promise<ApiResponse> {
+export function addDependency(
+  pennon: TestApp,
+  child: string,
+  body: Record<string, unknown>,
+  project = 'default',
+  token?: string,
+): Promise<ApiResponse> {
   return call(pennon, 'POST', `${projectPath(project)}/features/${child}/dependencies`, body, token === undefined ? {} : { token })
 }
 
@@ -29,9 +35,12 @@ export async function depend(pennon: TestApp, child: string, parent: string, pro
   assert.equal(response.status, 200, response.text)
 }
 
-export const archive = (pennon: TestApp, features: unknown, project = 'default') => call(pennon, 'POST', `${projectPath(project)}/archive`, { features })
-export const revive = (pennon: TestApp, features: unknown, project = 'default') => call(pennon, 'POST', `${projectPath(project)}/revive`, { features })
-export const deleteFlags = (pennon: TestApp, features: unknown, project = 'default') => call(pennon, 'POST', `${projectPath(project)}/delete`, { features })
+export const archive = (pennon: TestApp, features: unknown, project = 'default') =>
+  call(pennon, 'POST', `${projectPath(project)}/archive`, { features })
+export const revive = (pennon: TestApp, features: unknown, project = 'default') =>
+  call(pennon, 'POST', `${projectPath(project)}/revive`, { features })
+export const deleteFlags = (pennon: TestApp, features: unknown, project = 'default') =>
+  call(pennon, 'POST', `${projectPath(project)}/delete`, { features })
 export const validate = (pennon: TestApp, features: unknown, project = 'default', token?: string | null) =>
   call(pennon, 'POST', `${projectPath(project)}/archive/validate`, { features }, token === undefined ? {} : { token })
 
@@ -41,7 +50,9 @@ export async function getFlag(pennon: TestApp, name: string, project = 'default'
   return response.body
 }
 
-export async function dependencyRows(pennon: TestApp): Promise<Array<{ child: string; parent: string; enabled: boolean; variants: string[] }>> {
+export async function dependencyRows(
+  pennon: TestApp,
+): Promise<Array<{ child: string; parent: string; enabled: boolean; variants: string[] }>> {
   const rows = await pennon.database.db.selectFrom('feature_dependencies').selectAll().orderBy('child').execute()
   return rows.map((row) => ({ child: row.child, parent: row.parent, enabled: Boolean(row.enabled), variants: JSON.parse(row.variants) }))
 }
@@ -67,7 +78,19 @@ export function fromOneRequest(events: readonly any[], createdBy = 'admin', crea
     assert.equal(createdAt, first.createdAt, `event ${index} createdAt`)
     assert.equal(groupId, first.groupId, `event ${index} groupId`)
     assert.deepEqual(Object.keys(event), [
-      'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'groupType', 'groupId',
+      'id',
+      'type',
+      'createdBy',
+      'createdAt',
+      'createdByUserId',
+      'data',
+      'preData',
+      'tags',
+      'featureName',
+      'project',
+      'environment',
+      'groupType',
+      'groupId',
     ])
     assert.equal(rest.createdBy, createdBy)
     assert.equal(rest.createdByUserId, createdByUserId)
@@ -94,7 +117,9 @@ export const flagEvent = (type: string, featureName: string, project = 'default'
  */
 export async function assertInvariant(pennon: TestApp): Promise<void> {
   const db = pennon.database.db
-  const flags = new Map((await db.selectFrom('features').select(['name', 'project', 'archived_at']).execute()).map((row) => [row.name, row]))
+  const flags = new Map(
+    (await db.selectFrom('features').select(['name', 'project', 'archived_at']).execute()).map((row) => [row.name, row]),
+  )
   const rows = await dependencyRows(pennon)
   const children = new Set(rows.map((row) => row.child))
   assert.equal(children.size, rows.length, 'a child has at most one parent')

@@ -8,7 +8,12 @@ export const JSON_TYPE = 'application/json; charset=utf-8'
 export const ETAG = /^"[A-Za-z0-9_-]{27}"$/
 
 export async function frontendToken(pennon: TestApp, environment?: string, projects?: string[]): Promise<string> {
-  const body = { tokenName: `frontend-${randomBytes(4).toString('hex')}`, type: 'frontend', ...(environment === undefined ? {} : { environment }), ...(projects === undefined ? {} : { projects }) }
+  const body = {
+    tokenName: `frontend-${randomBytes(4).toString('hex')}`,
+    type: 'frontend',
+    ...(environment === undefined ? {} : { environment }),
+    ...(projects === undefined ? {} : { projects }),
+  }
   const response = await call(pennon, 'POST', '/api/admin/api-tokens', body)
   assert.equal(response.status, 201, response.text)
   return response.body.secret

@@ -10,13 +10,21 @@ export const revert = (pennon: TestApp, id: number, query = '', token?: string):
 
 /** The newest event of this type (of this flag, when named). */
 export async function lastEvent(pennon: TestApp, type: string, featureName?: string): Promise<any> {
-  const found = (await allEvents(pennon)).reverse().find((event) => event.type === type && (featureName === undefined || event.featureName === featureName))
+  const found = (await allEvents(pennon))
+    .reverse()
+    .find((event) => event.type === type && (featureName === undefined || event.featureName === featureName))
   assert.ok(found, `no ${type} event`)
   return found
 }
 
 /** The event summary a revert answers. */
-export const about = (event: any) => ({ id: event.id, type: event.type, featureName: event.featureName, project: event.project, environment: event.environment })
+export const about = (event: any) => ({
+  id: event.id,
+  type: event.type,
+  featureName: event.featureName,
+  project: event.project,
+  environment: event.environment,
+})
 
 /**
  * Reverts `event` twice: a dry run (its exact answer, nothing written), then for real (the same

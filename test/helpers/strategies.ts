@@ -7,10 +7,18 @@ export const JSON_TYPE = 'application/json; charset=utf-8'
 export const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/
 
 /** `/api/admin/projects/:p/features/:f/environments/:env`, the place of a flag in an environment. */
-export const placePath = (feature: string, environment: string, project = 'default') => `${projectPath(project)}/features/${feature}/environments/${environment}`
-export const strategiesPath = (feature: string, environment: string, project = 'default') => `${placePath(feature, environment, project)}/strategies`
+export const placePath = (feature: string, environment: string, project = 'default') =>
+  `${projectPath(project)}/features/${feature}/environments/${environment}`
+export const strategiesPath = (feature: string, environment: string, project = 'default') =>
+  `${placePath(feature, environment, project)}/strategies`
 
-export async function addStrategy(pennon: TestApp, feature: string, environment: string, body: Record<string, unknown>, project = 'default'): Promise<any> {
+export async function addStrategy(
+  pennon: TestApp,
+  feature: string,
+  environment: string,
+  body: Record<string, unknown>,
+  project = 'default',
+): Promise<any> {
   const response = await call(pennon, 'POST', strategiesPath(feature, environment, project), body)
   assert.equal(response.status, 200, response.text)
   return response.body
@@ -70,7 +78,19 @@ export function fromOneRequestIn(events: readonly any[], createdBy = 'admin', cr
   assert.match(first.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   return events.map((event, index) => {
     assert.deepEqual(Object.keys(event), [
-      'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'groupType', 'groupId',
+      'id',
+      'type',
+      'createdBy',
+      'createdAt',
+      'createdByUserId',
+      'data',
+      'preData',
+      'tags',
+      'featureName',
+      'project',
+      'environment',
+      'groupType',
+      'groupId',
     ])
     assert.equal(typeof event.id, 'number')
     assert.equal(event.createdAt, first.createdAt, `event ${index} createdAt`)
@@ -85,7 +105,14 @@ export function fromOneRequestIn(events: readonly any[], createdBy = 'admin', cr
 }
 
 /** An expected event of a flag's environment, as `fromOneRequestIn` leaves it. */
-export const placeEvent = (type: string, featureName: string, environment: string, data: unknown = null, preData: unknown = null, project = 'default') => ({
+export const placeEvent = (
+  type: string,
+  featureName: string,
+  environment: string,
+  data: unknown = null,
+  preData: unknown = null,
+  project = 'default',
+) => ({
   type,
   featureName,
   project,

@@ -43,7 +43,19 @@ export function fromOneRequest(events: readonly any[]): any[] {
   const [first] = events
   return events.map((event, index) => {
     assert.deepEqual(Object.keys(event), [
-      'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'groupType', 'groupId',
+      'id',
+      'type',
+      'createdBy',
+      'createdAt',
+      'createdByUserId',
+      'data',
+      'preData',
+      'tags',
+      'featureName',
+      'project',
+      'environment',
+      'groupType',
+      'groupId',
     ])
     assert.equal(event.createdAt, first.createdAt, `event ${index} createdAt`)
     assert.equal(event.groupId, first.groupId, `event ${index} groupId`)
@@ -57,7 +69,10 @@ export function fromOneRequest(events: readonly any[]): any[] {
 }
 
 /** An expected event, as fromOneRequest leaves it. */
-export const event = (type: string, fields: { featureName?: string; project?: string; data?: unknown; preData?: unknown; tags?: unknown[] } = {}) => ({
+export const event = (
+  type: string,
+  fields: { featureName?: string; project?: string; data?: unknown; preData?: unknown; tags?: unknown[] } = {},
+) => ({
   type,
   featureName: fields.featureName ?? null,
   project: fields.project ?? (fields.featureName ? 'default' : null),

@@ -16,10 +16,16 @@ import { startUnleash } from './unleash-server.ts'
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'migrate.ts')
 
 /** `tokens`: the admin tokens, in the environment as an operator gives them. */
-async function cli(argv: string[], tokens: { MIGRATE_FROM_TOKEN: string; MIGRATE_TO_TOKEN: string }): Promise<{ code: number; out: string; err: string; seconds: number }> {
+async function cli(
+  argv: string[],
+  tokens: { MIGRATE_FROM_TOKEN: string; MIGRATE_TO_TOKEN: string },
+): Promise<{ code: number; out: string; err: string; seconds: number }> {
   const started = performance.now()
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...argv], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...tokens } })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...argv], {
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, ...tokens },
+    })
     return { code: 0, out: stdout, err: stderr, seconds: (performance.now() - started) / 1000 }
   } catch (error: any) {
     return { code: error.code ?? -1, out: error.stdout ?? '', err: error.stderr ?? '', seconds: (performance.now() - started) / 1000 }
@@ -32,7 +38,12 @@ const summaryRow = (out: string, kind: string) => {
   return line.slice(kind.length).trim().split(/\s+/).map(Number)
 }
 
-const regionField = { name: 'region', description: 'where the user is', stickiness: false, legalValues: [{ value: 'eu-west', description: 'Ireland' }, { value: 'us-east' }, { value: 'ap-south', description: 'Mumbai' }] }
+const regionField = {
+  name: 'region',
+  description: 'where the user is',
+  stickiness: false,
+  legalValues: [{ value: 'eu-west', description: 'Ireland' }, { value: 'us-east' }, { value: 'ap-south', description: 'Mumbai' }],
+}
 
 /**
  * A varied state, written through Unleash's admin API. The open-source edition has one project
@@ -42,8 +53,10 @@ const regionField = { name: 'region', description: 'where the user is', stickine
 async function loadState(unleash: Awaited<ReturnType<typeof startUnleash>>): Promise<void> {
   const api = createAdminClient(unleash.url, unleash.token)
   const flag = (project: string, name: string) => `/api/admin/projects/${project}/features/${name}`
-  const strategy = (project: string, name: string, environment: string, body: unknown) => api.send('POST', `${flag(project, name)}/environments/${environment}/strategies`, body)
-  const on = (project: string, name: string, environment: string) => api.send('POST', `${flag(project, name)}/environments/${environment}/on`)
+  const strategy = (project: string, name: string, environment: string, body: unknown) =>
+    api.send('POST', `${flag(project, name)}/environments/${environment}/strategies`, body)
+  const on = (project: string, name: string, environment: string) =>
+    api.send('POST', `${flag(project, name)}/environments/${environment}/on`)
 
   await api.send('POST', '/api/admin/context', regionField)
   await api.send('POST', '/api/admin/context', { name: 'tenantId', description: 'the customer', stickiness: true })
@@ -57,7 +70,11 @@ async function loadState(unleash: Awaited<ReturnType<typeof startUnleash>>): Pro
       { name: 'note', type: 'string', description: '', required: false },
     ],
   })
-  const beta = await api.send('POST', '/api/admin/segments', { name: 'beta-users', description: 'beta testers', constraints: [{ contextName: 'userId', operator: 'IN', values: ['user-1', 'user-2', 'user-3'] }] })
+  const beta = await api.send('POST', '/api/admin/segments', {
+    name: 'beta-users',
+    description: 'beta testers',
+    constraints: [{ contextName: 'userId', operator: 'IN', values: ['user-1', 'user-2', 'user-3'] }],
+  })
   const modern = await api.send('POST', '/api/admin/segments', {
     name: 'modern-eu',
     constraints: [
@@ -66,7 +83,12 @@ async function loadState(unleash: Awaited<ReturnType<typeof startUnleash>>): Pro
     ],
   })
 
-  await api.send('POST', '/api/admin/projects/default/features', { name: 'release.checkout', type: 'release', description: 'new checkout', impressionData: true })
+  await api.send('POST', '/api/admin/projects/default/features', {
+    name: 'release.checkout',
+    type: 'release',
+    description: 'new checkout',
+    impressionData: true,
+  })
   await strategy('default', 'release.checkout', 'development', {
     name: 'flexibleRollout',
     title: 'EU first',
@@ -74,7 +96,10 @@ async function loadState(unleash: Awaited<ReturnType<typeof startUnleash>>): Pro
     constraints: [{ contextName: 'region', operator: 'IN', values: ['eu-west', 'us-east'] }],
     segments: [beta.id],
   })
-  await strategy('default', 'release.checkout', 'development', { name: 'applicationHostname', parameters: { hostNames: 'build-1,build-2' } })
+  await strategy('default', 'release.checkout', 'development', {
+    name: 'applicationHostname',
+    parameters: { hostNames: 'build-1,build-2' },
+  })
   await strategy('default', 'release.checkout', 'production', {
     name: 'flexibleRollout',
     parameters: { rollout: '100', stickiness: 'default', groupId: 'checkout' },
@@ -89,12 +114,26 @@ async function loadState(unleash: Awaited<ReturnType<typeof startUnleash>>): Pro
   await api.send('POST', '/api/admin/features/release.checkout/tags', { type: 'team', value: 'payments' })
 
   await api.send('POST', '/api/admin/projects/default/features', { name: 'experiment.search', type: 'experiment', description: 'ranking' })
-  await strategy('default', 'experiment.search', 'development', { name: 'flexibleRollout', parameters: { rollout: '80', stickiness: 'tenantId', groupId: 'search' }, segments: [modern.id] })
+  await strategy('default', 'experiment.search', 'development', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '80', stickiness: 'tenantId', groupId: 'search' },
+    segments: [modern.id],
+  })
   await strategy('default', 'experiment.search', 'development', { name: 'remoteAddress', disabled: true, parameters: { IPs: '10.0.0.1' } })
-  await strategy('default', 'experiment.search', 'production', { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'random', groupId: 'search' } })
+  await strategy('default', 'experiment.search', 'production', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '25', stickiness: 'random', groupId: 'search' },
+  })
   for (const environment of ['development', 'production']) await on('default', 'experiment.search', environment)
   await api.send('PUT', `${flag('default', 'experiment.search')}/environments/development/variants`, [
-    { name: 'red', weight: 700, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'red' }, overrides: [{ contextName: 'userId', values: ['user-2'] }] },
+    {
+      name: 'red',
+      weight: 700,
+      weightType: 'variable',
+      stickiness: 'default',
+      payload: { type: 'string', value: 'red' },
+      overrides: [{ contextName: 'userId', values: ['user-2'] }],
+    },
     { name: 'blue', weight: 300, weightType: 'fix', stickiness: 'default' },
   ])
   await api.send('POST', '/api/admin/features/experiment.search/tags', { type: 'team', value: 'search' })
@@ -116,14 +155,23 @@ async function loadState(unleash: Awaited<ReturnType<typeof startUnleash>>): Pro
   await api.send('POST', '/api/admin/features/old.banner/tags', { type: 'simple', value: 'legacy' })
   await api.send('DELETE', flag('default', 'old.banner'))
 
-
-  await api.send('POST', '/api/admin/projects/default/features', { name: 'permission.office', type: 'permission', description: 'office network only' })
+  await api.send('POST', '/api/admin/projects/default/features', {
+    name: 'permission.office',
+    type: 'permission',
+    description: 'office network only',
+  })
   await strategy('default', 'permission.office', 'development', { name: 'remoteAddress', parameters: { IPs: '127.0.0.1,10.1.0.0/16' } })
-  await strategy('default', 'permission.office', 'development', { name: 'flexibleRollout', parameters: { rollout: '40', stickiness: 'sessionId', groupId: 'office' }, constraints: [{ contextName: 'tenantId', operator: 'STR_STARTS_WITH', values: ['ACME'], caseInsensitive: true, inverted: true }] })
+  await strategy('default', 'permission.office', 'development', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '40', stickiness: 'sessionId', groupId: 'office' },
+    constraints: [{ contextName: 'tenantId', operator: 'STR_STARTS_WITH', values: ['ACME'], caseInsensitive: true, inverted: true }],
+  })
   await on('default', 'permission.office', 'development')
 }
 
-test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, nothing changed the second time, verify agrees', { timeout: 600_000 }, async (t) => {
+test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, nothing changed the second time, verify agrees', {
+  timeout: 600_000,
+}, async (t) => {
   const times: Record<string, number> = {}
   let started = performance.now()
   const unleash = await startUnleash()
@@ -144,7 +192,19 @@ test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, noth
   times['first migration'] = first.seconds
   assert.equal(first.code, 0, first.out + first.err)
   assert.match(first.out, /Migrated\.\nAPI tokens: not migrated/)
-  const rows = Object.fromEntries(['environments', 'projects', 'project environments', 'tag types', 'context fields', 'strategy definitions', 'segments', 'flags', 'archived flags'].map((kind) => [kind, summaryRow(first.out, kind)]))
+  const rows = Object.fromEntries(
+    [
+      'environments',
+      'projects',
+      'project environments',
+      'tag types',
+      'context fields',
+      'strategy definitions',
+      'segments',
+      'flags',
+      'archived flags',
+    ].map((kind) => [kind, summaryRow(first.out, kind)]),
+  )
   assert.deepEqual(rows, {
     environments: [0, 0, 2],
     projects: [0, 0, 1],
@@ -157,18 +217,28 @@ test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, noth
     'archived flags': [1, 0, 0],
   })
   const archived = await call(pennon, 'GET', '/api/admin/projects/default/features?archived=true&limit=10')
-  assert.deepEqual(archived.body.features.map((f: any) => f.name), ['old.banner'])
-  assert.deepEqual((await call(pennon, 'GET', '/api/admin/features/old.banner/tags')).body.tags, [{ type: 'simple', value: 'legacy', color: '#FFFFFF' }])
+  assert.deepEqual(
+    archived.body.features.map((f: any) => f.name),
+    ['old.banner'],
+  )
+  assert.deepEqual((await call(pennon, 'GET', '/api/admin/features/old.banner/tags')).body.tags, [
+    { type: 'simple', value: 'legacy', color: '#FFFFFF' },
+  ])
   const region = await call(pennon, 'GET', '/api/admin/context/region')
   assert.deepEqual(region.body.legalValues, regionField.legalValues)
   // Both servers' exports agree on the flags' metadata, switches, environment variants, tags and parents.
   const source = createAdminClient(unleash.url, unleash.token)
   for (const environment of ['development', 'production']) {
     const request = { environment, project: 'default' }
-    const [want, have] = [await source.send('POST', '/api/admin/features-batch/export', request), (await call(pennon, 'POST', '/api/admin/features-batch/export', request)).body]
+    const [want, have] = [
+      await source.send('POST', '/api/admin/features-batch/export', request),
+      (await call(pennon, 'POST', '/api/admin/features-batch/export', request)).body,
+    ]
     // Pennon writes `overrides: []` on a variant that has none; Unleash leaves the key out.
-    for (const row of have.featureEnvironments) for (const variant of row.variants) if (variant.overrides?.length === 0) delete variant.overrides
-    for (const key of ['features', 'featureEnvironments', 'featureTags', 'dependencies']) assert.deepEqual(have[key], want[key], `${environment} ${key}`)
+    for (const row of have.featureEnvironments)
+      for (const variant of row.variants) if (variant.overrides?.length === 0) delete variant.overrides
+    for (const key of ['features', 'featureEnvironments', 'featureTags', 'dependencies'])
+      assert.deepEqual(have[key], want[key], `${environment} ${key}`)
   }
 
   const second = await cli(args, tokens)
@@ -182,6 +252,9 @@ test('npm run migrate from a real Unleash 8.2 into a fresh Pennon: summary, noth
   assert.equal(verified.code, 0, verified.out + verified.err)
   assert.match(verified.out, /Agreement: 100\.00% of 600 checks \(0 differences, [1-9]\d* known\)\./)
   // The flag with random stickiness differs between any two evaluations: listed apart, with its reason.
-  assert.match(verified.out, /Known differences \(\d+\), not counted against the agreement:\n {2}\[production\] client SDK experiment\.search .*\(known: random stickiness: each evaluation draws anew\)/)
+  assert.match(
+    verified.out,
+    /Known differences \(\d+\), not counted against the agreement:\n {2}\[production\] client SDK experiment\.search .*\(known: random stickiness: each evaluation draws anew\)/,
+  )
   for (const [what, seconds] of Object.entries(times)) t.diagnostic(`${what}: ${seconds.toFixed(1)} s`)
 })

@@ -81,7 +81,10 @@ export async function startUnleash(): Promise<RealUnleash> {
       await stop()
       throw new Error(`unleash-server exited (${child.exitCode}):\n${output}`)
     }
-    const up = await fetch(`${url}/health`).then((r) => r.ok, () => false)
+    const up = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (up) break
     if (Date.now() > deadline) {
       await stop()

@@ -13,10 +13,44 @@ import { field, h, replace, uid } from './dom.js'
 
 /** @type {[string, [string, string][]][]} */
 const OPERATOR_GROUPS = [
-  ['Lists and strings', [['IN', 'is one of'], ['NOT_IN', 'is not one of'], ['STR_CONTAINS', 'contains'], ['STR_STARTS_WITH', 'starts with'], ['STR_ENDS_WITH', 'ends with'], ['IN_CIDR', 'is an address in']]],
-  ['Numbers', [['NUM_EQ', '='], ['NUM_GT', '>'], ['NUM_GTE', '≥'], ['NUM_LT', '<'], ['NUM_LTE', '≤']]],
-  ['Dates', [['DATE_AFTER', 'is after'], ['DATE_BEFORE', 'is before']]],
-  ['Versions', [['SEMVER_EQ', 'version ='], ['SEMVER_GT', 'version >'], ['SEMVER_GTE', 'version ≥'], ['SEMVER_LT', 'version <'], ['SEMVER_LTE', 'version ≤']]],
+  [
+    'Lists and strings',
+    [
+      ['IN', 'is one of'],
+      ['NOT_IN', 'is not one of'],
+      ['STR_CONTAINS', 'contains'],
+      ['STR_STARTS_WITH', 'starts with'],
+      ['STR_ENDS_WITH', 'ends with'],
+      ['IN_CIDR', 'is an address in'],
+    ],
+  ],
+  [
+    'Numbers',
+    [
+      ['NUM_EQ', '='],
+      ['NUM_GT', '>'],
+      ['NUM_GTE', '≥'],
+      ['NUM_LT', '<'],
+      ['NUM_LTE', '≤'],
+    ],
+  ],
+  [
+    'Dates',
+    [
+      ['DATE_AFTER', 'is after'],
+      ['DATE_BEFORE', 'is before'],
+    ],
+  ],
+  [
+    'Versions',
+    [
+      ['SEMVER_EQ', 'version ='],
+      ['SEMVER_GT', 'version >'],
+      ['SEMVER_GTE', 'version ≥'],
+      ['SEMVER_LT', 'version <'],
+      ['SEMVER_LTE', 'version ≤'],
+    ],
+  ],
   ['Patterns', [['REGEX', 'matches the pattern']]],
 ]
 
@@ -53,9 +87,10 @@ export function valueShape(operator) {
 
 /** Constraint text as people read it: `userId is one of a, b`. @param {Constraint} constraint */
 export function describeConstraint(constraint) {
-  const label = OPERATOR_GROUPS.flatMap(([, operators]) => operators).find(([operator]) => operator === constraint.operator)?.[1] ?? constraint.operator
+  const label =
+    OPERATOR_GROUPS.flatMap(([, operators]) => operators).find(([operator]) => operator === constraint.operator)?.[1] ?? constraint.operator
   const shape = valueShape(constraint.operator)
-  const value = shape === 'list' ? (constraint.values ?? []).join(', ') : constraint.value ?? ''
+  const value = shape === 'list' ? (constraint.values ?? []).join(', ') : (constraint.value ?? '')
   const flags = [constraint.caseInsensitive ? 'any case' : '', constraint.inverted ? 'inverted' : ''].filter(Boolean)
   return `${constraint.inverted ? 'NOT ' : ''}${constraint.contextName} ${label} ${value}${flags.length ? ` (${flags.join(', ')})` : ''}`
 }
@@ -84,26 +119,48 @@ export function constraintEditor(initial, options = {}) {
   /** The defined fields, once the server answered (until then the usual names are offered). @type {Map<string, ContextField>} */
   let defined = new Map()
   const list = h('ol', { class: 'constraints' })
-  const contextList = h('datalist', { id: uid('context-names') }, CONTEXT_FIELDS.map((name) => h('option', { value: name })))
-  loadContextFields(options.project).then((fields) => {
-    defined = new Map(fields.map((contextField) => [contextField.name, contextField]))
-    replace(contextList, [...fields].sort(offeredOrder).map((contextField) => h('option', { value: contextField.name }, contextField.description ?? '')))
-    for (const refresh of refreshers) refresh()
-  }, () => {
-    // The fields could not be read: the usual names stay offered, and any value can be typed.
-  })
-  const fieldset = h('fieldset', { class: 'constraint-editor', 'data-path': basePath },
+  const contextList = h(
+    'datalist',
+    { id: uid('context-names') },
+    CONTEXT_FIELDS.map((name) => h('option', { value: name })),
+  )
+  loadContextFields(options.project).then(
+    (fields) => {
+      defined = new Map(fields.map((contextField) => [contextField.name, contextField]))
+      replace(
+        contextList,
+        [...fields].sort(offeredOrder).map((contextField) => h('option', { value: contextField.name }, contextField.description ?? '')),
+      )
+      for (const refresh of refreshers) refresh()
+    },
+    () => {
+      // The fields could not be read: the usual names stay offered, and any value can be typed.
+    },
+  )
+  const fieldset = h(
+    'fieldset',
+    { class: 'constraint-editor', 'data-path': basePath },
     h('legend', null, options.legend ?? 'Constraints'),
     h('p', { class: 'field-error', hidden: true }),
-    contextList, list,
-    h('button', { type: 'button', class: 'secondary small', onclick: () => {
-      sync()
-      constraints.push({ contextName: 'userId', operator: 'IN', values: [] })
-      render()
-      const inputs = list.querySelectorAll('input[name="contextName"]')
-      const last = inputs[inputs.length - 1]
-      if (last instanceof HTMLInputElement) last.focus()
-    } }, 'Add constraint'))
+    contextList,
+    list,
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small',
+        onclick: () => {
+          sync()
+          constraints.push({ contextName: 'userId', operator: 'IN', values: [] })
+          render()
+          const inputs = list.querySelectorAll('input[name="contextName"]')
+          const last = inputs[inputs.length - 1]
+          if (last instanceof HTMLInputElement) last.focus()
+        },
+      },
+      'Add constraint',
+    ),
+  )
 
   function sync() {
     constraints = readers.map((read) => read())
@@ -112,7 +169,10 @@ export function constraintEditor(initial, options = {}) {
   function render() {
     readers = []
     refreshers = []
-    replace(list, constraints.map((constraint, index) => row(constraint, index)))
+    replace(
+      list,
+      constraints.map((constraint, index) => row(constraint, index)),
+    )
     if (constraints.length === 0) list.append(h('li', { class: 'empty' }, 'No constraints: everyone is matched.'))
   }
 
@@ -122,9 +182,25 @@ export function constraintEditor(initial, options = {}) {
    */
   function row(constraint, index) {
     const path = `${basePath}/${index}`
-    const contextName = h('input', { type: 'text', name: 'contextName', value: constraint.contextName, list: contextList.id, autocomplete: 'off', required: true })
-    const operator = h('select', { name: 'operator' }, OPERATOR_GROUPS.map(([group, operators]) =>
-      h('optgroup', { label: group }, operators.map(([value, label]) => h('option', { value, selected: value === constraint.operator }, `${label} (${value})`)))))
+    const contextName = h('input', {
+      type: 'text',
+      name: 'contextName',
+      value: constraint.contextName,
+      list: contextList.id,
+      autocomplete: 'off',
+      required: true,
+    })
+    const operator = h(
+      'select',
+      { name: 'operator' },
+      OPERATOR_GROUPS.map(([group, operators]) =>
+        h(
+          'optgroup',
+          { label: group },
+          operators.map(([value, label]) => h('option', { value, selected: value === constraint.operator }, `${label} (${value})`)),
+        ),
+      ),
+    )
     const inverted = h('input', { type: 'checkbox', name: 'inverted', checked: constraint.inverted === true })
     const caseInsensitive = h('input', { type: 'checkbox', name: 'caseInsensitive', checked: constraint.caseInsensitive === true })
     const valueSlot = h('div', { class: 'value-slot' })
@@ -141,11 +217,22 @@ export function constraintEditor(initial, options = {}) {
       const legal = legalOf()
       shownLegal = JSON.stringify(legal)
       if (shape === 'list' && legal.length > 0) {
-        readValue = legalValueBoxes(valueSlot, legal, current.values ?? (current.value ? [current.value] : []), `${path}/values`, operator.value === 'IN_CIDR')
+        readValue = legalValueBoxes(
+          valueSlot,
+          legal,
+          current.values ?? (current.value ? [current.value] : []),
+          `${path}/values`,
+          operator.value === 'IN_CIDR',
+        )
       } else if (shape === 'list') {
         const values = h('textarea', { name: 'values', rows: 3, spellcheck: 'false' })
         values.value = (current.values ?? (current.value ? [current.value] : [])).join('\n')
-        readValue = () => ({ values: values.value.split('\n').map((line) => line.trim()).filter(Boolean) })
+        readValue = () => ({
+          values: values.value
+            .split('\n')
+            .map((line) => line.trim())
+            .filter(Boolean),
+        })
         const hint = operator.value === 'IN_CIDR' ? 'One address or CIDR range per line (10.0.0.0/8)' : 'One value per line'
         replace(valueSlot, field('Values', values, { path: `${path}/values`, hint }))
       } else {
@@ -158,15 +245,30 @@ export function constraintEditor(initial, options = {}) {
           hint = 'Your local time; stored as UTC (ISO 8601)'
           readValue = () => ({ values: [], value: input.value ? new Date(input.value).toISOString() : '' })
         } else {
-          const attributes = shape === 'number'
-            ? { inputmode: 'decimal', placeholder: '42' }
-            : shape === 'semver' ? { placeholder: '1.2.3', spellcheck: 'false' } : { placeholder: '^beta-[0-9]+$', spellcheck: 'false' }
+          const attributes =
+            shape === 'number'
+              ? { inputmode: 'decimal', placeholder: '42' }
+              : shape === 'semver'
+                ? { placeholder: '1.2.3', spellcheck: 'false' }
+                : { placeholder: '^beta-[0-9]+$', spellcheck: 'false' }
           input = h('input', { type: 'text', name: 'value', value: previous, autocomplete: 'off', ...attributes })
-          hint = shape === 'number' ? 'A number' : shape === 'semver' ? 'A strict semantic version: 1.2.3 or 2.0.0-beta.1' : 'A regular expression (RE2 syntax, as the SDKs evaluate it)'
+          hint =
+            shape === 'number'
+              ? 'A number'
+              : shape === 'semver'
+                ? 'A strict semantic version: 1.2.3 or 2.0.0-beta.1'
+                : 'A regular expression (RE2 syntax, as the SDKs evaluate it)'
           readValue = () => ({ values: [], value: input.value.trim() })
         }
         // A field with legal values takes only those: offered as suggestions.
-        const suggestions = legal.length > 0 && shape !== 'date' ? h('datalist', { id: uid('legal-values') }, legal.map((legalValue) => h('option', { value: legalValue.value }, legalValue.description ?? ''))) : null
+        const suggestions =
+          legal.length > 0 && shape !== 'date'
+            ? h(
+                'datalist',
+                { id: uid('legal-values') },
+                legal.map((legalValue) => h('option', { value: legalValue.value }, legalValue.description ?? '')),
+              )
+            : null
         if (suggestions) {
           input.setAttribute('list', suggestions.id)
           hint = `One of the legal values of ${contextName.value.trim()}`
@@ -175,15 +277,19 @@ export function constraintEditor(initial, options = {}) {
       }
       const stringy = operator.value.startsWith('STR_') || operator.value === 'REGEX'
       const invertible = operator.value !== 'REGEX'
-      replace(options,
+      replace(
+        options,
         invertible ? h('label', { class: 'check' }, inverted, ' Inverted (NOT)') : null,
-        stringy ? h('label', { class: 'check' }, caseInsensitive, ' Ignore case') : null)
+        stringy ? h('label', { class: 'check' }, caseInsensitive, ' Ignore case') : null,
+      )
     }
 
     const rerender = () => renderValue({ contextName: contextName.value, operator: operator.value, ...readValue() })
     operator.addEventListener('change', rerender)
     // Another field's legal values (or none): the value slot follows the name as it is typed or picked.
-    const follow = () => { if (JSON.stringify(legalOf()) !== shownLegal) rerender() }
+    const follow = () => {
+      if (JSON.stringify(legalOf()) !== shownLegal) rerender()
+    }
     contextName.addEventListener('input', follow)
     refreshers.push(follow)
     renderValue(constraint)
@@ -195,22 +301,47 @@ export function constraintEditor(initial, options = {}) {
       if ((operatorValue.startsWith('STR_') || operatorValue === 'REGEX') && caseInsensitive.checked) out.caseInsensitive = true
       return out
     })
-    return h('li', { class: 'constraint', 'data-path': path },
+    return h(
+      'li',
+      { class: 'constraint', 'data-path': path },
       h('p', { class: 'field-error', hidden: true }),
-      h('div', { class: 'constraint-grid' },
+      h(
+        'div',
+        { class: 'constraint-grid' },
         field('Context field', contextName, { path: `${path}/contextName` }),
         field('Operator', operator, { path: `${path}/operator` }),
-        valueSlot),
-      h('div', { class: 'constraint-foot' }, options,
-        h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove constraint ${index + 1}`, onclick: () => {
-          sync()
-          constraints.splice(index, 1)
-          render()
-        } }, 'Remove')))
+        valueSlot,
+      ),
+      h(
+        'div',
+        { class: 'constraint-foot' },
+        options,
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'link danger',
+            'aria-label': `Remove constraint ${index + 1}`,
+            onclick: () => {
+              sync()
+              constraints.splice(index, 1)
+              render()
+            },
+          },
+          'Remove',
+        ),
+      ),
+    )
   }
 
   render()
-  return { element: fieldset, value: () => { sync(); return constraints } }
+  return {
+    element: fieldset,
+    value: () => {
+      sync()
+      return constraints
+    },
+  }
 }
 
 /**
@@ -231,11 +362,22 @@ function legalValueBoxes(slot, legal, selected, path, cidr) {
     ...legal.map((legalValue) => ({ value: legalValue.value, note: legalValue.description ?? '' })),
     ...selected.filter((value) => !known.has(value)).map((value) => ({ value, note: 'not a legal value' })),
   ]
-  const boxes = options.map((option) => ({ ...option, box: h('input', { type: 'checkbox', name: 'values', value: option.value, checked: chosen.has(option.value) }) }))
-  replace(slot, h('fieldset', { class: 'legal-values', 'data-path': path },
-    h('legend', null, 'Values'),
-    h('p', { class: 'field-error', hidden: true }),
-    h('p', { class: 'hint' }, cidr ? 'The field\'s legal values (addresses or ranges)' : 'The field\'s legal values: pick one or more'),
-    boxes.map(({ value, note, box }) => h('label', { class: 'check' }, box, ` ${value}`, note ? h('span', { class: 'hint' }, ` (${note})`) : null))))
+  const boxes = options.map((option) => ({
+    ...option,
+    box: h('input', { type: 'checkbox', name: 'values', value: option.value, checked: chosen.has(option.value) }),
+  }))
+  replace(
+    slot,
+    h(
+      'fieldset',
+      { class: 'legal-values', 'data-path': path },
+      h('legend', null, 'Values'),
+      h('p', { class: 'field-error', hidden: true }),
+      h('p', { class: 'hint' }, cidr ? "The field's legal values (addresses or ranges)" : "The field's legal values: pick one or more"),
+      boxes.map(({ value, note, box }) =>
+        h('label', { class: 'check' }, box, ` ${value}`, note ? h('span', { class: 'hint' }, ` (${note})`) : null),
+      ),
+    ),
+  )
   return () => ({ values: boxes.filter(({ box }) => box.checked).map(({ value }) => value) })
 }

@@ -68,7 +68,9 @@ export function announce(message) {
   if (!region) return
   region.textContent = ''
   // A fresh text node after a tick, so the same message twice is read twice.
-  setTimeout(() => { region.textContent = message }, 20)
+  setTimeout(() => {
+    region.textContent = message
+  }, 20)
 }
 
 /** @param {string | null | undefined} iso */
@@ -151,12 +153,20 @@ export function clearFieldErrors(form) {
 export function confirmDialog({ title, body, confirm, danger = false, confirmDisabled = false }) {
   return new Promise((resolve) => {
     const titleId = uid('dialog-title')
-    const dialog = h('dialog', { 'aria-labelledby': titleId, class: 'dialog' },
+    const dialog = h(
+      'dialog',
+      { 'aria-labelledby': titleId, class: 'dialog' },
       h('h2', { id: titleId }, title),
       h('div', { class: 'dialog-body' }, body),
-      h('div', { class: 'actions' },
+      h(
+        'div',
+        { class: 'actions' },
         h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close('cancel') }, 'Cancel'),
-        h('button', { type: 'button', class: danger ? 'danger' : 'primary', disabled: confirmDisabled, onclick: () => dialog.close('confirm') }, confirm),
+        h(
+          'button',
+          { type: 'button', class: danger ? 'danger' : 'primary', disabled: confirmDisabled, onclick: () => dialog.close('confirm') },
+          confirm,
+        ),
       ),
     )
     dialog.addEventListener('close', () => {

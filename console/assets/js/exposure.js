@@ -18,7 +18,10 @@
  */
 export function exposureByEnvironment(data, environments = []) {
   const hours = [...new Set(data.map((entry) => entry.timestamp))].sort()
-  const names = [...environments, ...[...new Set(data.map((entry) => entry.environment))].filter((name) => !environments.includes(name)).sort()]
+  const names = [
+    ...environments,
+    ...[...new Set(data.map((entry) => entry.environment))].filter((name) => !environments.includes(name)).sort(),
+  ]
   return names.map((environment) => {
     /** @type {Map<string, ExposureHour>} */
     const byHour = new Map(hours.map((hour) => [hour, { hour, yes: 0, no: 0 }]))
@@ -51,7 +54,11 @@ export function timeAgo(iso, now = Date.now()) {
   const seconds = Math.round((now - then) / 1000)
   if (seconds < 60) return 'just now'
   /** @type {[number, string][]} */
-  const units = [[60 * 60 * 24, 'day'], [60 * 60, 'hour'], [60, 'minute']]
+  const units = [
+    [60 * 60 * 24, 'day'],
+    [60 * 60, 'hour'],
+    [60, 'minute'],
+  ]
   for (const [size, unit] of units) {
     if (seconds >= size) {
       const count = Math.floor(seconds / size)

@@ -9,7 +9,9 @@
  */
 function flatten(value, path, out) {
   if (value !== null && typeof value === 'object') {
-    const entries = Array.isArray(value) ? value.map((item, index) => [`${path}[${index}]`, item]) : Object.entries(value).map(([key, item]) => [path ? `${path}.${key}` : key, item])
+    const entries = Array.isArray(value)
+      ? value.map((item, index) => [`${path}[${index}]`, item])
+      : Object.entries(value).map(([key, item]) => [path ? `${path}.${key}` : key, item])
     if (entries.length === 0) out.set(path || '(value)', Array.isArray(value) ? '[]' : '{}')
     for (const [childPath, item] of entries) flatten(item, String(childPath), out)
   } else {
@@ -39,4 +41,3 @@ export function diffLines(before, after) {
   }
   return lines
 }
-

@@ -56,7 +56,9 @@ async function signOut() {
 }
 
 setUnauthenticatedHandler((reason, username) => {
-  const notice = reason ?? (storedToken() ? 'Your token is no longer accepted (deleted or expired). Sign in again.' : 'Your session has ended. Sign in again.')
+  const notice =
+    reason ??
+    (storedToken() ? 'Your token is no longer accepted (deleted or expired). Sign in again.' : 'Your session has ended. Sign in again.')
   forgetToken()
   void render(notice, username)
 })
@@ -128,18 +130,28 @@ async function render(notice, username) {
   nav.hidden = false
   guardNav()
   const me = session.me
-  replace(who,
+  replace(
+    who,
     // A person's name leads to their profile; tokens have none.
-    me.kind === 'user' ? h('a', { class: 'who-name', href: '#/profile', title: 'Your profile' }, me.name) : h('span', { class: 'who-name' }, me.name),
+    me.kind === 'user'
+      ? h('a', { class: 'who-name', href: '#/profile', title: 'Your profile' }, me.name)
+      : h('span', { class: 'who-name' }, me.name),
     ' ',
     h('span', { class: `badge role-${me.rootRole.toLowerCase()}` }, me.rootRole),
-    me.kind === 'open-access' ? null : h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out'))
+    me.kind === 'open-access' ? null : h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out'),
+  )
   for (const link of nav.querySelectorAll('a')) {
     const target = (link.getAttribute('href') ?? link.getAttribute('data-href') ?? '').slice(1)
     if (path === target || path.startsWith(`${target}/`)) link.setAttribute('aria-current', 'page')
     else link.removeAttribute('aria-current')
   }
-  await renderRoute(main, '#/projects', ({ main: target }) => replace(target, pageHeader('Not found'), h('p', null, 'No page has this address. ', h('a', { href: '#/projects' }, 'Go to the projects.'))))
+  await renderRoute(main, '#/projects', ({ main: target }) =>
+    replace(
+      target,
+      pageHeader('Not found'),
+      h('p', null, 'No page has this address. ', h('a', { href: '#/projects' }, 'Go to the projects.')),
+    ),
+  )
 }
 
 async function boot() {
@@ -154,7 +166,9 @@ async function boot() {
     replace(main, errorBox(error))
     return
   }
-  window.addEventListener('hashchange', () => { void render() })
+  window.addEventListener('hashchange', () => {
+    void render()
+  })
   await render()
 }
 

@@ -23,19 +23,26 @@ function metadataDialog(title, saveLabel, fields, send) {
   const general = h('div')
   const titleId = uid('dialog-title')
   const save = h('button', { type: 'submit', class: 'primary' }, saveLabel)
-  const form = h('form', { method: 'dialog', novalidate: true },
+  const form = h(
+    'form',
+    { method: 'dialog', novalidate: true },
     h('h2', { id: titleId }, title),
     h('div', { class: 'form-grid' }, fields),
     general,
-    h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'),
-      save))
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'), save),
+  )
   const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId }, form)
-  return openFormDialog({ dialog, form, save, general, send: async () => {
-    replace(general)
-    await send()
-    return true
-  } })
+  return openFormDialog({
+    dialog,
+    form,
+    save,
+    general,
+    send: async () => {
+      replace(general)
+      await send()
+      return true
+    },
+  })
 }
 
 /** @param {number | null} days */
@@ -49,16 +56,41 @@ export function lifetimeText(days) {
  */
 export function flagMetadataDialog({ base, flag, types }) {
   const description = h('textarea', { name: 'description', rows: 3 }, flag.description ?? '')
-  const type = h('select', { name: 'type' }, types.map((option) =>
-    h('option', { value: option.id, selected: option.id === flag.type }, `${option.name} (expected lifetime: ${lifetimeText(option.lifetimeDays)})`)))
+  const type = h(
+    'select',
+    { name: 'type' },
+    types.map((option) =>
+      h(
+        'option',
+        { value: option.id, selected: option.id === flag.type },
+        `${option.name} (expected lifetime: ${lifetimeText(option.lifetimeDays)})`,
+      ),
+    ),
+  )
   const stale = h('input', { type: 'checkbox', name: 'stale', checked: flag.stale })
   const impressionData = h('input', { type: 'checkbox', name: 'impressionData', checked: flag.impressionData })
-  return metadataDialog(`Edit ${flag.name}`, 'Save flag', [
-    field('Description', description, { path: '/body/description' }),
-    field('Type', type, { path: '/body/type', hint: 'A flag older than its type\'s expected lifetime is potentially stale.' }),
-    h('div', { class: 'field', 'data-path': '/body/stale' }, h('label', { class: 'check' }, stale, ' Stale: done its job, to be removed'), h('p', { class: 'field-error', hidden: true })),
-    h('div', { class: 'field', 'data-path': '/body/impressionData' }, h('label', { class: 'check' }, impressionData, ' Impression data: SDKs emit an event on each evaluation'), h('p', { class: 'field-error', hidden: true })),
-  ], () => api('PUT', base, { description: description.value, type: type.value, stale: stale.checked, impressionData: impressionData.checked }))
+  return metadataDialog(
+    `Edit ${flag.name}`,
+    'Save flag',
+    [
+      field('Description', description, { path: '/body/description' }),
+      field('Type', type, { path: '/body/type', hint: "A flag older than its type's expected lifetime is potentially stale." }),
+      h(
+        'div',
+        { class: 'field', 'data-path': '/body/stale' },
+        h('label', { class: 'check' }, stale, ' Stale: done its job, to be removed'),
+        h('p', { class: 'field-error', hidden: true }),
+      ),
+      h(
+        'div',
+        { class: 'field', 'data-path': '/body/impressionData' },
+        h('label', { class: 'check' }, impressionData, ' Impression data: SDKs emit an event on each evaluation'),
+        h('p', { class: 'field-error', hidden: true }),
+      ),
+    ],
+    () =>
+      api('PUT', base, { description: description.value, type: type.value, stale: stale.checked, impressionData: impressionData.checked }),
+  )
 }
 
 /**
@@ -68,8 +100,10 @@ export function flagMetadataDialog({ base, flag, types }) {
 export function projectDialog({ path, project }) {
   const name = h('input', { name: 'name', value: project.name, required: true, maxlength: 255 })
   const description = h('textarea', { name: 'description', rows: 3 }, project.description ?? '')
-  return metadataDialog(`Edit project ${project.id}`, 'Save project', [
-    field('Name', name, { path: '/body/name' }),
-    field('Description', description, { path: '/body/description' }),
-  ], () => api('PUT', path, { name: name.value, description: description.value }))
+  return metadataDialog(
+    `Edit project ${project.id}`,
+    'Save project',
+    [field('Name', name, { path: '/body/name' }), field('Description', description, { path: '/body/description' })],
+    () => api('PUT', path, { name: name.value, description: description.value }),
+  )
 }

@@ -50,16 +50,22 @@ export function contextValue(context, name) {
 
 /** `region IN [eu]`, `age NOT NUM_GT 40 (any case)`. @param {Omit<PlayedConstraint, 'result'>} constraint */
 export function constraintText(constraint) {
-  const values = constraint.value !== undefined && (constraint.values ?? []).length === 0 ? constraint.value : `[${(constraint.values ?? []).join(', ')}]`
+  const values =
+    constraint.value !== undefined && (constraint.values ?? []).length === 0
+      ? constraint.value
+      : `[${(constraint.values ?? []).join(', ')}]`
   return `${constraint.contextName} ${constraint.inverted ? 'NOT ' : ''}${constraint.operator} ${values}${constraint.caseInsensitive ? ' (any case)' : ''}`
 }
 
 /** @param {PlayedContext} context @param {PlayedConstraint} constraint */
 function constraintSentence(context, constraint) {
   const value = contextValue(context, constraint.contextName)
-  const given = value !== undefined
-    ? `${constraint.contextName}=${value}`
-    : constraint.contextName === 'currentTime' ? 'currentTime=now' : `${constraint.contextName}, which the context does not set`
+  const given =
+    value !== undefined
+      ? `${constraint.contextName}=${value}`
+      : constraint.contextName === 'currentTime'
+        ? 'currentTime=now'
+        : `${constraint.contextName}, which the context does not set`
   return `constraint \`${constraintText(constraint)}\` is ${constraint.result} for ${given}`
 }
 
@@ -67,7 +73,8 @@ function constraintSentence(context, constraint) {
 export function rolloutSentence(rollout) {
   const percentage = rollout.percentage ?? 0
   if (percentage <= 0) return 'rollout: 0%, nobody is in it'
-  if (rollout.value === null || rollout.bucket === null) return `rollout: by ${rollout.stickiness}, which the context does not set, so nobody is in it`
+  if (rollout.value === null || rollout.bucket === null)
+    return `rollout: by ${rollout.stickiness}, which the context does not set, so nobody is in it`
   const who = rollout.stickiness === 'random' ? 'a random draw' : `${rollout.stickiness}=${rollout.value}`
   return `rollout: ${who} is in bucket ${rollout.bucket} of group ${rollout.groupId}, ${rollout.bucket <= percentage ? 'within' : 'above'} ${percentage}%`
 }
@@ -88,7 +95,10 @@ export function strategyReasons(strategy, context) {
       ...strategy.segments.map((segment) => `segment \`${segment.name}\` is true`),
     ]
     if (rollout) reasons.push(rolloutSentence(rollout))
-    return { verdict: 'holds', reasons: reasons.length ? reasons : [`rule (${strategy.name}${parameterText(strategy.parameters)}) holds for everyone`] }
+    return {
+      verdict: 'holds',
+      reasons: reasons.length ? reasons : [`rule (${strategy.name}${parameterText(strategy.parameters)}) holds for everyone`],
+    }
   }
   const failing = [
     ...strategy.constraints.filter((constraint) => !constraint.result).map((constraint) => constraintSentence(context, constraint)),
@@ -97,9 +107,16 @@ export function strategyReasons(strategy, context) {
   if (strategy.result.evaluationStatus === 'incomplete') {
     return failing.length
       ? { verdict: 'fails', reasons: failing }
-      : { verdict: 'unknown', reasons: [`rule (${strategy.name}) is a custom strategy Pennon cannot evaluate: an SDK that implements it decides`] }
+      : {
+          verdict: 'unknown',
+          reasons: [`rule (${strategy.name}) is a custom strategy Pennon cannot evaluate: an SDK that implements it decides`],
+        }
   }
-  if (rollout && (rollout.bucket === null || rollout.value === null || rollout.bucket > (rollout.percentage ?? 0) || (rollout.percentage ?? 0) <= 0)) failing.push(rolloutSentence(rollout))
+  if (
+    rollout &&
+    (rollout.bucket === null || rollout.value === null || rollout.bucket > (rollout.percentage ?? 0) || (rollout.percentage ?? 0) <= 0)
+  )
+    failing.push(rolloutSentence(rollout))
   if (failing.length === 0) failing.push(`rule (${strategy.name}${parameterText(strategy.parameters)}) is false for this context`)
   return { verdict: 'fails', reasons: failing }
 }
@@ -126,12 +143,11 @@ function strategyLabel(index, strategy) {
 
 /** @param {PlayedDependency} dependency */
 export function dependencySentence(dependency) {
-  const wanted = dependency.enabled
-    ? `on${dependency.variants?.length ? ` with variant ${dependency.variants.join(' or ')}` : ''}`
-    : 'off'
-  const answered = dependency.parentEnabled === null
-    ? 'the parent could not be evaluated'
-    : `the parent is ${dependency.parentEnabled ? 'on' : 'off'}${dependency.parentVariant ? ` with variant ${dependency.parentVariant}` : ''} for this context`
+  const wanted = dependency.enabled ? `on${dependency.variants?.length ? ` with variant ${dependency.variants.join(' or ')}` : ''}` : 'off'
+  const answered =
+    dependency.parentEnabled === null
+      ? 'the parent could not be evaluated'
+      : `the parent is ${dependency.parentEnabled ? 'on' : 'off'}${dependency.parentVariant ? ` with variant ${dependency.parentVariant}` : ''} for this context`
   return `depends on \`${dependency.feature}\` being ${wanted}, and ${answered}: ${dependency.satisfied ? 'satisfied' : 'not satisfied'}`
 }
 
@@ -148,7 +164,10 @@ export function variantSentence(feature, context) {
   const from = choice.source === 'strategy' ? `the variants of ${strategyLabel(index)}` : "the flag's variants"
   if (choice.override) return `variant ${name}: ${from} override it for ${choice.override.contextName}=${choice.override.value}`
   const who = choice.stickiness === 'random' || choice.value === undefined ? 'a random draw' : `${choice.stickiness}=${choice.value}`
-  const lacking = choice.stickiness && choice.stickiness !== 'random' && contextValue(context, choice.stickiness) === undefined ? ` (${choice.stickiness} not set)` : ''
+  const lacking =
+    choice.stickiness && choice.stickiness !== 'random' && contextValue(context, choice.stickiness) === undefined
+      ? ` (${choice.stickiness} not set)`
+      : ''
   return `variant ${name}: ${who}${lacking} is in bucket ${choice.bucket} of ${choice.totalWeight}, which falls to ${name} by weight among ${from}`
 }
 
@@ -160,10 +179,16 @@ export function variantSentence(feature, context) {
  * @returns {FeatureStory}
  */
 export function explainFeature(feature, context, environment) {
-  const strategies = feature.strategies.data.map((strategy, index) => ({ label: strategyLabel(index, strategy), ...strategyReasons(strategy, context) }))
+  const strategies = feature.strategies.data.map((strategy, index) => ({
+    label: strategyLabel(index, strategy),
+    ...strategyReasons(strategy, context),
+  }))
   const dependency = feature.explanation?.dependency ? dependencySentence(feature.explanation.dependency) : null
-  const segments = feature.strategies.data.flatMap((strategy, index) => strategy.segments.map((segment) =>
-    `\`${segment.name}\` (in strategy ${index + 1}) is ${segment.result ? 'true' : 'false'} for this context`))
+  const segments = feature.strategies.data.flatMap((strategy, index) =>
+    strategy.segments.map(
+      (segment) => `\`${segment.name}\` (in strategy ${index + 1}) is ${segment.result ? 'true' : 'false'} for this context`,
+    ),
+  )
   return {
     state: feature.isEnabled ? 'on' : 'off',
     headline: headline(feature, strategies, environment),
@@ -183,13 +208,17 @@ function headline(feature, strategies, environment) {
   const dependency = feature.explanation?.dependency
   const deciding = strategies.findIndex((strategy) => strategy.verdict === 'holds')
   if (feature.isEnabled) {
-    const because = deciding >= 0 ? `${strategyLabel(deciding)} holds: ${strategies[deciding]?.reasons.join('; ')}` : 'switched on, with no strategy to ask'
+    const because =
+      deciding >= 0
+        ? `${strategyLabel(deciding)} holds: ${strategies[deciding]?.reasons.join('; ')}`
+        : 'switched on, with no strategy to ask'
     return `on: ${because}${dependency ? `; its parent \`${dependency.feature}\` is ${dependency.parentEnabled ? 'on' : 'off'}, as required` : ''}`
   }
   if (!feature.isEnabledInCurrentEnvironment) {
     return `off: switched off in ${environment}${deciding >= 0 ? ` (were it on, ${strategyLabel(deciding)} would hold)` : ''}`
   }
-  if (feature.hasUnsatisfiedDependency) return `off: ${dependency ? dependencySentence(dependency) : 'its parent dependency is not satisfied'}`
+  if (feature.hasUnsatisfiedDependency)
+    return `off: ${dependency ? dependencySentence(dependency) : 'its parent dependency is not satisfied'}`
   const evaluated = strategies.map((strategy, index) => ({ ...strategy, index })).filter((strategy) => strategy.verdict !== 'paused')
   const unknown = evaluated.find((strategy) => strategy.verdict === 'unknown')
   if (unknown) return `off here, unknown in an SDK: ${strategyLabel(unknown.index)}'s ${unknown.reasons[0]}`

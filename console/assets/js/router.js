@@ -25,7 +25,12 @@ const routes = []
 export function route(path, view) {
   /** @type {string[]} */
   const names = []
-  const pattern = new RegExp(`^${path.replace(/:([a-zA-Z]+)/g, (_match, name) => { names.push(name); return '([^/]+)' })}$`)
+  const pattern = new RegExp(
+    `^${path.replace(/:([a-zA-Z]+)/g, (_match, name) => {
+      names.push(name)
+      return '([^/]+)'
+    })}$`,
+  )
   routes.push({ pattern, names, view })
 }
 
@@ -66,8 +71,16 @@ export async function renderRoute(main, fallback, notFound) {
     if (!match) continue
     /** @type {Record<string, string>} */
     const params = {}
-    names.forEach((name, index) => { params[name] = decodeURIComponent(match[index + 1] ?? '') })
-    return show(view, { params, query: new URLSearchParams(search), main, onLeave: (cleanup) => cleanups.push(cleanup), current: () => mine === generation })
+    names.forEach((name, index) => {
+      params[name] = decodeURIComponent(match[index + 1] ?? '')
+    })
+    return show(view, {
+      params,
+      query: new URLSearchParams(search),
+      main,
+      onLeave: (cleanup) => cleanups.push(cleanup),
+      current: () => mine === generation,
+    })
   }
   return show(notFound, { params: {}, query: new URLSearchParams(), main, onLeave: () => {}, current: () => mine === generation })
 }

@@ -41,10 +41,19 @@ export function errorBox(error) {
  * @param {{ crumbs?: [string, string][], actions?: import('./dom.js').Child[], subtitle?: import('./dom.js').Child }} [options]
  */
 export function pageHeader(title, options = {}) {
-  return h('header', { class: 'page-header' },
+  return h(
+    'header',
+    { class: 'page-header' },
     options.crumbs?.length
-      ? h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' },
-        h('ol', null, options.crumbs.map(([label, href]) => h('li', null, h('a', { href }, label)))))
+      ? h(
+          'nav',
+          { 'aria-label': 'Breadcrumb', class: 'crumbs' },
+          h(
+            'ol',
+            null,
+            options.crumbs.map(([label, href]) => h('li', null, h('a', { href }, label))),
+          ),
+        )
       : null,
     h('div', { class: 'title-row' }, h('h1', null, title), h('div', { class: 'actions' }, options.actions ?? [])),
     options.subtitle ? h('p', { class: 'subtitle' }, options.subtitle) : null,
@@ -70,9 +79,12 @@ export function section(title, ...children) {
  * @param {{ label: string, checked: boolean, onchange: (next: boolean) => Promise<void> }} options
  */
 export function toggleSwitch({ label, checked, onchange }) {
-  const button = h('button', { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(checked), 'aria-label': label },
+  const button = h(
+    'button',
+    { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(checked), 'aria-label': label },
     h('span', { class: 'track', 'aria-hidden': 'true' }, h('span', { class: 'thumb' })),
-    h('span', { class: 'state', 'aria-hidden': 'true' }, checked ? 'On' : 'Off'))
+    h('span', { class: 'state', 'aria-hidden': 'true' }, checked ? 'On' : 'Off'),
+  )
   button.addEventListener('click', async () => {
     const next = button.getAttribute('aria-checked') !== 'true'
     button.disabled = true
@@ -99,19 +111,30 @@ export function badge(text, kind = '') {
 export function secretPanel(secret, { label = 'Secret', note = 'Copy this secret now: it is shown only this once.' } = {}) {
   const input = h('input', { type: 'text', readonly: true, value: secret, class: 'secret', 'aria-label': label })
   const status = h('span', { role: 'status', class: 'hint' })
-  const copy = h('button', { type: 'button', class: 'secondary', onclick: async () => {
-    try {
-      await navigator.clipboard.writeText(secret)
-    } catch {
-      // Clipboard API refused (not a secure context): copy from the selected field instead.
-      input.select()
-      document.execCommand('copy')
-    }
-    status.textContent = 'Copied.'
-  } }, 'Copy')
-  return h('div', { class: 'alert success secret-panel', role: 'region', 'aria-label': `New ${label.toLowerCase()}` },
+  const copy = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(secret)
+        } catch {
+          // Clipboard API refused (not a secure context): copy from the selected field instead.
+          input.select()
+          document.execCommand('copy')
+        }
+        status.textContent = 'Copied.'
+      },
+    },
+    'Copy',
+  )
+  return h(
+    'div',
+    { class: 'alert success secret-panel', role: 'region', 'aria-label': `New ${label.toLowerCase()}` },
     h('p', null, h('strong', null, note)),
-    h('div', { class: 'secret-row' }, input, copy, status))
+    h('div', { class: 'secret-row' }, input, copy, status),
+  )
 }
 
 /**

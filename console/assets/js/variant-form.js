@@ -29,7 +29,7 @@ export function spreadWeights(rows) {
   const left = Math.max(0, TOTAL_WEIGHT - fixedSum)
   const share = variable === 0 ? 0 : Math.floor(left / variable)
   let remainder = variable === 0 ? 0 : left % variable
-  return rows.map((row) => row.fix ? row.weight : share + (remainder-- > 0 ? 1 : 0))
+  return rows.map((row) => (row.fix ? row.weight : share + (remainder-- > 0 ? 1 : 0)))
 }
 
 /**
@@ -40,9 +40,16 @@ export function variantsDialog({ place, environment, variants }) {
   /** @type {{ read: () => { body: Record<string, unknown>, fix: boolean, weight: number, problems: { path: string, message: string }[] }, showWeight: (weight: number) => void }[]} */
   let rows = []
   const list = h('div', { class: 'variant-list' })
-  const contextList = h('datalist', { id: uid('context-names') }, CONTEXT_FIELDS.map((name) => h('option', { value: name })))
+  const contextList = h(
+    'datalist',
+    { id: uid('context-names') },
+    CONTEXT_FIELDS.map((name) => h('option', { value: name })),
+  )
   /** @type {Variant[]} */
-  let drafts = variants.map((variant) => ({ ...variant, overrides: (variant.overrides ?? []).map((override) => ({ ...override, values: [...override.values] })) }))
+  let drafts = variants.map((variant) => ({
+    ...variant,
+    overrides: (variant.overrides ?? []).map((override) => ({ ...override, values: [...override.values] })),
+  }))
 
   // Rows are rebuilt on add and remove (paths follow the index): read them back first.
   function sync() {
@@ -54,7 +61,10 @@ export function variantsDialog({ place, environment, variants }) {
 
   function render() {
     rows = []
-    replace(list, drafts.map((variant, index) => variantRow(variant, index)))
+    replace(
+      list,
+      drafts.map((variant, index) => variantRow(variant, index)),
+    )
     if (drafts.length === 0) list.append(h('p', { class: 'empty' }, 'No variants: SDKs get the "disabled" variant while the flag is on.'))
     refreshWeights()
   }
@@ -71,17 +81,50 @@ export function variantsDialog({ place, environment, variants }) {
   function variantRow(variant, index) {
     const path = `/body/${index}`
     const name = h('input', { type: 'text', name: 'name', value: variant.name, autocomplete: 'off', required: true })
-    const weightType = h('select', { name: 'weightType' }, ['variable', 'fix'].map((value) =>
-      h('option', { value, selected: value === (variant.weightType === 'fix' ? 'fix' : 'variable') }, value === 'fix' ? 'fixed' : 'variable')))
-    const weight = h('input', { type: 'number', name: 'weight', min: 0, max: 100, step: 0.1, value: (variant.weight / 10).toFixed(1), inputmode: 'decimal' })
+    const weightType = h(
+      'select',
+      { name: 'weightType' },
+      ['variable', 'fix'].map((value) =>
+        h(
+          'option',
+          { value, selected: value === (variant.weightType === 'fix' ? 'fix' : 'variable') },
+          value === 'fix' ? 'fixed' : 'variable',
+        ),
+      ),
+    )
+    const weight = h('input', {
+      type: 'number',
+      name: 'weight',
+      min: 0,
+      max: 100,
+      step: 0.1,
+      value: (variant.weight / 10).toFixed(1),
+      inputmode: 'decimal',
+    })
     const known = STICKINESS.includes(variant.stickiness)
-    const stickiness = h('select', { name: 'stickiness' },
-      [...STICKINESS, CUSTOM].map((value) => h('option', { value, selected: value === (known ? variant.stickiness : CUSTOM) }, value === CUSTOM ? 'custom field…' : value)))
-    const customStickiness = h('input', { type: 'text', name: 'customStickiness', value: known ? '' : variant.stickiness, list: contextList.id, autocomplete: 'off' })
+    const stickiness = h(
+      'select',
+      { name: 'stickiness' },
+      [...STICKINESS, CUSTOM].map((value) =>
+        h('option', { value, selected: value === (known ? variant.stickiness : CUSTOM) }, value === CUSTOM ? 'custom field…' : value),
+      ),
+    )
+    const customStickiness = h('input', {
+      type: 'text',
+      name: 'customStickiness',
+      value: known ? '' : variant.stickiness,
+      list: contextList.id,
+      autocomplete: 'off',
+    })
     const customField = field('Custom stickiness field', customStickiness, { hint: 'A context field, e.g. tenantId' })
-    const payloadTypes = variant.payload && !PAYLOAD_TYPES.includes(variant.payload.type) ? [...PAYLOAD_TYPES, variant.payload.type] : PAYLOAD_TYPES
-    const payloadType = h('select', { name: 'payloadType' }, h('option', { value: '' }, 'none'),
-      payloadTypes.map((value) => h('option', { value, selected: value === variant.payload?.type }, value)))
+    const payloadTypes =
+      variant.payload && !PAYLOAD_TYPES.includes(variant.payload.type) ? [...PAYLOAD_TYPES, variant.payload.type] : PAYLOAD_TYPES
+    const payloadType = h(
+      'select',
+      { name: 'payloadType' },
+      h('option', { value: '' }, 'none'),
+      payloadTypes.map((value) => h('option', { value, selected: value === variant.payload?.type }, value)),
+    )
     const payloadValue = h('textarea', { name: 'payloadValue', rows: 2, spellcheck: 'false' })
     payloadValue.value = variant.payload?.value ?? ''
     const payloadField = field('Payload value', payloadValue, { path: `${path}/payload/value` })
@@ -92,7 +135,10 @@ export function variantsDialog({ place, environment, variants }) {
       customField.hidden = stickiness.value !== CUSTOM
       payloadField.hidden = payloadType.value === ''
     }
-    weightType.addEventListener('change', () => { showChoices(); refreshWeights() })
+    weightType.addEventListener('change', () => {
+      showChoices()
+      refreshWeights()
+    })
     weight.addEventListener('input', refreshWeights)
     stickiness.addEventListener('change', showChoices)
     payloadType.addEventListener('change', showChoices)
@@ -119,70 +165,109 @@ export function variantsDialog({ place, environment, variants }) {
             try {
               JSON.parse(payloadValue.value)
             } catch (error) {
-              problems.push({ path: `${path}/payload/value`, message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` })
+              problems.push({
+                path: `${path}/payload/value`,
+                message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+              })
             }
           }
         }
         body.overrides = overrides.value()
         return { body, fix, weight: fix && Number.isFinite(tenths) ? tenths : 0, problems }
       },
-      showWeight: (tenths) => { if (weight.disabled) weight.value = (tenths / 10).toFixed(1) },
+      showWeight: (tenths) => {
+        if (weight.disabled) weight.value = (tenths / 10).toFixed(1)
+      },
     })
-    return h('fieldset', { class: 'variant', 'data-path': path },
+    return h(
+      'fieldset',
+      { class: 'variant', 'data-path': path },
       h('legend', null, `Variant ${index + 1}`),
       h('p', { class: 'field-error', hidden: true }),
-      h('div', { class: 'form-grid' },
+      h(
+        'div',
+        { class: 'form-grid' },
         field('Name', name, { path: `${path}/name` }),
         field('Weight type', weightType, { path: `${path}/weightType`, hint: 'Variable variants share what the fixed ones leave' }),
         field('Weight (%)', weight, { path: `${path}/weight`, hint: 'One decimal: 33.3' }),
         field('Stickiness', stickiness, { path: `${path}/stickiness`, hint: 'What keeps a user on the same variant' }),
         customField,
         field('Payload type', payloadType, { path: `${path}/payload/type` }),
-        payloadField),
+        payloadField,
+      ),
       overrides.element,
-      h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove variant ${index + 1}`, onclick: () => {
-        sync()
-        drafts.splice(index, 1)
-        render()
-      } }, 'Remove variant'))
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link danger',
+          'aria-label': `Remove variant ${index + 1}`,
+          onclick: () => {
+            sync()
+            drafts.splice(index, 1)
+            render()
+          },
+        },
+        'Remove variant',
+      ),
+    )
   }
 
   const general = h('div')
   const titleId = uid('dialog-title')
   const save = h('button', { type: 'submit', class: 'primary' }, 'Save variants')
-  const form = h('form', { method: 'dialog', novalidate: true },
+  const form = h(
+    'form',
+    { method: 'dialog', novalidate: true },
     h('h2', { id: titleId }, `Variants in ${environment}`),
     contextList,
     // The list's own errors (the sum of fixed weights) name `/body`: they go to `general`, by the Save button.
     list,
-    h('button', { type: 'button', class: 'secondary small', onclick: () => {
-      sync()
-      drafts.push({ name: '', weight: 0, weightType: 'variable', stickiness: 'default', overrides: [] })
-      render()
-      const names = list.querySelectorAll('input[name="name"]')
-      const last = names[names.length - 1]
-      if (last instanceof HTMLInputElement) last.focus()
-    } }, 'Add variant'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small',
+        onclick: () => {
+          sync()
+          drafts.push({ name: '', weight: 0, weightType: 'variable', stickiness: 'default', overrides: [] })
+          render()
+          const names = list.querySelectorAll('input[name="name"]')
+          const last = names[names.length - 1]
+          if (last instanceof HTMLInputElement) last.focus()
+        },
+      },
+      'Add variant',
+    ),
     general,
-    h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'),
-      save))
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'), save),
+  )
   const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId }, form)
   render()
 
-  return openFormDialog({ dialog, form, save, general, send: async () => {
-    const read = rows.map((row) => row.read())
-    const problems = read.flatMap((row) => row.problems)
-    replace(general)
-    // What the browser can tell (bad JSON, a weight out of range) is said without a request.
-    if (problems.length) {
-      showFieldErrors(form, problems, general)
-      return false
-    }
-    clearFieldErrors(form)
-    await api('PUT', `${place}/variants`, read.map((row) => row.body))
-    return true
-  } })
+  return openFormDialog({
+    dialog,
+    form,
+    save,
+    general,
+    send: async () => {
+      const read = rows.map((row) => row.read())
+      const problems = read.flatMap((row) => row.problems)
+      replace(general)
+      // What the browser can tell (bad JSON, a weight out of range) is said without a request.
+      if (problems.length) {
+        showFieldErrors(form, problems, general)
+        return false
+      }
+      clearFieldErrors(form)
+      await api(
+        'PUT',
+        `${place}/variants`,
+        read.map((row) => row.body),
+      )
+      return true
+    },
+  })
 }
 
 /**
@@ -199,38 +284,88 @@ function overrideEditor(initial, basePath, contextListId, number) {
   /** @type {(() => Override)[]} */
   let readers = []
   const list = h('div', { class: 'overrides' })
-  const sync = () => { overrides = readers.map((read) => read()) }
+  const sync = () => {
+    overrides = readers.map((read) => read())
+  }
 
   function render() {
     readers = []
-    replace(list, overrides.map((override, index) => {
-      const path = `${basePath}/${index}`
-      const contextName = h('input', { type: 'text', name: 'overrideContext', value: override.contextName, list: contextListId, autocomplete: 'off' })
-      const values = h('textarea', { name: 'overrideValues', rows: 2, spellcheck: 'false' })
-      values.value = override.values.join('\n')
-      readers.push(() => ({ contextName: contextName.value.trim(), values: values.value.split('\n').map((line) => line.trim()).filter(Boolean) }))
-      return h('div', { class: 'override', 'data-path': path },
-        h('p', { class: 'field-error', hidden: true }),
-        h('div', { class: 'form-grid' },
-          field('Override context field', contextName, { path: `${path}/contextName` }),
-          field('Override values', values, { path: `${path}/values`, hint: 'One value per line' })),
-        h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove override ${index + 1} of variant ${number}`, onclick: () => {
-          sync()
-          overrides.splice(index, 1)
-          render()
-        } }, 'Remove override'))
-    }))
+    replace(
+      list,
+      overrides.map((override, index) => {
+        const path = `${basePath}/${index}`
+        const contextName = h('input', {
+          type: 'text',
+          name: 'overrideContext',
+          value: override.contextName,
+          list: contextListId,
+          autocomplete: 'off',
+        })
+        const values = h('textarea', { name: 'overrideValues', rows: 2, spellcheck: 'false' })
+        values.value = override.values.join('\n')
+        readers.push(() => ({
+          contextName: contextName.value.trim(),
+          values: values.value
+            .split('\n')
+            .map((line) => line.trim())
+            .filter(Boolean),
+        }))
+        return h(
+          'div',
+          { class: 'override', 'data-path': path },
+          h('p', { class: 'field-error', hidden: true }),
+          h(
+            'div',
+            { class: 'form-grid' },
+            field('Override context field', contextName, { path: `${path}/contextName` }),
+            field('Override values', values, { path: `${path}/values`, hint: 'One value per line' }),
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'link danger',
+              'aria-label': `Remove override ${index + 1} of variant ${number}`,
+              onclick: () => {
+                sync()
+                overrides.splice(index, 1)
+                render()
+              },
+            },
+            'Remove override',
+          ),
+        )
+      }),
+    )
   }
 
   render()
-  const element = h('fieldset', { class: 'overrides-editor', 'data-path': basePath },
+  const element = h(
+    'fieldset',
+    { class: 'overrides-editor', 'data-path': basePath },
     h('legend', null, 'Overrides'),
     h('p', { class: 'field-error', hidden: true }),
     list,
-    h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add override to variant ${number}`, onclick: () => {
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small',
+        'aria-label': `Add override to variant ${number}`,
+        onclick: () => {
+          sync()
+          overrides.push({ contextName: 'userId', values: [] })
+          render()
+        },
+      },
+      'Add override',
+    ),
+  )
+  return {
+    element,
+    value: () => {
       sync()
-      overrides.push({ contextName: 'userId', values: [] })
-      render()
-    } }, 'Add override'))
-  return { element, value: () => { sync(); return overrides } }
+      return overrides
+    },
+  }
 }

@@ -120,7 +120,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db
     .insertInto('counters')
-    .values(['event_id', 'segment_id', 'segment_count', 'service_account_id', 'service_account_token_id'].map((name) => ({ name, value: 0 })))
+    .values(
+      ['event_id', 'segment_id', 'segment_count', 'service_account_id', 'service_account_token_id'].map((name) => ({ name, value: 0 })),
+    )
     .onConflict((oc) => oc.column('name').doNothing())
     .execute()
 
@@ -132,7 +134,17 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['counters', 'events', 'service_account_tokens', 'service_accounts', 'api_tokens', 'segments', 'feature_dependencies', 'features', 'projects']) {
+  for (const table of [
+    'counters',
+    'events',
+    'service_account_tokens',
+    'service_accounts',
+    'api_tokens',
+    'segments',
+    'feature_dependencies',
+    'features',
+    'projects',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute()
   }
 }

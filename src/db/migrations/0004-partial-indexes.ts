@@ -16,13 +16,22 @@ const PARTIAL_INDEXES = [
 export async function up(db: Kysely<any>): Promise<void> {
   for (const index of PARTIAL_INDEXES) {
     await db.schema.dropIndex(index.name).execute()
-    await db.schema.createIndex(index.name).on(index.table).columns([...index.columns]).where(index.nullable, 'is not', null).execute()
+    await db.schema
+      .createIndex(index.name)
+      .on(index.table)
+      .columns([...index.columns])
+      .where(index.nullable, 'is not', null)
+      .execute()
   }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const index of PARTIAL_INDEXES) {
     await db.schema.dropIndex(index.name).execute()
-    await db.schema.createIndex(index.name).on(index.table).columns([...index.columns]).execute()
+    await db.schema
+      .createIndex(index.name)
+      .on(index.table)
+      .columns([...index.columns])
+      .execute()
   }
 }

@@ -31,7 +31,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('environment', name, (c) => c.notNull().references('environments.name').onDelete('cascade'))
     .addPrimaryKeyConstraint('project_environments_pk', ['project', 'environment'])
     .execute()
-  await db.schema.createIndex('project_environments_environment_idx').ifNotExists().on('project_environments').column('environment').execute()
+  await db.schema
+    .createIndex('project_environments_environment_idx')
+    .ifNotExists()
+    .on('project_environments')
+    .column('environment')
+    .execute()
 
   await db.schema
     .createTable('feature_environments')
@@ -43,7 +48,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('variants', text, (c) => c.notNull())
     .addPrimaryKeyConstraint('feature_environments_pk', ['feature', 'environment'])
     .execute()
-  await db.schema.createIndex('feature_environments_environment_idx').ifNotExists().on('feature_environments').columns(['environment', 'enabled']).execute()
+  await db.schema
+    .createIndex('feature_environments_environment_idx')
+    .ifNotExists()
+    .on('feature_environments')
+    .columns(['environment', 'enabled'])
+    .execute()
 
   await db.schema
     .createTable('feature_strategies')
@@ -63,8 +73,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('variants', text, (c) => c.notNull())
     .addColumn('sort_order', integer, (c) => c.notNull())
     .addColumn('created_at', timestamp, (c) => c.notNull())
-    .addForeignKeyConstraint('feature_strategies_feature_environment_fk', ['feature_name', 'environment'], 'feature_environments', ['feature', 'environment'], (fk) =>
-      fk.onDelete('cascade'),
+    .addForeignKeyConstraint(
+      'feature_strategies_feature_environment_fk',
+      ['feature_name', 'environment'],
+      'feature_environments',
+      ['feature', 'environment'],
+      (fk) => fk.onDelete('cascade'),
     )
     .execute()
   await db.schema
@@ -81,7 +95,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('segment_id', integer, (c) => c.notNull().references('segments.id').onDelete('restrict'))
     .addPrimaryKeyConstraint('feature_strategy_segments_pk', ['strategy_id', 'segment_id'])
     .execute()
-  await db.schema.createIndex('feature_strategy_segments_segment_idx').ifNotExists().on('feature_strategy_segments').column('segment_id').execute()
+  await db.schema
+    .createIndex('feature_strategy_segments_segment_idx')
+    .ifNotExists()
+    .on('feature_strategy_segments')
+    .column('segment_id')
+    .execute()
 
   // (`where true`: SQLite needs a WHERE before ON CONFLICT in an INSERT … SELECT.)
   // A fresh instance has these two, as the reference does; every existing project gets both,
@@ -112,11 +131,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
-const NOTIFYING_TABLES = ['environments', 'project_environments', 'feature_environments', 'feature_strategies', 'feature_strategy_segments', 'segments']
+const NOTIFYING_TABLES = [
+  'environments',
+  'project_environments',
+  'feature_environments',
+  'feature_strategies',
+  'feature_strategy_segments',
+  'segments',
+]
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) === 'postgres') {
-    for (const table of NOTIFYING_TABLES) await sql`drop trigger if exists ${sql.raw(`${table}_notify_change`)} on ${sql.table(table)}`.execute(db)
+    for (const table of NOTIFYING_TABLES)
+      await sql`drop trigger if exists ${sql.raw(`${table}_notify_change`)} on ${sql.table(table)}`.execute(db)
   }
   for (const table of ['feature_strategy_segments', 'feature_strategies', 'feature_environments', 'project_environments', 'environments']) {
     await db.schema.dropTable(table).ifExists().execute()

@@ -29,13 +29,30 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', timestamp, (c) => c.notNull())
     .execute()
   // "Which flags use this strategy?" before a custom definition is deleted.
-  await db.schema.createIndex('feature_strategies_strategy_name_idx').ifNotExists().on('feature_strategies').column('strategy_name').execute()
+  await db.schema
+    .createIndex('feature_strategies_strategy_name_idx')
+    .ifNotExists()
+    .on('feature_strategies')
+    .column('strategy_name')
+    .execute()
 
   const createdAt = new Date().toISOString()
   const parameter = (name: string, type: string, description: string, required: boolean) => ({ name, type, description, required })
-  const groupId = parameter('groupId', 'string', 'Used to define a activation groups, which allows you to correlate across feature toggles.', true)
+  const groupId = parameter(
+    'groupId',
+    'string',
+    'Used to define a activation groups, which allows you to correlate across feature toggles.',
+    true,
+  )
   const percentage = parameter('percentage', 'percentage', '', false)
-  const builtIn = (sortOrder: number, name: string, displayName: string | null, description: string, deprecated: boolean, parameters: object[]) => ({
+  const builtIn = (
+    sortOrder: number,
+    name: string,
+    displayName: string | null,
+    description: string,
+    deprecated: boolean,
+    parameters: object[],
+  ) => ({
     name,
     title: null,
     display_name: displayName,
@@ -51,22 +68,53 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db
     .insertInto('strategy_definitions')
     .values([
-      builtIn(0, 'flexibleRollout', 'Gradual rollout', 'Roll out to a percentage of your userbase, and ensure that the experience is the same for the user on each visit.', false, [
-        parameter('rollout', 'percentage', '', false),
-        parameter('stickiness', 'string', 'Used define stickiness. Possible values: default, userId, sessionId, random', true),
-        groupId,
+      builtIn(
+        0,
+        'flexibleRollout',
+        'Gradual rollout',
+        'Roll out to a percentage of your userbase, and ensure that the experience is the same for the user on each visit.',
+        false,
+        [
+          parameter('rollout', 'percentage', '', false),
+          parameter('stickiness', 'string', 'Used define stickiness. Possible values: default, userId, sessionId, random', true),
+          groupId,
+        ],
+      ),
+      builtIn(
+        1,
+        'default',
+        'Standard',
+        'This strategy turns on / off for your entire userbase. Prefer using "Gradual rollout" strategy (100%=on, 0%=off).',
+        false,
+        [],
+      ),
+      builtIn(
+        2,
+        'userWithId',
+        'UserIDs',
+        'Enable the feature for a specific set of userIds. Prefer using "Gradual rollout" strategy with user id constraints.',
+        true,
+        [parameter('userIds', 'list', '', false)],
+      ),
+      builtIn(3, 'remoteAddress', 'IPs', 'Enable the feature for a specific set of IP addresses.', false, [
+        parameter('IPs', 'list', 'List of IPs to enable the feature toggle for.', true),
       ]),
-      builtIn(1, 'default', 'Standard', 'This strategy turns on / off for your entire userbase. Prefer using "Gradual rollout" strategy (100%=on, 0%=off).', false, []),
-      builtIn(2, 'userWithId', 'UserIDs', 'Enable the feature for a specific set of userIds. Prefer using "Gradual rollout" strategy with user id constraints.', true, [
-        parameter('userIds', 'list', '', false),
-      ]),
-      builtIn(3, 'remoteAddress', 'IPs', 'Enable the feature for a specific set of IP addresses.', false, [parameter('IPs', 'list', 'List of IPs to enable the feature toggle for.', true)]),
       builtIn(4, 'applicationHostname', 'Hosts', 'Enable the feature for a specific set of hostnames.', false, [
         parameter('hostNames', 'list', 'List of hostnames to enable the feature toggle for.', false),
       ]),
       builtIn(5, 'gradualRolloutRandom', null, 'Randomly activate the feature toggle. No stickiness.', true, [percentage]),
-      builtIn(6, 'gradualRolloutSessionId', null, 'Gradually activate feature toggle. Stickiness based on session id.', true, [percentage, groupId]),
-      builtIn(7, 'gradualRolloutUserId', null, 'Gradually activate feature toggle for logged in users. Stickiness based on user id.', true, [percentage, groupId]),
+      builtIn(6, 'gradualRolloutSessionId', null, 'Gradually activate feature toggle. Stickiness based on session id.', true, [
+        percentage,
+        groupId,
+      ]),
+      builtIn(
+        7,
+        'gradualRolloutUserId',
+        null,
+        'Gradually activate feature toggle for logged in users. Stickiness based on user id.',
+        true,
+        [percentage, groupId],
+      ),
     ])
     .onConflict((oc) => oc.column('name').doNothing())
     .execute()

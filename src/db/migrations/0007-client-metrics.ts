@@ -42,7 +42,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('count', count, (c) => c.notNull())
     .addPrimaryKeyConstraint('client_metrics_env_variants_pk', ['feature_name', 'app_name', 'environment', 'timestamp', 'variant'])
     .execute()
-  await db.schema.createIndex('client_metrics_env_variants_timestamp_idx').ifNotExists().on('client_metrics_env_variants').column('timestamp').execute()
+  await db.schema
+    .createIndex('client_metrics_env_variants_timestamp_idx')
+    .ifNotExists()
+    .on('client_metrics_env_variants')
+    .column('timestamp')
+    .execute()
 
   await db.schema
     .createTable('client_applications')
@@ -94,7 +99,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['last_seen_at_metrics', 'client_instances', 'client_applications_usage', 'client_applications', 'client_metrics_env_variants', 'client_metrics_env']) {
+  for (const table of [
+    'last_seen_at_metrics',
+    'client_instances',
+    'client_applications_usage',
+    'client_applications',
+    'client_metrics_env_variants',
+    'client_metrics_env',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute()
   }
 }

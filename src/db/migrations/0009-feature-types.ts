@@ -30,7 +30,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .values([
       type(0, 'release', 'Release', 'Roll out new or incomplete features. Expected lifetime ~40 days', 40),
       type(1, 'experiment', 'Experiment', 'A/B and multivariate testing. Expected lifetime ~40 days', 40),
-      type(2, 'operational', 'Operational', 'Transition between technical implementations with minimal risk. Expected lifetime: ~7 days', 7),
+      type(
+        2,
+        'operational',
+        'Operational',
+        'Transition between technical implementations with minimal risk. Expected lifetime: ~7 days',
+        7,
+      ),
       type(3, 'kill-switch', 'Kill switch', 'Quickly disable certain functionalities or features. Expected lifetime: permanent', null),
       type(4, 'permission', 'Permission', 'Control feature access based on user roles or entitlements. Expected lifetime: permanent', null),
       type(5, 'sunset', 'Sunset', 'Coordinate the planned removal of an existing feature. Expected lifetime: ~90 days', 90),

@@ -46,11 +46,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('feature_tags_pk', ['feature_name', 'tag_type', 'tag_value'])
     .addForeignKeyConstraint('feature_tags_tag_fk', ['tag_type', 'tag_value'], 'tags', ['type', 'value'], (fk) => fk.onDelete('cascade'))
     .execute()
-  await db.schema.createIndex('feature_tags_tag_idx').ifNotExists().on('feature_tags').columns(['tag_type', 'tag_value', 'feature_name']).execute()
+  await db.schema
+    .createIndex('feature_tags_tag_idx')
+    .ifNotExists()
+    .on('feature_tags')
+    .columns(['tag_type', 'tag_value', 'feature_name'])
+    .execute()
 
   await db
     .insertInto('tag_types')
-    .values({ name: 'simple', description: 'Used to simplify filtering of features', icon: '#', color: '#FFFFFF', created_at: new Date().toISOString() })
+    .values({
+      name: 'simple',
+      description: 'Used to simplify filtering of features',
+      icon: '#',
+      color: '#FFFFFF',
+      created_at: new Date().toISOString(),
+    })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute()
 

@@ -29,7 +29,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // "Which strategies constrain on this field?" reads only the strategies that have constraints
   // (most have none), then parses their JSON: an index of exactly those rows.
-  await sql`create index if not exists feature_strategies_constrained_idx on feature_strategies (feature_name) where constraints <> '[]'`.execute(db)
+  await sql`create index if not exists feature_strategies_constrained_idx on feature_strategies (feature_name) where constraints <> '[]'`.execute(
+    db,
+  )
 
   const createdAt = new Date().toISOString()
   const builtIn = (sortOrder: number, fieldName: string, description: string, stickiness: boolean) => ({

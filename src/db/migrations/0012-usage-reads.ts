@@ -21,9 +21,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('unknown_flags_pk', ['name', 'app_name', 'environment'])
     .execute()
   await db.schema.createIndex('unknown_flags_last_seen_idx').ifNotExists().on('unknown_flags').column('last_seen_at').execute()
-  await db.schema.createIndex('unknown_flags_app_idx').ifNotExists().on('unknown_flags').columns(['app_name', 'environment', 'name']).execute()
+  await db.schema
+    .createIndex('unknown_flags_app_idx')
+    .ifNotExists()
+    .on('unknown_flags')
+    .columns(['app_name', 'environment', 'name'])
+    .execute()
   await db.schema.alterTable('client_instances').addColumn('sdk_type', name).execute()
-  await db.schema.createIndex('client_metrics_env_app_idx').ifNotExists().on('client_metrics_env').columns(['app_name', 'environment', 'feature_name']).execute()
+  await db.schema
+    .createIndex('client_metrics_env_app_idx')
+    .ifNotExists()
+    .on('client_metrics_env')
+    .columns(['app_name', 'environment', 'feature_name'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -65,7 +65,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('seen_at', timestamp)
     .addColumn('created_at', timestamp, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('personal_access_tokens_user_idx').ifNotExists().on('personal_access_tokens').columns(['user_id', 'id']).execute()
+  await db.schema
+    .createIndex('personal_access_tokens_user_idx')
+    .ifNotExists()
+    .on('personal_access_tokens')
+    .columns(['user_id', 'id'])
+    .execute()
 
   await db.schema
     .createTable('password_reset_tokens')
@@ -78,7 +83,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('password_reset_tokens_user_idx').ifNotExists().on('password_reset_tokens').column('user_id').execute()
 
-  await db.insertInto('counters').values({ name: 'personal_token_id', value: 0 }).onConflict((oc) => oc.column('name').doNothing()).execute()
+  await db
+    .insertInto('counters')
+    .values({ name: 'personal_token_id', value: 0 })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute()
 
   if (dialectOf(db) === 'postgres') {
     for (const table of ['users', 'personal_access_tokens']) {

@@ -50,7 +50,9 @@ export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date
     .execute()
   return [
     ...adminUsers.map((user) => ({ kind: 'user' as const, userId: user.id })),
-    ...apiTokens.filter((token) => !isExpired(token.expires_at, now)).map((token) => ({ kind: 'api-token' as const, tokenName: token.token_name })),
+    ...apiTokens
+      .filter((token) => !isExpired(token.expires_at, now))
+      .map((token) => ({ kind: 'api-token' as const, tokenName: token.token_name })),
     ...accountTokens
       .filter((token) => !isExpired(token.expires_at, now))
       .map((token) => ({ kind: 'service-account-token' as const, accountId: token.service_account_id })),
@@ -63,7 +65,11 @@ const WHY = 'Create another admin token, a token for an Admin service account, o
  * Refuses (409) a removal that takes away admin-capable credentials and leaves none. A removal
  * of credentials that administer nothing, or when none is left anyway, is not this rule's business.
  */
-export function keepAnAdmin(credentials: readonly AdminCredential[], removes: (credential: AdminCredential) => boolean, what: string): void {
+export function keepAnAdmin(
+  credentials: readonly AdminCredential[],
+  removes: (credential: AdminCredential) => boolean,
+  what: string,
+): void {
   if (credentials.some(removes) && credentials.every(removes)) {
     throw invalidOperation(`${what} the last credential that can administer Pennon, so it cannot be deleted. ${WHY}`)
   }

@@ -37,7 +37,14 @@ export interface AuthenticatorOptions {
  * without a token query (remembered principals, then a snapshot of every token); a valid one is
  * answered as ever.
  */
-export function createAuthenticator({ db, config, changes, tokens = createTokenStore(db), session, throttle = createAuthThrottle(config.authFailuresPerMinute) }: AuthenticatorOptions): Authenticate {
+export function createAuthenticator({
+  db,
+  config,
+  changes,
+  tokens = createTokenStore(db),
+  session,
+  throttle = createAuthThrottle(config.authFailuresPerMinute),
+}: AuthenticatorOptions): Authenticate {
   const cache = createPrincipalCache(changes)
   const snapshot = createPrincipalSnapshot(changes, (now) => tokens.allPrincipals(now))
   // The secret hash of Authorization headers whose token was remembered: an SDK polling sends the

@@ -9,7 +9,15 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { createDb } from '../../db/database.ts'
 import { migrateToLatest } from '../../db/migrate.ts'
-import { allEvents, call, createTestApp, createTestStorage, onEachDatabase, type TestDatabase, type TestStorage } from '../../../test/test-app.ts'
+import {
+  allEvents,
+  call,
+  createTestApp,
+  createTestStorage,
+  onEachDatabase,
+  type TestDatabase,
+  type TestStorage,
+} from '../../../test/test-app.ts'
 import { createTokenService, type BootstrapOutcome } from './token-service.ts'
 
 const initToken = () => `*:*.${randomBytes(32).toString('hex')}`
@@ -56,7 +64,10 @@ onEachDatabase('start-up admin tokens', (database) => {
     const pennon = await appOn(t, database, storage)
     const list = await call(pennon, 'GET', '/api/admin/api-tokens', undefined, { token: secret })
     assert.equal(list.status, 200)
-    assert.deepEqual(list.body.tokens.map((token: { tokenName: string }) => token.tokenName), ['admin'])
+    assert.deepEqual(
+      list.body.tokens.map((token: { tokenName: string }) => token.tokenName),
+      ['admin'],
+    )
     const events = (await allEvents(pennon)).map((e) => [e.type, e.createdBy, e.createdByUserId, e.groupType, e.data?.tokenName])
     assert.deepEqual(events, [['api-token-created', 'system', -1337, 'system', 'admin']])
   })
@@ -88,8 +99,14 @@ onEachDatabase('start-up admin tokens', (database) => {
     assert.equal(list.status, 200)
     assert.deepEqual(list.body.tokens.map((token: { tokenName: string }) => token.tokenName).sort(), ['admin', 'admin-2', 'ci'])
     const created = (await allEvents(first)).filter((e) => e.type === 'api-token-created').at(-1)
-    assert.deepEqual([created.createdBy, created.createdByUserId, created.groupType, created.project, created.environment], ['system', -1337, 'system', '*', '*'])
-    assert.deepEqual({ ...created.data, createdAt: 'c' }, { tokenName: 'admin-2', type: 'admin', environment: '*', projects: ['*'], expiresAt: null, createdAt: 'c' })
+    assert.deepEqual(
+      [created.createdBy, created.createdByUserId, created.groupType, created.project, created.environment],
+      ['system', -1337, 'system', '*', '*'],
+    )
+    assert.deepEqual(
+      { ...created.data, createdAt: 'c' },
+      { tokenName: 'admin-2', type: 'admin', environment: '*', projects: ['*'], expiresAt: null, createdAt: 'c' },
+    )
     assert.deepEqual(await bootstrap(storage, [initToken()]), { kind: 'nothing' }, 'once one can administer, INIT tokens are left alone')
   })
 
@@ -103,14 +120,20 @@ onEachDatabase('start-up admin tokens', (database) => {
     // Without token auth nobody is locked out of anything, so nothing is said.
     assert.deepEqual(await bootstrap(storage, [], false), { kind: 'nothing' })
     const rows = await pennon.database.db.selectFrom('api_tokens').select('token_name').execute()
-    assert.deepEqual(rows.map((row) => row.token_name), ['admin'])
+    assert.deepEqual(
+      rows.map((row) => row.token_name),
+      ['admin'],
+    )
   })
 
   test("an Admin service account's token can administer: no INIT token is needed then", async (t) => {
     const storage = await useStorage(t, database)
     const pennon = await appOn(t, database, storage)
     const account = await call(pennon, 'POST', '/api/admin/service-account', { username: 'robot', name: 'Robot', rootRole: 1 })
-    assert.equal((await call(pennon, 'POST', `/api/admin/service-account/${account.body.id}/token`, { description: 'r', expiresAt: null })).status, 201)
+    assert.equal(
+      (await call(pennon, 'POST', `/api/admin/service-account/${account.body.id}/token`, { description: 'r', expiresAt: null })).status,
+      201,
+    )
     await pennon.database.db.updateTable('api_tokens').set({ expires_at: EXPIRED }).where('token_name', '=', 'admin').execute()
     assert.deepEqual(await bootstrap(storage, [initToken()]), { kind: 'nothing' })
   })

@@ -7,11 +7,13 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 
-const WHY = 'the last credential that can administer Pennon, so it cannot be deleted. Create another admin token, a token for an Admin service account, or an Admin user with a password first.'
+const WHY =
+  'the last credential that can administer Pennon, so it cannot be deleted. Create another admin token, a token for an Admin service account, or an Admin user with a password first.'
 const lastToken = (name: string) => errorOf('InvalidOperationError', `API token ${JSON.stringify(name)} is ${WHY}`)
 const lastAccount = (username: string) => errorOf('InvalidOperationError', `Service account ${JSON.stringify(username)} holds ${WHY}`)
 
-const tokenNames = async (pennon: TestApp) => ((await call(pennon, 'GET', '/api/admin/api-tokens')).body.tokens as Array<{ tokenName: string }>).map((t) => t.tokenName).sort()
+const tokenNames = async (pennon: TestApp) =>
+  ((await call(pennon, 'GET', '/api/admin/api-tokens')).body.tokens as Array<{ tokenName: string }>).map((t) => t.tokenName).sort()
 
 async function adminToken(pennon: TestApp, tokenName: string, expiresAt: string | null = null): Promise<string> {
   const created = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName, type: 'admin', expiresAt })
@@ -20,7 +22,12 @@ async function adminToken(pennon: TestApp, tokenName: string, expiresAt: string 
 }
 
 /** A service account with a root role and one token; returns its id and the token's secret. */
-async function account(pennon: TestApp, username: string, rootRole: 1 | 2 | 3, expiresAt: string | null = null): Promise<{ id: number; secret: string }> {
+async function account(
+  pennon: TestApp,
+  username: string,
+  rootRole: 1 | 2 | 3,
+  expiresAt: string | null = null,
+): Promise<{ id: number; secret: string }> {
   const created = await call(pennon, 'POST', '/api/admin/service-account', { username, name: username, rootRole })
   assert.equal(created.status, 201, created.text)
   const token = await call(pennon, 'POST', `/api/admin/service-account/${created.body.id}/token`, { description: 'test', expiresAt })
@@ -86,7 +93,8 @@ onEachDatabase('the last admin credential', (database) => {
 
   test('client and frontend tokens, and Editor or Viewer accounts, go as before', async (t) => {
     const pennon = await useTestApp(t, database)
-    for (const type of ['client', 'frontend']) assert.equal((await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: type, type })).status, 201)
+    for (const type of ['client', 'frontend'])
+      assert.equal((await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: type, type })).status, 201)
     const editor = await account(pennon, 'editor', 2)
     const viewer = await account(pennon, 'viewer', 3)
     for (const path of ['api-tokens/client', 'api-tokens/frontend', `service-account/${editor.id}`, `service-account/${viewer.id}`]) {
@@ -100,7 +108,11 @@ onEachDatabase('the last admin credential', (database) => {
     // An Editor's token and an expired Admin token count for nothing.
     await account(pennon, 'editor', 2)
     const expired = await account(pennon, 'stale-admin', 1, '2999-01-01T00:00:00.000Z')
-    await pennon.database.db.updateTable('service_account_tokens').set({ expires_at: '2001-01-01T00:00:00.000Z' }).where('service_account_id', '=', expired.id).execute()
+    await pennon.database.db
+      .updateTable('service_account_tokens')
+      .set({ expires_at: '2001-01-01T00:00:00.000Z' })
+      .where('service_account_id', '=', expired.id)
+      .execute()
     assert.deepEqual(withoutId((await call(pennon, 'DELETE', '/api/admin/api-tokens/admin')).body), lastToken('admin'))
 
     const robot = await account(pennon, 'robot', 1)
@@ -110,7 +122,10 @@ onEachDatabase('the last admin credential', (database) => {
     const refused = await call(asRobot, 'DELETE', `/api/admin/service-account/${robot.id}`)
     assert.equal(refused.status, 409)
     assert.deepEqual(withoutId(refused.body), lastAccount('robot'))
-    assert.equal((await call(asRobot, 'GET', '/api/admin/service-account')).body.serviceAccounts.some((a: { id: number }) => a.id === robot.id), true)
+    assert.equal(
+      (await call(asRobot, 'GET', '/api/admin/service-account')).body.serviceAccounts.some((a: { id: number }) => a.id === robot.id),
+      true,
+    )
     // An unknown account is still a 404, not a 409.
     assert.equal((await call(asRobot, 'DELETE', '/api/admin/service-account/999')).status, 404)
 
@@ -123,7 +138,10 @@ onEachDatabase('the last admin credential', (database) => {
   test('an Admin service account with several tokens is one credential holder: refused while they are the last', async (t) => {
     const pennon = await useTestApp(t, database)
     const robot = await account(pennon, 'robot', 1)
-    assert.equal((await call(pennon, 'POST', `/api/admin/service-account/${robot.id}/token`, { description: 'second', expiresAt: null })).status, 201)
+    assert.equal(
+      (await call(pennon, 'POST', `/api/admin/service-account/${robot.id}/token`, { description: 'second', expiresAt: null })).status,
+      201,
+    )
     assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/admin')).status, 200)
     const refused = await call({ ...pennon, adminToken: robot.secret }, 'DELETE', `/api/admin/service-account/${robot.id}`)
     assert.deepEqual(withoutId(refused.body), lastAccount('robot'))

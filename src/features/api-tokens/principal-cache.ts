@@ -41,7 +41,10 @@ export function createPrincipalCache(watch: ChangeWatch) {
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string)
       const expiresAtMs = resolved.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(resolved.expiresAt)
       // A date that does not parse is taken as past: the token is looked up again, never kept beyond its time.
-      entries.set(secretHash, { principal: resolved.principal, expiresAtMs: Number.isNaN(expiresAtMs) ? Number.NEGATIVE_INFINITY : expiresAtMs })
+      entries.set(secretHash, {
+        principal: resolved.principal,
+        expiresAtMs: Number.isNaN(expiresAtMs) ? Number.NEGATIVE_INFINITY : expiresAtMs,
+      })
     },
   }
 }
@@ -81,13 +84,15 @@ export function createPrincipalSnapshot(watch: ChangeWatch, readAll: (now: strin
   function freshRead(): Promise<Principals> {
     if (queued) return queued
     if (!running) return startRead()
-    const next = running.read.then(
-      () => undefined,
-      () => undefined,
-    ).then(() => {
-      queued = undefined
-      return startRead()
-    })
+    const next = running.read
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        queued = undefined
+        return startRead()
+      })
     queued = next
     return next
   }

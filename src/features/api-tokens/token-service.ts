@@ -16,7 +16,9 @@ import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccount
 const eventProject = (token: ApiToken) => (token.projects.length === 1 ? token.projects[0] : null)
 
 const pastProblems = (expiresAt: string | null, path: string): ErrorDetail[] =>
-  expiresAt && Date.parse(expiresAt) <= Date.now() ? [{ path, message: `The \`${path}\` property must be in the future. You sent ${quote(expiresAt)}.` }] : []
+  expiresAt && Date.parse(expiresAt) <= Date.now()
+    ? [{ path, message: `The \`${path}\` property must be in the future. You sent ${quote(expiresAt)}.` }]
+    : []
 
 /** The rule of a token body beyond its schema (body-rules.ts): an expiry is in the future. */
 export const expiresAtRule = field('expiresAt', pastProblems)
@@ -99,8 +101,8 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
     createApiToken: (input: CreateApiTokenBody, actor: Actor): Promise<ApiToken & { secret: string }> => {
       checkNotPast(input.expiresAt, '/body/expiresAt')
       const admin = input.type === 'admin'
-      const projects = admin ? ['*'] : input.projects ?? ['*']
-      const environment = admin ? '*' : input.environment ?? 'development'
+      const projects = admin ? ['*'] : (input.projects ?? ['*'])
+      const environment = admin ? '*' : (input.environment ?? 'development')
       return db.transaction().execute(async (trx) => {
         const audit = auditContext(actor)
         const token: ApiToken = {
@@ -121,11 +123,24 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
     deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
         const admins = await lockAdminCredentials(trx)
-        keepAnAdmin(admins, (credential) => credential.kind === 'api-token' && credential.tokenName === tokenName, `API token ${quote(tokenName)} is`)
+        keepAnAdmin(
+          admins,
+          (credential) => credential.kind === 'api-token' && credential.tokenName === tokenName,
+          `API token ${quote(tokenName)} is`,
+        )
         const deleted = await createTokenStore(trx).deleteByName(tokenName)
         if (deleted.length === 0) throw notFound(`No API token is named ${quote(tokenName)}.`)
         const audit = auditContext(actor)
-        await appendEvents(trx, audit, deleted.map((token) => ({ type: 'api-token-deleted' as const, project: eventProject(token), environment: token.environment, preData: token })))
+        await appendEvents(
+          trx,
+          audit,
+          deleted.map((token) => ({
+            type: 'api-token-deleted' as const,
+            project: eventProject(token),
+            environment: token.environment,
+            preData: token,
+          })),
+        )
       }),
 
     listServiceAccounts: async (): Promise<ServiceAccountData[]> => {
@@ -135,7 +150,8 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
     createServiceAccount: (input: CreateServiceAccountBody, actor: Actor): Promise<ServiceAccountData> =>
       db.transaction().execute(async (trx) => {
         const store = createTokenStore(trx)
-        if (await store.serviceAccountUsernameTaken(input.username)) throw nameExists(`A service account with username ${quote(input.username)} already exists.`)
+        if (await store.serviceAccountUsernameTaken(input.username))
+          throw nameExists(`A service account with username ${quote(input.username)} already exists.`)
         const audit = auditContext(actor)
         const account: ServiceAccountData = {
           id: await advanceCounter(trx, 'service_account_id'),
@@ -160,7 +176,11 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
         const store = createTokenStore(trx)
         const account = await store.findServiceAccount(id)
         if (!account) throw notFound(`No service account has id ${id}.`)
-        keepAnAdmin(admins, (credential) => credential.kind === 'service-account-token' && credential.accountId === id, `Service account ${quote(account.username)} holds`)
+        keepAnAdmin(
+          admins,
+          (credential) => credential.kind === 'service-account-token' && credential.accountId === id,
+          `Service account ${quote(account.username)} holds`,
+        )
         // Its tokens go with it (foreign key cascade), so they stop working at once.
         await store.deleteServiceAccount(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'service-account-deleted', preData: account }])
@@ -182,7 +202,10 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
         }
         await store.insertServiceAccountToken(accountId, token, hashSecret(secret))
         await appendEvents(trx, audit, [
-          { type: 'service-account-token-created', data: { id: token.id, description: token.description, expiresAt: token.expiresAt, userId: accountId } },
+          {
+            type: 'service-account-token-created',
+            data: { id: token.id, description: token.description, expiresAt: token.expiresAt, userId: accountId },
+          },
         ])
         return { ...token, secret }
       })

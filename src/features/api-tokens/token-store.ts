@@ -34,7 +34,10 @@ function toApiToken(row: ApiTokensTable): ApiToken {
 
 // Run on every authenticated request: compiled once.
 const apiTokenByHash = prepared((db: Kysely<Database>) =>
-  db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects']).where('secret_hash', '=', ''),
+  db
+    .selectFrom('api_tokens')
+    .select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects'])
+    .where('secret_hash', '=', ''),
 )
 
 /** Whether a credential's expiry (ISO time; null: never) has come at `now`. */
@@ -77,7 +80,10 @@ export function createTokenStore(db: Kysely<Database>) {
         .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
         .where('t.secret_hash', '=', secretHash)
         .executeTakeFirst()
-      if (account) return sameHash(account.secret_hash, secretHash) && !isExpired(account.expires_at, now) ? serviceAccountPrincipal(account) : undefined
+      if (account)
+        return sameHash(account.secret_hash, secretHash) && !isExpired(account.expires_at, now)
+          ? serviceAccountPrincipal(account)
+          : undefined
       const owner = await personalTokenOwner(db).where('t.secret_hash', '=', secretHash).executeTakeFirst()
       if (!owner || !sameHash(owner.secret_hash, secretHash) || isExpired(owner.expires_at, now)) return undefined
       return { principal: userPrincipal(owner), expiresAt: owner.expires_at }
@@ -88,7 +94,10 @@ export function createTokenStore(db: Kysely<Database>) {
      * each table, for a caller that must not query per credential (a throttled address, auth.ts).
      */
     async allPrincipals(now: string): Promise<Map<string, ResolvedToken>> {
-      const apiTokens = await db.selectFrom('api_tokens').select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects']).execute()
+      const apiTokens = await db
+        .selectFrom('api_tokens')
+        .select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects'])
+        .execute()
       const accountTokens = await db
         .selectFrom('service_account_tokens as t')
         .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
@@ -96,14 +105,21 @@ export function createTokenStore(db: Kysely<Database>) {
         .execute()
       const owners = await personalTokenOwner(db).execute()
       const principals = new Map<string, ResolvedToken>()
-      for (const owner of owners) if (!isExpired(owner.expires_at, now)) principals.set(owner.secret_hash, { principal: userPrincipal(owner), expiresAt: owner.expires_at })
-      for (const account of accountTokens) if (!isExpired(account.expires_at, now)) principals.set(account.secret_hash, serviceAccountPrincipal(account))
+      for (const owner of owners)
+        if (!isExpired(owner.expires_at, now))
+          principals.set(owner.secret_hash, { principal: userPrincipal(owner), expiresAt: owner.expires_at })
+      for (const account of accountTokens)
+        if (!isExpired(account.expires_at, now)) principals.set(account.secret_hash, serviceAccountPrincipal(account))
       for (const token of apiTokens) if (!isExpired(token.expires_at, now)) principals.set(token.secret_hash, apiTokenPrincipal(token))
       return principals
     },
 
     /** The API tokens of these types among these secret hashes that work at `now` (one query; Edge's token validation). */
-    async workingApiTokens(hashes: readonly string[], types: readonly string[], now: string): Promise<Map<string, Pick<ApiToken, 'type' | 'environment' | 'projects'>>> {
+    async workingApiTokens(
+      hashes: readonly string[],
+      types: readonly string[],
+      now: string,
+    ): Promise<Map<string, Pick<ApiToken, 'type' | 'environment' | 'projects'>>> {
       const found = new Map<string, Pick<ApiToken, 'type' | 'environment' | 'projects'>>()
       if (hashes.length === 0) return found
       const rows = await db
@@ -113,7 +129,8 @@ export function createTokenStore(db: Kysely<Database>) {
         .where('type', 'in', types)
         .execute()
       for (const row of rows) {
-        if (!isExpired(row.expires_at, now)) found.set(row.secret_hash, { type: row.type, environment: row.environment, projects: JSON.parse(row.projects) as string[] })
+        if (!isExpired(row.expires_at, now))
+          found.set(row.secret_hash, { type: row.type, environment: row.environment, projects: JSON.parse(row.projects) as string[] })
       }
       return found
     },
@@ -159,7 +176,11 @@ export function createTokenStore(db: Kysely<Database>) {
 
     /** Per environment named by tokens (`*` too): how many tokens name it. */
     async countByEnvironment(): Promise<Map<string, number>> {
-      const rows = await db.selectFrom('api_tokens').select(['environment', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('environment').execute()
+      const rows = await db
+        .selectFrom('api_tokens')
+        .select(['environment', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('environment')
+        .execute()
       return new Map(rows.map((row) => [row.environment, Number(row.n)]))
     },
 
@@ -188,7 +209,13 @@ export function createTokenStore(db: Kysely<Database>) {
     async insertServiceAccount(account: ServiceAccountData): Promise<void> {
       await db
         .insertInto('service_accounts')
-        .values({ id: account.id, username: account.username, name: account.name, root_role: account.rootRole, created_at: account.createdAt })
+        .values({
+          id: account.id,
+          username: account.username,
+          name: account.name,
+          root_role: account.rootRole,
+          created_at: account.createdAt,
+        })
         .execute()
     },
 

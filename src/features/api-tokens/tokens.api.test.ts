@@ -7,7 +7,12 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 onEachDatabase('api tokens and service accounts', (database) => {
   test('API tokens: created once with a secret, listed without it, deleted by name', async (t) => {
     const pennon = await useTestApp(t, database)
-    const created = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'ci', type: 'client', environment: 'production', projects: ['default'] })
+    const created = await call(pennon, 'POST', '/api/admin/api-tokens', {
+      tokenName: 'ci',
+      type: 'client',
+      environment: 'production',
+      projects: ['default'],
+    })
     assert.equal(created.status, 201)
     const { secret, createdAt, ...token } = created.body
     assert.match(secret, /^default:production\.[0-9a-f]{64}$/)
@@ -33,12 +38,15 @@ onEachDatabase('api tokens and service accounts', (database) => {
     assert.deepEqual(withoutId(again.body), errorOf('NotFoundError', 'No API token is named "ops".'))
 
     const events = (await allEvents(pennon)).filter((e) => e.type.startsWith('api-token'))
-    assert.deepEqual(events.map((e) => [e.type, e.project, e.environment, e.createdBy, e.groupType]), [
-      ['api-token-created', '*', '*', 'system', 'system'],
-      ['api-token-created', 'default', 'production', 'admin', 'transaction'],
-      ['api-token-created', '*', '*', 'admin', 'transaction'],
-      ['api-token-deleted', '*', '*', 'admin', 'transaction'],
-    ])
+    assert.deepEqual(
+      events.map((e) => [e.type, e.project, e.environment, e.createdBy, e.groupType]),
+      [
+        ['api-token-created', '*', '*', 'system', 'system'],
+        ['api-token-created', 'default', 'production', 'admin', 'transaction'],
+        ['api-token-created', '*', '*', 'admin', 'transaction'],
+        ['api-token-deleted', '*', '*', 'admin', 'transaction'],
+      ],
+    )
     assert.deepEqual(events[1].data, { ...token, createdAt })
     assert.equal(events[0].createdByUserId, -1337)
   })
@@ -48,20 +56,34 @@ onEachDatabase('api tokens and service accounts', (database) => {
     const badType = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'x', type: 'root' })
     assert.equal(badType.status, 400)
     assert.equal(badType.body.details.at(-1).path, '/body/type')
-    const past = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'x', type: 'client', expiresAt: '2001-01-01T00:00:00.000Z' })
+    const past = await call(pennon, 'POST', '/api/admin/api-tokens', {
+      tokenName: 'x',
+      type: 'client',
+      expiresAt: '2001-01-01T00:00:00.000Z',
+    })
     assert.equal(past.status, 400)
     assert.deepEqual(withoutId(past.body), {
       name: 'ValidationError',
       message: 'The `/body/expiresAt` property must be in the future. You sent "2001-01-01T00:00:00.000Z".',
-      details: [{ path: '/body/expiresAt', message: 'The `/body/expiresAt` property must be in the future. You sent "2001-01-01T00:00:00.000Z".' }],
+      details: [
+        { path: '/body/expiresAt', message: 'The `/body/expiresAt` property must be in the future. You sent "2001-01-01T00:00:00.000Z".' },
+      ],
     })
   })
 
   test('an expired token is refused with 401', async (t) => {
     const pennon = await useTestApp(t, database)
-    const created = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'soon', type: 'admin', expiresAt: '2999-01-01T00:00:00.000Z' })
+    const created = await call(pennon, 'POST', '/api/admin/api-tokens', {
+      tokenName: 'soon',
+      type: 'admin',
+      expiresAt: '2999-01-01T00:00:00.000Z',
+    })
     assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: created.body.secret })).status, 200)
-    await pennon.database.db.updateTable('api_tokens').set({ expires_at: '2001-01-01T00:00:00.000Z' }).where('token_name', '=', 'soon').execute()
+    await pennon.database.db
+      .updateTable('api_tokens')
+      .set({ expires_at: '2001-01-01T00:00:00.000Z' })
+      .where('token_name', '=', 'soon')
+      .execute()
     const refused = await call(pennon, 'GET', '/api/admin/projects', undefined, { token: created.body.secret })
     assert.equal(refused.status, 401)
     assert.equal(refused.body.name, 'AuthenticationRequired')
@@ -79,13 +101,19 @@ onEachDatabase('api tokens and service accounts', (database) => {
     const token = await call(pennon, 'POST', '/api/admin/service-account/1/token', { description: 'ci', expiresAt: null })
     assert.equal(token.status, 201)
     assert.match(token.body.secret, /^user:[0-9a-f]{64}$/)
-    assert.deepEqual({ ...token.body, secret: 's', createdAt: 'c' }, { id: 1, description: 'ci', expiresAt: null, createdAt: 'c', secret: 's' })
+    assert.deepEqual(
+      { ...token.body, secret: 's', createdAt: 'c' },
+      { id: 1, description: 'ci', expiresAt: null, createdAt: 'c', secret: 's' },
+    )
 
     const editor = token.body.secret
     assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'ed', name: 'Ed' }, { token: editor })).status, 201)
     const forbidden = await call(pennon, 'GET', '/api/admin/api-tokens', undefined, { token: editor })
     assert.equal(forbidden.status, 403)
-    assert.deepEqual(withoutId(forbidden.body), errorOf('NoAccessError', 'Missing permission: this operation needs "ADMIN".', { permissions: ['ADMIN'] }))
+    assert.deepEqual(
+      withoutId(forbidden.body),
+      errorOf('NoAccessError', 'Missing permission: this operation needs "ADMIN".', { permissions: ['ADMIN'] }),
+    )
 
     const listed = await call(pennon, 'GET', '/api/admin/service-account')
     assert.deepEqual(listed.body.serviceAccounts, [account.body])

@@ -6,7 +6,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 
 export const AppNameParams = Type.Object({ appName: Type.String({ maxLength: 1000 }) })
-export const AppEnvironmentParams = Type.Object({ appName: Type.String({ maxLength: 1000 }), environment: Type.String({ maxLength: 1000 }) })
+export const AppEnvironmentParams = Type.Object({
+  appName: Type.String({ maxLength: 1000 }),
+  environment: Type.String({ maxLength: 1000 }),
+})
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 1000 }) })
 
 const DateTime = Type.String({ format: 'date-time' })
@@ -16,14 +19,18 @@ export const ApplicationResponse = Type.Object({
   appName: Type.String(),
   sdkVersion: Type.Optional(Type.String({ description: 'As last registered or reported' })),
   strategies: Type.Array(Type.String(), { description: 'As last registered; empty until the application registers' }),
-  usage: Type.Array(Type.Object({ project: Type.String({ description: '`*`: a token for every project' }), environments: Type.Array(Type.String()) })),
+  usage: Type.Array(
+    Type.Object({ project: Type.String({ description: '`*`: a token for every project' }), environments: Type.Array(Type.String()) }),
+  ),
   createdAt: DateTime,
   instances: Type.Array(
     Type.Object({
       instanceId: Type.String(),
       environment: Type.String(),
       sdkVersion: NullableText,
-      sdkType: Type.Union([Type.Literal('frontend'), Type.Literal('backend'), Type.Null()], { description: 'By the route it reported on; null if recorded before Pennon kept it' }),
+      sdkType: Type.Union([Type.Literal('frontend'), Type.Literal('backend'), Type.Null()], {
+        description: 'By the route it reported on; null if recorded before Pennon kept it',
+      }),
       clientIp: NullableText,
       lastSeen: DateTime,
       createdAt: DateTime,
@@ -58,19 +65,27 @@ export const OverviewResponse = Type.Object({
     }),
     { description: 'Environments it reported counts in or has instances seen in (24 hours), by name' },
   ),
-  issues: Type.Object({ missingStrategies: Type.Array(Type.String(), { description: 'Strategies it registered that Pennon does not define (deprecated built-ins aside)' }) }),
+  issues: Type.Object({
+    missingStrategies: Type.Array(Type.String(), {
+      description: 'Strategies it registered that Pennon does not define (deprecated built-ins aside)',
+    }),
+  }),
 })
 export type OverviewResponse = Static<typeof OverviewResponse>
 
 export const EnvironmentInstancesResponse = Type.Object({
-  instances: Type.Array(
-    Type.Object({ instanceId: Type.String(), sdkVersion: NullableText, clientIp: NullableText, lastSeen: DateTime }),
-    { description: 'Seen in the last 24 hours, the latest first' },
-  ),
+  instances: Type.Array(Type.Object({ instanceId: Type.String(), sdkVersion: NullableText, clientIp: NullableText, lastSeen: DateTime }), {
+    description: 'Seen in the last 24 hours, the latest first',
+  }),
 })
 
 export const ProjectApplicationsQuery = Type.Object({
-  query: Type.Optional(Type.String({ maxLength: 255, description: 'Comma-separated terms: applications whose name, environments, instance ids or SDK versions contain one (any case)' })),
+  query: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description: 'Comma-separated terms: applications whose name, environments, instance ids or SDK versions contain one (any case)',
+    }),
+  ),
   offset: Type.Optional(Type.String({ maxLength: 20, description: 'Applications to skip (default 0)' })),
   limit: Type.Optional(Type.String({ maxLength: 20, description: 'Applications in the page, 1–100 (default 50)' })),
   sortBy: Type.Optional(Type.String({ maxLength: 100, description: 'Accepted for compatibility: applications are sorted by name' })),

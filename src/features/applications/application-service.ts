@@ -64,7 +64,10 @@ export function createApplicationService({ db, now = Date.now }: { db: Kysely<Da
         featureCount: new Set(flags.map((row) => row.flag)).size,
         environments: environments.map((name) => {
           const here = instances.filter((row) => row.environment === name)
-          const versions = (type?: string) => distinctSorted(here.flatMap((row) => (row.sdkVersion !== null && (type === undefined || row.sdkType === type) ? [row.sdkVersion] : [])))
+          const versions = (type?: string) =>
+            distinctSorted(
+              here.flatMap((row) => (row.sdkVersion !== null && (type === undefined || row.sdkType === type) ? [row.sdkVersion] : [])),
+            )
           const sdks = versions()
           return {
             name,
@@ -89,7 +92,14 @@ export function createApplicationService({ db, now = Date.now }: { db: Kysely<Da
     /** GET /api/admin/metrics/instances/:appName/environment/:environment: the last 24 hours, as the reference (an unknown application has none). */
     async environmentInstances(appName: string, environment: string) {
       const instances = await store().instances(appName, { since: dayAgo(), environment })
-      return { instances: instances.map((row) => ({ instanceId: row.instanceId, sdkVersion: row.sdkVersion, clientIp: row.clientIp, lastSeen: row.lastSeen })) }
+      return {
+        instances: instances.map((row) => ({
+          instanceId: row.instanceId,
+          sdkVersion: row.sdkVersion,
+          clientIp: row.clientIp,
+          lastSeen: row.lastSeen,
+        })),
+      }
     },
 
     /**
@@ -98,8 +108,15 @@ export function createApplicationService({ db, now = Date.now }: { db: Kysely<Da
      * environments, instance ids or SDK versions contain one of the terms.
      */
     async projectApplications(project: string, query: ProjectApplicationsQuery): Promise<ProjectApplicationsResponse> {
-      const { offset, limit } = parsePaging(query, { defaultLimit: PROJECT_APPLICATIONS_DEFAULT_LIMIT, maxLimit: PROJECT_APPLICATIONS_MAX_LIMIT, overMax: 'clamp' })
-      const terms = (query.query ?? '').split(',').map((term) => term.trim().toLowerCase()).filter((term) => term !== '')
+      const { offset, limit } = parsePaging(query, {
+        defaultLimit: PROJECT_APPLICATIONS_DEFAULT_LIMIT,
+        maxLimit: PROJECT_APPLICATIONS_MAX_LIMIT,
+        overMax: 'clamp',
+      })
+      const terms = (query.query ?? '')
+        .split(',')
+        .map((term) => term.trim().toLowerCase())
+        .filter((term) => term !== '')
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
       const reads = store()
       const pairs = await reads.projectApplications(project)

@@ -18,7 +18,9 @@ async function ok(pennon: TestApp, method: 'GET' | 'POST' | 'PUT', url: string, 
 }
 
 onEachDatabase('usage reads from a real SDK', (database) => {
-  test('unleash-client evaluates and reports: raw metrics, the application, its overview, the project and unknown flags show it', { timeout: 60_000 }, async (t) => {
+  test('unleash-client evaluates and reports: raw metrics, the application, its overview, the project and unknown flags show it', {
+    timeout: 60_000,
+  }, async (t) => {
     // A flush interval far above the test's length: the test flushes when it wants the rows.
     const pennon = await useTestApp(t, database, { env: { METRICS_FLUSH_MS: '600000' } })
     const project = `sdk-usage-${process.pid}`
@@ -32,20 +34,35 @@ onEachDatabase('usage reads from a real SDK', (database) => {
     await pennon.app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = pennon.app.server.address() as { port: number }
 
-    const sdk = await connectedSdk(t, { base: `http://127.0.0.1:${port}`, token: await apiToken(pennon, 'client'), appName: 'usage-service', instanceId: 'pod-7', metricsInterval: 200 })
+    const sdk = await connectedSdk(t, {
+      base: `http://127.0.0.1:${port}`,
+      token: await apiToken(pennon, 'client'),
+      appName: 'usage-service',
+      instanceId: 'pod-7',
+      metricsInterval: 200,
+    })
     for (let i = 0; i < 4; i++) assert.equal(sdk.isEnabled(flag), true)
     assert.equal(sdk.getVariant(flag).name, 'blue')
     sdk.isEnabled('never-a-flag')
     await once(sdk, 'sent')
     await pennon.metrics.flush()
     const hour = hourOf(Date.now())
-    const sdkVersion = (await pennon.database.db.selectFrom('client_instances').select('sdk_version').where('app_name', '=', 'usage-service').executeTakeFirstOrThrow()).sdk_version!
+    const sdkVersion = (
+      await pennon.database.db
+        .selectFrom('client_instances')
+        .select('sdk_version')
+        .where('app_name', '=', 'usage-service')
+        .executeTakeFirstOrThrow()
+    ).sdk_version!
     assert.match(sdkVersion, /^unleash-node-sdk:\d+\.\d+\.\d+$/)
 
     // getVariant counts as an evaluation too: 4 + 1.
     assert.deepEqual(await ok(pennon, 'GET', `/api/admin/client-metrics/features/${flag}/raw?hoursBack=1`), {
-      version: 1, maturity: 'stable',
-      data: [{ featureName: flag, appName: 'usage-service', environment: 'development', timestamp: hour, yes: 5, no: 0, variants: { blue: 1 } }],
+      version: 1,
+      maturity: 'stable',
+      data: [
+        { featureName: flag, appName: 'usage-service', environment: 'development', timestamp: hour, yes: 5, no: 0, variants: { blue: 1 } },
+      ],
     })
     const application = await ok(pennon, 'GET', '/api/admin/metrics/applications/usage-service')
     const instance = application.instances[0]
@@ -55,16 +72,33 @@ onEachDatabase('usage reads from a real SDK', (database) => {
       strategies: defaultStrategies.map((strategy) => strategy.name),
       usage: [{ project: '*', environments: ['development'] }],
       createdAt: application.createdAt,
-      instances: [{ instanceId: 'pod-7', environment: 'development', sdkVersion, sdkType: 'backend', clientIp: '127.0.0.1', lastSeen: instance.lastSeen, createdAt: instance.createdAt }],
+      instances: [
+        {
+          instanceId: 'pod-7',
+          environment: 'development',
+          sdkVersion,
+          sdkType: 'backend',
+          clientIp: '127.0.0.1',
+          lastSeen: instance.lastSeen,
+          createdAt: instance.createdAt,
+        },
+      ],
       seenToggles: [{ name: flag, project }],
     })
     assert.deepEqual(await ok(pennon, 'GET', '/api/admin/metrics/applications/usage-service/overview'), {
       projects: [project],
       featureCount: 1,
-      environments: [{
-        name: 'development', instanceCount: 1, sdks: [sdkVersion], frontendSdks: [], backendSdks: [sdkVersion], lastSeen: instance.lastSeen,
-        issues: { missingFeatures: ['never-a-flag'], outdatedSdks: [] },
-      }],
+      environments: [
+        {
+          name: 'development',
+          instanceCount: 1,
+          sdks: [sdkVersion],
+          frontendSdks: [],
+          backendSdks: [sdkVersion],
+          lastSeen: instance.lastSeen,
+          issues: { missingFeatures: ['never-a-flag'], outdatedSdks: [] },
+        },
+      ],
       issues: { missingStrategies: [] },
     })
     const [name, version] = sdkVersion.split(':')
@@ -73,10 +107,14 @@ onEachDatabase('usage reads from a real SDK', (database) => {
       applications: [{ name: 'usage-service', environments: ['development'], instances: ['pod-7'], sdks: [{ name, versions: [version] }] }],
     })
     const unknown = (await ok(pennon, 'GET', '/api/admin/metrics/unknown-flags')).unknownFlags
-    assert.deepEqual(unknown, [{
-      name: 'never-a-flag', lastSeenAt: unknown[0].lastSeenAt, lastEventAt: null,
-      reports: [{ appName: 'usage-service', environments: [{ environment: 'development', seenAt: unknown[0].lastSeenAt }] }],
-    }])
+    assert.deepEqual(unknown, [
+      {
+        name: 'never-a-flag',
+        lastSeenAt: unknown[0].lastSeenAt,
+        lastEventAt: null,
+        reports: [{ appName: 'usage-service', environments: [{ environment: 'development', seenAt: unknown[0].lastSeenAt }] }],
+      },
+    ])
     // The flag's lastSeenAt, in the environment it was counted in and on the flag.
     const read = await ok(pennon, 'GET', `/api/admin/projects/${project}/features/${flag}`)
     const development = read.environments.find((environment: { name: string }) => environment.name === 'development')

@@ -6,7 +6,19 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
-import { apiToken, call, errorOf, eventually, onEachDatabase, serviceAccountToken, useTestApp, useTwoInstances, withoutId, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
+import {
+  apiToken,
+  call,
+  errorOf,
+  eventually,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  useTwoInstances,
+  withoutId,
+  type ApiResponse,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { addDependency, archive, createFlag, createProject, depend, projectPath } from '../../../test/helpers/flags.ts'
 import { addStrategy, placePath, strategiesPath, toggle } from '../../../test/helpers/strategies.ts'
 import { flag, rolloutOf } from '../../../test/helpers/client.ts'
@@ -18,8 +30,18 @@ const APART = { 'unleash-client-spec': '4.2.0' }
 const ETAG = /^"[A-Za-z0-9_-]{27}"$/
 
 /** A client (or other) API token of the given scope. */
-async function scopedToken(pennon: TestApp, type: 'client' | 'backend' | 'frontend', environment?: string, projects?: string[]): Promise<string> {
-  const body = { tokenName: `${type}-${randomBytes(4).toString('hex')}`, type, ...(environment === undefined ? {} : { environment }), ...(projects === undefined ? {} : { projects }) }
+async function scopedToken(
+  pennon: TestApp,
+  type: 'client' | 'backend' | 'frontend',
+  environment?: string,
+  projects?: string[],
+): Promise<string> {
+  const body = {
+    tokenName: `${type}-${randomBytes(4).toString('hex')}`,
+    type,
+    ...(environment === undefined ? {} : { environment }),
+    ...(projects === undefined ? {} : { projects }),
+  }
   const response = await call(pennon, 'POST', '/api/admin/api-tokens', body)
   assert.equal(response.status, 201, response.text)
   return response.body.secret
@@ -48,7 +70,12 @@ function answerOf(response: ApiResponse): Answer {
   return { body, etag, meta }
 }
 
-async function read(pennon: Pick<TestApp, 'app' | 'adminToken'>, token: string, query = '', headers: Record<string, string> = {}): Promise<Answer> {
+async function read(
+  pennon: Pick<TestApp, 'app' | 'adminToken'>,
+  token: string,
+  query = '',
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   return answerOf(await call(pennon, 'GET', `${FEATURES}${query}`, undefined, { token, headers }))
 }
 
@@ -76,8 +103,14 @@ onEachDatabase('client API', (database) => {
       title: 'Half of Nordic users',
       sortOrder: 1,
       parameters: { rollout: 50, stickiness: 'userId', groupId: 'pay' },
-      constraints: [inCountry('NO', 'SE'), { contextName: 'age', operator: 'NUM_GTE', value: '18', caseInsensitive: false, inverted: true }],
-      variants: [{ name: 'blue', payload: { type: 'json', value: '{"x":1}' } }, { name: 'red', weightType: 'fix', weight: 200, stickiness: 'userId' }],
+      constraints: [
+        inCountry('NO', 'SE'),
+        { contextName: 'age', operator: 'NUM_GTE', value: '18', caseInsensitive: false, inverted: true },
+      ],
+      variants: [
+        { name: 'blue', payload: { type: 'json', value: '{"x":1}' } },
+        { name: 'red', weightType: 'fix', weight: 200, stickiness: 'userId' },
+      ],
     })
     await addStrategy(pennon, 'checkout', 'development', { name: 'default', sortOrder: 0, disabled: true })
     await addStrategy(pennon, 'checkout', 'development', { name: 'userWithId', sortOrder: -1, parameters: { userIds: 'ann,bob' } })
@@ -124,18 +157,42 @@ onEachDatabase('client API', (database) => {
           variants: [
             // Stored and served sorted by name, as the reference does (sent: red, then green).
             { name: 'green', weight: 500, weightType: 'variable', stickiness: 'sessionId', overrides: [] },
-            { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'r' }, overrides: [{ contextName: 'userId', values: ['u1'] }] },
+            {
+              name: 'red',
+              weight: 500,
+              weightType: 'variable',
+              stickiness: 'default',
+              payload: { type: 'string', value: 'r' },
+              overrides: [{ contextName: 'userId', values: ['u1'] }],
+            },
           ],
         }),
       ],
       query: query(),
     })
-    assert.deepEqual(rollout.constraints, [inCountry('NO', 'SE'), { contextName: 'age', operator: 'NUM_GTE', value: '18', values: [], caseInsensitive: false, inverted: true }])
+    assert.deepEqual(rollout.constraints, [
+      inCountry('NO', 'SE'),
+      { contextName: 'age', operator: 'NUM_GTE', value: '18', values: [], caseInsensitive: false, inverted: true },
+    ])
     // Keys in the reference's order.
-    assert.deepEqual(Object.keys(response.body.features[0]), ['name', 'type', 'enabled', 'project', 'stale', 'strategies', 'variants', 'description', 'impressionData', 'dependencies'])
+    assert.deepEqual(Object.keys(response.body.features[0]), [
+      'name',
+      'type',
+      'enabled',
+      'project',
+      'stale',
+      'strategies',
+      'variants',
+      'description',
+      'impressionData',
+      'dependencies',
+    ])
     assert.deepEqual(Object.keys(response.body.features[3].strategies[1]), ['name', 'constraints', 'parameters', 'variants'])
     // revisionId: the latest event when the flags were read.
-    const latest = await pennon.database.db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()
+    const latest = await pennon.database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
     assert.equal(meta.revisionId, Number(latest.id))
     // The ETag follows the content.
     assert.notEqual(meta.etag, empty.etag)
@@ -144,12 +201,15 @@ onEachDatabase('client API', (database) => {
 
     // The production token sees the production strategy, and checkout off there.
     const production = await read(pennon, await scopedToken(pennon, 'client', 'production'))
-    assert.deepEqual(production.body.features.find((f: { name: string }) => f.name === 'checkout'), flag('checkout', {
-      type: 'experiment',
-      description: 'Pay with one click',
-      impressionData: true,
-      strategies: [{ name: 'remoteAddress', constraints: [], parameters: { IPs: '10.0.0.1' }, variants: [] }],
-    }))
+    assert.deepEqual(
+      production.body.features.find((f: { name: string }) => f.name === 'checkout'),
+      flag('checkout', {
+        type: 'experiment',
+        description: 'Pay with one click',
+        impressionData: true,
+        strategies: [{ name: 'remoteAddress', constraints: [], parameters: { IPs: '10.0.0.1' }, variants: [] }],
+      }),
+    )
     assert.deepEqual(production.body.query, query({ environment: 'production' }))
   })
 
@@ -157,7 +217,10 @@ onEachDatabase('client API', (database) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'shop')
     const zeta = await createSegment(pennon, 'zeta', [inCountry('NO')])
-    const alpha = await createSegment(pennon, 'alpha', [{ contextName: 'plan', operator: 'STR_STARTS_WITH', values: ['pro'], caseInsensitive: true }, inCountry('SE', 'DK')])
+    const alpha = await createSegment(pennon, 'alpha', [
+      { contextName: 'plan', operator: 'STR_STARTS_WITH', values: ['pro'], caseInsensitive: true },
+      inCountry('SE', 'DK'),
+    ])
     const unused = await createSegment(pennon, 'unused', [inCountry('FI')])
     const archivedOnly = await createSegment(pennon, 'archived only', [inCountry('IS')])
     const disabledOnly = await createSegment(pennon, 'disabled only', [inCountry('EE')])
@@ -182,7 +245,13 @@ onEachDatabase('client API', (database) => {
       return { id, name: response.body.name, constraints: response.body.constraints }
     }
     const userWithId = { name: 'userWithId', constraints: [], parameters: { userIds: 'x' }, variants: [] }
-    const defaultWith = (constraints: unknown[], segments?: number[]) => ({ name: 'default', constraints, parameters: {}, variants: [], ...(segments ? { segments } : {}) })
+    const defaultWith = (constraints: unknown[], segments?: number[]) => ({
+      name: 'default',
+      constraints,
+      parameters: {},
+      variants: [],
+      ...(segments ? { segments } : {}),
+    })
 
     const client = await apiToken(pennon, 'client')
     const apartFeatures = [
@@ -192,7 +261,12 @@ onEachDatabase('client API', (database) => {
       flag('shop-flag', { project: 'shop', strategies: [defaultWith([], [shopOnly])] }),
     ]
     // Only the segments these flags use, each once, by name.
-    const apart = { version: 2, features: apartFeatures, query: query({ inlineSegmentConstraints: false }), segments: [await segmentOf(alpha), await segmentOf(shopOnly), await segmentOf(zeta)] }
+    const apart = {
+      version: 2,
+      features: apartFeatures,
+      query: query({ inlineSegmentConstraints: false }),
+      segments: [await segmentOf(alpha), await segmentOf(shopOnly), await segmentOf(zeta)],
+    }
     const [alphaConstraints, zetaConstraints] = [(await segmentOf(alpha)).constraints, (await segmentOf(zeta)).constraints]
     // The strategy's constraints first, then its segments' (by id).
     const inlined = {
@@ -205,11 +279,19 @@ onEachDatabase('client API', (database) => {
       ],
       query: query(),
     }
-    assert.deepEqual(alphaConstraints, [{ contextName: 'plan', operator: 'STR_STARTS_WITH', values: ['pro'], caseInsensitive: true }, inCountry('SE', 'DK')])
+    assert.deepEqual(alphaConstraints, [
+      { contextName: 'plan', operator: 'STR_STARTS_WITH', values: ['pro'], caseInsensitive: true },
+      inCountry('SE', 'DK'),
+    ])
 
-    for (const spec of ['4.2.0', '4.10.0', '5.0.0', '4.3.1']) assert.deepEqual((await read(pennon, client, '', { 'unleash-client-spec': spec })).body, apart, spec)
+    for (const spec of ['4.2.0', '4.10.0', '5.0.0', '4.3.1'])
+      assert.deepEqual((await read(pennon, client, '', { 'unleash-client-spec': spec })).body, apart, spec)
     for (const spec of [undefined, '4.1.9', '3.9.0', '', 'next']) {
-      assert.deepEqual((await read(pennon, client, '', spec === undefined ? {} : { 'unleash-client-spec': spec })).body, inlined, String(spec))
+      assert.deepEqual(
+        (await read(pennon, client, '', spec === undefined ? {} : { 'unleash-client-spec': spec })).body,
+        inlined,
+        String(spec),
+      )
     }
     assert.deepEqual((await read(pennon, client, '?inlineSegmentConstraints=true', APART)).body, inlined)
     assert.deepEqual((await read(pennon, client, '?inlineSegmentConstraints=false', APART)).body, apart)
@@ -217,11 +299,18 @@ onEachDatabase('client API', (database) => {
     const notBoolean = await call(pennon, 'GET', `${FEATURES}?inlineSegmentConstraints=yes`, undefined, { token: client })
     assert.equal(notBoolean.status, 400)
     const message = 'The `/query/inlineSegmentConstraints` property must be one of "true", "false". You sent "yes".'
-    assert.deepEqual(withoutId(notBoolean.body), { name: 'ValidationError', message, details: [{ path: '/query/inlineSegmentConstraints', message }] })
+    assert.deepEqual(withoutId(notBoolean.body), {
+      name: 'ValidationError',
+      message,
+      details: [{ path: '/query/inlineSegmentConstraints', message }],
+    })
 
     // A token of project default does not see the shop segment.
     const defaultOnly = await read(pennon, await scopedToken(pennon, 'client', 'development', ['default']), '', APART)
-    assert.deepEqual(defaultOnly.body.segments.map((s: { name: string }) => s.name), ['alpha', 'zeta'])
+    assert.deepEqual(
+      defaultOnly.body.segments.map((s: { name: string }) => s.name),
+      ['alpha', 'zeta'],
+    )
     const production = await read(pennon, await scopedToken(pennon, 'client', 'production'), '', APART)
     assert.deepEqual(production.body.segments, [await segmentOf(productionOnly)])
     assert.deepEqual((await read(pennon, client, '?namePrefix=plain', APART)).body.segments, [])
@@ -240,8 +329,13 @@ onEachDatabase('client API', (database) => {
     await createFlag(pennon, 'basket', 'shop')
     await createFlag(pennon, 'report', 'other')
     await createFlag(pennon, 'home')
-    for (const [name, project] of [['basket', 'shop'], ['report', 'other'], ['home', 'default']] as const) {
-      for (const environment of ['development', 'production']) assert.equal((await toggle(pennon, name, environment, 'on', project)).status, 200)
+    for (const [name, project] of [
+      ['basket', 'shop'],
+      ['report', 'other'],
+      ['home', 'default'],
+    ] as const) {
+      for (const environment of ['development', 'production'])
+        assert.equal((await toggle(pennon, name, environment, 'on', project)).status, 200)
     }
     assert.equal((await toggle(pennon, 'basket', 'staging', 'on', 'shop')).status, 200)
 
@@ -249,7 +343,11 @@ onEachDatabase('client API', (database) => {
     // Staging: basket on; report is listed, off, as its project lacks staging; home is not its project.
     for (const type of ['client', 'backend'] as const) {
       const staging = await scopedToken(pennon, type, 'staging', ['shop', 'other'])
-      assert.deepEqual((await read(pennon, staging)).body, { version: 2, features: [on('basket', 'shop'), flag('report', { project: 'other' })], query: query({ environment: 'staging' }) })
+      assert.deepEqual((await read(pennon, staging)).body, {
+        version: 2,
+        features: [on('basket', 'shop'), flag('report', { project: 'other' })],
+        query: query({ environment: 'staging' }),
+      })
       // A client token always reads its own environment.
       assert.deepEqual((await read(pennon, staging, '?environment=production')).body.query, query({ environment: 'staging' }))
       assert.deepEqual((await read(pennon, staging, '?environment=production')).body.features[1], flag('report', { project: 'other' }))
@@ -263,10 +361,12 @@ onEachDatabase('client API', (database) => {
     assert.equal((await toggle(pennon, 'report', 'development', 'off', 'other')).status, 200)
     assert.deepEqual((await read(pennon, oneProject)).body.features, [on('report', 'other')])
     assert.equal((await toggle(pennon, 'report', 'production', 'off', 'other')).status, 200)
-    assert.deepEqual((await read(pennon, oneProject)).body.features, [flag('report', { project: 'other', strategies: [rolloutOf('report')] })])
+    assert.deepEqual((await read(pennon, oneProject)).body.features, [
+      flag('report', { project: 'other', strategies: [rolloutOf('report')] }),
+    ])
   })
 
-  test('filters: project (repeatable, within the token\'s), namePrefix, tag (repeatable: any of them); each echoed in query; a malformed tag is a 400', async (t) => {
+  test("filters: project (repeatable, within the token's), namePrefix, tag (repeatable: any of them); each echoed in query; a malformed tag is a 400", async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'shop')
     await createProject(pennon, 'other')
@@ -302,23 +402,46 @@ onEachDatabase('client API', (database) => {
 
     // Tags: flags with any of them (the other filters apply too); a value may hold colons.
     assert.equal((await call(pennon, 'POST', '/api/admin/tag-types', { name: 'team' })).status, 201)
-    for (const [feature, type, value] of [['pay-card', 'simple', 'beta'], ['pay-cash', 'team', 'a:b'], ['pay-other', 'simple', 'beta'], ['home', 'team', 'a:b'], ['pay-shop', 'simple', 'alpha']]) {
+    for (const [feature, type, value] of [
+      ['pay-card', 'simple', 'beta'],
+      ['pay-cash', 'team', 'a:b'],
+      ['pay-other', 'simple', 'beta'],
+      ['home', 'team', 'a:b'],
+      ['pay-shop', 'simple', 'alpha'],
+    ]) {
       assert.equal((await call(pennon, 'POST', `/api/admin/features/${feature}/tags`, { type, value })).status, 201)
     }
     const tagged = await read(pennon, client, '?tag=simple:beta&tag=team:a:b&namePrefix=pay&project=default')
     assert.deepEqual(tagged.body, {
       version: 2,
       features: [flag('pay-card'), flag('pay-cash')],
-      query: query({ tag: [['simple', 'beta'], ['team', 'a:b']], project: ['default'], namePrefix: 'pay' }),
+      query: query({
+        tag: [
+          ['simple', 'beta'],
+          ['team', 'a:b'],
+        ],
+        project: ['default'],
+        namePrefix: 'pay',
+      }),
     })
     assert.deepEqual(names(await read(pennon, client, '?tag=simple:beta')), ['pay-card', 'pay-other'])
     assert.deepEqual(names(await read(pennon, shopToken, '?tag=simple:beta')), ['pay-other'])
     assert.deepEqual(names(await read(pennon, client, '?tag=simple:nobody')), [])
-    for (const [search, sent, index] of [['tag=simple', 'simple', 0], ['tag=:beta', ':beta', 0], ['tag=simple:', 'simple:', 0], ['tag=', '', 0], ['tag=a:b&tag=nocolon', 'nocolon', 1]] as const) {
+    for (const [search, sent, index] of [
+      ['tag=simple', 'simple', 0],
+      ['tag=:beta', ':beta', 0],
+      ['tag=simple:', 'simple:', 0],
+      ['tag=', '', 0],
+      ['tag=a:b&tag=nocolon', 'nocolon', 1],
+    ] as const) {
       const refused = await call(pennon, 'GET', `${FEATURES}?${search}`, undefined, { token: client })
       assert.equal(refused.status, 400, search)
       const message = `The \`/query/tag\` filter must look like "type:value". You sent ${JSON.stringify(sent)}.`
-      assert.deepEqual(withoutId(refused.body), { name: 'ValidationError', message, details: [{ path: `/query/tag/${index}`, message }] }, search)
+      assert.deepEqual(
+        withoutId(refused.body),
+        { name: 'ValidationError', message, details: [{ path: `/query/tag/${index}`, message }] },
+        search,
+      )
     }
     // Each different query has its own queryHash; the same one the same.
     const hashes = new Set([shop, two, prefixed, tagged, emptyPrefix].map((answer) => answer.meta.queryHash))
@@ -334,7 +457,11 @@ onEachDatabase('client API', (database) => {
     assert.equal((await toggle(pennon, 'basket', 'production', 'on', 'shop')).status, 200)
     const admin = await apiToken(pennon, 'admin')
     for (const token of [admin, pennon.adminToken]) {
-      assert.deepEqual((await read(pennon, token)).body, { version: 2, features: [flag('basket', { project: 'shop' }), flag('home')], query: query() })
+      assert.deepEqual((await read(pennon, token)).body, {
+        version: 2,
+        features: [flag('basket', { project: 'shop' }), flag('home')],
+        query: query(),
+      })
       assert.deepEqual((await read(pennon, token, '?environment=production')).body, {
         version: 2,
         features: [flag('basket', { project: 'shop', enabled: true, strategies: [rolloutOf('basket')] }), flag('home')],
@@ -357,22 +484,41 @@ onEachDatabase('client API', (database) => {
     await createFlag(pennon, 'checkout', 'shop', { type: 'operational' })
     await createFlag(pennon, 'elsewhere')
     await createFlag(pennon, 'old', 'shop')
-    await addStrategy(pennon, 'checkout', 'production', {
-      name: 'flexibleRollout',
-      parameters: { rollout: 25 },
-      constraints: [{ contextName: 'version', operator: 'SEMVER_GT', value: '1.2.3' }, { contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@x.io'], caseInsensitive: true, inverted: true }],
-      segments: [segment],
-      variants: [{ name: 'v1', payload: { type: 'number', value: '1' } }],
-    }, 'shop')
+    await addStrategy(
+      pennon,
+      'checkout',
+      'production',
+      {
+        name: 'flexibleRollout',
+        parameters: { rollout: 25 },
+        constraints: [
+          { contextName: 'version', operator: 'SEMVER_GT', value: '1.2.3' },
+          { contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@x.io'], caseInsensitive: true, inverted: true },
+        ],
+        segments: [segment],
+        variants: [{ name: 'v1', payload: { type: 'number', value: '1' } }],
+      },
+      'shop',
+    )
     assert.equal((await toggle(pennon, 'checkout', 'production', 'on', 'shop')).status, 200)
-    assert.equal((await call(pennon, 'PUT', `${placePath('checkout', 'production', 'shop')}/variants`, [{ name: 'env-variant', weightType: 'variable' }])).status, 200)
+    assert.equal(
+      (
+        await call(pennon, 'PUT', `${placePath('checkout', 'production', 'shop')}/variants`, [
+          { name: 'env-variant', weightType: 'variable' },
+        ])
+      ).status,
+      200,
+    )
     assert.equal((await addDependency(pennon, 'checkout', { feature: 'parent', variants: ['a'] }, 'shop')).status, 200)
     assert.equal((await archive(pennon, ['old'], 'shop')).status, 202)
 
     const token = await scopedToken(pennon, 'client', 'production', ['shop'])
     for (const headers of [{}, APART]) {
       const list = await read(pennon, token, '', headers)
-      assert.deepEqual(list.body.features.map((f: { name: string }) => f.name), ['checkout', 'parent'])
+      assert.deepEqual(
+        list.body.features.map((f: { name: string }) => f.name),
+        ['checkout', 'parent'],
+      )
       for (const feature of list.body.features) {
         const one = await call(pennon, 'GET', `${FEATURES}/${feature.name}`, undefined, { token, headers })
         assert.equal(one.status, 200)
@@ -381,23 +527,30 @@ onEachDatabase('client API', (database) => {
         assert.deepEqual(Object.keys(one.body), Object.keys(feature))
       }
     }
-    assert.deepEqual((await call(pennon, 'GET', `${FEATURES}/checkout`, undefined, { token, headers: APART })).body, flag('checkout', {
-      type: 'operational',
-      project: 'shop',
-      enabled: true,
-      strategies: [{
-        name: 'flexibleRollout',
-        constraints: [
-          { contextName: 'version', operator: 'SEMVER_GT', value: '1.2.3', values: [] },
-          { contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@x.io'], caseInsensitive: true, inverted: true },
+    assert.deepEqual(
+      (await call(pennon, 'GET', `${FEATURES}/checkout`, undefined, { token, headers: APART })).body,
+      flag('checkout', {
+        type: 'operational',
+        project: 'shop',
+        enabled: true,
+        strategies: [
+          {
+            name: 'flexibleRollout',
+            constraints: [
+              { contextName: 'version', operator: 'SEMVER_GT', value: '1.2.3', values: [] },
+              { contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@x.io'], caseInsensitive: true, inverted: true },
+            ],
+            parameters: { rollout: '25', stickiness: 'default', groupId: 'checkout' },
+            variants: [
+              { name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'number', value: '1' } },
+            ],
+            segments: [segment],
+          },
         ],
-        parameters: { rollout: '25', stickiness: 'default', groupId: 'checkout' },
-        variants: [{ name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'number', value: '1' } }],
-        segments: [segment],
-      }],
-      variants: [{ name: 'env-variant', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] }],
-      dependencies: [{ feature: 'parent', enabled: true, variants: ['a'] }],
-    }))
+        variants: [{ name: 'env-variant', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] }],
+        dependencies: [{ feature: 'parent', enabled: true, variants: ['a'] }],
+      }),
+    )
 
     for (const name of ['ghost', 'old', 'elsewhere']) {
       const missing = await call(pennon, 'GET', `${FEATURES}/${name}`, undefined, { token })
@@ -417,10 +570,16 @@ onEachDatabase('client API', (database) => {
     for (const url of [FEATURES, `${FEATURES}/home`, `${FEATURES}/ghost`]) {
       const anonymous = await call(pennon, 'GET', url, undefined, { token: null })
       assert.equal(anonymous.status, 401, url)
-      assert.deepEqual(withoutId(anonymous.body), errorOf('AuthenticationRequired', 'Authentication required: send an API token in the Authorization header.'))
+      assert.deepEqual(
+        withoutId(anonymous.body),
+        errorOf('AuthenticationRequired', 'Authentication required: send an API token in the Authorization header.'),
+      )
       const unknown = await call(pennon, 'GET', url, undefined, { token: 'default:development.nope' })
       assert.equal(unknown.status, 401, url)
-      assert.deepEqual(withoutId(unknown.body), errorOf('AuthenticationRequired', 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'))
+      assert.deepEqual(
+        withoutId(unknown.body),
+        errorOf('AuthenticationRequired', 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'),
+      )
       for (const token of [frontend, ...accounts]) {
         const refused = await call(pennon, 'GET', url, undefined, { token })
         assert.equal(refused.status, 403, url)
@@ -434,7 +593,10 @@ onEachDatabase('client API', (database) => {
     const tokens = (await call(pennon, 'GET', '/api/admin/api-tokens')).body.tokens as Array<{ tokenName: string; type: string }>
     const name = tokens.find((token) => token.type === 'client')!.tokenName
     assert.equal((await call(pennon, 'DELETE', `/api/admin/api-tokens/${name}`)).status, 200)
-    await eventually(async () => (await call(pennon, 'GET', FEATURES, undefined, { token: client })).status === 401, 'the deleted token is refused')
+    await eventually(
+      async () => (await call(pennon, 'GET', FEATURES, undefined, { token: client })).status === 401,
+      'the deleted token is refused',
+    )
   })
 
   test('ETag: If-None-Match with it (alone, in a list, weak, or *) → 304 with no body; another one → 200', async (t) => {
@@ -456,8 +618,14 @@ onEachDatabase('client API', (database) => {
     // Each form of the answer has its own ETag.
     const apart = await read(pennon, client, '', APART)
     assert.notEqual(apart.etag, etag)
-    assert.equal((await call(pennon, 'GET', FEATURES, undefined, { token: client, headers: { ...APART, 'if-none-match': etag } })).status, 200)
-    assert.equal((await call(pennon, 'GET', FEATURES, undefined, { token: client, headers: { ...APART, 'if-none-match': apart.etag } })).status, 304)
+    assert.equal(
+      (await call(pennon, 'GET', FEATURES, undefined, { token: client, headers: { ...APART, 'if-none-match': etag } })).status,
+      200,
+    )
+    assert.equal(
+      (await call(pennon, 'GET', FEATURES, undefined, { token: client, headers: { ...APART, 'if-none-match': apart.etag } })).status,
+      304,
+    )
     // An old ETag after a change: 200 with the new one.
     assert.equal((await toggle(pennon, 'home', 'development', 'on')).status, 200)
     const changed = answerOf(await call(pennon, 'GET', FEATURES, undefined, { token: client, headers: { 'if-none-match': etag } }))
@@ -478,30 +646,93 @@ onEachDatabase('client API', (database) => {
       check(answer.body.features)
       return answer
     }
-    await after('flag created', () => createFlag(pennon, 'home'), (features) => assert.deepEqual(features, [flag('home')]))
+    await after(
+      'flag created',
+      () => createFlag(pennon, 'home'),
+      (features) => assert.deepEqual(features, [flag('home')]),
+    )
     let strategyId = ''
-    await after('strategy added', async () => (strategyId = (await addStrategy(pennon, 'home', 'production', { name: 'default' })).id), (features) =>
-      assert.deepEqual(features[0].strategies, [{ name: 'default', constraints: [], parameters: {}, variants: [] }]))
+    await after(
+      'strategy added',
+      async () => (strategyId = (await addStrategy(pennon, 'home', 'production', { name: 'default' })).id),
+      (features) => assert.deepEqual(features[0].strategies, [{ name: 'default', constraints: [], parameters: {}, variants: [] }]),
+    )
     const segment = await createSegment(pennon, 'nordic', [inCountry('NO')])
-    await after('strategy changed', () => call(pennon, 'PUT', `${strategiesPath('home', 'production')}/${strategyId}`, { name: 'default', segments: [segment] }), (features) =>
-      assert.deepEqual(features[0].strategies[0].segments, [segment]))
-    const segments = await after('segment changed', () => call(pennon, 'PUT', `/api/admin/segments/${segment}`, { name: 'nordic', constraints: [inCountry('NO', 'FI')] }), () => {})
+    await after(
+      'strategy changed',
+      () => call(pennon, 'PUT', `${strategiesPath('home', 'production')}/${strategyId}`, { name: 'default', segments: [segment] }),
+      (features) => assert.deepEqual(features[0].strategies[0].segments, [segment]),
+    )
+    const segments = await after(
+      'segment changed',
+      () => call(pennon, 'PUT', `/api/admin/segments/${segment}`, { name: 'nordic', constraints: [inCountry('NO', 'FI')] }),
+      () => {},
+    )
     assert.deepEqual(segments.body.segments, [{ id: segment, name: 'nordic', constraints: [inCountry('NO', 'FI')] }])
-    await after('switched on', () => toggle(pennon, 'home', 'production', 'on'), (features) => assert.equal(features[0].enabled, true))
-    await after('variants set', () => call(pennon, 'PUT', `${placePath('home', 'production')}/variants`, [{ name: 'v' }]), (features) =>
-      assert.deepEqual(features[0].variants, [{ name: 'v', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] }]))
-    await after('strategy disabled', () => call(pennon, 'PUT', `${strategiesPath('home', 'production')}/${strategyId}`, { name: 'default', disabled: true }), (features) =>
-      assert.deepEqual([features[0].enabled, features[0].strategies], [false, []]))
-    await after('second flag', () => createFlag(pennon, 'child'), (features) => assert.deepEqual(features.map((f) => f.name), ['child', 'home']))
-    await after('dependency added', () => depend(pennon, 'child', 'home'), (features) => assert.deepEqual(features[0].dependencies, [{ feature: 'home', enabled: true, variants: [] }]))
-    await after('dependency removed', () => call(pennon, 'DELETE', `${projectPath()}/features/child/dependencies/home`), (features) => assert.equal(features[0].dependencies, undefined))
-    await after('environment removed from the project', () => call(pennon, 'DELETE', `${projectPath()}/environments/production`), (features) =>
-      assert.deepEqual(features, [flag('child'), flag('home')]))
-    await after('archived', () => archive(pennon, ['child']), (features) => assert.deepEqual(features, [flag('home')]))
-    await after('revived', () => call(pennon, 'POST', `${projectPath()}/revive`, { features: ['child'] }), (features) => assert.deepEqual(features, [flag('child'), flag('home')]))
-    await after('by hand', () => pennon.database.db.updateTable('features').set({ description: 'set by hand' }).where('name', '=', 'home').execute(), (features) =>
-      assert.equal(features[1].description, 'set by hand'))
-    await after('archived again', () => archive(pennon, ['child']), (features) => assert.deepEqual(features.map((f) => f.name), ['home']))
+    await after(
+      'switched on',
+      () => toggle(pennon, 'home', 'production', 'on'),
+      (features) => assert.equal(features[0].enabled, true),
+    )
+    await after(
+      'variants set',
+      () => call(pennon, 'PUT', `${placePath('home', 'production')}/variants`, [{ name: 'v' }]),
+      (features) =>
+        assert.deepEqual(features[0].variants, [{ name: 'v', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] }]),
+    )
+    await after(
+      'strategy disabled',
+      () => call(pennon, 'PUT', `${strategiesPath('home', 'production')}/${strategyId}`, { name: 'default', disabled: true }),
+      (features) => assert.deepEqual([features[0].enabled, features[0].strategies], [false, []]),
+    )
+    await after(
+      'second flag',
+      () => createFlag(pennon, 'child'),
+      (features) =>
+        assert.deepEqual(
+          features.map((f) => f.name),
+          ['child', 'home'],
+        ),
+    )
+    await after(
+      'dependency added',
+      () => depend(pennon, 'child', 'home'),
+      (features) => assert.deepEqual(features[0].dependencies, [{ feature: 'home', enabled: true, variants: [] }]),
+    )
+    await after(
+      'dependency removed',
+      () => call(pennon, 'DELETE', `${projectPath()}/features/child/dependencies/home`),
+      (features) => assert.equal(features[0].dependencies, undefined),
+    )
+    await after(
+      'environment removed from the project',
+      () => call(pennon, 'DELETE', `${projectPath()}/environments/production`),
+      (features) => assert.deepEqual(features, [flag('child'), flag('home')]),
+    )
+    await after(
+      'archived',
+      () => archive(pennon, ['child']),
+      (features) => assert.deepEqual(features, [flag('home')]),
+    )
+    await after(
+      'revived',
+      () => call(pennon, 'POST', `${projectPath()}/revive`, { features: ['child'] }),
+      (features) => assert.deepEqual(features, [flag('child'), flag('home')]),
+    )
+    await after(
+      'by hand',
+      () => pennon.database.db.updateTable('features').set({ description: 'set by hand' }).where('name', '=', 'home').execute(),
+      (features) => assert.equal(features[1].description, 'set by hand'),
+    )
+    await after(
+      'archived again',
+      () => archive(pennon, ['child']),
+      (features) =>
+        assert.deepEqual(
+          features.map((f) => f.name),
+          ['home'],
+        ),
+    )
     // Deleting an archived flag changes no answer: the same ETag.
     assert.equal((await call(pennon, 'POST', `${projectPath()}/delete`, { features: ['child'] })).status, 200)
     assert.equal((await read(pennon, client, '', APART)).etag, previous)
@@ -523,7 +754,10 @@ onEachDatabase('client API', (database) => {
     await serviceAccountToken(pennon, 3)
     await unchanged('tokens created')
     const events = await pennon.database.db.selectFrom('events').select('type').execute()
-    assert.ok(events.some((event) => event.type === 'api-token-created'), 'token writes are events too')
+    assert.ok(
+      events.some((event) => event.type === 'api-token-created'),
+      'token writes are events too',
+    )
     await createFlag(pennon, 'basket', 'shop')
     assert.equal((await toggle(pennon, 'basket', 'production', 'on', 'shop')).status, 200)
     await unchanged('a flag of another project')
@@ -552,23 +786,74 @@ onEachDatabase('client API', (database) => {
       previous = answer.etag
       check(answer)
     }
-    await change('flag created on the second', () => createFlag(second, 'other'), (a) => assert.deepEqual(a.body.features.map((f: any) => f.name), ['home', 'other']))
+    await change(
+      'flag created on the second',
+      () => createFlag(second, 'other'),
+      (a) =>
+        assert.deepEqual(
+          a.body.features.map((f: any) => f.name),
+          ['home', 'other'],
+        ),
+    )
     const segment = await createSegment(first, 'nordic', [inCountry('NO')])
     let strategyId = ''
-    await change('strategy added', async () => (strategyId = (await addStrategy(first, 'home', 'production', { name: 'default', segments: [segment] })).id), (a) =>
-      assert.deepEqual(a.body.segments, [{ id: segment, name: 'nordic', constraints: [inCountry('NO')] }]))
-    await change('switched on', () => toggle(first, 'home', 'production', 'on'), (a) => assert.equal(a.body.features[0].enabled, true))
-    await change('segment changed', () => call(first, 'PUT', `/api/admin/segments/${segment}`, { name: 'nordics', constraints: [] }), (a) =>
-      assert.deepEqual(a.body.segments, [{ id: segment, name: 'nordics', constraints: [] }]))
-    await change('strategy changed', () => call(first, 'PUT', `${strategiesPath('home', 'production')}/${strategyId}`, { name: 'userWithId', parameters: { userIds: 'x' }, segments: [] }), (a) => {
-      assert.deepEqual(a.body.features[0].strategies, [{ name: 'userWithId', constraints: [], parameters: { userIds: 'x' }, variants: [] }])
-      assert.deepEqual(a.body.segments, [])
-    })
-    await change('dependency', () => depend(first, 'other', 'home'), (a) => assert.deepEqual(a.body.features[1].dependencies, [{ feature: 'home', enabled: true, variants: [] }]))
-    await change('environment removed', () => call(first, 'DELETE', `${projectPath()}/environments/production`), (a) =>
-      assert.deepEqual(a.body.features, [flag('home'), flag('other', { dependencies: [{ feature: 'home', enabled: true, variants: [] }] })]))
-    await change('by hand on the first', () => first.database.db.updateTable('features').set({ impression_data: true }).where('name', '=', 'home').execute(), (a) =>
-      assert.equal(a.body.features[0].impressionData, true))
-    await change('archived', () => archive(first, ['other']), (a) => assert.deepEqual(a.body.features.map((f: any) => f.name), ['home']))
+    await change(
+      'strategy added',
+      async () => (strategyId = (await addStrategy(first, 'home', 'production', { name: 'default', segments: [segment] })).id),
+      (a) => assert.deepEqual(a.body.segments, [{ id: segment, name: 'nordic', constraints: [inCountry('NO')] }]),
+    )
+    await change(
+      'switched on',
+      () => toggle(first, 'home', 'production', 'on'),
+      (a) => assert.equal(a.body.features[0].enabled, true),
+    )
+    await change(
+      'segment changed',
+      () => call(first, 'PUT', `/api/admin/segments/${segment}`, { name: 'nordics', constraints: [] }),
+      (a) => assert.deepEqual(a.body.segments, [{ id: segment, name: 'nordics', constraints: [] }]),
+    )
+    await change(
+      'strategy changed',
+      () =>
+        call(first, 'PUT', `${strategiesPath('home', 'production')}/${strategyId}`, {
+          name: 'userWithId',
+          parameters: { userIds: 'x' },
+          segments: [],
+        }),
+      (a) => {
+        assert.deepEqual(a.body.features[0].strategies, [
+          { name: 'userWithId', constraints: [], parameters: { userIds: 'x' }, variants: [] },
+        ])
+        assert.deepEqual(a.body.segments, [])
+      },
+    )
+    await change(
+      'dependency',
+      () => depend(first, 'other', 'home'),
+      (a) => assert.deepEqual(a.body.features[1].dependencies, [{ feature: 'home', enabled: true, variants: [] }]),
+    )
+    await change(
+      'environment removed',
+      () => call(first, 'DELETE', `${projectPath()}/environments/production`),
+      (a) =>
+        assert.deepEqual(a.body.features, [
+          flag('home'),
+          flag('other', { dependencies: [{ feature: 'home', enabled: true, variants: [] }] }),
+        ]),
+    )
+    await change(
+      'by hand on the first',
+      () => first.database.db.updateTable('features').set({ impression_data: true }).where('name', '=', 'home').execute(),
+      (a) => assert.equal(a.body.features[0].impressionData, true),
+    )
+    await change(
+      'archived',
+      () => archive(first, ['other']),
+      (a) =>
+        assert.deepEqual(
+          a.body.features.map((f: any) => f.name),
+          ['home'],
+        ),
+    )
   })
 })

@@ -66,11 +66,15 @@ async function listening(t: Parameters<typeof useTestApp>[0], database: Paramete
  */
 async function settled(base: string, headers: Record<string, string>, etag: string, seen: { requests: number }): Promise<void> {
   await sleep(100)
-  await eventually(async () => {
-    const before = seen.requests
-    const response = await get(base, FEATURES, { ...headers, 'if-none-match': etag })
-    return response.status === 304 && seen.requests === before
-  }, 'a current poll answered before Fastify', 3_000)
+  await eventually(
+    async () => {
+      const before = seen.requests
+      const response = await get(base, FEATURES, { ...headers, 'if-none-match': etag })
+      return response.status === 304 && seen.requests === before
+    },
+    'a current poll answered before Fastify',
+    3_000,
+  )
 }
 
 async function token(pennon: TestApp, tokenName: string, type: 'client' | 'frontend'): Promise<string> {
@@ -95,12 +99,21 @@ onEachDatabase('client features 304 before Fastify', (database) => {
       assert.equal(fast.status, 304)
       assert.equal(fast.body, '')
       // The same question through Fastify: a query it ignores for a client token.
-      const routed = await get(base, `${FEATURES}?environment=development`, { authorization: client, ...APART, 'if-none-match': ifNoneMatch })
+      const routed = await get(base, `${FEATURES}?environment=development`, {
+        authorization: client,
+        ...APART,
+        'if-none-match': ifNoneMatch,
+      })
       assert.equal(seen.requests, before + 1)
       assert.equal(routed.status, 304)
       assert.equal(routed.body, '')
       assert.deepEqual(comparable(fast.headers), comparable(routed.headers))
-      assert.deepEqual(comparable(fast.headers), { 'x-content-type-options': 'nosniff', etag, connection: 'keep-alive', 'keep-alive': 'timeout=72' })
+      assert.deepEqual(comparable(fast.headers), {
+        'x-content-type-options': 'nosniff',
+        etag,
+        connection: 'keep-alive',
+        'keep-alive': 'timeout=72',
+      })
     }
     // `Bearer <token>` is the same token.
     const before = seen.requests
@@ -115,7 +128,11 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     const through = async (path: string, headers: Record<string, string>, method = 'GET') => {
       const before = seen.requests
       const response = await get(base, path, headers, method)
-      assert.equal(seen.requests, before + 1, `${method} ${path} ${JSON.stringify(headers)} skipped Fastify: ${response.status} ${response.body}`)
+      assert.equal(
+        seen.requests,
+        before + 1,
+        `${method} ${path} ${JSON.stringify(headers)} skipped Fastify: ${response.status} ${response.body}`,
+      )
       return response
     }
 
@@ -144,7 +161,10 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     assert.equal(JSON.parse(changed.body).features[0].enabled, true)
     await settled(base, { authorization: client, ...APART }, changed.headers.etag as string, seen)
     const before = seen.requests
-    assert.equal((await get(base, FEATURES, { authorization: client, ...APART, 'if-none-match': changed.headers.etag as string })).status, 304)
+    assert.equal(
+      (await get(base, FEATURES, { authorization: client, ...APART, 'if-none-match': changed.headers.etag as string })).status,
+      304,
+    )
     assert.equal(seen.requests, before)
 
     // The token deleted: no longer remembered, so refused by the whole way.
@@ -157,7 +177,13 @@ onEachDatabase('client features 304 before Fastify', (database) => {
   test('a client token that expires while polling is refused from that moment, early answers included', async (t) => {
     const { pennon, base, seen } = await listening(t, database)
     const expiresAt = new Date(Date.now() + 1_500).toISOString()
-    const created = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'brief-sdk', type: 'client', environment: 'development', projects: ['*'], expiresAt })
+    const created = await call(pennon, 'POST', '/api/admin/api-tokens', {
+      tokenName: 'brief-sdk',
+      type: 'client',
+      environment: 'development',
+      projects: ['*'],
+      expiresAt,
+    })
     assert.equal(created.status, 201, created.text)
     const headers = { authorization: created.body.secret as string, ...APART }
     const etag = (await get(base, FEATURES, headers)).headers.etag as string
@@ -173,7 +199,13 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     assert.equal(refused.status, 401)
     assert.equal(seen.requests, before + 2)
     const { name, message } = JSON.parse(refused.body)
-    assert.deepEqual({ name, message }, { name: 'AuthenticationRequired', message: 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.' })
+    assert.deepEqual(
+      { name, message },
+      {
+        name: 'AuthenticationRequired',
+        message: 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.',
+      },
+    )
   })
 
   test('while requests are logged (LOG_LEVEL=debug) every request goes through Fastify and is logged', async (t) => {
@@ -181,7 +213,8 @@ onEachDatabase('client features 304 before Fastify', (database) => {
     const etag = (await get(base, FEATURES, { authorization: client, ...APART })).headers.etag as string
     const before = seen.requests
     const logged = pennon.logs.filter((line) => line.includes('incoming request')).length
-    for (let i = 0; i < 3; i++) assert.equal((await get(base, FEATURES, { authorization: client, ...APART, 'if-none-match': etag })).status, 304)
+    for (let i = 0; i < 3; i++)
+      assert.equal((await get(base, FEATURES, { authorization: client, ...APART, 'if-none-match': etag })).status, 304)
     assert.equal(seen.requests, before + 3)
     assert.equal(pennon.logs.filter((line) => line.includes('incoming request')).length, logged + 3)
   })

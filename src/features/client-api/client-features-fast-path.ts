@@ -21,7 +21,11 @@ const CONTENT_TYPE_OPTIONS = ['x-content-type-options', 'nosniff']
 
 const STREAMING_HINT = ['fetch-mode', 'streaming']
 
-export function createClientFeaturesFastPath({ authenticate, clientFeatures, suggestStreaming }: {
+export function createClientFeaturesFastPath({
+  authenticate,
+  clientFeatures,
+  suggestStreaming,
+}: {
   authenticate: Authenticate
   clientFeatures: ClientFeaturesService
   suggestStreaming: (principal: Principal) => boolean

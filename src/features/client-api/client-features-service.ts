@@ -11,7 +11,13 @@ import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import type { TokenScope } from '../../http/permissions.ts'
-import { flagsTagged, readEnvironmentFlags, type ClientFeature, type ClientSegment, type EnvironmentFlags } from './client-features-store.ts'
+import {
+  flagsTagged,
+  readEnvironmentFlags,
+  type ClientFeature,
+  type ClientSegment,
+  type EnvironmentFlags,
+} from './client-features-store.ts'
 
 /** Which flags a caller may read: an environment, and its projects (`*`: every project). */
 export interface ReadScope {
@@ -160,7 +166,10 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
       if (segmentsApart) {
         const used = new Set(features.flatMap((feature) => feature.strategies.flatMap((strategy) => strategy.segments ?? [])))
         // Only the segments these flags use: a project's segments are not shown to another project's token.
-        const segments = [...used].map((id) => flags.segments.get(id)).filter((s) => s !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        const segments = [...used]
+          .map((id) => flags.segments.get(id))
+          .filter((s) => s !== undefined)
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         content = `{"version":2,"features":${JSON.stringify(features)},"query":${JSON.stringify(query)},"segments":${JSON.stringify(segments)}`
       } else {
         content = `{"version":2,"features":${JSON.stringify(features.map((feature) => inlineSegments(feature, flags.segments)))},"query":${JSON.stringify(query)}`
@@ -179,7 +188,10 @@ export function createClientFeaturesService({ db, changes }: { db: Kysely<Databa
       const tagged = filters.tag && filters.tag.length > 0 ? await flagsTagged(db, filters.tag) : undefined
       const features = visible(flags, scope, filters, tagged)
       const used = new Set(features.flatMap((feature) => feature.strategies.flatMap((strategy) => strategy.segments ?? [])))
-      const segments = [...used].sort((a, b) => a - b).map((id) => flags.segments.get(id)).filter((s) => s !== undefined)
+      const segments = [...used]
+        .sort((a, b) => a - b)
+        .map((id) => flags.segments.get(id))
+        .filter((s) => s !== undefined)
       return { version, revisionId: flags.revisionId, features, segments }
     },
 

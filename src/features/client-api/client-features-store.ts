@@ -81,8 +81,19 @@ async function readIn(db: Kysely<Database>, environment: string, explained: bool
   const [flags, strategies, links, segments, dependencies, revision] = await Promise.all([
     db
       .selectFrom('features')
-      .leftJoin('feature_environments', (join) => join.onRef('feature_environments.feature', '=', 'features.name').on('feature_environments.environment', '=', environment))
-      .select(['features.name', 'features.type', 'features.project', 'features.stale', 'features.description', 'features.impression_data', 'feature_environments.enabled', 'feature_environments.variants'])
+      .leftJoin('feature_environments', (join) =>
+        join.onRef('feature_environments.feature', '=', 'features.name').on('feature_environments.environment', '=', environment),
+      )
+      .select([
+        'features.name',
+        'features.type',
+        'features.project',
+        'features.stale',
+        'features.description',
+        'features.impression_data',
+        'feature_environments.enabled',
+        'feature_environments.variants',
+      ])
       .where('features.archived_at', 'is', null)
       .orderBy('features.name')
       .execute(),
@@ -102,7 +113,11 @@ async function readIn(db: Kysely<Database>, environment: string, explained: bool
       .where('feature_strategies.environment', '=', environment)
       .orderBy('feature_strategy_segments.segment_id')
       .execute(),
-    db.selectFrom('segments').select(['id', 'name', 'constraints']).where('id', 'in', (eb) => eb.selectFrom('feature_strategy_segments').select('segment_id')).execute(),
+    db
+      .selectFrom('segments')
+      .select(['id', 'name', 'constraints'])
+      .where('id', 'in', (eb) => eb.selectFrom('feature_strategy_segments').select('segment_id'))
+      .execute(),
     db.selectFrom('feature_dependencies').selectAll().orderBy('child').orderBy('parent').execute(),
     db.selectFrom('counters').select('value').where('name', '=', 'event_id').executeTakeFirst(),
   ])
@@ -154,7 +169,12 @@ async function readIn(db: Kysely<Database>, environment: string, explained: bool
   return {
     environment,
     features,
-    segments: new Map(segments.map((row) => [Number(row.id), { id: Number(row.id), name: row.name, constraints: JSON.parse(row.constraints) as Constraint[] }])),
+    segments: new Map(
+      segments.map((row) => [
+        Number(row.id),
+        { id: Number(row.id), name: row.name, constraints: JSON.parse(row.constraints) as Constraint[] },
+      ]),
+    ),
     revisionId: Number(revision?.value ?? 0),
   }
 }

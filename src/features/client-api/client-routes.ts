@@ -43,43 +43,63 @@ export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body:
   return sendJsonText(reply, body)
 }
 
-export const clientRoutes: FastifyPluginAsyncTypebox<{ clientFeatures: ClientFeaturesService; suggestStreaming: (principal: Principal) => boolean }> = async (app, { clientFeatures, suggestStreaming }) => {
-  app.get('/features', {
-    config: { sdkApi: 'client' },
-    schema: {
-      tags,
-      summary: 'Every flag a client token may read, as server SDKs evaluate them',
-      description:
-        "The token's environment and projects (an admin token: every project, in `?environment=`, default development). " +
-        'Segments are sent apart (ids in strategies, each segment once) to SDKs that send `Unleash-Client-Spec` 4.2.0 or later, as the reference does; ' +
-        'otherwise their constraints are inlined. Answers carry an ETag; `If-None-Match` with it answers 304. ' +
-        '`tag=type:value` (repeatable) keeps the flags with any of those tags. ' +
-        '`fetch-mode: streaming` tells SDKs to switch to `/api/client/streaming`, when the server is configured so (CLIENT_FETCH_MODE).',
-      querystring: ClientFeaturesQuery,
-      response: { 200: ClientFeaturesResponse, 304: Type.Null({ description: 'Not modified: the ETag sent is current' }), ...errorResponses(400, 401, 403) },
+export const clientRoutes: FastifyPluginAsyncTypebox<{
+  clientFeatures: ClientFeaturesService
+  suggestStreaming: (principal: Principal) => boolean
+}> = async (app, { clientFeatures, suggestStreaming }) => {
+  app.get(
+    '/features',
+    {
+      config: { sdkApi: 'client' },
+      schema: {
+        tags,
+        summary: 'Every flag a client token may read, as server SDKs evaluate them',
+        description:
+          "The token's environment and projects (an admin token: every project, in `?environment=`, default development). " +
+          'Segments are sent apart (ids in strategies, each segment once) to SDKs that send `Unleash-Client-Spec` 4.2.0 or later, as the reference does; ' +
+          'otherwise their constraints are inlined. Answers carry an ETag; `If-None-Match` with it answers 304. ' +
+          '`tag=type:value` (repeatable) keeps the flags with any of those tags. ' +
+          '`fetch-mode: streaming` tells SDKs to switch to `/api/client/streaming`, when the server is configured so (CLIENT_FETCH_MODE).',
+        querystring: ClientFeaturesQuery,
+        response: {
+          200: ClientFeaturesResponse,
+          304: Type.Null({ description: 'Not modified: the ETag sent is current' }),
+          ...errorResponses(400, 401, 403),
+        },
+      },
     },
-  }, async (request, reply) => {
-    const query = request.query
-    const filters = filtersOf(query)
-    const segmentsApart = query.inlineSegmentConstraints !== 'true' && takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined)
-    const { body, etag } = await clientFeatures.features(readScope(request.principal.scope, query.environment), filters, segmentsApart)
-    if (suggestStreaming(request.principal)) reply.header('fetch-mode', 'streaming')
-    return sendWithEtag(request, reply, body, etag)
-  })
+    async (request, reply) => {
+      const query = request.query
+      const filters = filtersOf(query)
+      const segmentsApart =
+        query.inlineSegmentConstraints !== 'true' && takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined)
+      const { body, etag } = await clientFeatures.features(readScope(request.principal.scope, query.environment), filters, segmentsApart)
+      if (suggestStreaming(request.principal)) reply.header('fetch-mode', 'streaming')
+      return sendWithEtag(request, reply, body, etag)
+    },
+  )
 
-  app.get('/features/:featureName', {
-    config: { sdkApi: 'client' },
-    schema: {
-      tags,
-      summary: 'One flag a client token may read',
-      params: Type.Object({ featureName: Type.String({ maxLength: 1000 }) }),
-      querystring: Type.Object({ environment: Type.Optional(Type.String({ maxLength: 1000 })) }),
-      response: { 200: ClientFeatureResponse, ...errorResponses(401, 403, 404) },
+  app.get(
+    '/features/:featureName',
+    {
+      config: { sdkApi: 'client' },
+      schema: {
+        tags,
+        summary: 'One flag a client token may read',
+        params: Type.Object({ featureName: Type.String({ maxLength: 1000 }) }),
+        querystring: Type.Object({ environment: Type.Optional(Type.String({ maxLength: 1000 })) }),
+        response: { 200: ClientFeatureResponse, ...errorResponses(401, 403, 404) },
+      },
     },
-  }, async (request) => {
-    const scope = readScope(request.principal.scope, request.query.environment)
-    const feature = await clientFeatures.feature(scope, request.params.featureName, takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined))
-    if (!feature) throw notFound(`There's no flag named ${quote(request.params.featureName)} that this token may read.`)
-    return feature
-  })
+    async (request) => {
+      const scope = readScope(request.principal.scope, request.query.environment)
+      const feature = await clientFeatures.feature(
+        scope,
+        request.params.featureName,
+        takesSegmentsApart(request.headers['unleash-client-spec'] as string | undefined),
+      )
+      if (!feature) throw notFound(`There's no flag named ${quote(request.params.featureName)} that this token may read.`)
+      return feature
+    },
+  )
 }

@@ -2,14 +2,23 @@ import { Type } from '@sinclair/typebox'
 import { ConstraintResponse } from '../segments/segment-schemas.ts'
 import { StrategyVariantResponse, VariantResponse } from '../flag-environments/variant-schemas.ts'
 
-const OneOrMany = (description: string) => Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], { description })
+const OneOrMany = (description: string) =>
+  Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], { description })
 
 export const ClientFeaturesQuery = Type.Object({
-  project: Type.Optional(OneOrMany('Only flags of these projects (within the token\'s)')),
+  project: Type.Optional(OneOrMany("Only flags of these projects (within the token's)")),
   namePrefix: Type.Optional(Type.String({ maxLength: 1000, description: 'Only flags whose name starts with this' })),
   tag: Type.Optional(OneOrMany('type:value: only flags with one of these tags')),
-  environment: Type.Optional(Type.String({ maxLength: 1000, description: 'For admin tokens only; a client token reads its own environment' })),
-  inlineSegmentConstraints: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: segment constraints inlined whatever the SDK says' })),
+  environment: Type.Optional(
+    Type.String({ maxLength: 1000, description: 'For admin tokens only; a client token reads its own environment' }),
+  ),
+  inlineSegmentConstraints: Type.Optional(
+    Type.Unsafe<'true' | 'false'>({
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'true: segment constraints inlined whatever the SDK says',
+    }),
+  ),
 })
 
 const ClientStrategy = Type.Object({
@@ -31,7 +40,9 @@ export const ClientFeatureResponse = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   impressionData: Type.Boolean(),
   dependencies: Type.Optional(
-    Type.Array(Type.Object({ feature: Type.String(), enabled: Type.Boolean(), variants: Type.Optional(Type.Array(Type.String())) }), { description: 'Its parent, when it has one' }),
+    Type.Array(Type.Object({ feature: Type.String(), enabled: Type.Boolean(), variants: Type.Optional(Type.Array(Type.String())) }), {
+      description: 'Its parent, when it has one',
+    }),
   ),
 })
 
@@ -45,7 +56,11 @@ export const ClientFeaturesResponse = Type.Object({
     environment: Type.String(),
     inlineSegmentConstraints: Type.Boolean(),
   }),
-  segments: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), constraints: Type.Array(ConstraintResponse) }), { description: 'The segments these flags use, each once' })),
+  segments: Type.Optional(
+    Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), constraints: Type.Array(ConstraintResponse) }), {
+      description: 'The segments these flags use, each once',
+    }),
+  ),
   meta: Type.Object({ revisionId: Type.Integer(), etag: Type.String(), queryHash: Type.String() }),
 })
 
@@ -55,9 +70,16 @@ export const ClientDeltaQuery = Type.Omit(ClientFeaturesQuery, ['inlineSegmentCo
 const DeltaEvent = Type.Object(
   {
     eventId: Type.Integer({ description: 'The latest event id when the state was read' }),
-    type: Type.Unsafe<string>({ type: 'string', enum: ['hydration', 'feature-updated', 'feature-removed', 'segment-updated', 'segment-removed'] }),
+    type: Type.Unsafe<string>({
+      type: 'string',
+      enum: ['hydration', 'feature-updated', 'feature-removed', 'segment-updated', 'segment-removed'],
+    }),
   },
-  { additionalProperties: true, description: 'hydration: features, segments; feature-updated: feature; feature-removed: featureName, project; segment-updated: segment; segment-removed: segmentId' },
+  {
+    additionalProperties: true,
+    description:
+      'hydration: features, segments; feature-updated: feature; feature-removed: featureName, project; segment-updated: segment; segment-removed: segmentId',
+  },
 )
 
 export const ClientDeltaResponse = Type.Object({ events: Type.Array(DeltaEvent) })

@@ -25,24 +25,39 @@ export function knownState(header: string | string[] | undefined): string | unde
   return state === '' ? undefined : state
 }
 
-export const deltaRoutes: FastifyPluginAsyncTypebox<{ delta: DeltaService; suggestStreaming: (principal: Principal) => boolean }> = async (app, { delta, suggestStreaming }) => {
-  app.get('/delta', {
-    config: { sdkApi: 'client' },
-    schema: {
-      tags: ['Client API'],
-      summary: 'What changed in the flags a client token reads, since the state its ETag names',
-      description:
-        'Scoped as `/api/client/features`. Without `If-None-Match` (or naming a state this instance no longer holds): one `hydration` event. ' +
-        'Otherwise the `feature-updated`, `feature-removed`, `segment-updated` and `segment-removed` events since that state, or 304 when nothing changed. ' +
-        'Segments are always sent apart. `fetch-mode: streaming` tells SDKs to stream instead, when the server is configured so.',
-      querystring: ClientDeltaQuery,
-      response: { 200: ClientDeltaResponse, 304: Type.Null({ description: 'Not modified: the state the ETag names is current' }), ...errorResponses(400, 401, 403) },
+export const deltaRoutes: FastifyPluginAsyncTypebox<{ delta: DeltaService; suggestStreaming: (principal: Principal) => boolean }> = async (
+  app,
+  { delta, suggestStreaming },
+) => {
+  app.get(
+    '/delta',
+    {
+      config: { sdkApi: 'client' },
+      schema: {
+        tags: ['Client API'],
+        summary: 'What changed in the flags a client token reads, since the state its ETag names',
+        description:
+          'Scoped as `/api/client/features`. Without `If-None-Match` (or naming a state this instance no longer holds): one `hydration` event. ' +
+          'Otherwise the `feature-updated`, `feature-removed`, `segment-updated` and `segment-removed` events since that state, or 304 when nothing changed. ' +
+          'Segments are always sent apart. `fetch-mode: streaming` tells SDKs to stream instead, when the server is configured so.',
+        querystring: ClientDeltaQuery,
+        response: {
+          200: ClientDeltaResponse,
+          304: Type.Null({ description: 'Not modified: the state the ETag names is current' }),
+          ...errorResponses(400, 401, 403),
+        },
+      },
     },
-  }, async (request, reply) => {
-    const answer = await delta.since(readScope(request.principal.scope, request.query.environment), filtersOf(request.query), knownState(request.headers['if-none-match']))
-    reply.header('etag', `"${answer.hash}"`)
-    if (suggestStreaming(request.principal)) reply.header('fetch-mode', 'streaming')
-    if (answer.kind === 'current') return (reply as FastifyReply).code(304).send()
-    return sendJsonText(reply, Buffer.from(eventsBody(answer.events)))
-  })
+    async (request, reply) => {
+      const answer = await delta.since(
+        readScope(request.principal.scope, request.query.environment),
+        filtersOf(request.query),
+        knownState(request.headers['if-none-match']),
+      )
+      reply.header('etag', `"${answer.hash}"`)
+      if (suggestStreaming(request.principal)) reply.header('fetch-mode', 'streaming')
+      if (answer.kind === 'current') return (reply as FastifyReply).code(304).send()
+      return sendJsonText(reply, Buffer.from(eventsBody(answer.events)))
+    },
+  )
 }

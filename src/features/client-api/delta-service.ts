@@ -30,7 +30,15 @@ const MAX_SCOPES = 256
 export const scopeKey = (scope: ReadScope, filters: FeatureFilters): string =>
   JSON.stringify([scope.environment, scope.projects, filters.project, filters.namePrefix, filters.tag])
 
-export function createDeltaService({ clientFeatures, changes, historySize }: { clientFeatures: ClientFeaturesService; changes: ChangeWatch; historySize: number }) {
+export function createDeltaService({
+  clientFeatures,
+  changes,
+  historySize,
+}: {
+  clientFeatures: ClientFeaturesService
+  changes: ChangeWatch
+  historySize: number
+}) {
   const scopes = new Map<string, ScopeDeltas>()
 
   function entry(key: string): ScopeDeltas {

@@ -77,18 +77,25 @@ export function diffStates(before: DeltaState, after: DeltaState): DeltaStep {
   const eventId = after.revisionId
   const events: DeltaEventText[] = []
   for (const [id, json] of after.segments) {
-    if (before.segments.get(id) !== json) events.push({ key: `s:${id}`, order: 0, json: `{"eventId":${eventId},"type":"segment-updated","segment":${json}}` })
+    if (before.segments.get(id) !== json)
+      events.push({ key: `s:${id}`, order: 0, json: `{"eventId":${eventId},"type":"segment-updated","segment":${json}}` })
   }
   for (const [name, feature] of after.features) {
-    if (before.features.get(name)?.json !== feature.json) events.push({ key: `f:${name}`, order: 1, json: `{"eventId":${eventId},"type":"feature-updated","feature":${feature.json}}` })
+    if (before.features.get(name)?.json !== feature.json)
+      events.push({ key: `f:${name}`, order: 1, json: `{"eventId":${eventId},"type":"feature-updated","feature":${feature.json}}` })
   }
   for (const [name, feature] of before.features) {
     if (!after.features.has(name)) {
-      events.push({ key: `f:${name}`, order: 1, json: `{"eventId":${eventId},"type":"feature-removed","featureName":${JSON.stringify(name)},"project":${JSON.stringify(feature.project)}}` })
+      events.push({
+        key: `f:${name}`,
+        order: 1,
+        json: `{"eventId":${eventId},"type":"feature-removed","featureName":${JSON.stringify(name)},"project":${JSON.stringify(feature.project)}}`,
+      })
     }
   }
   for (const id of before.segments.keys()) {
-    if (!after.segments.has(id)) events.push({ key: `s:${id}`, order: 2, json: `{"eventId":${eventId},"type":"segment-removed","segmentId":${id}}` })
+    if (!after.segments.has(id))
+      events.push({ key: `s:${id}`, order: 2, json: `{"eventId":${eventId},"type":"segment-removed","segmentId":${id}}` })
   }
   return { from: before.hash, to: after.hash, events }
 }

@@ -6,7 +6,17 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
-import { allEvents, apiToken, call, errorOf, onEachDatabase, useTestApp, withoutId, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
+import {
+  allEvents,
+  apiToken,
+  call,
+  errorOf,
+  onEachDatabase,
+  useTestApp,
+  withoutId,
+  type ApiResponse,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { archive, createFlag, createProject } from '../../../test/helpers/flags.ts'
 import { addStrategy, strategiesPath, toggle } from '../../../test/helpers/strategies.ts'
 import { flag, rolloutOf } from '../../../test/helpers/client.ts'
@@ -18,7 +28,11 @@ const withSegments = (...segments: number[]) => ({ name: 'default', constraints:
 const inCountry = (...values: string[]) => ({ contextName: 'country', operator: 'IN', values })
 
 async function scopedToken(pennon: TestApp, projects: string[]): Promise<string> {
-  const response = await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: `client-${randomBytes(4).toString('hex')}`, type: 'client', projects })
+  const response = await call(pennon, 'POST', '/api/admin/api-tokens', {
+    tokenName: `client-${randomBytes(4).toString('hex')}`,
+    type: 'client',
+    projects,
+  })
   assert.equal(response.status, 201, response.text)
   return response.body.secret
 }
@@ -75,7 +89,10 @@ onEachDatabase('client API: delta', (database) => {
       {
         eventId: await latestEventId(pennon),
         type: 'hydration',
-        features: [flag('banner', { enabled: true, strategies: [rolloutOf('banner')] }), flag('checkout', { description: 'Pay with one click', strategies: [withSegments(nordic)] })],
+        features: [
+          flag('banner', { enabled: true, strategies: [rolloutOf('banner')] }),
+          flag('checkout', { description: 'Pay with one click', strategies: [withSegments(nordic)] }),
+        ],
         segments: [await segmentOf(pennon, nordic)],
       },
     ])
@@ -94,7 +111,13 @@ onEachDatabase('client API: delta', (database) => {
 
     assert.equal((await toggle(pennon, 'a', 'development', 'on')).status, 200)
     const updated = deltaOf(await poll(pennon, client, start.etag))
-    assert.deepEqual(updated.events, [{ eventId: await latestEventId(pennon), type: 'feature-updated', feature: flag('a', { enabled: true, strategies: [rolloutOf('a')] }) }])
+    assert.deepEqual(updated.events, [
+      {
+        eventId: await latestEventId(pennon),
+        type: 'feature-updated',
+        feature: flag('a', { enabled: true, strategies: [rolloutOf('a')] }),
+      },
+    ])
     assertNotModified(await poll(pennon, client, updated.etag), updated.etag)
 
     assert.equal((await archive(pennon, ['b'])).status, 202)
@@ -112,11 +135,14 @@ onEachDatabase('client API: delta', (database) => {
     const since = deltaOf(await poll(pennon, client, start.etag))
     const now = await latestEventId(pennon)
     assert.equal(since.events.length, 3)
-    assert.deepEqual(new Set(since.events.map((event) => JSON.stringify(event))), new Set([
-      JSON.stringify({ eventId: now, type: 'feature-updated', feature: flag('a', { strategies: [rolloutOf('a')] }) }),
-      JSON.stringify({ eventId: removed.events[0].eventId, type: 'feature-updated', feature: flag('d') }),
-      JSON.stringify({ eventId: removed.events[0].eventId, type: 'feature-removed', featureName: 'b', project: 'default' }),
-    ]))
+    assert.deepEqual(
+      new Set(since.events.map((event) => JSON.stringify(event))),
+      new Set([
+        JSON.stringify({ eventId: now, type: 'feature-updated', feature: flag('a', { strategies: [rolloutOf('a')] }) }),
+        JSON.stringify({ eventId: removed.events[0].eventId, type: 'feature-updated', feature: flag('d') }),
+        JSON.stringify({ eventId: removed.events[0].eventId, type: 'feature-removed', featureName: 'b', project: 'default' }),
+      ]),
+    )
   })
 
   test('segment-updated before the flags that use it; segment-removed once no flag the token reads uses it', async (t) => {
@@ -138,7 +164,13 @@ onEachDatabase('client API: delta', (database) => {
     const changed = await call(pennon, 'PUT', `/api/admin/segments/${nordic}`, { name: 'nordic', constraints: [inCountry('NO', 'DK')] })
     assert.equal(changed.status, 204, changed.text)
     const segmentOnly = deltaOf(await poll(pennon, client, used.etag))
-    assert.deepEqual(segmentOnly.events, [{ eventId: await latestEventId(pennon), type: 'segment-updated', segment: { id: nordic, name: 'nordic', constraints: [inCountry('NO', 'DK')] } }])
+    assert.deepEqual(segmentOnly.events, [
+      {
+        eventId: await latestEventId(pennon),
+        type: 'segment-updated',
+        segment: { id: nordic, name: 'nordic', constraints: [inCountry('NO', 'DK')] },
+      },
+    ])
 
     const removed = await call(pennon, 'DELETE', `${strategiesPath('gated', 'development')}/${strategy.id}`)
     assert.equal(removed.status, 200, removed.text)
@@ -155,7 +187,14 @@ onEachDatabase('client API: delta', (database) => {
     const client = await apiToken(pennon, 'client')
     await createFlag(pennon, 'a')
     const first = deltaOf(await poll(pennon, client))
-    const hydrationOf = async () => [{ eventId: await latestEventId(pennon), type: 'hydration', features: [flag('a', { enabled: true, strategies: [rolloutOf('a')] })], segments: [] }]
+    const hydrationOf = async () => [
+      {
+        eventId: await latestEventId(pennon),
+        type: 'hydration',
+        features: [flag('a', { enabled: true, strategies: [rolloutOf('a')] })],
+        segments: [],
+      },
+    ]
 
     assert.equal((await toggle(pennon, 'a', 'development', 'on')).status, 200)
     const second = deltaOf(await poll(pennon, client, first.etag))
@@ -167,13 +206,18 @@ onEachDatabase('client API: delta', (database) => {
     // One more step: the one from the first state is no longer held.
     await createFlag(pennon, 'b')
     const third = deltaOf(await poll(pennon, client, second.etag))
-    assert.deepEqual(third.events.map((event) => event.type), ['feature-updated'])
+    assert.deepEqual(
+      third.events.map((event) => event.type),
+      ['feature-updated'],
+    )
     const stale = deltaOf(await poll(pennon, client, first.etag))
-    assert.deepEqual(stale.events, [{ ...(await hydrationOf())[0], features: [flag('a', { enabled: true, strategies: [rolloutOf('a')] }), flag('b')] }])
+    assert.deepEqual(stale.events, [
+      { ...(await hydrationOf())[0], features: [flag('a', { enabled: true, strategies: [rolloutOf('a')] }), flag('b')] },
+    ])
     assert.equal(stale.etag, third.etag)
   })
 
-  test('scoped as /api/client/features: the token\'s projects, project, namePrefix and tag filters; a change elsewhere is a 304', async (t) => {
+  test("scoped as /api/client/features: the token's projects, project, namePrefix and tag filters; a change elsewhere is a 304", async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'shop')
     await createFlag(pennon, 'web-banner')
@@ -199,7 +243,10 @@ onEachDatabase('client API: delta', (database) => {
     assertNotModified(await poll(pennon, shop, shopStart.etag), shopStart.etag)
     assertNotModified(await poll(pennon, client, projectStart.etag, '?project=shop'), projectStart.etag)
     assertNotModified(await poll(pennon, client, tagStart.etag, '?tag=team:core'), tagStart.etag)
-    assert.deepEqual(deltaOf(await poll(pennon, client, webStart.etag, '?namePrefix=web-')).events.map((event) => [event.type, event.feature.name]), [['feature-updated', 'web-banner']])
+    assert.deepEqual(
+      deltaOf(await poll(pennon, client, webStart.etag, '?namePrefix=web-')).events.map((event) => [event.type, event.feature.name]),
+      [['feature-updated', 'web-banner']],
+    )
 
     // A flag that leaves the tag filter is removed from that scope.
     const untagged = await call(pennon, 'DELETE', '/api/admin/features/api-limit/tags/team/core')
@@ -217,7 +264,10 @@ onEachDatabase('client API: delta', (database) => {
     const frontend = await apiToken(pennon, 'frontend')
     const refused = await poll(pennon, frontend)
     assert.equal(refused.status, 403)
-    assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', 'This endpoint needs a client (backend) or admin API token.', { permissions: ['CLIENT'] }))
+    assert.deepEqual(
+      withoutId(refused.body),
+      errorOf('NoAccessError', 'This endpoint needs a client (backend) or admin API token.', { permissions: ['CLIENT'] }),
+    )
     const anonymous = await call(pennon, 'GET', DELTA, undefined, { token: null })
     assert.equal(anonymous.status, 401)
     assert.equal(deltaOf(await poll(pennon, pennon.adminToken, undefined, '?environment=production')).events[0].type, 'hydration')
@@ -236,7 +286,10 @@ onEachDatabase('client API: delta', (database) => {
     assert.equal((await poll(pennon, client, first.headers.etag as string)).headers['fetch-mode'], 'streaming')
     const features = await call(pennon, 'GET', '/api/client/features', undefined, { token: client })
     assert.equal(features.headers['fetch-mode'], 'streaming')
-    const again = await call(pennon, 'GET', '/api/client/features', undefined, { token: client, headers: { 'if-none-match': features.headers.etag as string } })
+    const again = await call(pennon, 'GET', '/api/client/features', undefined, {
+      token: client,
+      headers: { 'if-none-match': features.headers.etag as string },
+    })
     assert.equal(again.status, 304)
     assert.equal(again.headers['fetch-mode'], 'streaming')
   })

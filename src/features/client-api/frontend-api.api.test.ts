@@ -6,20 +6,39 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import {
+  apiToken,
+  call,
+  errorOf,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { normalizedStrategyValue, normalizedVariantValue } from '../evaluation/murmurhash.ts'
 import { addDependency, createFlag, createProject } from '../../../test/helpers/flags.ts'
 import { addStrategy, placePath, toggle } from '../../../test/helpers/strategies.ts'
 import { ETAG, FRONTEND, frontendToken, queryOf, togglesOf } from '../../../test/helpers/frontend.ts'
 
-
 /**
  * The toggles for one context, asked both ways (GET with query parameters, POST with a body),
  * which must agree; returns the toggles.
  */
-async function evaluate(pennon: TestApp, token: string, context: Record<string, string>, properties: Record<string, string> = {}): Promise<any[]> {
+async function evaluate(
+  pennon: TestApp,
+  token: string,
+  context: Record<string, string>,
+  properties: Record<string, string> = {},
+): Promise<any[]> {
   const got = togglesOf(await call(pennon, 'GET', `${FRONTEND}${queryOf(context, properties)}`, undefined, { token }))
-  const posted = await call(pennon, 'POST', FRONTEND, { context: { ...context, ...(Object.keys(properties).length > 0 ? { properties } : {}) } }, { token })
+  const posted = await call(
+    pennon,
+    'POST',
+    FRONTEND,
+    { context: { ...context, ...(Object.keys(properties).length > 0 ? { properties } : {}) } },
+    { token },
+  )
   assert.deepEqual(togglesOf(posted), got, `GET and POST agree for ${JSON.stringify({ context, properties })}`)
   return got
 }
@@ -29,14 +48,25 @@ const namesFor = async (pennon: TestApp, token: string, context: Record<string, 
 
 /** The variant of an enabled flag without variants. */
 const NO_VARIANT = { name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true }
-const variant = (name: string, payload?: { type: string; value: string }) => ({ name, enabled: true, ...(payload ? { payload } : {}), feature_enabled: true, featureEnabled: true })
-const enabled = (name: string, fields: { variant?: unknown; impressionData?: boolean } = {}) => ({ name, enabled: true, variant: fields.variant ?? NO_VARIANT, impressionData: fields.impressionData ?? false })
+const variant = (name: string, payload?: { type: string; value: string }) => ({
+  name,
+  enabled: true,
+  ...(payload ? { payload } : {}),
+  feature_enabled: true,
+  featureEnabled: true,
+})
+const enabled = (name: string, fields: { variant?: unknown; impressionData?: boolean } = {}) => ({
+  name,
+  enabled: true,
+  variant: fields.variant ?? NO_VARIANT,
+  impressionData: fields.impressionData ?? false,
+})
 
 /** The first of `candidates` whose rollout bucket in `groupId` is (or is not) within `percent`. */
 function idWhere(groupId: string, percent: number, inside: boolean, prefix = 'user'): string {
   for (let i = 0; i < 1000; i++) {
     const id = `${prefix}-${i}`
-    if ((normalizedStrategyValue(id, groupId) <= percent) === inside) return id
+    if (normalizedStrategyValue(id, groupId) <= percent === inside) return id
   }
   throw new Error('no such id')
 }
@@ -62,7 +92,13 @@ onEachDatabase('frontend API', (database) => {
       await call(pennon, 'GET', `${FRONTEND}?userId=u`, undefined, { token }),
       await call(pennon, 'POST', FRONTEND, {}, { token }),
       await call(pennon, 'POST', FRONTEND, { context: {} }, { token }),
-      await call(pennon, 'POST', FRONTEND, { context: { userId: 'u', sessionId: 's', appName: 'web', environment: 'production', properties: {} } }, { token }),
+      await call(
+        pennon,
+        'POST',
+        FRONTEND,
+        { context: { userId: 'u', sessionId: 's', appName: 'web', environment: 'production', properties: {} } },
+        { token },
+      ),
     ]) {
       assert.deepEqual(togglesOf(response), [enabled('banner', { impressionData: true }), enabled('zed')])
       assert.deepEqual(Object.keys(response.body.toggles[0]), ['name', 'enabled', 'variant', 'impressionData'])
@@ -97,12 +133,19 @@ onEachDatabase('frontend API', (database) => {
         { contextName: 'age', operator: 'NUM_GTE', value: '18' },
       ],
     })
-    await on('web-app', { name: 'default', constraints: [{ contextName: 'appName', operator: 'IN', values: ['web'] }, { contextName: 'userId', operator: 'NOT_IN', values: ['bob'] }] })
+    await on('web-app', {
+      name: 'default',
+      constraints: [
+        { contextName: 'appName', operator: 'IN', values: ['web'] },
+        { contextName: 'userId', operator: 'NOT_IN', values: ['bob'] },
+      ],
+    })
     const token = await frontendToken(pennon)
 
     const [inside, outside] = [idWhere('g', 50, true), idWhere('g', 50, false)]
     // Without a sessionId, each request gets a random one (as the reference), which decides `by-session` by chance: these send one outside it.
-    const names = (context: Record<string, string>, properties?: Record<string, string>) => namesFor(pennon, token, { sessionId: outside, ...context }, properties)
+    const names = (context: Record<string, string>, properties?: Record<string, string>) =>
+      namesFor(pennon, token, { sessionId: outside, ...context }, properties)
     assert.deepEqual(await names({}), [])
     assert.deepEqual(await names({ userId: 'ann' }), normalizedStrategyValue('ann', 'g') <= 50 ? ['by-user', 'users'] : ['users'])
     assert.deepEqual(await names({ userId: inside }), ['by-user'])
@@ -110,39 +153,83 @@ onEachDatabase('frontend API', (database) => {
     assert.deepEqual(await names({ sessionId: inside }), ['by-session'])
     assert.deepEqual(await names({ sessionId: outside, userId: inside }), ['by-user'])
     const bySession = new Set<boolean>()
-    for (let i = 0; i < 40; i++) bySession.add(togglesOf(await call(pennon, 'GET', FRONTEND, undefined, { token })).some((toggle) => toggle.name === 'by-session'))
+    for (let i = 0; i < 40; i++)
+      bySession.add(togglesOf(await call(pennon, 'GET', FRONTEND, undefined, { token })).some((toggle) => toggle.name === 'by-session'))
     assert.deepEqual([...bySession].sort(), [false, true], 'a random sessionId per request: on for some, off for others')
     // A custom stickiness field: a custom property, sent as properties[tenant] or (GET) as a plain parameter, or (POST) at the top of the context.
     assert.deepEqual(await names({}, { tenant: inside }), ['by-tenant'])
     assert.deepEqual(await names({}, { tenant: outside }), [])
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?tenant=${inside}&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name), ['by-tenant'])
-    assert.deepEqual(togglesOf(await call(pennon, 'POST', FRONTEND, { context: { tenant: inside, sessionId: outside } }, { token })).map((toggle) => toggle.name), ['by-tenant'])
+    assert.deepEqual(
+      togglesOf(await call(pennon, 'GET', `${FRONTEND}?tenant=${inside}&sessionId=${outside}`, undefined, { token })).map(
+        (toggle) => toggle.name,
+      ),
+      ['by-tenant'],
+    )
+    assert.deepEqual(
+      togglesOf(await call(pennon, 'POST', FRONTEND, { context: { tenant: inside, sessionId: outside } }, { token })).map(
+        (toggle) => toggle.name,
+      ),
+      ['by-tenant'],
+    )
 
     // Every constraint must hold; custom fields are properties, however sent.
     assert.deepEqual(await names({}, { country: 'NO', plan: 'PROfessional', age: '18' }), ['nordic-pro'])
     assert.deepEqual(await names({}, { country: 'NO', plan: 'PROfessional', age: '17' }), [])
     assert.deepEqual(await names({}, { country: 'DK', plan: 'pro', age: '40' }), [])
     assert.deepEqual(await names({}, { country: 'SE', plan: 'basic', age: '40' }), [])
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?country=SE&plan=pro&age=30&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name), ['nordic-pro'])
-    assert.deepEqual(togglesOf(await call(pennon, 'POST', FRONTEND, { context: { country: 'SE', sessionId: outside, properties: { plan: 'pro', age: '30' } } }, { token })).map((toggle) => toggle.name), ['nordic-pro'])
+    assert.deepEqual(
+      togglesOf(await call(pennon, 'GET', `${FRONTEND}?country=SE&plan=pro&age=30&sessionId=${outside}`, undefined, { token })).map(
+        (toggle) => toggle.name,
+      ),
+      ['nordic-pro'],
+    )
+    assert.deepEqual(
+      togglesOf(
+        await call(
+          pennon,
+          'POST',
+          FRONTEND,
+          { context: { country: 'SE', sessionId: outside, properties: { plan: 'pro', age: '30' } } },
+          { token },
+        ),
+      ).map((toggle) => toggle.name),
+      ['nordic-pro'],
+    )
     assert.deepEqual(await names({ appName: 'web', userId: 'carl' }), ['web-app'])
     assert.deepEqual(await names({ appName: 'web', userId: 'bob' }), ['users'])
     assert.deepEqual(await names({ appName: 'ios' }), [])
     // A repeated query parameter counts once: its first value.
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=ann&userId=zoe&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name).includes('users'), true)
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=zoe&userId=ann&sessionId=${outside}`, undefined, { token })).map((toggle) => toggle.name).includes('users'), false)
+    assert.deepEqual(
+      togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=ann&userId=zoe&sessionId=${outside}`, undefined, { token }))
+        .map((toggle) => toggle.name)
+        .includes('users'),
+      true,
+    )
+    assert.deepEqual(
+      togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=zoe&userId=ann&sessionId=${outside}`, undefined, { token }))
+        .map((toggle) => toggle.name)
+        .includes('users'),
+      false,
+    )
   })
 
   test('segments and dependencies: a segment adds its constraints; a child follows its parent (on, off, or one of its variants)', async (t) => {
     const pennon = await useTestApp(t, database)
-    const segment = await call(pennon, 'POST', '/api/admin/segments', { name: 'beta testers', constraints: [{ contextName: 'beta', operator: 'IN', values: ['yes'] }] })
+    const segment = await call(pennon, 'POST', '/api/admin/segments', {
+      name: 'beta testers',
+      constraints: [{ contextName: 'beta', operator: 'IN', values: ['yes'] }],
+    })
     assert.equal(segment.status, 201)
     const on = async (name: string, strategy: Record<string, unknown>) => {
       await createFlag(pennon, name)
       await addStrategy(pennon, name, 'development', strategy)
       assert.equal((await toggle(pennon, name, 'development', 'on')).status, 200)
     }
-    await on('beta', { name: 'default', segments: [segment.body.id], constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] })
+    await on('beta', {
+      name: 'default',
+      segments: [segment.body.id],
+      constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }],
+    })
     await on('parent', { name: 'userWithId', parameters: { userIds: 'ann,bob' }, variants: [{ name: 'blue' }] })
     await on('child', { name: 'default' })
     await on('when-parent-off', { name: 'default' })
@@ -179,18 +266,26 @@ onEachDatabase('frontend API', (database) => {
     assert.deepEqual(await evaluate(pennon, token, { userId: 'carl' }), [enabled('when-parent-off')])
   })
 
-  test('variants: the enabling strategy\'s variants, else the environment\'s (overrides first), with payloads, sticky per id', async (t) => {
+  test("variants: the enabling strategy's variants, else the environment's (overrides first), with payloads, sticky per id", async (t) => {
     const pennon = await useTestApp(t, database)
     await createFlag(pennon, 'strategy-variants')
     await addStrategy(pennon, 'strategy-variants', 'development', {
       name: 'userWithId',
       parameters: { userIds: 'ann' },
-      variants: [{ name: 'json', weightType: 'fix', weight: 1000, payload: { type: 'json', value: '{"size":2}' } }, { name: 'never', weightType: 'fix', weight: 0 }],
+      variants: [
+        { name: 'json', weightType: 'fix', weight: 1000, payload: { type: 'json', value: '{"size":2}' } },
+        { name: 'never', weightType: 'fix', weight: 0 },
+      ],
     })
     await addStrategy(pennon, 'strategy-variants', 'development', { name: 'userWithId', parameters: { userIds: 'bob' } })
     assert.equal((await toggle(pennon, 'strategy-variants', 'development', 'on')).status, 200)
     const environmentVariants = [
-      { name: 'red', stickiness: 'userId', payload: { type: 'string', value: 'R' }, overrides: [{ contextName: 'userId', values: ['carl'] }] },
+      {
+        name: 'red',
+        stickiness: 'userId',
+        payload: { type: 'string', value: 'R' },
+        overrides: [{ contextName: 'userId', values: ['carl'] }],
+      },
       { name: 'green', stickiness: 'userId', payload: { type: 'number', value: '7' } },
     ]
     for (const name of ['strategy-variants', 'environment-variants']) {
@@ -213,7 +308,10 @@ onEachDatabase('frontend API', (database) => {
       enabled('environment-variants', { variant: byWeight('ann', 'environment-variants') }),
       enabled('strategy-variants', { variant: json }),
     ])
-    assert.deepEqual((await evaluate(pennon, token, { userId: 'bob' }))[1], enabled('strategy-variants', { variant: byWeight('bob', 'strategy-variants') }))
+    assert.deepEqual(
+      (await evaluate(pennon, token, { userId: 'bob' }))[1],
+      enabled('strategy-variants', { variant: byWeight('bob', 'strategy-variants') }),
+    )
     // carl: the override.
     assert.deepEqual(await evaluate(pennon, token, { userId: 'carl' }), [enabled('environment-variants', { variant: red })])
     // Both variants are reached, each user always the same one.
@@ -242,7 +340,9 @@ onEachDatabase('frontend API', (database) => {
         headers: { authorization: token, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
         ...(method === 'POST' ? { payload: JSON.stringify({ context: context ?? {} }) } : {}),
       })
-      return togglesOf({ status: response.statusCode, headers: response.headers, body: response.json(), text: response.body }).map((toggle) => toggle.name)
+      return togglesOf({ status: response.statusCode, headers: response.headers, body: response.json(), text: response.body }).map(
+        (toggle) => toggle.name,
+      )
     }
     for (const method of ['GET', 'POST'] as const) {
       assert.deepEqual(await from('10.1.2.3', method), ['office'], method)
@@ -270,7 +370,13 @@ onEachDatabase('frontend API', (database) => {
 
     for (const ifNoneMatch of [etag, `W/${etag}`, `"x", ${etag}`, '*']) {
       for (const method of ['GET', 'POST'] as const) {
-        const cached = await call(pennon, method, method === 'GET' ? `${FRONTEND}?userId=ann` : FRONTEND, method === 'GET' ? undefined : { context: { userId: 'ann' } }, { token, headers: { 'if-none-match': ifNoneMatch } })
+        const cached = await call(
+          pennon,
+          method,
+          method === 'GET' ? `${FRONTEND}?userId=ann` : FRONTEND,
+          method === 'GET' ? undefined : { context: { userId: 'ann' } },
+          { token, headers: { 'if-none-match': ifNoneMatch } },
+        )
         assert.equal(cached.status, 304, `${method} ${ifNoneMatch}`)
         assert.equal(cached.text, '')
         assert.equal(cached.headers.etag, etag)
@@ -282,14 +388,22 @@ onEachDatabase('frontend API', (database) => {
 
     // A change shows at once, with a new ETag.
     await addStrategy(pennon, 'users', 'development', { name: 'userWithId', parameters: { userIds: 'bob' } })
-    const changed = await call(pennon, 'GET', `${FRONTEND}?userId=bob`, undefined, { token, headers: { 'if-none-match': nobody.headers.etag as string } })
+    const changed = await call(pennon, 'GET', `${FRONTEND}?userId=bob`, undefined, {
+      token,
+      headers: { 'if-none-match': nobody.headers.etag as string },
+    })
     assert.deepEqual(togglesOf(changed), [enabled('users')])
     assert.equal(changed.headers.etag, etag)
     assert.equal((await toggle(pennon, 'users', 'development', 'off')).status, 200)
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=bob`, undefined, { token, headers: { 'if-none-match': etag } })), [])
+    assert.deepEqual(
+      togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=bob`, undefined, { token, headers: { 'if-none-match': etag } })),
+      [],
+    )
     await pennon.database.db.updateTable('features').set({ impression_data: true }).where('name', '=', 'users').execute()
     assert.equal((await toggle(pennon, 'users', 'development', 'on')).status, 200)
-    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=ann`, undefined, { token })), [enabled('users', { impressionData: true })])
+    assert.deepEqual(togglesOf(await call(pennon, 'GET', `${FRONTEND}?userId=ann`, undefined, { token })), [
+      enabled('users', { impressionData: true }),
+    ])
   })
 
   test('tokens: none or unknown → 401; a client token, or any service account → 403 NoAccessError ["FRONTEND"]', async (t) => {
@@ -302,13 +416,22 @@ onEachDatabase('frontend API', (database) => {
       await serviceAccountToken(pennon, 3),
     ]
     const forbidden = errorOf('NoAccessError', 'This endpoint needs a frontend or admin API token.', { permissions: ['FRONTEND'] })
-    for (const [method, body] of [['GET', undefined], ['POST', { context: {} }]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', { context: {} }],
+    ] as const) {
       const anonymous = await call(pennon, method, FRONTEND, body, { token: null })
       assert.equal(anonymous.status, 401)
-      assert.deepEqual(withoutId(anonymous.body), errorOf('AuthenticationRequired', 'Authentication required: send an API token in the Authorization header.'))
+      assert.deepEqual(
+        withoutId(anonymous.body),
+        errorOf('AuthenticationRequired', 'Authentication required: send an API token in the Authorization header.'),
+      )
       const unknown = await call(pennon, method, FRONTEND, body, { token: '*:development.unknown' })
       assert.equal(unknown.status, 401)
-      assert.deepEqual(withoutId(unknown.body), errorOf('AuthenticationRequired', 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'))
+      assert.deepEqual(
+        withoutId(unknown.body),
+        errorOf('AuthenticationRequired', 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'),
+      )
       for (const token of tokens) {
         const refused = await call(pennon, method, FRONTEND, body, { token })
         assert.equal(refused.status, 403, method)
@@ -331,13 +454,17 @@ onEachDatabase('frontend API', (database) => {
         ['GET', { token: null }],
         ['GET', { token: client }],
       ] as const) {
-        const response = await call(pennon, method, FRONTEND, method === 'POST' ? { context: {} } : undefined, { ...options, headers: { origin } })
+        const response = await call(pennon, method, FRONTEND, method === 'POST' ? { context: {} } : undefined, {
+          ...options,
+          headers: { origin },
+        })
         assert.equal(response.headers['access-control-allow-origin'], '*', `${method} ${response.status}`)
         assert.equal(response.headers['access-control-expose-headers'], 'ETag')
         assert.equal(response.headers['access-control-allow-credentials'], undefined)
       }
     }
-    const preflight = (headers: Record<string, string>, url = FRONTEND) => pennon.app.inject({ method: 'OPTIONS', url, headers: { origin: 'https://shop.example', ...headers } })
+    const preflight = (headers: Record<string, string>, url = FRONTEND) =>
+      pennon.app.inject({ method: 'OPTIONS', url, headers: { origin: 'https://shop.example', ...headers } })
     const asked = 'authorization, content-type, unleash-appname, unleash-sdk, unleash-connection-id, if-none-match'
     for (const url of [FRONTEND, `${FRONTEND}/`, `${FRONTEND}?userId=x`]) {
       const answered = await preflight({ 'access-control-request-method': 'POST', 'access-control-request-headers': asked }, url)
@@ -349,7 +476,12 @@ onEachDatabase('frontend API', (database) => {
       assert.equal(answered.headers['access-control-max-age'], '86400')
     }
     // No headers asked, or ill-formed ones: the two the API needs.
-    const illFormed: Record<string, string>[] = [{}, { 'access-control-request-headers': 'authorization\r\nx: y' }, { 'access-control-request-headers': 'bad header!' }, { 'access-control-request-headers': `a,${'b'.repeat(1000)}` }]
+    const illFormed: Record<string, string>[] = [
+      {},
+      { 'access-control-request-headers': 'authorization\r\nx: y' },
+      { 'access-control-request-headers': 'bad header!' },
+      { 'access-control-request-headers': `a,${'b'.repeat(1000)}` },
+    ]
     for (const headers of illFormed) {
       const answered = await preflight({ 'access-control-request-method': 'GET', ...headers })
       assert.equal(answered.statusCode, 204)
@@ -359,25 +491,29 @@ onEachDatabase('frontend API', (database) => {
     const clientPreflight = await preflight({ 'access-control-request-method': 'GET' }, '/api/client/features')
     assert.equal(clientPreflight.statusCode, 401)
     assert.equal(clientPreflight.headers['access-control-allow-origin'], undefined)
-    const clientAnswer = await call(pennon, 'GET', '/api/client/features', undefined, { token: client, headers: { origin: 'https://shop.example' } })
+    const clientAnswer = await call(pennon, 'GET', '/api/client/features', undefined, {
+      token: client,
+      headers: { origin: 'https://shop.example' },
+    })
     assert.equal(clientAnswer.status, 200)
     assert.equal(clientAnswer.headers['access-control-allow-origin'], undefined)
   })
 
-  test(
-    'CORS with CORS_ORIGINS set: the frontend API still answers its own preflight for a listed origin',
-    async (t) => {
-      const pennon = await useTestApp(t, database, { env: { CORS_ORIGINS: 'https://admin.example' } })
-      const answered = await pennon.app.inject({
-        method: 'OPTIONS',
-        url: FRONTEND,
-        headers: { origin: 'https://admin.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, unleash-sdk' },
-      })
-      assert.equal(answered.statusCode, 204)
-      assert.equal(answered.headers['access-control-allow-headers'], 'authorization, content-type, unleash-sdk')
-      assert.equal(answered.headers['access-control-allow-methods'], 'GET, POST')
-    },
-  )
+  test('CORS with CORS_ORIGINS set: the frontend API still answers its own preflight for a listed origin', async (t) => {
+    const pennon = await useTestApp(t, database, { env: { CORS_ORIGINS: 'https://admin.example' } })
+    const answered = await pennon.app.inject({
+      method: 'OPTIONS',
+      url: FRONTEND,
+      headers: {
+        origin: 'https://admin.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, unleash-sdk',
+      },
+    })
+    assert.equal(answered.statusCode, 204)
+    assert.equal(answered.headers['access-control-allow-headers'], 'authorization, content-type, unleash-sdk')
+    assert.equal(answered.headers['access-control-allow-methods'], 'GET, POST')
+  })
 
   test('bad requests: a context that is not an object, a field that is not a string → 400 in the one error shape', async (t) => {
     const pennon = await useTestApp(t, database)
@@ -401,12 +537,19 @@ onEachDatabase('frontend API', (database) => {
       assert.equal(response.status, 400, JSON.stringify(body))
       assert.deepEqual(withoutId(response.body), expected, JSON.stringify(body))
     }
-    const notJson = await call(pennon, 'POST', FRONTEND, undefined, { token, raw: '{"context":', headers: { 'content-type': 'application/json' } })
+    const notJson = await call(pennon, 'POST', FRONTEND, undefined, {
+      token,
+      raw: '{"context":',
+      headers: { 'content-type': 'application/json' },
+    })
     assert.equal(notJson.status, 400)
     assert.equal(notJson.body.name, 'ValidationError')
     const text = await call(pennon, 'POST', FRONTEND, undefined, { token, raw: 'userId=ann', headers: { 'content-type': 'text/plain' } })
     assert.equal(text.status, 415)
-    assert.deepEqual(withoutId(text.body), errorOf('ContentTypeerror', 'The content type "text/plain" is not accepted. Accepted content types: application/json.'))
+    assert.deepEqual(
+      withoutId(text.body),
+      errorOf('ContentTypeerror', 'The content type "text/plain" is not accepted. Accepted content types: application/json.'),
+    )
     // A field too long for a context.
     const long = await call(pennon, 'GET', `${FRONTEND}?userId=${'x'.repeat(10_001)}`, undefined, { token })
     assert.equal(long.status, 400)

@@ -23,8 +23,10 @@ onEachDatabase('frontend API context', (database) => {
     await on('default-environment', [{ contextName: 'environment', operator: 'IN', values: ['default'] }])
     await on('with-session', [{ contextName: 'sessionId', operator: 'STR_STARTS_WITH', values: ['s-'] }])
     const token = await frontendToken(pennon)
-    const names = async (context: Record<string, string>) => togglesOf(await call(pennon, 'GET', `${FRONTEND}${queryOf(context)}`, undefined, { token })).map((toggle) => toggle.name)
-    const posted = async (context: Record<string, string>) => togglesOf(await call(pennon, 'POST', FRONTEND, { context }, { token })).map((toggle) => toggle.name)
+    const names = async (context: Record<string, string>) =>
+      togglesOf(await call(pennon, 'GET', `${FRONTEND}${queryOf(context)}`, undefined, { token })).map((toggle) => toggle.name)
+    const posted = async (context: Record<string, string>) =>
+      togglesOf(await call(pennon, 'POST', FRONTEND, { context }, { token })).map((toggle) => toggle.name)
 
     assert.deepEqual(await names({}), ['default-app', 'default-environment'])
     assert.deepEqual(await posted({}), ['default-app', 'default-environment'])
@@ -43,7 +45,8 @@ onEachDatabase('frontend API context', (database) => {
     await regexFlag('nested', '(a+)+$')
     await regexFlag('alternation', '^(a|aa)+$')
     const token = await frontendToken(pennon)
-    const names = async (email: string) => togglesOf(await call(pennon, 'POST', FRONTEND, { context: { properties: { email } } }, { token })).map((toggle) => toggle.name)
+    const names = async (email: string) =>
+      togglesOf(await call(pennon, 'POST', FRONTEND, { context: { properties: { email } } }, { token })).map((toggle) => toggle.name)
 
     // A backtracking engine takes hours on the first (20 s with 30 characters); RE2 answers at once.
     assert.deepEqual(await names(`${'a'.repeat(9_999)}!`), [])
@@ -52,7 +55,11 @@ onEachDatabase('frontend API context', (database) => {
     // A large program on a long value: 10,000 characters times its program size is over the limit.
     const large = '[a-z]{1,1000}!'
     await regexFlag('large', large)
-    const work = 10_000 * (compileRegex(large, false)!.programSize() + compileRegex('(a+)+$', false)!.programSize() + compileRegex('^(a|aa)+$', false)!.programSize())
+    const work =
+      10_000 *
+      (compileRegex(large, false)!.programSize() +
+        compileRegex('(a+)+$', false)!.programSize() +
+        compileRegex('^(a|aa)+$', false)!.programSize())
     assert.ok(work > MAX_REGEX_WORK)
     const refused = await call(pennon, 'GET', `${FRONTEND}${queryOf({}, { email: 'a'.repeat(10_000) })}`, undefined, { token })
     assert.equal(refused.status, 400)

@@ -9,7 +9,7 @@ import { invalid } from '../../http/errors.ts'
 import { createEvaluator, type Evaluator } from '../evaluation/evaluate.ts'
 import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
 import { finalMix, mixBlock } from '../evaluation/murmurhash.ts'
-import type { EvaluationContext, FrontendFeature, } from '../evaluation/types.ts'
+import type { EvaluationContext, FrontendFeature } from '../evaluation/types.ts'
 import type { ClientFeaturesService, ReadScope } from './client-features-service.ts'
 
 /** Context fields the SDKs send at the top level; anything else is a custom property. */
@@ -32,7 +32,8 @@ export function contextFrom(sent: Record<string, unknown>, callerAddress: string
   for (const [key, raw] of Object.entries(sent)) {
     const value = text(raw)
     if (key === 'properties' && typeof value === 'object' && value !== null) {
-      for (const [name, property] of Object.entries(value)) if (typeof text(property) === 'string') properties[name] = text(property) as string
+      for (const [name, property] of Object.entries(value))
+        if (typeof text(property) === 'string') properties[name] = text(property) as string
       continue
     }
     if (typeof value !== 'string') continue
@@ -75,7 +76,9 @@ function togglesWriter(): (toggles: readonly FrontendFeature[]) => { json: Buffe
   const entryOf = (toggle: FrontendFeature) => {
     let entry = written.get(toggle)
     if (entry === undefined) {
-      const bytes = Buffer.from(JSON.stringify({ name: toggle.name, enabled: true, variant: toggle.variant, impressionData: toggle.impressionData }))
+      const bytes = Buffer.from(
+        JSON.stringify({ name: toggle.name, enabled: true, variant: toggle.variant, impressionData: toggle.impressionData }),
+      )
       const digest = hash('sha256', bytes, 'buffer')
       entry = { bytes, digest: Uint32Array.from({ length: ETAG_LANES }, (_, lane) => digest.readUInt32LE(lane * 4)) }
       written.set(toggle, entry)

@@ -76,9 +76,17 @@ function message(text: string): Message {
 const HEARTBEAT = message(': heartbeat\n\n')
 
 /** One SSE message. */
-export const sseMessage = (event: string, id: string | undefined, data: string): string => `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`
+export const sseMessage = (event: string, id: string | undefined, data: string): string =>
+  `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`
 
-export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections, maxPerToken, log }: {
+export function createStreamingHub({
+  delta,
+  changes,
+  heartbeatMs,
+  maxConnections,
+  maxPerToken,
+  log,
+}: {
   delta: DeltaService
   changes: ChangeWatch
   heartbeatMs: number
@@ -159,7 +167,8 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
           if (group) group.push(connection)
           else fresh.set(connection.known, [connection])
         }
-        for (const [known, group] of fresh) deliver(streams, group, 'unleash-connected', await delta.since(streams.scope, streams.filters, known))
+        for (const [known, group] of fresh)
+          deliver(streams, group, 'unleash-connected', await delta.since(streams.scope, streams.filters, known))
         for (const [known, group] of [...streams.held]) {
           const answer = await delta.since(streams.scope, streams.filters, known)
           if (answer.kind === 'current') continue
@@ -169,7 +178,7 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
       } while (streams.again && !closed)
     } catch (error) {
       // What the connections hold is not known to be current: they reconnect and are caught up.
-      log.error({ err: error }, 'streaming: could not read the flags; ending the scope\'s streams so its SDKs reconnect')
+      log.error({ err: error }, "streaming: could not read the flags; ending the scope's streams so its SDKs reconnect")
       endAll(streams)
     } finally {
       streams.running = false
@@ -224,7 +233,8 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
 
   return {
     /** Whether another stream may open (below the limit, not closing), and, given its owner, below that owner's limit. */
-    hasRoom: (owner?: string): boolean => !closed && count < maxConnections && (owner === undefined || (owners.get(owner) ?? 0) < maxPerToken),
+    hasRoom: (owner?: string): boolean =>
+      !closed && count < maxConnections && (owner === undefined || (owners.get(owner) ?? 0) < maxPerToken),
 
     /** Streams open now. */
     size: (): number => count,
@@ -233,7 +243,13 @@ export function createStreamingHub({ delta, changes, heartbeatMs, maxConnections
      * Takes over a response whose headers are sent: it is sent its scope's state (or what it
      * missed since `lastEventId`), then every change, until either side closes it.
      */
-    open(response: ServerResponse, scope: ReadScope, filters: FeatureFilters, lastEventId: string | undefined, owner: string | undefined): void {
+    open(
+      response: ServerResponse,
+      scope: ReadScope,
+      filters: FeatureFilters,
+      lastEventId: string | undefined,
+      owner: string | undefined,
+    ): void {
       const key = scopeKey(scope, filters)
       let streams = scopes.get(key)
       if (!streams) {

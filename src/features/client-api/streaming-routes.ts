@@ -29,39 +29,52 @@ const SSE_HEADERS = {
 const STREAM_RETRY_AFTER_SECONDS = 60
 
 export const tooManyStreams = (max: number): AppError =>
-  tooManyRequests(STREAM_RETRY_AFTER_SECONDS, `This server holds at most ${max} streaming connections, and has that many open: poll /api/client/features or /api/client/delta instead.`)
+  tooManyRequests(
+    STREAM_RETRY_AFTER_SECONDS,
+    `This server holds at most ${max} streaming connections, and has that many open: poll /api/client/features or /api/client/delta instead.`,
+  )
 
 export const tooManyStreamsOfToken = (max: number): AppError =>
-  tooManyRequests(STREAM_RETRY_AFTER_SECONDS, `This token holds at most ${max} streaming connections on this server, and has that many open: poll /api/client/features or /api/client/delta instead.`)
+  tooManyRequests(
+    STREAM_RETRY_AFTER_SECONDS,
+    `This token holds at most ${max} streaming connections on this server, and has that many open: poll /api/client/features or /api/client/delta instead.`,
+  )
 
-export const streamingRoutes: FastifyPluginAsyncTypebox<{ hub: StreamingHub; maxConnections: number; maxPerToken: number }> = async (app, { hub, maxConnections, maxPerToken }) => {
-  app.get('/streaming', {
-    config: { sdkApi: 'client' },
-    schema: {
-      tags: ['Client API'],
-      summary: 'The flags a client token reads, then each change to them, as server-sent events',
-      description:
-        'Scoped as `/api/client/features`. Events: `unleash-connected` (a hydration, or the events since `Last-Event-ID` when this instance holds them), ' +
-        '`unleash-updated` (the events of a change), each with the state it leaves as its id; an SSE comment as heartbeat; `fetch-mode` (`polling`) when streaming is off. ' +
-        'Past the connection limit, or the token\'s: 429 with Retry-After.',
-      querystring: ClientDeltaQuery,
-      response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 403, 429) },
+export const streamingRoutes: FastifyPluginAsyncTypebox<{ hub: StreamingHub; maxConnections: number; maxPerToken: number }> = async (
+  app,
+  { hub, maxConnections, maxPerToken },
+) => {
+  app.get(
+    '/streaming',
+    {
+      config: { sdkApi: 'client' },
+      schema: {
+        tags: ['Client API'],
+        summary: 'The flags a client token reads, then each change to them, as server-sent events',
+        description:
+          'Scoped as `/api/client/features`. Events: `unleash-connected` (a hydration, or the events since `Last-Event-ID` when this instance holds them), ' +
+          '`unleash-updated` (the events of a change), each with the state it leaves as its id; an SSE comment as heartbeat; `fetch-mode` (`polling`) when streaming is off. ' +
+          "Past the connection limit, or the token's: 429 with Retry-After.",
+        querystring: ClientDeltaQuery,
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(400, 401, 403, 429) },
+      },
     },
-  }, async (request, reply) => {
-    if (maxConnections === 0) {
+    async (request, reply) => {
+      if (maxConnections === 0) {
+        reply.hijack()
+        reply.raw.writeHead(200, SSE_HEADERS)
+        reply.raw.end(sseMessage('fetch-mode', undefined, 'polling'))
+        return
+      }
+      if (!hub.hasRoom()) throw tooManyStreams(maxConnections)
+      const owner = streamOwner(request.principal)
+      if (!hub.hasRoom(owner)) throw tooManyStreamsOfToken(maxPerToken)
+      const scope = readScope(request.principal.scope, request.query.environment)
+      const filters = filtersOf(request.query)
       reply.hijack()
       reply.raw.writeHead(200, SSE_HEADERS)
-      reply.raw.end(sseMessage('fetch-mode', undefined, 'polling'))
-      return
-    }
-    if (!hub.hasRoom()) throw tooManyStreams(maxConnections)
-    const owner = streamOwner(request.principal)
-    if (!hub.hasRoom(owner)) throw tooManyStreamsOfToken(maxPerToken)
-    const scope = readScope(request.principal.scope, request.query.environment)
-    const filters = filtersOf(request.query)
-    reply.hijack()
-    reply.raw.writeHead(200, SSE_HEADERS)
-    reply.raw.flushHeaders()
-    hub.open(reply.raw, scope, filters, knownState(request.headers['last-event-id']), owner)
-  })
+      reply.raw.flushHeaders()
+      hub.open(reply.raw, scope, filters, knownState(request.headers['last-event-id']), owner)
+    },
+  )
 }

@@ -10,7 +10,17 @@ import { request, type IncomingMessage } from 'node:http'
 import { createConnection, type Socket } from 'node:net'
 import { test } from 'node:test'
 import { ConfigError, loadConfig } from '../../config.ts'
-import { allEvents, apiToken, call, errorOf, eventually, onEachDatabase, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import {
+  allEvents,
+  apiToken,
+  call,
+  errorOf,
+  eventually,
+  onEachDatabase,
+  useTestApp,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { createFlag } from '../../../test/helpers/flags.ts'
 import { addStrategy, toggle } from '../../../test/helpers/strategies.ts'
 
@@ -108,17 +118,30 @@ function openUnreadStream(base: string, token: string): Promise<Socket> {
 }
 
 /** The connections the listening app holds (streams, here). */
-const connections = (pennon: TestApp) => new Promise<number>((resolve, reject) => pennon.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
+const connections = (pennon: TestApp) =>
+  new Promise<number>((resolve, reject) => pennon.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
 
 /** A strategy of about 100 KB (its user ids): every change to its flag is a message that large. */
 const largeStrategy = { name: 'userWithId', parameters: { userIds: Array.from({ length: 10_000 }, (_, i) => `user-${i}`).join(',') } }
 
 const latestEventId = async (pennon: TestApp) => (await allEvents(pennon)).at(-1).id as number
-const disabled = (name: string) => ({ name, type: 'release', enabled: false, project: 'default', stale: false, strategies: [], variants: [], description: null, impressionData: false })
+const disabled = (name: string) => ({
+  name,
+  type: 'release',
+  enabled: false,
+  project: 'default',
+  stale: false,
+  strategies: [],
+  variants: [],
+  description: null,
+  impressionData: false,
+})
 const enabled = (name: string) => ({
   ...disabled(name),
   enabled: true,
-  strategies: [{ name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: name }, variants: [] }],
+  strategies: [
+    { name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: name }, variants: [] },
+  ],
 })
 
 onEachDatabase('client API: streaming', (database) => {
@@ -137,20 +160,30 @@ onEachDatabase('client API: streaming', (database) => {
     const connected = await stream.next()
     const delta = await call(pennon, 'GET', '/api/client/delta', undefined, { token: client })
     assert.deepEqual(connected, { id: (delta.headers.etag as string).slice(1, -1), event: 'unleash-connected', data: delta.text })
-    assert.deepEqual(JSON.parse(connected.data), { events: [{ eventId: await latestEventId(pennon), type: 'hydration', features: [disabled('banner')], segments: [] }] })
+    assert.deepEqual(JSON.parse(connected.data), {
+      events: [{ eventId: await latestEventId(pennon), type: 'hydration', features: [disabled('banner')], segments: [] }],
+    })
 
     assert.equal((await toggle(pennon, 'banner', 'development', 'on')).status, 200)
     const updated = await stream.next()
-    const after = await call(pennon, 'GET', '/api/client/delta', undefined, { token: client, headers: { 'if-none-match': delta.headers.etag as string } })
+    const after = await call(pennon, 'GET', '/api/client/delta', undefined, {
+      token: client,
+      headers: { 'if-none-match': delta.headers.etag as string },
+    })
     assert.deepEqual(updated, { id: (after.headers.etag as string).slice(1, -1), event: 'unleash-updated', data: after.text })
-    assert.deepEqual(JSON.parse(updated.data), { events: [{ eventId: await latestEventId(pennon), type: 'feature-updated', feature: enabled('banner') }] })
+    assert.deepEqual(JSON.parse(updated.data), {
+      events: [{ eventId: await latestEventId(pennon), type: 'feature-updated', feature: enabled('banner') }],
+    })
 
     // A write that changes nothing the token reads sends nothing.
     await apiToken(pennon, 'client', 'unrelated')
     await createFlag(pennon, 'second')
     const next = await stream.next()
     assert.equal(next.event, 'unleash-updated')
-    assert.deepEqual(JSON.parse(next.data).events.map((event: any) => [event.type, event.feature.name]), [['feature-updated', 'second']])
+    assert.deepEqual(
+      JSON.parse(next.data).events.map((event: any) => [event.type, event.feature.name]),
+      [['feature-updated', 'second']],
+    )
   })
 
   test('Last-Event-ID: the current state gets an empty unleash-connected, a held one what was missed, an unknown one a hydration', async (t) => {
@@ -172,13 +205,17 @@ onEachDatabase('client API: streaming', (database) => {
     const missed = await openStream(base, client, { 'last-event-id': start.id! })
     const caughtUp = await missed.next()
     assert.equal(caughtUp.event, 'unleash-connected')
-    assert.deepEqual(JSON.parse(caughtUp.data), { events: [{ eventId: await latestEventId(pennon), type: 'feature-updated', feature: enabled('banner') }] })
+    assert.deepEqual(JSON.parse(caughtUp.data), {
+      events: [{ eventId: await latestEventId(pennon), type: 'feature-updated', feature: enabled('banner') }],
+    })
     missed.close()
 
     const unknown = await openStream(base, client, { 'last-event-id': 'not-a-state' })
     const hydrated = await unknown.next()
     assert.equal(hydrated.id, caughtUp.id)
-    assert.deepEqual(JSON.parse(hydrated.data), { events: [{ eventId: await latestEventId(pennon), type: 'hydration', features: [enabled('banner')], segments: [] }] })
+    assert.deepEqual(JSON.parse(hydrated.data), {
+      events: [{ eventId: await latestEventId(pennon), type: 'hydration', features: [enabled('banner')], segments: [] }],
+    })
     unknown.close()
   })
 
@@ -210,7 +247,10 @@ onEachDatabase('client API: streaming', (database) => {
     await second.ended
     assert.deepEqual(
       withoutId(JSON.parse(second.body)),
-      errorOf('TooManyRequestsError', 'This server holds at most 1 streaming connections, and has that many open: poll /api/client/features or /api/client/delta instead.'),
+      errorOf(
+        'TooManyRequestsError',
+        'This server holds at most 1 streaming connections, and has that many open: poll /api/client/features or /api/client/delta instead.',
+      ),
     )
     assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: client })).headers['fetch-mode'], undefined)
     // Once the server has seen the first one go, a stream is taken again.
@@ -223,7 +263,9 @@ onEachDatabase('client API: streaming', (database) => {
   })
 
   test('past STREAMING_MAX_CONNECTIONS_PER_TOKEN: 429 with Retry-After for that token, and its polls are no longer told to stream; another token still streams', async (t) => {
-    const pennon = await useTestApp(t, database, { env: { STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '2', CLIENT_FETCH_MODE: 'streaming' } })
+    const pennon = await useTestApp(t, database, {
+      env: { STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '2', CLIENT_FETCH_MODE: 'streaming' },
+    })
     const base = await listening(pennon)
     const greedy = await apiToken(pennon, 'client', 'greedy')
     const other = await apiToken(pennon, 'client', 'other')
@@ -240,7 +282,10 @@ onEachDatabase('client API: streaming', (database) => {
     await refused.ended
     assert.deepEqual(
       withoutId(JSON.parse(refused.body)),
-      errorOf('TooManyRequestsError', 'This token holds at most 2 streaming connections on this server, and has that many open: poll /api/client/features or /api/client/delta instead.'),
+      errorOf(
+        'TooManyRequestsError',
+        'This token holds at most 2 streaming connections on this server, and has that many open: poll /api/client/features or /api/client/delta instead.',
+      ),
     )
     assert.equal((await call(pennon, 'GET', '/api/client/features', undefined, { token: greedy })).headers['fetch-mode'], undefined)
     assert.equal((await call(pennon, 'GET', '/api/client/delta', undefined, { token: greedy })).headers['fetch-mode'], undefined)
@@ -282,7 +327,10 @@ onEachDatabase('client API: streaming', (database) => {
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     await eventually(async () => (await connections(pennon)) === 1, `the stream that is not read cut (after ${changes} changes of ~100 KB)`)
-    assert.ok(pennon.logs.some((line) => line.includes('streaming: a client left what it was sent unread; its stream is cut')), 'the cut is logged')
+    assert.ok(
+      pennon.logs.some((line) => line.includes('streaming: a client left what it was sent unread; its stream is cut')),
+      'the cut is logged',
+    )
     // Cut with a reset: the kernel dropped what it held for that client.
     const reset = new Promise<string | undefined>((resolve) => {
       stalled.once('error', (error: NodeJS.ErrnoException) => resolve(error.code))
@@ -293,7 +341,8 @@ onEachDatabase('client API: streaming', (database) => {
 
     // The reader read every change as it came, and still gets the next.
     let last = await reader.next()
-    while (last.event !== 'unleash-updated' || JSON.parse(last.data).events[0].feature.enabled !== (changes % 2 === 1)) last = await reader.next()
+    while (last.event !== 'unleash-updated' || JSON.parse(last.data).events[0].feature.enabled !== (changes % 2 === 1))
+      last = await reader.next()
     assert.equal((await toggle(pennon, 'payload', 'development', changes % 2 === 0 ? 'on' : 'off')).status, 200)
     let next = await reader.next()
     while (next.event === 'comment') next = await reader.next()
@@ -344,7 +393,10 @@ onEachDatabase('client API: streaming', (database) => {
     await refused.ended
     assert.equal(withoutId(JSON.parse(refused.body)).name, 'NoAccessError')
 
-    const streams = await Promise.all([openStream(base, await apiToken(pennon, 'client')), openStream(base, pennon.adminToken, {}, '/api/client/streaming?environment=production')])
+    const streams = await Promise.all([
+      openStream(base, await apiToken(pennon, 'client')),
+      openStream(base, pennon.adminToken, {}, '/api/client/streaming?environment=production'),
+    ])
     for (const stream of streams) assert.equal((await stream.next()).event, 'unleash-connected')
     const started = Date.now()
     await pennon.close()
@@ -361,11 +413,21 @@ test('STREAMING_MAX_CONNECTIONS_PER_TOKEN: 100 by default, at most STREAMING_MAX
   assert.equal(loadConfig({ STREAMING_MAX_CONNECTIONS: '0', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '5' }).streamingMaxConnectionsPerToken, 5)
   const cases: Array<[Record<string, string>, string]> = [
     [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '0' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must be a whole number from 1 to 1000000; got "0"'],
-    [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: 'many' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must be a whole number from 1 to 1000000; got "many"'],
+    [
+      { STREAMING_MAX_CONNECTIONS_PER_TOKEN: 'many' },
+      'STREAMING_MAX_CONNECTIONS_PER_TOKEN must be a whole number from 1 to 1000000; got "many"',
+    ],
     [{ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '1001' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS'],
-    [{ STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '11' }, 'STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS'],
+    [
+      { STREAMING_MAX_CONNECTIONS: '10', STREAMING_MAX_CONNECTIONS_PER_TOKEN: '11' },
+      'STREAMING_MAX_CONNECTIONS_PER_TOKEN must not exceed STREAMING_MAX_CONNECTIONS',
+    ],
   ]
   for (const [env, message] of cases) {
-    assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && error.message === message, JSON.stringify(env))
+    assert.throws(
+      () => loadConfig(env),
+      (error: Error) => error instanceof ConfigError && error.message === message,
+      JSON.stringify(env),
+    )
   }
 })

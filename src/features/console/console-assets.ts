@@ -58,8 +58,10 @@ function loadConsoleAssets(dir: string): ConsoleAssets {
   const version = hash.digest('hex').slice(0, 16)
   const base = `/console/${version}/`
   // Every module is fetched at once instead of import by import (no waterfall on a slow link).
-  const preload = [...files.keys()].filter((name) => name.endsWith('.js') && name !== 'js/main.js')
-    .map((name) => `<link rel="modulepreload" href="${base}${name}">`).join('\n')
+  const preload = [...files.keys()]
+    .filter((name) => name.endsWith('.js') && name !== 'js/main.js')
+    .map((name) => `<link rel="modulepreload" href="${base}${name}">`)
+    .join('\n')
   const template = readFileSync(join(dir, 'index.html'), 'utf8')
   const indexes = new Map<string, ConsoleFile>()
   return {
@@ -68,7 +70,10 @@ function loadConsoleAssets(dir: string): ConsoleAssets {
     index(authType) {
       let index = indexes.get(authType)
       if (!index) {
-        const html = template.replaceAll('{{base}}', base).replace('{{preload}}', preload).replace('{{authType}}', authType === 'none' ? 'none' : 'token')
+        const html = template
+          .replaceAll('{{base}}', base)
+          .replace('{{preload}}', preload)
+          .replace('{{authType}}', authType === 'none' ? 'none' : 'token')
         index = compress(Buffer.from(html), 'text/html; charset=utf-8')
         indexes.set(authType, index)
       }

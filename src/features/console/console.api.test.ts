@@ -36,17 +36,30 @@ onEachDatabase('console serving', (database) => {
   test('assets are cached for a year, gzipped when asked, and only under the current version', async (t) => {
     const pennon = await useTestApp(t, database)
     const { version, files } = consoleAssets()
-    for (const [path, type] of [['js/main.js', 'text/javascript; charset=utf-8'], ['styles.css', 'text/css; charset=utf-8'], ['icon.svg', 'image/svg+xml']]) {
+    for (const [path, type] of [
+      ['js/main.js', 'text/javascript; charset=utf-8'],
+      ['styles.css', 'text/css; charset=utf-8'],
+      ['icon.svg', 'image/svg+xml'],
+    ]) {
       const asset = await call(pennon, 'GET', `/console/${version}/${path}`, undefined, { token: null })
       assert.equal(asset.status, 200, path)
       assert.equal(asset.headers['content-type'], type)
       assert.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable')
       assert.equal(asset.text, files.get(path)!.body.toString())
     }
-    const zipped = await pennon.app.inject({ method: 'GET', url: `/console/${version}/js/main.js`, headers: { 'accept-encoding': 'gzip, br' } })
+    const zipped = await pennon.app.inject({
+      method: 'GET',
+      url: `/console/${version}/js/main.js`,
+      headers: { 'accept-encoding': 'gzip, br' },
+    })
     assert.equal(zipped.headers['content-encoding'], 'gzip')
     assert.equal(gunzipSync(zipped.rawPayload).toString(), files.get('js/main.js')!.body.toString())
-    for (const url of [`/console/0000000000000000/js/main.js`, `/console/${version}/js/nope.js`, `/console/${version}/../tsconfig.json`, `/console/${version}/`]) {
+    for (const url of [
+      `/console/0000000000000000/js/main.js`,
+      `/console/${version}/js/nope.js`,
+      `/console/${version}/../tsconfig.json`,
+      `/console/${version}/`,
+    ]) {
       assert.equal((await call(pennon, 'GET', url, undefined, { token: null })).status, 404, url)
     }
   })

@@ -50,7 +50,14 @@ export interface Constraint extends ConstraintInput {
 }
 
 /** The operators that take a list of values (`values`); the others take one (`value`). */
-export const MULTI_VALUE_OPERATORS: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
+export const MULTI_VALUE_OPERATORS: ReadonlySet<string> = new Set([
+  'IN',
+  'NOT_IN',
+  'STR_ENDS_WITH',
+  'STR_STARTS_WITH',
+  'STR_CONTAINS',
+  'IN_CIDR',
+])
 
 /** An IPv4 or IPv6 address, or a CIDR range, as the SDKs read them (`ip-address`). */
 const isAddressOrRange = (value: string): boolean => Address4.isValid(value.trim()) || Address6.isValid(value.trim())
@@ -99,9 +106,15 @@ export function isStrictSemver(value: string): boolean {
 }
 
 const FORMATS: Record<string, { test: (value: string) => boolean; expected: string }> = {
-  NUM: { test: isFiniteNumberText, expected: 'a finite number (optional sign, digits with an optional fraction, optional exponent, e.g. -1.5 or 1e3)' },
+  NUM: {
+    test: isFiniteNumberText,
+    expected: 'a finite number (optional sign, digits with an optional fraction, optional exponent, e.g. -1.5 or 1e3)',
+  },
   DATE: { test: isIsoDateText, expected: 'an ISO-8601 date or date-time that exists (e.g. 2024-05-31 or 2024-05-31T12:00:00Z)' },
-  SEMVER: { test: isStrictSemver, expected: 'a strict semantic version MAJOR.MINOR.PATCH[-prerelease][+build] (e.g. 1.2.3 or 2.0.0-beta.1)' },
+  SEMVER: {
+    test: isStrictSemver,
+    expected: 'a strict semantic version MAJOR.MINOR.PATCH[-prerelease][+build] (e.g. 1.2.3 or 2.0.0-beta.1)',
+  },
 }
 
 /** The rules of one constraint; `path` is its JSON pointer, e.g. `/body/constraints/2`. */
@@ -117,7 +130,10 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
   if (MULTI_VALUE_OPERATORS.has(operator)) {
     if (values === undefined) {
       const at = `${path}/values`
-      details.push({ path: at, message: `The \`${at}\` property is required for the ${operator} operator: it needs at least one value. It was not present on the data you sent.` })
+      details.push({
+        path: at,
+        message: `The \`${at}\` property is required for the ${operator} operator: it needs at least one value. It was not present on the data you sent.`,
+      })
     } else if (values.length === 0) {
       const at = `${path}/values`
       details.push({ path: at, message: `The \`${at}\` property must hold at least one value for the ${operator} operator. You sent [].` })
@@ -125,7 +141,10 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
       for (const [index, value] of values.entries()) {
         if (isAddressOrRange(value)) continue
         const at = `${path}/values/${index}`
-        details.push({ path: at, message: `The \`${at}\` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent ${quote(value)}.` })
+        details.push({
+          path: at,
+          message: `The \`${at}\` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent ${quote(value)}.`,
+        })
       }
     }
     return details
@@ -133,23 +152,35 @@ export function checkConstraint(constraint: ConstraintInput, path: string): Erro
 
   const at = `${path}/value`
   if (value === undefined) {
-    details.push({ path: at, message: `The \`${at}\` property is required for the ${operator} operator. It was not present on the data you sent.` })
+    details.push({
+      path: at,
+      message: `The \`${at}\` property is required for the ${operator} operator. It was not present on the data you sent.`,
+    })
   } else if (operator === 'REGEX') {
     // Checked by re2js, which the SDKs evaluate REGEX with: lookarounds, backreferences and too large a program are refused.
     const reason = regexProblem(value, constraint.caseInsensitive === true)
     if (reason !== undefined) {
-      details.push({ path: at, message: `The \`${at}\` property must be a regular expression that compiles (${reason}). You sent ${quote(value)}.` })
+      details.push({
+        path: at,
+        message: `The \`${at}\` property must be a regular expression that compiles (${reason}). You sent ${quote(value)}.`,
+      })
     }
   } else {
     const format = FORMATS[operator.slice(0, operator.indexOf('_'))]
     if (format && !format.test(value)) {
-      details.push({ path: at, message: `The \`${at}\` property must be ${format.expected} for the ${operator} operator. You sent ${quote(value)}.` })
+      details.push({
+        path: at,
+        message: `The \`${at}\` property must be ${format.expected} for the ${operator} operator. You sent ${quote(value)}.`,
+      })
     }
   }
 
   if (operator === 'REGEX' && constraint.inverted === true) {
     const inverted = `${path}/inverted`
-    details.push({ path: inverted, message: `The \`${inverted}\` property must not be true: a REGEX constraint cannot be inverted. You sent true.` })
+    details.push({
+      path: inverted,
+      message: `The \`${inverted}\` property must not be true: a REGEX constraint cannot be inverted. You sent true.`,
+    })
   }
   return details
 }
@@ -182,9 +213,16 @@ export function constraintsRule(options: ConstraintsOptions): BodyRules {
   }
 }
 
-function constraintsProblems(constraints: readonly ConstraintInput[], clean: Clean, pointer: string, options: ConstraintsOptions): ErrorDetail[] {
+function constraintsProblems(
+  constraints: readonly ConstraintInput[],
+  clean: Clean,
+  pointer: string,
+  options: ConstraintsOptions,
+): ErrorDetail[] {
   const { valuesLimit, path = '/body/constraints', holder = 'segment' } = options
-  const details = constraints.flatMap((constraint, index) => (clean(`${pointer}/${index}`) ? checkConstraint(constraint, `${path}/${index}`) : []))
+  const details = constraints.flatMap((constraint, index) =>
+    clean(`${pointer}/${index}`) ? checkConstraint(constraint, `${path}/${index}`) : [],
+  )
   if (!clean(pointer)) return details
   const total = constraints.reduce((sum, constraint) => sum + (constraint.values?.length ?? 0), 0)
   if (total > valuesLimit) {

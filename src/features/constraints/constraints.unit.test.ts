@@ -21,7 +21,28 @@ describe('numbers (NUM_*)', () => {
     }
   })
   test('refuses everything else, and numbers too large to be finite', () => {
-    for (const text of ['', ' ', ' 1', '1 ', '0x10', '0b1', 'Infinity', '-Infinity', 'NaN', '1,5', '.', '+', '-', 'e3', '1e', '1e+', '1.2.3', '1_000', '١', '1e999']) {
+    for (const text of [
+      '',
+      ' ',
+      ' 1',
+      '1 ',
+      '0x10',
+      '0b1',
+      'Infinity',
+      '-Infinity',
+      'NaN',
+      '1,5',
+      '.',
+      '+',
+      '-',
+      'e3',
+      '1e',
+      '1e+',
+      '1.2.3',
+      '1_000',
+      '١',
+      '1e999',
+    ]) {
       assert.equal(isFiniteNumberText(text), false, JSON.stringify(text))
     }
   })
@@ -76,12 +97,38 @@ describe('dates (DATE_*)', () => {
 
 describe('semantic versions (SEMVER_*)', () => {
   test('accepts strict MAJOR.MINOR.PATCH with pre-release and build', () => {
-    for (const text of ['0.0.0', '1.2.3', '10.20.30', '1.2.3-beta.1', '1.0.0-0.3.7', '1.0.0-x-y-z.--', '1.0.0+20130313144700', '1.0.0-beta+exp.sha.5114f85']) {
+    for (const text of [
+      '0.0.0',
+      '1.2.3',
+      '10.20.30',
+      '1.2.3-beta.1',
+      '1.0.0-0.3.7',
+      '1.0.0-x-y-z.--',
+      '1.0.0+20130313144700',
+      '1.0.0-beta+exp.sha.5114f85',
+    ]) {
       assert.equal(isStrictSemver(text), true, text)
     }
   })
   test('refuses loose forms', () => {
-    for (const text of ['', '1', '1.2', 'v1.2.3', '=1.2.3', '01.2.3', '1.02.3', '1.2.03', '1.2.3-01', '1.2.3-', '1.2.3+', '1.2.3-beta..1', ' 1.2.3', '1.2.3 ', '1.2.3.4', '9007199254740992.0.0']) {
+    for (const text of [
+      '',
+      '1',
+      '1.2',
+      'v1.2.3',
+      '=1.2.3',
+      '01.2.3',
+      '1.02.3',
+      '1.2.03',
+      '1.2.3-01',
+      '1.2.3-',
+      '1.2.3+',
+      '1.2.3-beta..1',
+      ' 1.2.3',
+      '1.2.3 ',
+      '1.2.3.4',
+      '9007199254740992.0.0',
+    ]) {
       assert.equal(isStrictSemver(text), false, JSON.stringify(text))
     }
   })
@@ -130,18 +177,26 @@ describe('checkConstraint', () => {
   })
 
   test('list operators need at least one value; a single value is not enough', () => {
-    const missing = '`/body/constraints/0/values` property is required for the STR_CONTAINS operator: it needs at least one value. It was not present on the data you sent.'
+    const missing =
+      '`/body/constraints/0/values` property is required for the STR_CONTAINS operator: it needs at least one value. It was not present on the data you sent.'
     assert.deepEqual(checkConstraint({ contextName: 'c', operator: 'STR_CONTAINS', value: 'x' }, at), [
       { path: `${at}/values`, message: `The ${missing}` },
     ])
     assert.deepEqual(checkConstraint({ contextName: 'c', operator: 'IN', values: [] }, at), [
-      { path: `${at}/values`, message: 'The `/body/constraints/0/values` property must hold at least one value for the IN operator. You sent [].' },
+      {
+        path: `${at}/values`,
+        message: 'The `/body/constraints/0/values` property must hold at least one value for the IN operator. You sent [].',
+      },
     ])
   })
 
   test('single-value operators need value; values are not enough', () => {
     assert.deepEqual(checkConstraint({ contextName: 'c', operator: 'SEMVER_EQ', values: ['1.2.3'] }, at), [
-      { path: `${at}/value`, message: 'The `/body/constraints/0/value` property is required for the SEMVER_EQ operator. It was not present on the data you sent.' },
+      {
+        path: `${at}/value`,
+        message:
+          'The `/body/constraints/0/value` property is required for the SEMVER_EQ operator. It was not present on the data you sent.',
+      },
     ])
   })
 
@@ -161,8 +216,15 @@ describe('checkConstraint', () => {
 
   test('REGEX must compile and may not be inverted; both problems are reported', () => {
     assert.deepEqual(checkConstraint({ contextName: 'c', operator: 'REGEX', value: '((', inverted: true }, at), [
-      { path: `${at}/value`, message: 'The `/body/constraints/0/value` property must be a regular expression that compiles (missing closing ): `((`). You sent "((".' },
-      { path: `${at}/inverted`, message: 'The `/body/constraints/0/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.' },
+      {
+        path: `${at}/value`,
+        message:
+          'The `/body/constraints/0/value` property must be a regular expression that compiles (missing closing ): `((`). You sent "((".',
+      },
+      {
+        path: `${at}/inverted`,
+        message: 'The `/body/constraints/0/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.',
+      },
     ])
     assert.deepEqual(checkConstraint({ contextName: 'c', operator: 'REGEX', value: 'a', inverted: false }, at), [])
   })
@@ -179,11 +241,25 @@ describe('checkConstraint', () => {
   })
 
   test('IN_CIDR takes IPv4 and IPv6 addresses and CIDR ranges, each checked', () => {
-    assert.deepEqual(checkConstraint({ contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['192.168.0.1', '10.0.0.0/8', '2001:db8::/32'] }, at), [])
-    assert.deepEqual(checkConstraint({ contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8', 'intranet', '300.1.1.1'] }, at), [
-      { path: `${at}/values/1`, message: 'The `/body/constraints/0/values/1` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent "intranet".' },
-      { path: `${at}/values/2`, message: 'The `/body/constraints/0/values/2` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent "300.1.1.1".' },
-    ])
+    assert.deepEqual(
+      checkConstraint({ contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['192.168.0.1', '10.0.0.0/8', '2001:db8::/32'] }, at),
+      [],
+    )
+    assert.deepEqual(
+      checkConstraint({ contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8', 'intranet', '300.1.1.1'] }, at),
+      [
+        {
+          path: `${at}/values/1`,
+          message:
+            'The `/body/constraints/0/values/1` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent "intranet".',
+        },
+        {
+          path: `${at}/values/2`,
+          message:
+            'The `/body/constraints/0/values/2` property must be an IPv4 or IPv6 address or a CIDR range (e.g. 10.0.0.0/8) for the IN_CIDR operator. You sent "300.1.1.1".',
+        },
+      ],
+    )
   })
 })
 
@@ -198,7 +274,10 @@ describe('checkConstraints', () => {
       ],
       { valuesLimit: 1000 },
     )
-    assert.deepEqual(details.map((d) => d.path), ['/body/constraints/1/value', '/body/constraints/2/values', '/body/constraints/3/value'])
+    assert.deepEqual(
+      details.map((d) => d.path),
+      ['/body/constraints/1/value', '/body/constraints/2/values', '/body/constraints/3/value'],
+    )
   })
 
   test('values are summed over all constraints; the limit itself is allowed', () => {
@@ -211,7 +290,8 @@ describe('checkConstraints', () => {
     assert.deepEqual(checkConstraints(constraints, { valuesLimit: 14 }), [
       {
         path: '/body/constraints',
-        message: 'The `/body/constraints` property holds 15 values in all; a segment may hold at most 14. You sent 15 values across 2 constraints.',
+        message:
+          'The `/body/constraints` property holds 15 values in all; a segment may hold at most 14. You sent 15 values across 2 constraints.',
       },
     ])
   })
@@ -229,9 +309,12 @@ describe('normalizeConstraint', () => {
       ['values', []],
       ['value', '1'],
     ])
-    assert.deepEqual(
-      normalizeConstraint({ contextName: 'u', operator: 'IN', values: ['a'], inverted: false, caseInsensitive: true }),
-      { contextName: 'u', operator: 'IN', caseInsensitive: true, inverted: false, values: ['a'] },
-    )
+    assert.deepEqual(normalizeConstraint({ contextName: 'u', operator: 'IN', values: ['a'], inverted: false, caseInsensitive: true }), {
+      contextName: 'u',
+      operator: 'IN',
+      caseInsensitive: true,
+      inverted: false,
+      values: ['a'],
+    })
   })
 })

@@ -11,16 +11,26 @@ import { MULTI_VALUE_OPERATORS, type ConstraintInput } from './constraints.ts'
 const SHOWN = 5
 
 function illegal(path: string, field: string, legal: readonly string[], sent: string): ErrorDetail {
-  const shown = legal.slice(0, SHOWN).map((value) => quote(value)).join(', ')
+  const shown = legal
+    .slice(0, SHOWN)
+    .map((value) => quote(value))
+    .join(', ')
   const more = legal.length > SHOWN ? ` and ${legal.length - SHOWN} more` : ''
-  return { path, message: `The \`${path}\` property must be a legal value of context field ${quote(field)} (${shown}${more}). You sent ${quote(sent)}.` }
+  return {
+    path,
+    message: `The \`${path}\` property must be a legal value of context field ${quote(field)} (${shown}${more}). You sent ${quote(sent)}.`,
+  }
 }
 
 /** The fields that have legal values, and their values in order. */
 export type LegalByField = ReadonlyMap<string, readonly string[]>
 
 /** The values of `constraints` (at `basePath` in the body) that their field does not allow. */
-export function legalValueProblems(legalByField: LegalByField, constraints: readonly ConstraintInput[], basePath = '/body/constraints'): ErrorDetail[] {
+export function legalValueProblems(
+  legalByField: LegalByField,
+  constraints: readonly ConstraintInput[],
+  basePath = '/body/constraints',
+): ErrorDetail[] {
   const details: ErrorDetail[] = []
   constraints.forEach((constraint, index) => {
     const legal = legalByField.get(constraint.contextName)

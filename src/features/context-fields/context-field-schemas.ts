@@ -11,10 +11,13 @@ export const ProjectContextFieldParams = Type.Object({ projectId: PathText, cont
 export const ProjectLegalValueParams = Type.Object({ projectId: PathText, contextField: PathText, legalValue: PathText })
 
 export const ListQuery = Type.Object({
-  include: Type.Optional(Type.String({
-    maxLength: 1000,
-    description: '`project` on /context: project fields too; `root` on /projects/:projectId/context: the fields of every project too (case-insensitive; anything else is ignored)',
-  })),
+  include: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        '`project` on /context: project fields too; `root` on /projects/:projectId/context: the fields of every project too (case-insensitive; anything else is ignored)',
+    }),
+  ),
 })
 
 /** As many as a field may have: the reference sets no bound; a constraint editor offers them all. */
@@ -22,7 +25,11 @@ export const LEGAL_VALUES_LIMIT = 1000
 
 export const LegalValue = Type.Object(
   {
-    value: Type.String({ minLength: 1, maxLength: 100, description: 'What a constraint may use (a constraint value is 1–100 characters too)' }),
+    value: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'What a constraint may use (a constraint value is 1–100 characters too)',
+    }),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
   },
   { additionalProperties: false },
@@ -31,16 +38,24 @@ export type LegalValue = Static<typeof LegalValue>
 
 const LegalValues = Type.Array(LegalValue, { maxItems: LEGAL_VALUES_LIMIT, description: 'Unique by value, kept in the order sent' })
 // One schema of two types rather than a union: a wrong value gets one message, not one per branch.
-const stringOrNull = (options: { maxLength: number; description?: string }) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
+const stringOrNull = (options: { maxLength: number; description?: string }) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
 // The reference takes null as no description too (its joi schema does).
 const Description = stringOrNull({ maxLength: 250 })
-const SortOrder = Type.Integer({ minimum: -(2 ** 31), maximum: 2 ** 31 - 1, description: 'Where the field comes in a list sorted by it; 0 when created without it' })
-const Project = stringOrNull({ maxLength: 1000, description: 'An existing project the field belongs to; null or absent: every project\'s field' })
+const SortOrder = Type.Integer({
+  minimum: -(2 ** 31),
+  maximum: 2 ** 31 - 1,
+  description: 'Where the field comes in a list sorted by it; 0 when created without it',
+})
+const Project = stringOrNull({
+  maxLength: 1000,
+  description: "An existing project the field belongs to; null or absent: every project's field",
+})
 
 // Other properties are accepted and ignored, as the reference strips them: a field read with GET
 // (usedInFeatures, createdAt, …) can be sent back as it is.
 export const CreateContextFieldBody = Type.Object({
-  name: Type.String({ maxLength: 1000, description: 'URL-friendly, 1–100 characters, unique among the context fields (every project\'s)' }),
+  name: Type.String({ maxLength: 1000, description: "URL-friendly, 1–100 characters, unique among the context fields (every project's)" }),
   description: Type.Optional(Description),
   stickiness: Type.Optional(Type.Boolean({ description: 'Offered as a stickiness of rollouts and variants; false when absent' })),
   sortOrder: Type.Optional(SortOrder),
@@ -71,7 +86,9 @@ export const ContextFieldResponse = Type.Object({
   sortOrder: Type.Integer(),
   legalValues: Type.Array(LegalValueResponse),
   createdAt: Type.String({ format: 'date-time' }),
-  usedInProjects: Type.Optional(Type.Integer({ description: 'Projects with an active flag whose strategies constrain on the field (list only)' })),
+  usedInProjects: Type.Optional(
+    Type.Integer({ description: 'Projects with an active flag whose strategies constrain on the field (list only)' }),
+  ),
   usedInFeatures: Type.Optional(Type.Integer({ description: 'Active flags whose strategies constrain on the field (list only)' })),
   project: Type.Optional(Type.String()),
 })
@@ -79,11 +96,13 @@ export const ContextFieldResponse = Type.Object({
 export const ContextFieldListResponse = Type.Array(ContextFieldResponse)
 
 export const ContextFieldStrategiesResponse = Type.Object({
-  strategies: Type.Array(Type.Object({
-    id: Type.String(),
-    projectId: Type.String(),
-    featureName: Type.String(),
-    strategyName: Type.String(),
-    environment: Type.String(),
-  })),
+  strategies: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      projectId: Type.String(),
+      featureName: Type.String(),
+      strategyName: Type.String(),
+      environment: Type.String(),
+    }),
+  ),
 })

@@ -10,13 +10,28 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
 import { ALL_CLEAN, allOf, field, type BodyRules } from '../../http/body-rules.ts'
 import { urlFriendlyNameProblems } from '../../http/common-schemas.ts'
-import { exceedsLimit, invalidOperation, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import {
+  exceedsLimit,
+  invalidOperation,
+  nameExists,
+  notFound,
+  quote,
+  validationFailed,
+  type AppError,
+  type ErrorDetail,
+} from '../../http/errors.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { LEGAL_VALUES_LIMIT, type CreateContextFieldBody, type LegalValue, type UpdateContextFieldBody } from './context-field-schemas.ts'
 import type { FieldUses } from './field-uses.ts'
-import { createContextFieldStore, type ContextField, type ContextFieldStore, type FieldUsage, type StrategyUsingField } from './context-field-store.ts'
+import {
+  createContextFieldStore,
+  type ContextField,
+  type ContextFieldStore,
+  type FieldUsage,
+  type StrategyUsingField,
+} from './context-field-store.ts'
 
 /** The list shows how much each field is used. */
 export type ListedContextField = ContextField & { usedInProjects: number; usedInFeatures: number }
@@ -26,15 +41,22 @@ const notInProject = (name: string, project: string): AppError =>
   notFound(`Context field ${quote(name)} does not belong to project ${quote(project)}.`)
 const taken = (name: string): AppError => nameExists(`A context field named ${quote(name)} already exists.`)
 const unknownProject = (project: string): AppError =>
-  validationFailed([{ path: '/body/project', message: `The \`/body/project\` property must name an existing project. You sent ${quote(project)}.` }])
+  validationFailed([
+    { path: '/body/project', message: `The \`/body/project\` property must name an existing project. You sent ${quote(project)}.` },
+  ])
 
 // A refusal to delete names this many flags, and says that there are more.
 const LISTED_FLAGS = 10
 
 function inUse(name: string, flags: readonly string[]): AppError {
-  const listed = flags.slice(0, LISTED_FLAGS).map((flag) => quote(flag)).join(', ')
+  const listed = flags
+    .slice(0, LISTED_FLAGS)
+    .map((flag) => quote(flag))
+    .join(', ')
   const more = flags.length > LISTED_FLAGS ? ' and more' : ''
-  return invalidOperation(`Context field ${quote(name)} is used by the strategy constraints of flag${flags.length > 1 ? 's' : ''} ${listed}${more}: remove those constraints first.`)
+  return invalidOperation(
+    `Context field ${quote(name)} is used by the strategy constraints of flag${flags.length > 1 ? 's' : ''} ${listed}${more}: remove those constraints first.`,
+  )
 }
 
 /** No two legal values of a field share a value (the reference's joi `unique`). */
@@ -50,7 +72,10 @@ const uniqueLegalValues: BodyRules = (body, clean) => {
     if (earlier === undefined) first.set(value, index)
     else {
       const path = `/body/legalValues/${index}/value`
-      details.push({ path, message: `The \`${path}\` property must be unique among the legal values: legal value ${earlier} is ${quote(value)} too.` })
+      details.push({
+        path,
+        message: `The \`${path}\` property must be unique among the legal values: legal value ${earlier} is ${quote(value)} too.`,
+      })
     }
   })
   return details
@@ -119,7 +144,8 @@ export function createContextFieldService({ db, changes, uses }: { db: Kysely<Da
       await write()
     } catch (error) {
       if (isUniqueViolation(error)) throw taken(fieldName)
-      if (isForeignKeyViolation(error) && project !== undefined) throw scope.project === undefined ? unknownProject(project) : projectNotFound(project)
+      if (isForeignKeyViolation(error) && project !== undefined)
+        throw scope.project === undefined ? unknownProject(project) : projectNotFound(project)
       throw error
     }
   }
@@ -130,7 +156,12 @@ export function createContextFieldService({ db, changes, uses }: { db: Kysely<Da
   }
 
   /** Creates a field inside the caller's transaction, with its event (see create). */
-  async function createIn(trx: Kysely<Database>, input: CreateContextFieldBody, audit: AuditContext, scope: Scope = {}): Promise<ContextField> {
+  async function createIn(
+    trx: Kysely<Database>,
+    input: CreateContextFieldBody,
+    audit: AuditContext,
+    scope: Scope = {},
+  ): Promise<ContextField> {
     check(createFieldRules, input)
     const store = createContextFieldStore(trx)
     await checkScope(store, scope)
@@ -159,9 +190,10 @@ export function createContextFieldService({ db, changes, uses }: { db: Kysely<Da
     list: async (scope: Scope, include: string | undefined): Promise<ListedContextField[]> => {
       const store = createContextFieldStore(db)
       await checkScope(store, scope)
-      const fields = scope.project === undefined
-        ? await store.list({ project: /^project$/i.test(include ?? '') ? 'any' : null })
-        : await store.list({ project: scope.project, orRoot: /^root$/i.test(include ?? '') })
+      const fields =
+        scope.project === undefined
+          ? await store.list({ project: /^project$/i.test(include ?? '') ? 'any' : null })
+          : await store.list({ project: scope.project, orRoot: /^root$/i.test(include ?? '') })
       if (fields.length === 0) return []
       const counted = await usage()
       return fields.map((field) => withUsage(field, counted))
@@ -221,7 +253,10 @@ export function createContextFieldService({ db, changes, uses }: { db: Kysely<Da
         if (index === -1 && before.legalValues.length >= LEGAL_VALUES_LIMIT) {
           throw exceedsLimit(`Context field ${quote(name)} has ${LEGAL_VALUES_LIMIT} legal values already, the most a field can have.`)
         }
-        const legalValues = index === -1 ? [...before.legalValues, legalValue!] : before.legalValues.map((existing, i) => (i === index ? legalValue! : existing))
+        const legalValues =
+          index === -1
+            ? [...before.legalValues, legalValue!]
+            : before.legalValues.map((existing, i) => (i === index ? legalValue! : existing))
         const after: ContextField = { ...before, legalValues }
         await store.update(after)
         await appendEvents(trx, auditContext(actor), [{ type: 'context-field-updated', data: after, preData: before }])

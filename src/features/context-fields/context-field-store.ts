@@ -50,7 +50,10 @@ export function createContextFieldStore(db: Kysely<Database>) {
         .selectAll()
         .$if(filter.project === null, (query) => query.where('project', 'is', null))
         .$if(typeof filter.project === 'string' && filter.project !== 'any', (query) =>
-          query.where((eb) => (filter.orRoot ? eb.or([eb('project', '=', filter.project), eb('project', 'is', null)]) : eb('project', '=', filter.project))))
+          query.where((eb) =>
+            filter.orRoot ? eb.or([eb('project', '=', filter.project), eb('project', 'is', null)]) : eb('project', '=', filter.project),
+          ),
+        )
         .orderBy('name')
         .execute()
       return rows.map(toField)

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import {
+  apiToken,
+  call,
+  errorOf,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { eventMark } from '../../../test/helpers/flags.ts'
 import { assertEmpty, at, fromOneRequestIn, jsonOk, validationError } from '../../../test/helpers/strategies.ts'
 
@@ -17,7 +26,14 @@ const BUILT_IN = [
 ]
 
 /** An event of a field, as fromOneRequestIn leaves it. */
-const fieldEvent = (type: string, data: unknown, preData: unknown = null) => ({ type, featureName: null, project: null, environment: null, data, preData })
+const fieldEvent = (type: string, data: unknown, preData: unknown = null) => ({
+  type,
+  featureName: null,
+  project: null,
+  environment: null,
+  data,
+  preData,
+})
 
 /** A field's createdAt is the instance's; everything else is compared exactly. */
 function withoutCreatedAt(field: { createdAt?: unknown }): Record<string, unknown> {
@@ -40,8 +56,21 @@ onEachDatabase('context fields', (database) => {
   test('a fresh instance lists the built-in fields, by name, each unused; GET one; an unknown one is a 404', async (t) => {
     const pennon = await useTestApp(t, database)
     const list = jsonOk(await call(pennon, 'GET', CONTEXT))
-    for (const field of list) assert.deepEqual(Object.keys(field), ['name', 'description', 'stickiness', 'sortOrder', 'legalValues', 'createdAt', 'usedInProjects', 'usedInFeatures'])
-    assert.deepEqual(list.map(withoutCreatedAt), BUILT_IN.map((field) => ({ ...field, legalValues: [], usedInProjects: 0, usedInFeatures: 0 })))
+    for (const field of list)
+      assert.deepEqual(Object.keys(field), [
+        'name',
+        'description',
+        'stickiness',
+        'sortOrder',
+        'legalValues',
+        'createdAt',
+        'usedInProjects',
+        'usedInFeatures',
+      ])
+    assert.deepEqual(
+      list.map(withoutCreatedAt),
+      BUILT_IN.map((field) => ({ ...field, legalValues: [], usedInProjects: 0, usedInFeatures: 0 })),
+    )
 
     const userId = await getField(pennon, 'userId')
     assert.deepEqual(Object.keys(userId), ['name', 'description', 'stickiness', 'sortOrder', 'legalValues', 'createdAt'])
@@ -69,7 +98,14 @@ onEachDatabase('context fields', (database) => {
     assert.equal(created.headers.location, 'context/plan')
     assert.deepEqual(Object.keys(created.body), ['name', 'description', 'stickiness', 'sortOrder', 'legalValues', 'createdAt'])
     assert.notEqual(created.body.createdAt, body.createdAt)
-    const expected = { name: 'plan', description: 'Billing plan', stickiness: true, sortOrder: 7, legalValues: body.legalValues, createdAt: created.body.createdAt }
+    const expected = {
+      name: 'plan',
+      description: 'Billing plan',
+      stickiness: true,
+      sortOrder: 7,
+      legalValues: body.legalValues,
+      createdAt: created.body.createdAt,
+    }
     assert.deepEqual(created.body, expected)
     const events = fromOneRequestIn(await mark.since())
     assert.deepEqual(events, [fieldEvent('context-field-created', expected)])
@@ -81,9 +117,10 @@ onEachDatabase('context fields', (database) => {
     assert.deepEqual(withoutCreatedAt(bare), { name: 'Tenant_id.v2', description: null, stickiness: false, sortOrder: 0, legalValues: [] })
     await createField(pennon, { name: 'zone', description: null, legalValues: [] })
     // By code point: upper case first, on both databases.
-    assert.deepEqual(jsonOk(await call(pennon, 'GET', CONTEXT)).map((field: { name: string }) => field.name), [
-      'Tenant_id.v2', 'appName', 'currentTime', 'environment', 'plan', 'sessionId', 'userId', 'zone',
-    ])
+    assert.deepEqual(
+      jsonOk(await call(pennon, 'GET', CONTEXT)).map((field: { name: string }) => field.name),
+      ['Tenant_id.v2', 'appName', 'currentTime', 'environment', 'plan', 'sessionId', 'userId', 'zone'],
+    )
     const listed = jsonOk(await call(pennon, 'GET', CONTEXT)).find((field: { name: string }) => field.name === 'plan')
     assert.deepEqual(listed, { ...expected, usedInProjects: 0, usedInFeatures: 0 })
   })
@@ -104,34 +141,82 @@ onEachDatabase('context fields', (database) => {
       assert.deepEqual(withoutId(response.body), validationError(...details))
     }
     await refuse(
-      { name: 'my field', description: 'd'.repeat(251), stickiness: 'yes', sortOrder: 1.5, legalValues: [{ value: 'a' }, { value: '' }, { value: 'a', description: 'again' }, { value: 'b', colour: 'red' }] },
+      {
+        name: 'my field',
+        description: 'd'.repeat(251),
+        stickiness: 'yes',
+        sortOrder: 1.5,
+        legalValues: [{ value: 'a' }, { value: '' }, { value: 'a', description: 'again' }, { value: 'b', colour: 'red' }],
+      },
       at('/body/description', `The \`/body/description\` property must NOT have more than 250 characters. You sent "${'d'.repeat(99)}….`),
       at('/body/stickiness', 'The `/body/stickiness` property must be boolean. You sent "yes".'),
       at('/body/sortOrder', 'The `/body/sortOrder` property must be integer. You sent 1.5.'),
       at('/body/legalValues/1/value', 'The `/body/legalValues/1/value` property must NOT have fewer than 1 characters. You sent "".'),
-      at('/body/legalValues/3/colour', 'The `/body/legalValues/3` object does not allow the property `/body/legalValues/3/colour`. Remove it.'),
-      at('/body/name', `The \`/body/name\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent "my field".`),
-      at('/body/legalValues/2/value', 'The `/body/legalValues/2/value` property must be unique among the legal values: legal value 0 is "a" too.'),
+      at(
+        '/body/legalValues/3/colour',
+        'The `/body/legalValues/3` object does not allow the property `/body/legalValues/3/colour`. Remove it.',
+      ),
+      at(
+        '/body/name',
+        `The \`/body/name\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent "my field".`,
+      ),
+      at(
+        '/body/legalValues/2/value',
+        'The `/body/legalValues/2/value` property must be unique among the legal values: legal value 0 is "a" too.',
+      ),
     )
-    await refuse({ description: 'no name' }, at('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.'))
+    await refuse(
+      { description: 'no name' },
+      at('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.'),
+    )
     await refuse({ name: '' }, at('/body/name', 'The `/body/name` property must not be empty.'))
-    await refuse({ name: 'x'.repeat(101) }, at('/body/name', `The \`/body/name\` property must be at most 100 characters long. You sent "${'x'.repeat(99)}….`))
-    await refuse({ name: 'big', sortOrder: 2 ** 31 }, at('/body/sortOrder', 'The `/body/sortOrder` property must be <= 2147483647. You sent 2147483648.'))
-    await refuse({ name: 'long', legalValues: [{ value: 'v'.repeat(101) }] },
-      at('/body/legalValues/0/value', `The \`/body/legalValues/0/value\` property must NOT have more than 100 characters. You sent "${'v'.repeat(99)}….`))
-    await refuse({ name: 'many', legalValues: Array.from({ length: 1001 }, (_, i) => ({ value: `v${i}` })) },
-      at('/body/legalValues', `The \`/body/legalValues\` property must NOT have more than 1000 items. You sent ${JSON.stringify(Array.from({ length: 15 }, (_, i) => ({ value: `v${i}` }))).slice(0, 100)}….`))
-    await refuse({ name: 'elsewhere', project: 'ghost' }, at('/body/project', 'The `/body/project` property must name an existing project. You sent "ghost".'))
+    await refuse(
+      { name: 'x'.repeat(101) },
+      at('/body/name', `The \`/body/name\` property must be at most 100 characters long. You sent "${'x'.repeat(99)}….`),
+    )
+    await refuse(
+      { name: 'big', sortOrder: 2 ** 31 },
+      at('/body/sortOrder', 'The `/body/sortOrder` property must be <= 2147483647. You sent 2147483648.'),
+    )
+    await refuse(
+      { name: 'long', legalValues: [{ value: 'v'.repeat(101) }] },
+      at(
+        '/body/legalValues/0/value',
+        `The \`/body/legalValues/0/value\` property must NOT have more than 100 characters. You sent "${'v'.repeat(99)}….`,
+      ),
+    )
+    await refuse(
+      { name: 'many', legalValues: Array.from({ length: 1001 }, (_, i) => ({ value: `v${i}` })) },
+      at(
+        '/body/legalValues',
+        `The \`/body/legalValues\` property must NOT have more than 1000 items. You sent ${JSON.stringify(Array.from({ length: 15 }, (_, i) => ({ value: `v${i}` }))).slice(0, 100)}….`,
+      ),
+    )
+    await refuse(
+      { name: 'elsewhere', project: 'ghost' },
+      at('/body/project', 'The `/body/project` property must name an existing project. You sent "ghost".'),
+    )
     assert.deepEqual(await mark.since(), [])
     assert.equal(jsonOk(await call(pennon, 'GET', CONTEXT)).length, BUILT_IN.length + 1)
   })
 
   test('PUT: legal values and stickiness replaced, description and sortOrder kept unless sent; 200 and empty; no event when nothing changes', async (t) => {
     const pennon = await useTestApp(t, database)
-    const before = await createField(pennon, { name: 'plan', description: 'Billing plan', stickiness: true, sortOrder: 5, legalValues: [{ value: 'free' }] })
+    const before = await createField(pennon, {
+      name: 'plan',
+      description: 'Billing plan',
+      stickiness: true,
+      sortOrder: 5,
+      legalValues: [{ value: 'free' }],
+    })
     const mark = await eventMark(pennon)
     // A name in the body is no rename: the path names the field.
-    assertEmpty(await call(pennon, 'PUT', `${CONTEXT}/plan`, { name: 'other', legalValues: [{ value: 'pro', description: 'Paid' }, { value: 'free' }] }))
+    assertEmpty(
+      await call(pennon, 'PUT', `${CONTEXT}/plan`, {
+        name: 'other',
+        legalValues: [{ value: 'pro', description: 'Paid' }, { value: 'free' }],
+      }),
+    )
     const after = { ...before, stickiness: false, legalValues: [{ value: 'pro', description: 'Paid' }, { value: 'free' }] }
     assert.deepEqual(await getField(pennon, 'plan'), after)
     assert.deepEqual(fromOneRequestIn(await mark.since()), [fieldEvent('context-field-updated', after, before)])
@@ -148,14 +233,28 @@ onEachDatabase('context fields', (database) => {
 
     // Built-in fields are fields like any other (as the reference).
     assertEmpty(await call(pennon, 'PUT', `${CONTEXT}/userId`, { description: 'Who is signed in', stickiness: true }))
-    assert.deepEqual(withoutCreatedAt(await getField(pennon, 'userId')), { name: 'userId', description: 'Who is signed in', stickiness: true, sortOrder: 1, legalValues: [] })
+    assert.deepEqual(withoutCreatedAt(await getField(pennon, 'userId')), {
+      name: 'userId',
+      description: 'Who is signed in',
+      stickiness: true,
+      sortOrder: 1,
+      legalValues: [],
+    })
 
     const unknown = await call(pennon, 'PUT', `${CONTEXT}/ghost`, {})
     assert.equal(unknown.status, 404)
     assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'Context field "ghost" does not exist.'))
     const duplicate = await call(pennon, 'PUT', `${CONTEXT}/plan`, { legalValues: [{ value: 'x' }, { value: 'x' }] })
     assert.equal(duplicate.status, 400)
-    assert.deepEqual(withoutId(duplicate.body), validationError(at('/body/legalValues/1/value', 'The `/body/legalValues/1/value` property must be unique among the legal values: legal value 0 is "x" too.')))
+    assert.deepEqual(
+      withoutId(duplicate.body),
+      validationError(
+        at(
+          '/body/legalValues/1/value',
+          'The `/body/legalValues/1/value` property must be unique among the legal values: legal value 0 is "x" too.',
+        ),
+      ),
+    )
   })
 
   test('legal values one at a time: a new one goes last, an existing one is described in its place, removing one; each an event, nothing to change none', async (t) => {
@@ -163,10 +262,23 @@ onEachDatabase('context fields', (database) => {
     const field = await createField(pennon, { name: 'region', legalValues: [{ value: 'eu', description: 'Europe' }, { value: 'us' }] })
     const legal = `${CONTEXT}/region/legal-values`
     const steps: Array<[() => Promise<unknown>, Array<{ value: string; description?: string }>]> = [
-      [() => call(pennon, 'POST', legal, { value: 'ap', description: 'Asia' }), [{ value: 'eu', description: 'Europe' }, { value: 'us' }, { value: 'ap', description: 'Asia' }]],
-      [() => call(pennon, 'POST', legal, { value: 'us', description: 'Virginia' }), [{ value: 'eu', description: 'Europe' }, { value: 'us', description: 'Virginia' }, { value: 'ap', description: 'Asia' }]],
+      [
+        () => call(pennon, 'POST', legal, { value: 'ap', description: 'Asia' }),
+        [{ value: 'eu', description: 'Europe' }, { value: 'us' }, { value: 'ap', description: 'Asia' }],
+      ],
+      [
+        () => call(pennon, 'POST', legal, { value: 'us', description: 'Virginia' }),
+        [
+          { value: 'eu', description: 'Europe' },
+          { value: 'us', description: 'Virginia' },
+          { value: 'ap', description: 'Asia' },
+        ],
+      ],
       // Sent without a description, an existing value loses its description (it is replaced, as the reference).
-      [() => call(pennon, 'POST', legal, { value: 'eu' }), [{ value: 'eu' }, { value: 'us', description: 'Virginia' }, { value: 'ap', description: 'Asia' }]],
+      [
+        () => call(pennon, 'POST', legal, { value: 'eu' }),
+        [{ value: 'eu' }, { value: 'us', description: 'Virginia' }, { value: 'ap', description: 'Asia' }],
+      ],
       [() => call(pennon, 'DELETE', `${legal}/us`), [{ value: 'eu' }, { value: 'ap', description: 'Asia' }]],
     ]
     let previous = field
@@ -196,7 +308,10 @@ onEachDatabase('context fields', (database) => {
       assert.equal(refused.status, 400, JSON.stringify(body))
       assert.deepEqual(withoutId(refused.body), validationError(detail))
     }
-    for (const [method, url, body] of [['POST', `${CONTEXT}/ghost/legal-values`, { value: 'x' }], ['DELETE', `${CONTEXT}/ghost/legal-values/x`, undefined]] as const) {
+    for (const [method, url, body] of [
+      ['POST', `${CONTEXT}/ghost/legal-values`, { value: 'x' }],
+      ['DELETE', `${CONTEXT}/ghost/legal-values/x`, undefined],
+    ] as const) {
       const unknown = await call(pennon, method, url, body)
       assert.equal(unknown.status, 404)
       assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'Context field "ghost" does not exist.'))
@@ -209,7 +324,10 @@ onEachDatabase('context fields', (database) => {
     const mark = await eventMark(pennon)
     const refused = await call(pennon, 'POST', `${CONTEXT}/many/legal-values`, { value: 'one-more' })
     assert.equal(refused.status, 400)
-    assert.deepEqual(withoutId(refused.body), errorOf('ExceedsLimitError', 'Context field "many" has 1000 legal values already, the most a field can have.'))
+    assert.deepEqual(
+      withoutId(refused.body),
+      errorOf('ExceedsLimitError', 'Context field "many" has 1000 legal values already, the most a field can have.'),
+    )
     assert.deepEqual(await mark.since(), [])
     assertEmpty(await call(pennon, 'POST', `${CONTEXT}/many/legal-values`, { value: 'v999', description: 'The last' }))
     assert.deepEqual((await getField(pennon, 'many')).legalValues.at(-1), { value: 'v999', description: 'The last' })
@@ -226,8 +344,20 @@ onEachDatabase('context fields', (database) => {
       assert.deepEqual(withoutId(taken.body), errorOf('NameExistsError', `A context field named "${name}" already exists.`))
     }
     for (const [body, detail] of [
-      [{ name: 'a b' }, at('/body/name', `The \`/body/name\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent "a b".`)],
-      [{ name: '..' }, at('/body/name', `The \`/body/name\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent "..".`)],
+      [
+        { name: 'a b' },
+        at(
+          '/body/name',
+          `The \`/body/name\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent "a b".`,
+        ),
+      ],
+      [
+        { name: '..' },
+        at(
+          '/body/name',
+          `The \`/body/name\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent "..".`,
+        ),
+      ],
       [{}, at('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.')],
       [{ name: 'ok', extra: true }, at('/body/extra', 'The `/body` object does not allow the property `/body/extra`. Remove it.')],
     ] as const) {
@@ -245,12 +375,21 @@ onEachDatabase('context fields', (database) => {
     assert.deepEqual(fromOneRequestIn(await mark.since()), [fieldEvent('context-field-deleted', null, field)])
     assert.equal((await call(pennon, 'GET', `${CONTEXT}/plan`)).status, 404)
     assertEmpty(await call(pennon, 'DELETE', `${CONTEXT}/currentTime`))
-    assert.deepEqual(jsonOk(await call(pennon, 'GET', CONTEXT)).map((f: { name: string }) => f.name), ['appName', 'environment', 'sessionId', 'userId'])
+    assert.deepEqual(
+      jsonOk(await call(pennon, 'GET', CONTEXT)).map((f: { name: string }) => f.name),
+      ['appName', 'environment', 'sessionId', 'userId'],
+    )
     const unknown = await call(pennon, 'DELETE', `${CONTEXT}/plan`)
     assert.equal(unknown.status, 404)
     assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'Context field "plan" does not exist.'))
     // A deleted name is free again.
-    assert.deepEqual(withoutCreatedAt(await createField(pennon, { name: 'currentTime' })), { name: 'currentTime', description: null, stickiness: false, sortOrder: 0, legalValues: [] })
+    assert.deepEqual(withoutCreatedAt(await createField(pennon, { name: 'currentTime' })), {
+      name: 'currentTime',
+      description: null,
+      stickiness: false,
+      sortOrder: 0,
+      legalValues: [],
+    })
   })
 
   test('permissions: Viewers read; Editors create, change and delete; client and frontend tokens read nothing', async (t) => {
@@ -265,7 +404,8 @@ onEachDatabase('context fields', (database) => {
       for (const token of [client, frontend]) {
         const refused = await call(pennon, 'GET', url, undefined, { token })
         assert.equal(refused.status, 403)
-        const message = 'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
+        const message =
+          'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
         assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', message, { permissions: [] }))
       }
     }
@@ -290,7 +430,10 @@ onEachDatabase('context fields', (database) => {
         const refused = await call(pennon, method, url, body, { token })
         assert.equal(refused.status, 403, `${method} ${url}`)
         const needs = permissions.length === 1 ? `"${permissions[0]}"` : `one of ${permissions.map((p) => `"${p}"`).join(', ')}`
-        assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', `Missing permission: this operation needs ${needs}.`, { permissions }))
+        assert.deepEqual(
+          withoutId(refused.body),
+          errorOf('NoAccessError', `Missing permission: this operation needs ${needs}.`, { permissions }),
+        )
       }
     }
     assert.deepEqual(await mark.since(), [])
@@ -298,16 +441,19 @@ onEachDatabase('context fields', (database) => {
       const response = await call(pennon, method, url, body, { token: editor })
       assert.equal(response.status, status, `${method} ${url}: ${response.text}`)
     }
-    assert.deepEqual((await mark.since()).map((e) => [e.type, e.createdBy]), [
-      ['context-field-created', 'editor'],
-      ['context-field-updated', 'editor'],
-      ['context-field-updated', 'editor'],
-      ['context-field-updated', 'editor'],
-      ['context-field-deleted', 'editor'],
-      ['context-field-created', 'editor'],
-      ['context-field-updated', 'editor'],
-      ['context-field-updated', 'editor'],
-      ['context-field-deleted', 'editor'],
-    ])
+    assert.deepEqual(
+      (await mark.since()).map((e) => [e.type, e.createdBy]),
+      [
+        ['context-field-created', 'editor'],
+        ['context-field-updated', 'editor'],
+        ['context-field-updated', 'editor'],
+        ['context-field-updated', 'editor'],
+        ['context-field-deleted', 'editor'],
+        ['context-field-created', 'editor'],
+        ['context-field-updated', 'editor'],
+        ['context-field-updated', 'editor'],
+        ['context-field-deleted', 'editor'],
+      ],
+    )
   })
 })

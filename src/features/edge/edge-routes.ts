@@ -17,35 +17,43 @@ export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; bodyLimi
     if (request.routeOptions.schema?.body) checkContentType(request)
   })
 
-  app.post('/validate', {
-    bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
-    schema: {
-      tags,
-      summary: 'Which of these client and frontend tokens work, with their type, projects and environment',
-      description:
-        'Asked by Unleash Edge without credentials, as the reference allows. Only client (backend) and frontend tokens are confirmed: ' +
-        'tokens that are unknown, deleted, expired or of another kind (admin, service account, personal) are left out of the answer, ' +
-        'and each counts as a failed authentication of the caller\'s address (AUTH_FAILURES_PER_MINUTE); tokens that work do not. ' +
-        'Once the address has made that many, the tokens after are not looked up: 429 with Retry-After.',
-      body: ValidateTokensBody,
-      response: { 200: ValidatedTokensResponse, ...errorResponses(400, 413, 415, 429) },
+  app.post(
+    '/validate',
+    {
+      bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
+      schema: {
+        tags,
+        summary: 'Which of these client and frontend tokens work, with their type, projects and environment',
+        description:
+          'Asked by Unleash Edge without credentials, as the reference allows. Only client (backend) and frontend tokens are confirmed: ' +
+          'tokens that are unknown, deleted, expired or of another kind (admin, service account, personal) are left out of the answer, ' +
+          "and each counts as a failed authentication of the caller's address (AUTH_FAILURES_PER_MINUTE); tokens that work do not. " +
+          'Once the address has made that many, the tokens after are not looked up: 429 with Retry-After.',
+        body: ValidateTokensBody,
+        response: { 200: ValidatedTokensResponse, ...errorResponses(400, 413, 415, 429) },
+      },
     },
-  }, async (request) => edge.validateTokens(request.body.tokens, request.ip))
+    async (request) => edge.validateTokens(request.body.tokens, request.ip),
+  )
 }
 
 /** `/api/client/metrics/edge`: Edge's report of itself, taken with a client token like the other metrics. */
 export const edgeMetricsRoutes: FastifyPluginAsyncTypebox<{ bodyLimit: number }> = async (app, { bodyLimit }) => {
-  app.post(`${CLIENT_PREFIX}/metrics/edge`, {
-    bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
-    config: { sdkApi: 'client' },
-    schema: {
-      tags: ['Client API'],
-      summary: 'Unleash Edge reports its own traffic, latency and connected Edges',
-      description:
-        'Accepted and not kept: Pennon shows no Edge observability (the reference\'s open-source server has no such route). ' +
-        'Edge counts its own traffic; the counts of the flags it served come on /api/client/metrics/bulk.',
-      body: EdgeInstanceDataBody,
-      response: { 202: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+  app.post(
+    `${CLIENT_PREFIX}/metrics/edge`,
+    {
+      bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
+      config: { sdkApi: 'client' },
+      schema: {
+        tags: ['Client API'],
+        summary: 'Unleash Edge reports its own traffic, latency and connected Edges',
+        description:
+          "Accepted and not kept: Pennon shows no Edge observability (the reference's open-source server has no such route). " +
+          'Edge counts its own traffic; the counts of the flags it served come on /api/client/metrics/bulk.',
+        body: EdgeInstanceDataBody,
+        response: { 202: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+      },
     },
-  }, async (_request, reply) => sendEmpty(reply, 202))
+    async (_request, reply) => sendEmpty(reply, 202),
+  )
 }

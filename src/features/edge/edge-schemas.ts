@@ -18,14 +18,18 @@ export type ValidateTokensBody = Static<typeof ValidateTokensBody>
 
 export const EdgeToken = Type.Object({
   token: Type.String({ description: 'The token, as sent' }),
-  type: Type.String({ description: '`client`, `backend` or `frontend`: the token\'s type (what an Edge serves; other tokens are answered as unknown)' }),
+  type: Type.String({
+    description: "`client`, `backend` or `frontend`: the token's type (what an Edge serves; other tokens are answered as unknown)",
+  }),
   projects: Type.Array(Type.String(), { description: 'Its projects; `*` for every project' }),
   environment: Type.String({ description: 'Its environment' }),
 })
 export type EdgeToken = Static<typeof EdgeToken>
 
 export const ValidatedTokensResponse = Type.Object({
-  tokens: Type.Array(EdgeToken, { description: 'The client and frontend tokens that work, in the order sent; unknown, deleted, expired and other tokens left out' }),
+  tokens: Type.Array(EdgeToken, {
+    description: 'The client and frontend tokens that work, in the order sent; unknown, deleted, expired and other tokens left out',
+  }),
 })
 
 const Text = Type.String({ minLength: 1, maxLength: 255 })

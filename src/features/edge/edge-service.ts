@@ -39,7 +39,7 @@ export function createEdgeService({ db, throttle }: EdgeServiceOptions) {
       if (retryAfter > 0) throw tooManyRequests(retryAfter)
       const distinct = [...new Set(sent)]
       const valid: EdgeToken[] = []
-      for (let next = 0; next < distinct.length;) {
+      for (let next = 0; next < distinct.length; ) {
         const batch = distinct.slice(next, next + throttle.reserve(address, distinct.length - next))
         if (batch.length === 0) throw tooManyRequests(throttle.retryAfter(address))
         next += batch.length

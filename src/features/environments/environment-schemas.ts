@@ -31,7 +31,10 @@ export const ProjectEnvironmentListResponse = Type.Object({
     Type.Object({
       ...environmentProperties,
       visible: Type.Boolean({ description: 'Whether the project has this environment (the reference lists every environment)' }),
-      projectApiTokenCount: Type.Integer({ minimum: 0, description: 'Client and frontend tokens of this environment that can read this project' }),
+      projectApiTokenCount: Type.Integer({
+        minimum: 0,
+        description: 'Client and frontend tokens of this environment that can read this project',
+      }),
       projectEnabledToggleCount: Type.Integer({ minimum: 0, description: "The project's active flags enabled in this environment" }),
     }),
   ),
@@ -39,16 +42,23 @@ export const ProjectEnvironmentListResponse = Type.Object({
 
 export const CreateEnvironmentBody = Type.Object({
   name: Type.String({ maxLength: 1000, description: 'URL-friendly, 1–100 characters, unique' }),
-  type: Type.String({ maxLength: 1000, description: 'URL-friendly, 1–100 characters: development, test, preproduction, production or your own' }),
+  type: Type.String({
+    maxLength: 1000,
+    description: 'URL-friendly, 1–100 characters: development, test, preproduction, production or your own',
+  }),
   enabled: Type.Optional(Type.Boolean({ default: true, description: 'New projects start in every enabled environment' })),
-  sortOrder: Type.Optional(Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: 'Defaults to after the last environment' })),
+  sortOrder: Type.Optional(
+    Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: 'Defaults to after the last environment' }),
+  ),
 })
 export type CreateEnvironmentBody = Static<typeof CreateEnvironmentBody>
 
 export const AddProjectEnvironmentBody = Type.Object(
   {
     environment: Type.String({ maxLength: 1000 }),
-    changeRequestsEnabled: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility and ignored: Pennon has no change requests' })),
+    changeRequestsEnabled: Type.Optional(
+      Type.Boolean({ description: 'Accepted for compatibility and ignored: Pennon has no change requests' }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -78,7 +78,11 @@ export function createEnvironmentService({ db, flags }: { db: Kysely<Database>; 
     listForProject: async (project: string) => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
       const store = createEnvironmentStore(db)
-      const [environments, enabled, tokens] = await Promise.all([store.forProject(project), flags.enabledCounts(db, project), createTokenStore(db).list()])
+      const [environments, enabled, tokens] = await Promise.all([
+        store.forProject(project),
+        flags.enabledCounts(db, project),
+        createTokenStore(db).list(),
+      ])
       // Client and frontend tokens that can read this project, per environment (admin tokens read everything anyway).
       const readers = tokens.filter((token) => token.type !== 'admin' && (token.projects.includes('*') || token.projects.includes(project)))
       return environments.map(({ visible, ...environment }) => ({
@@ -108,7 +112,10 @@ export function createEnvironmentService({ db, flags }: { db: Kysely<Database>; 
         const store = createEnvironmentStore(trx)
         const current = await store.lockProjectEnvironments(project)
         if (!current.includes(environment)) throw environmentNotInProject(environment, project)
-        if (current.length === 1) throw invalidOperation(`Environment ${quote(environment)} is project ${quote(project)}'s last environment: a project keeps at least one.`)
+        if (current.length === 1)
+          throw invalidOperation(
+            `Environment ${quote(environment)} is project ${quote(project)}'s last environment: a project keeps at least one.`,
+          )
         await flags.removeFromProject(trx, project, environment)
         await store.removeFromProject(project, environment)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-environment-removed', project, environment }])

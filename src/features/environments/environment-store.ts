@@ -40,7 +40,11 @@ export function createEnvironmentStore(db: Kysely<Database>) {
     /** Which of these names are environments. */
     async existing(names: readonly string[]): Promise<Set<string>> {
       if (names.length === 0) return new Set()
-      const rows = await db.selectFrom('environments').select('name').where('name', 'in', [...names]).execute()
+      const rows = await db
+        .selectFrom('environments')
+        .select('name')
+        .where('name', 'in', [...names])
+        .execute()
       return new Set(rows.map((row) => row.name))
     },
 
@@ -55,7 +59,11 @@ export function createEnvironmentStore(db: Kysely<Database>) {
         .selectFrom('environments')
         .selectAll('environments')
         .select((eb) => [
-          eb.selectFrom('project_environments').select(eb.fn.countAll<number>().as('n')).whereRef('project_environments.environment', '=', 'environments.name').as('project_count'),
+          eb
+            .selectFrom('project_environments')
+            .select(eb.fn.countAll<number>().as('n'))
+            .whereRef('project_environments.environment', '=', 'environments.name')
+            .as('project_count'),
         ])
         .$if(name !== undefined, (query) => query.where('environments.name', '=', name!))
         .orderBy('sort_order')
@@ -68,7 +76,10 @@ export function createEnvironmentStore(db: Kysely<Database>) {
     },
 
     async nextSortOrder(): Promise<number> {
-      const row = await db.selectFrom('environments').select((eb) => eb.fn.max('sort_order').as('max')).executeTakeFirst()
+      const row = await db
+        .selectFrom('environments')
+        .select((eb) => eb.fn.max('sort_order').as('max'))
+        .executeTakeFirst()
       return Number(row?.max ?? 0) + 1
     },
 
@@ -106,7 +117,12 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       await db
         .insertInto('project_environments')
         .columns(['project', 'environment'])
-        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
+        .expression((eb) =>
+          eb
+            .selectFrom('environments')
+            .select([eb.val(project).as('project'), 'name'])
+            .where('enabled', '=', true),
+        )
         .execute()
     },
 
@@ -130,7 +146,12 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       await db
         .insertInto('project_environments')
         .columns(['project', 'environment'])
-        .expression((eb) => eb.selectFrom('environments').select([eb.val(project).as('project'), 'name']).where('enabled', '=', true))
+        .expression((eb) =>
+          eb
+            .selectFrom('environments')
+            .select([eb.val(project).as('project'), 'name'])
+            .where('enabled', '=', true),
+        )
         .execute()
     },
 
@@ -146,13 +167,21 @@ export function createEnvironmentStore(db: Kysely<Database>) {
 
     /** Adds an environment to a project (its flags' rows: FlagsOfEnvironments.addToProject). False when it was there already. */
     async addToProject(project: string, environment: string): Promise<boolean> {
-      const added = await db.insertInto('project_environments').values({ project, environment }).onConflict((oc) => oc.doNothing()).executeTakeFirst()
+      const added = await db
+        .insertInto('project_environments')
+        .values({ project, environment })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst()
       return Number(added.numInsertedOrUpdatedRows ?? 0n) > 0
     },
 
     /** Removes it from the project (its flags' rows first: FlagsOfEnvironments.removeFromProject). False when it was not there. */
     async removeFromProject(project: string, environment: string): Promise<boolean> {
-      const removed = await db.deleteFrom('project_environments').where('project', '=', project).where('environment', '=', environment).executeTakeFirst()
+      const removed = await db
+        .deleteFrom('project_environments')
+        .where('project', '=', project)
+        .where('environment', '=', environment)
+        .executeTakeFirst()
       return removed.numDeletedRows > 0n
     },
   }

@@ -20,8 +20,25 @@ export type ContextPredicate = (context: EvaluationContext) => boolean
 
 /** The operators of unleash-client 6.x (IN_CIDR included). */
 export const SUPPORTED_OPERATORS: ReadonlySet<string> = new Set([
-  'IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS', 'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE',
-  'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_GTE', 'SEMVER_LT', 'SEMVER_LTE', 'REGEX', 'IN_CIDR',
+  'IN',
+  'NOT_IN',
+  'STR_STARTS_WITH',
+  'STR_ENDS_WITH',
+  'STR_CONTAINS',
+  'NUM_EQ',
+  'NUM_GT',
+  'NUM_GTE',
+  'NUM_LT',
+  'NUM_LTE',
+  'DATE_AFTER',
+  'DATE_BEFORE',
+  'SEMVER_EQ',
+  'SEMVER_GT',
+  'SEMVER_GTE',
+  'SEMVER_LT',
+  'SEMVER_LTE',
+  'REGEX',
+  'IN_CIDR',
 ])
 
 const never: ContextPredicate = () => false
@@ -82,7 +99,11 @@ export type ValueIndex = ReturnType<typeof createValueIndex>
  * constraint adds its program size to `regexWeights` under its field. With `values` (an
  * evaluator's), IN and NOT_IN look the context's value up there.
  */
-export function compileConstraint(constraint: ConstraintDefinition | null | undefined, regexWeights?: RegexWeights, values?: ValueIndex): ContextPredicate {
+export function compileConstraint(
+  constraint: ConstraintDefinition | null | undefined,
+  regexWeights?: RegexWeights,
+  values?: ValueIndex,
+): ContextPredicate {
   if (constraint == null || !SUPPORTED_OPERATORS.has(constraint.operator)) return never
   const check = constraint.operator === 'REGEX' ? compileRegexOperator(constraint, regexWeights) : compileOperator(constraint, values)
   return constraint.inverted ? (context) => !check(context) : check
@@ -239,10 +260,12 @@ function compileCidrOperator(constraint: ConstraintDefinition): ContextPredicate
   const field = constraint.contextName
   const values = cleanValues(constraint)
   const ipv4Ranges = values.map(parseIpv4).filter((range): range is Ipv4 => range !== undefined)
-  const ipv6Ranges: Ipv6Range[] = values.filter((text) => Address6.isValid(text)).map((text) => {
-    const range = new Address6(text)
-    return { range, correctForm: range.correctForm() }
-  })
+  const ipv6Ranges: Ipv6Range[] = values
+    .filter((text) => Address6.isValid(text))
+    .map((text) => {
+      const range = new Address6(text)
+      return { range, correctForm: range.correctForm() }
+    })
   return (context) => {
     const value = contextValue(context, field)
     if (value === undefined) return false

@@ -7,9 +7,23 @@
 import { hostname as osHostname } from 'node:os'
 import { allOf, compileConstraint, createValueIndex, type ContextPredicate, type RegexWeights } from './constraint-evaluation.ts'
 import { contextValue } from './context.ts'
-import { explainStrategy, type DependencyExplanation, type ExplainedStrategy, type FeatureExplanation, type SegmentExplanation } from './explain.ts'
+import {
+  explainStrategy,
+  type DependencyExplanation,
+  type ExplainedStrategy,
+  type FeatureExplanation,
+  type SegmentExplanation,
+} from './explain.ts'
 import { ALWAYS, BUILT_IN_STRATEGIES, compileStrategyRule, createUserIdIndex, type StrategyOptions } from './strategies.ts'
-import type { ClientFeaturesPayload, ConstraintDefinition, EvaluationContext, FeatureDefinition, FrontendFeature, StrategyDefinition, VariantResult } from './types.ts'
+import type {
+  ClientFeaturesPayload,
+  ConstraintDefinition,
+  EvaluationContext,
+  FeatureDefinition,
+  FrontendFeature,
+  StrategyDefinition,
+  VariantResult,
+} from './types.ts'
 import { compileVariants, DISABLED_VARIANT, NO_VARIANT, type CompiledVariants, type VariantSelector } from './variants.ts'
 
 export interface EvaluatorOptions {
@@ -111,11 +125,14 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   for (const segment of payload.segments ?? []) segments.set(segment.id, shared.segment(segment.id, segment.constraints))
   // Explain mode: each segment's constraints one by one (the same shared predicates).
   const segmentConstraints = new Map<number, ContextPredicate[]>()
-  if (explain) for (const segment of payload.segments ?? []) segmentConstraints.set(segment.id, (segment.constraints ?? []).map(shared.constraint))
+  if (explain)
+    for (const segment of payload.segments ?? []) segmentConstraints.set(segment.id, (segment.constraints ?? []).map(shared.constraint))
   // As the SDK's map by name: a later duplicate replaces an earlier one.
   const features = new Map<string, CompiledFeature>()
-  for (const feature of payload.features) features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions, explain))
-  for (const feature of features.values()) for (const dependency of feature.dependencies) dependency.parentFeature = features.get(dependency.parent)
+  for (const feature of payload.features)
+    features.set(feature.name, compileFeature(feature, segments, shared.constraint, strategyOptions, explain))
+  for (const feature of features.values())
+    for (const dependency of feature.dependencies) dependency.parentFeature = features.get(dependency.parent)
   shared.release()
   // evaluateAll lists enabled flags only: a switched-off or malformed one need not be looked at.
   const switchedOn = [...features.values()].filter((feature) => feature.enabled && feature.strategies !== undefined)
@@ -146,10 +163,20 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     for (const dependency of feature.dependencies) if (!dependencySatisfied(dependency, context, explained)) return false
     return true
   }
-  const dependencySatisfied = (dependency: CompiledDependency, context: EvaluationContext, explained: DependencyExplanation[] | undefined): boolean => {
+  const dependencySatisfied = (
+    dependency: CompiledDependency,
+    context: EvaluationContext,
+    explained: DependencyExplanation[] | undefined,
+  ): boolean => {
     const parent = dependency.parentFeature
     if (parent === undefined || parent.hasDependencies) {
-      explained?.push({ parent: dependency.parent, found: parent !== undefined, parentHasDependencies: parent !== undefined, parentEnabled: undefined, satisfied: false })
+      explained?.push({
+        parent: dependency.parent,
+        found: parent !== undefined,
+        parentHasDependencies: parent !== undefined,
+        parentEnabled: undefined,
+        satisfied: false,
+      })
       return false
     }
     const decided = outcome(parent, context)
@@ -161,7 +188,13 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
       satisfied = variant.feature_enabled && dependency.variants.has(variant.name)
     } else satisfied = decided !== false
     if (explained !== undefined) {
-      const entry: DependencyExplanation = { parent: dependency.parent, found: true, parentHasDependencies: false, parentEnabled: decided !== false, satisfied }
+      const entry: DependencyExplanation = {
+        parent: dependency.parent,
+        found: true,
+        parentHasDependencies: false,
+        parentEnabled: decided !== false,
+        satisfied,
+      }
       if (variant !== undefined) entry.parentVariant = variant.name
       explained.push(entry)
     }
@@ -183,7 +216,12 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     if (known !== undefined && known.pass === pass) return known.explanation
     const constraints = segmentConstraints.get(id)
     const results = constraints?.map((predicate) => predicate(context)) ?? []
-    const explanation: SegmentExplanation = { id, found: constraints !== undefined, result: constraints !== undefined && results.every(Boolean), constraints: results }
+    const explanation: SegmentExplanation = {
+      id,
+      found: constraints !== undefined,
+      result: constraints !== undefined && results.every(Boolean),
+      constraints: results,
+    }
     segmentAnswers.set(id, { pass, explanation })
     return explanation
   }
@@ -356,11 +394,24 @@ function compileFeature(
         ? undefined
         : compileVariants(variants, strategy.parameters?.groupId, variants[0].stickiness || strategy.parameters?.stickiness, options.random)
     const known = BUILT_IN_STRATEGIES.has(strategy.name)
-    if (explain) explained.push({ disabled: false, known, constraints: own, segments: strategy.segments ?? [], rule: rule.explain, variants: compiledVariants?.explain })
+    if (explain)
+      explained.push({
+        disabled: false,
+        known,
+        constraints: own,
+        segments: strategy.segments ?? [],
+        rule: rule.explain,
+        variants: compiledVariants?.explain,
+      })
     const matches = rule.matches
     return {
       // Without constraints, or with the default strategy, one call instead of two.
-      matches: constraints.length === 0 ? matches : matches === ALWAYS ? constraintsHold : (context) => constraintsHold(context) && matches(context),
+      matches:
+        constraints.length === 0
+          ? matches
+          : matches === ALWAYS
+            ? constraintsHold
+            : (context) => constraintsHold(context) && matches(context),
       variants: compiledVariants?.select,
     }
   }
@@ -370,7 +421,12 @@ function compileFeature(
     for (const strategy of feature.strategies) {
       if (strategy?.disabled !== true) strategies.push(compileOne(strategy))
       else if (explain) {
-        explained.push({ disabled: true, known: BUILT_IN_STRATEGIES.has(strategy.name), constraints: (strategy.constraints ?? []).map(constraintOf), segments: strategy.segments ?? [] })
+        explained.push({
+          disabled: true,
+          known: BUILT_IN_STRATEGIES.has(strategy.name),
+          constraints: (strategy.constraints ?? []).map(constraintOf),
+          segments: strategy.segments ?? [],
+        })
       }
     }
   }

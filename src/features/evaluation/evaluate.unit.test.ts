@@ -43,7 +43,10 @@ describe('isEnabled', () => {
   test('segments add their constraints; an unknown segment id makes the strategy false', () => {
     const evaluator = createEvaluator(
       payload(
-        [on('segmented', { strategies: [{ name: 'default', segments: [7] }] }), on('dangling', { strategies: [{ name: 'default', segments: [7, 8] }] })],
+        [
+          on('segmented', { strategies: [{ name: 'default', segments: [7] }] }),
+          on('dangling', { strategies: [{ name: 'default', segments: [7, 8] }] }),
+        ],
         [{ id: 7, constraints: [{ contextName: 'tier', operator: 'IN', values: ['gold'] }] }],
       ),
     )
@@ -82,7 +85,12 @@ describe('getVariant', () => {
   )
 
   test('the winning strategy’s variants come first, then the feature’s, then the enabled "disabled" variant', () => {
-    assert.deepEqual(evaluator.getVariant('strategy-variants', {}), { name: 'red', enabled: true, feature_enabled: true, featureEnabled: true })
+    assert.deepEqual(evaluator.getVariant('strategy-variants', {}), {
+      name: 'red',
+      enabled: true,
+      feature_enabled: true,
+      featureEnabled: true,
+    })
     assert.deepEqual(evaluator.getVariant('feature-variants', {}), {
       name: 'blue',
       enabled: true,
@@ -90,7 +98,12 @@ describe('getVariant', () => {
       feature_enabled: true,
       featureEnabled: true,
     })
-    assert.deepEqual(evaluator.getVariant('empty-strategy-variants', {}), { name: 'blue', enabled: true, feature_enabled: true, featureEnabled: true })
+    assert.deepEqual(evaluator.getVariant('empty-strategy-variants', {}), {
+      name: 'blue',
+      enabled: true,
+      feature_enabled: true,
+      featureEnabled: true,
+    })
     assert.deepEqual(evaluator.getVariant('plain', {}), noVariant)
   })
 
@@ -122,7 +135,9 @@ describe('dependencies', () => {
       on('needs-both', { dependencies: [{ feature: 'parent' }, { feature: 'parent-off' }] }),
       on('child-off', { enabled: false, dependencies: [{ feature: 'parent' }] }),
       on('needs-parent-in-prod', { dependencies: [{ feature: 'prod-only' }] }),
-      on('prod-only', { strategies: [{ name: 'default', constraints: [{ contextName: 'environment', operator: 'IN', values: ['prod'] }] }] }),
+      on('prod-only', {
+        strategies: [{ name: 'default', constraints: [{ contextName: 'environment', operator: 'IN', values: ['prod'] }] }],
+      }),
     ]),
   )
 
@@ -177,7 +192,12 @@ describe('evaluateAll', () => {
   test('each (flag, variant) is one frozen toggle, the same object on every call that gives it', () => {
     const evaluator = createEvaluator(
       payload([
-        on('split', { variants: [{ name: 'a', weight: 1, stickiness: 'userId' }, { name: 'b', weight: 1, stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['bea'] }] }] }),
+        on('split', {
+          variants: [
+            { name: 'a', weight: 1, stickiness: 'userId' },
+            { name: 'b', weight: 1, stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['bea'] }] },
+          ],
+        }),
         on('plain'),
       ]),
     )
@@ -186,7 +206,13 @@ describe('evaluateAll', () => {
     assert.equal(first[0], again[0])
     assert.equal(first[1], again[1])
     assert.ok(Object.isFrozen(first[0]) && Object.isFrozen(first[1]))
-    assert.deepEqual(first.map((toggle) => [toggle.name, toggle.variant.name]), [['split', 'b'], ['plain', 'disabled']])
+    assert.deepEqual(
+      first.map((toggle) => [toggle.name, toggle.variant.name]),
+      [
+        ['split', 'b'],
+        ['plain', 'disabled'],
+      ],
+    )
     // Another variant of the same flag is another toggle; the flag without variants keeps its one.
     const users = Array.from({ length: 50 }, (_, i) => `user-${i}`)
     const toggles = users.map((userId) => evaluator.evaluateAll({ userId }))
@@ -239,7 +265,9 @@ describe('work shared within one call', () => {
     const features = Array.from({ length: 50 }, (_, i) =>
       on(`flag-${i}`, { strategies: [{ name: 'default', constraints: [plan], segments: i % 2 === 0 ? [1] : [] }] }),
     )
-    const evaluator = createEvaluator(payload(features, [{ id: 1, constraints: [{ contextName: 'plan', operator: 'NOT_IN', values: ['free'] }] }]))
+    const evaluator = createEvaluator(
+      payload(features, [{ id: 1, constraints: [{ contextName: 'plan', operator: 'NOT_IN', values: ['free'] }] }]),
+    )
     const pro = countingContext('pro')
     assert.equal(evaluator.evaluateAll(pro.context).length, 50)
     // One read for the shared IN and the segment's NOT_IN: IN and NOT_IN look a field's value up once per call.
@@ -258,7 +286,9 @@ describe('work shared within one call', () => {
   test('a parent is decided once per call: its children see the answer it gets itself, even by chance', () => {
     let draws = 0
     const random = () => (draws++ % 2 === 0 ? 0.1 : 0.9)
-    const parent = on('parent', { strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'random', groupId: 'parent' } }] })
+    const parent = on('parent', {
+      strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'random', groupId: 'parent' } }],
+    })
     const children = ['a', 'b', 'c'].map((name) => on(`child-${name}`, { dependencies: [{ feature: 'parent' }] }))
     const evaluator = createEvaluator(payload([...children, parent]), { random })
     for (let call = 0; call < 6; call++) {
@@ -270,17 +300,28 @@ describe('work shared within one call', () => {
   })
 
   test('IN and NOT_IN lists looked up together: each answers as its own set would, and a changed context is read again', () => {
-    const users = (i: number) => ({ contextName: 'userId', operator: i % 3 === 0 ? 'NOT_IN' : 'IN', values: [`u${i}`, `u${i + 1}`, ' ', `u${i}`] })
+    const users = (i: number) => ({
+      contextName: 'userId',
+      operator: i % 3 === 0 ? 'NOT_IN' : 'IN',
+      values: [`u${i}`, `u${i + 1}`, ' ', `u${i}`],
+    })
     const features = Array.from({ length: 30 }, (_, i) => on(`flag-${i}`, { strategies: [{ name: 'default', constraints: [users(i)] }] }))
     const evaluator = createEvaluator(payload(features))
     for (const userId of ['u0', 'u1', 'u7', 'u29', 'u30', 'nobody', '']) {
       const expected = features
         .filter((_, i) => (i % 3 === 0) !== [`u${i}`, `u${i + 1}`, ''].includes(userId)) // ' ' is kept, trimmed to '' (as the SDK)
         .map((feature) => feature.name)
-      assert.deepEqual(evaluator.evaluateAll({ userId }).map((toggle) => toggle.name), expected, userId)
+      assert.deepEqual(
+        evaluator.evaluateAll({ userId }).map((toggle) => toggle.name),
+        expected,
+        userId,
+      )
     }
     // Without the field: every IN false, every NOT_IN true.
-    assert.deepEqual(evaluator.evaluateAll({}).map((toggle) => toggle.name), features.filter((_, i) => i % 3 === 0).map((feature) => feature.name))
+    assert.deepEqual(
+      evaluator.evaluateAll({}).map((toggle) => toggle.name),
+      features.filter((_, i) => i % 3 === 0).map((feature) => feature.name),
+    )
     assert.equal(evaluator.isEnabled('flag-1', { properties: { userId: 'u1' } }), true)
     assert.equal(evaluator.isEnabled('flag-1', { properties: { userId: 'u3' } }), false)
   })
@@ -303,7 +344,10 @@ describe('work shared within one call', () => {
   })
 
   test('flexibleRollout at 100 % needs no hash but still needs a stickiness value; at 0 % nobody', () => {
-    const rollout = (percent: string) => on(`rollout-${percent}`, { strategies: [{ name: 'flexibleRollout', parameters: { rollout: percent, stickiness: 'userId', groupId: 'g' } }] })
+    const rollout = (percent: string) =>
+      on(`rollout-${percent}`, {
+        strategies: [{ name: 'flexibleRollout', parameters: { rollout: percent, stickiness: 'userId', groupId: 'g' } }],
+      })
     const evaluator = createEvaluator(payload([rollout('100'), rollout('0')]))
     assert.equal(evaluator.isEnabled('rollout-100', { userId: 'anyone' }), true)
     assert.equal(evaluator.isEnabled('rollout-100', {}), false)

@@ -26,7 +26,13 @@ export function prefixedMurmurhash3(prefix: string, seed = 0): (id: string) => n
   const mixedEnd = prefixLength - (prefixLength & 3)
   let mixed = seed | 0
   for (let i = 0; i < mixedEnd; i += 4) {
-    mixed = mixBlock(mixed, (prefix.charCodeAt(i) & 0xff) | ((prefix.charCodeAt(i + 1) & 0xff) << 8) | ((prefix.charCodeAt(i + 2) & 0xff) << 16) | ((prefix.charCodeAt(i + 3) & 0xff) << 24))
+    mixed = mixBlock(
+      mixed,
+      (prefix.charCodeAt(i) & 0xff) |
+        ((prefix.charCodeAt(i + 1) & 0xff) << 8) |
+        ((prefix.charCodeAt(i + 2) & 0xff) << 16) |
+        ((prefix.charCodeAt(i + 3) & 0xff) << 24),
+    )
   }
   // The prefix's last 0–3 code units, still to be hashed with the id's first ones.
   const restLength = prefixLength - mixedEnd
@@ -92,7 +98,8 @@ function makeLayout(id: string, offset: number): IdLayout {
   for (let j = 0; j < start; j++) head |= byte(j) << (8 * (offset + j))
   const count = (id.length - start) >> 2
   const words = new Int32Array(count)
-  for (let m = 0, at = start; m < count; m++, at += 4) words[m] = byte(at) | (byte(at + 1) << 8) | (byte(at + 2) << 16) | (byte(at + 3) << 24)
+  for (let m = 0, at = start; m < count; m++, at += 4)
+    words[m] = byte(at) | (byte(at + 1) << 8) | (byte(at + 2) << 16) | (byte(at + 3) << 24)
   const end = start + count * 4
   const tail = id.length - end
   return { head, words, tail, t0: tail > 0 ? byte(end) : 0, t1: tail > 1 ? byte(end + 1) : 0, t2: tail > 2 ? byte(end + 2) : 0 }
@@ -136,7 +143,13 @@ export function murmurhash3(key: string, seed = 0): number {
   let h = seed | 0
   let i = 0
   for (; i < blocksEnd; i += 4) {
-    h = mixBlock(h, (key.charCodeAt(i) & 0xff) | ((key.charCodeAt(i + 1) & 0xff) << 8) | ((key.charCodeAt(i + 2) & 0xff) << 16) | ((key.charCodeAt(i + 3) & 0xff) << 24))
+    h = mixBlock(
+      h,
+      (key.charCodeAt(i) & 0xff) |
+        ((key.charCodeAt(i + 1) & 0xff) << 8) |
+        ((key.charCodeAt(i + 2) & 0xff) << 16) |
+        ((key.charCodeAt(i + 3) & 0xff) << 24),
+    )
   }
   if (tail === 3) h = mixTail(h, key.charCodeAt(i) & 0xff, key.charCodeAt(i + 1) & 0xff, key.charCodeAt(i + 2) & 0xff)
   else if (tail === 2) h = mixTail(h, key.charCodeAt(i) & 0xff, key.charCodeAt(i + 1) & 0xff, 0)

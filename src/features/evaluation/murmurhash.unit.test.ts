@@ -2,7 +2,16 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import murmurhash3js from 'murmurhash3js'
-import { bucketsOf, murmurhash3, normalizedStrategyValue, normalizedValue, normalizedVariantValue, prefixedMurmurhash3, STRATEGY_SEED, VARIANT_SEED } from './murmurhash.ts'
+import {
+  bucketsOf,
+  murmurhash3,
+  normalizedStrategyValue,
+  normalizedValue,
+  normalizedVariantValue,
+  prefixedMurmurhash3,
+  STRATEGY_SEED,
+  VARIANT_SEED,
+} from './murmurhash.ts'
 
 // Expected values computed with murmurhash3js 3.0.1 (`x86.hash32`), the SDK's hash.
 describe('murmurhash3', () => {
@@ -85,7 +94,8 @@ describe('prefixed hashing', () => {
     const ids = ['user-1', 'session-22', '7', 'ab', 'user-4444', '😀x', 'mañana', 'id-9', ['us', 'er-1'].join('')]
     for (let round = 0; round < 3; round++) {
       for (const id of ids) {
-        for (const [i, hash] of hashers.entries()) assert.equal(hash(id), murmurhash3(prefixes[i] + id, VARIANT_SEED), JSON.stringify([prefixes[i], id, round]))
+        for (const [i, hash] of hashers.entries())
+          assert.equal(hash(id), murmurhash3(prefixes[i] + id, VARIANT_SEED), JSON.stringify([prefixes[i], id, round]))
       }
     }
   })
@@ -127,7 +137,8 @@ describe('against murmurhash3js, on random UTF-16 strings', () => {
   const text = fc.string({ unit, maxLength: 24 })
   const hashSeed = fc.oneof(fc.constant(STRATEGY_SEED), fc.constant(VARIANT_SEED), fc.integer({ min: 0, max: 0xffff_ffff }))
   const normalizer = fc.oneof(fc.constant(100), fc.constant(1000), fc.integer({ min: 1, max: 100_000 }))
-  const sdkBucket = (id: string, groupId: string | undefined, n: number, s: number) => (murmurhash3js.x86.hash32(`${groupId}:${id}`, s) % n) + 1
+  const sdkBucket = (id: string, groupId: string | undefined, n: number, s: number) =>
+    (murmurhash3js.x86.hash32(`${groupId}:${id}`, s) % n) + 1
   const check = <T extends unknown[]>(property: fc.IProperty<T>) => {
     try {
       fc.assert(property, { seed, numRuns: 1000 })
@@ -148,24 +159,37 @@ describe('against murmurhash3js, on random UTF-16 strings', () => {
 
   test('prefixedMurmurhash3(prefix, seed)(id) is x86.hash32(prefix + id, seed), the same id after several prefixes', () => {
     check(
-      fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.array(text, { minLength: 1, maxLength: 6 }), hashSeed, (prefixes, ids, s) => {
-        const hashers = prefixes.map((prefix) => prefixedMurmurhash3(prefix, s))
-        return ids.every((id) => hashers.every((hash, i) => hash(id) === murmurhash3js.x86.hash32(prefixes[i] + id, s)))
-      }),
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 6 }),
+        fc.array(text, { minLength: 1, maxLength: 6 }),
+        hashSeed,
+        (prefixes, ids, s) => {
+          const hashers = prefixes.map((prefix) => prefixedMurmurhash3(prefix, s))
+          return ids.every((id) => hashers.every((hash, i) => hash(id) === murmurhash3js.x86.hash32(prefixes[i] + id, s)))
+        },
+      ),
     )
   })
 
   test("the strategy and variant buckets, and bucketsOf, are the SDK's", () => {
     const groupId = fc.option(text, { nil: undefined })
     check(
-      fc.property(text, groupId, normalizer, (id, group, n) =>
-        normalizedStrategyValue(id, group) === sdkBucket(id, group, 100, STRATEGY_SEED) &&
-        normalizedVariantValue(id, group, n) === sdkBucket(id, group, n, VARIANT_SEED),
+      fc.property(
+        text,
+        groupId,
+        normalizer,
+        (id, group, n) =>
+          normalizedStrategyValue(id, group) === sdkBucket(id, group, 100, STRATEGY_SEED) &&
+          normalizedVariantValue(id, group, n) === sdkBucket(id, group, n, VARIANT_SEED),
       ),
     )
-    check(fc.property(fc.array(text, { maxLength: 6 }), groupId, normalizer, hashSeed, (ids, group, n, s) => {
-      const buckets = bucketsOf(group, n, s)
-      return ids.every((id) => buckets(id) === sdkBucket(id, group, n, s) && normalizedValue(id, group, n, s) === sdkBucket(id, group, n, s))
-    }))
+    check(
+      fc.property(fc.array(text, { maxLength: 6 }), groupId, normalizer, hashSeed, (ids, group, n, s) => {
+        const buckets = bucketsOf(group, n, s)
+        return ids.every(
+          (id) => buckets(id) === sdkBucket(id, group, n, s) && normalizedValue(id, group, n, s) === sdkBucket(id, group, n, s),
+        )
+      }),
+    )
   })
 })

@@ -43,6 +43,7 @@ export function regexProblem(pattern: string, caseInsensitive: boolean): string 
     return (error as Error).message.replace(/^error parsing regexp: /, '')
   }
   const size = compiled.programSize()
-  if (size > MAX_PROGRAM_SIZE) return `the pattern is too large: its compiled program has ${size} instructions, at most ${MAX_PROGRAM_SIZE} are allowed`
+  if (size > MAX_PROGRAM_SIZE)
+    return `the pattern is too large: its compiled program has ${size} instructions, at most ${MAX_PROGRAM_SIZE} are allowed`
   return undefined
 }

@@ -148,16 +148,20 @@ const CATASTROPHIC: Array<[pattern: string, value: string, expected: boolean]> =
 ]
 
 describe('REGEX in linear time', () => {
-  test('catastrophic patterns finish on 100 KB values with RE2\'s answer', () => {
+  test("catastrophic patterns finish on 100 KB values with RE2's answer", () => {
     for (const [pattern, value, expected] of CATASTROPHIC) assert.equal(matches(pattern, value), expected, pattern)
   })
 
-  test('regexWork: each field\'s value length times the program sizes of the distinct REGEX constraints on it', () => {
+  test("regexWork: each field's value length times the program sizes of the distinct REGEX constraints on it", () => {
     const regex = (contextName: string, value: string) => ({ contextName, operator: 'REGEX', value })
     const size = (pattern: string) => compileRegex(pattern, false)!.programSize()
     const evaluator = createEvaluator({
       features: [
-        { name: 'a', enabled: true, strategies: [{ name: 'default', constraints: [regex('email', '@example\\.com$'), regex('userId', '^u[0-9]+$')] }] },
+        {
+          name: 'a',
+          enabled: true,
+          strategies: [{ name: 'default', constraints: [regex('email', '@example\\.com$'), regex('userId', '^u[0-9]+$')] }],
+        },
         // The same constraint again is evaluated once per context: it weighs once.
         { name: 'b', enabled: true, strategies: [{ name: 'default', constraints: [regex('email', '@example\\.com$')] }] },
         { name: 'c', enabled: true, strategies: [{ name: 'default', segments: [1] }] },

@@ -69,7 +69,14 @@ const LIST_SEPARATOR = /\s*,\s*/
 
 /** The strategy names the SDK evaluates; any other (a custom strategy) is false. */
 export const BUILT_IN_STRATEGIES: ReadonlySet<string> = new Set([
-  'default', 'userWithId', 'flexibleRollout', 'gradualRolloutUserId', 'gradualRolloutSessionId', 'gradualRolloutRandom', 'remoteAddress', 'applicationHostname',
+  'default',
+  'userWithId',
+  'flexibleRollout',
+  'gradualRolloutUserId',
+  'gradualRolloutSessionId',
+  'gradualRolloutRandom',
+  'remoteAddress',
+  'applicationHostname',
 ])
 
 /** A strategy's own rule, compiled: the predicate, and the same rule telling what decided it (explain mode). */
@@ -161,7 +168,8 @@ function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions
   const buckets = groupId ? bucketsOf(groupId, 100, STRATEGY_SEED) : undefined
   const randomId = () => `${Math.round(options.random() * 10000) + 1}`
   const groupOf = (context: EvaluationContext) => String(ownField(context, 'featureToggle') || '')
-  const bucketOf = (id: string, context: EvaluationContext) => (buckets !== undefined ? buckets(id) : normalizedStrategyValue(id, groupOf(context)))
+  const bucketOf = (id: string, context: EvaluationContext) =>
+    buckets !== undefined ? buckets(id) : normalizedStrategyValue(id, groupOf(context))
   const inRollout = (id: string, context: EvaluationContext) => percentage >= 100 || bucketOf(id, context) <= percentage
 
   const explain = (context: EvaluationContext): RuleExplanation => {
@@ -185,7 +193,8 @@ function compileFlexibleRollout(parameters: Parameters, options: StrategyOptions
   // Every bucket is 1..100: no id holds below 1 %, and from 100 % on every id does, without a hash.
   if (!(percentage > 0)) return { matches: never, explain }
   // One closure per kind of stickiness, so that the common ones read their field directly.
-  if (stickiness === 'default') return { matches: (context) => inRollout(context.userId || context.sessionId || randomId(), context), explain }
+  if (stickiness === 'default')
+    return { matches: (context) => inRollout(context.userId || context.sessionId || randomId(), context), explain }
   if (stickiness === 'random') return { matches: (context) => inRollout(randomId(), context), explain }
   return {
     matches: (context) => {
@@ -229,7 +238,10 @@ function compileGradualRolloutRandom(parameters: Parameters, options: StrategyOp
     matches: () => percentage >= draw(),
     explain: () => {
       const bucket = draw()
-      return { enabled: percentage >= bucket, rollout: { percentage: numberOrNull(percentage), groupId: '', stickiness: 'random', value: null, bucket } }
+      return {
+        enabled: percentage >= bucket,
+        rollout: { percentage: numberOrNull(percentage), groupId: '', stickiness: 'random', value: null, bucket },
+      }
     },
   }
 }

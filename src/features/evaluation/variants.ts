@@ -10,7 +10,12 @@ import type { EvaluationContext, VariantDefinition, VariantResult } from './type
 export type VariantSelector = (context: EvaluationContext) => VariantResult | undefined
 
 /** What getVariant returns for a missing or disabled feature. */
-export const DISABLED_VARIANT: VariantResult = Object.freeze({ name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false })
+export const DISABLED_VARIANT: VariantResult = Object.freeze({
+  name: 'disabled',
+  enabled: false,
+  feature_enabled: false,
+  featureEnabled: false,
+})
 /** What getVariant returns for an enabled feature that has no variant to give. */
 export const NO_VARIANT: VariantResult = Object.freeze({ name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true })
 
@@ -109,12 +114,22 @@ export function compileVariants(
     explain: (context) => {
       const override = overridden(context)
       if (override !== undefined) {
-        return { variant: results[override.index], totalWeight, override: { contextName: override.field, value: contextValue(context, override.field)! } }
+        return {
+          variant: results[override.index],
+          totalWeight,
+          override: { contextName: override.field, value: contextValue(context, override.field)! },
+        }
       }
       const value = seed(context)
       const bucket = buckets(value)
       const chosen = weighed(bucket)
-      return { variant: chosen >= 0 ? results[chosen] : undefined, totalWeight, stickiness: seedField(sticky, context, value), value, bucket }
+      return {
+        variant: chosen >= 0 ? results[chosen] : undefined,
+        totalWeight,
+        stickiness: seedField(sticky, context, value),
+        value,
+        bucket,
+      }
     },
   }
 }

@@ -6,7 +6,8 @@ import { compileVariantSelector, DISABLED_VARIANT, NO_VARIANT, variantResult } f
 const random = () => 0.5
 const selectIn = (groupId: string | undefined, variants: VariantDefinition[], context: EvaluationContext, stickiness?: string) =>
   compileVariantSelector(variants, groupId, stickiness, random)(context)?.name
-const select = (variants: VariantDefinition[], context: EvaluationContext, stickiness?: string) => selectIn('flag', variants, context, stickiness)
+const select = (variants: VariantDefinition[], context: EvaluationContext, stickiness?: string) =>
+  selectIn('flag', variants, context, stickiness)
 
 // Buckets of "flag:<id>" over a total weight of 100 (normalizedVariantValue):
 // u1 → 18, u4 → 77, u5 → 28, p1 → 50, s1 → 27, 10.0.0.1 → 33, "50000" (random id for 0.5) → 4.
@@ -24,8 +25,26 @@ describe('weights', () => {
   })
 
   test('a bucket equal to the cumulative weight selects that variant', () => {
-    assert.equal(select([{ name: 'a', weight: 18 }, { name: 'b', weight: 82 }], { userId: 'u1' }), 'a')
-    assert.equal(select([{ name: 'a', weight: 17 }, { name: 'b', weight: 83 }], { userId: 'u1' }), 'b')
+    assert.equal(
+      select(
+        [
+          { name: 'a', weight: 18 },
+          { name: 'b', weight: 82 },
+        ],
+        { userId: 'u1' },
+      ),
+      'a',
+    )
+    assert.equal(
+      select(
+        [
+          { name: 'a', weight: 17 },
+          { name: 'b', weight: 83 },
+        ],
+        { userId: 'u1' },
+      ),
+      'b',
+    )
   })
 
   test('zero-weight variants are never selected; no positive weight means no variant', () => {
@@ -40,18 +59,66 @@ describe('stickiness', () => {
     assert.equal(select(thirds, { userId: 'u4', sessionId: 's1' }), 'c')
     assert.equal(select(thirds, { userId: '', sessionId: 'p1' }), 'b')
     assert.equal(select(thirds, { remoteAddress: '10.0.0.1' }), 'a')
-    assert.equal(select([{ name: 'a', weight: 4 }, { name: 'b', weight: 96 }], {}), 'a')
-    assert.equal(select([{ name: 'a', weight: 3 }, { name: 'b', weight: 97 }], {}), 'b')
+    assert.equal(
+      select(
+        [
+          { name: 'a', weight: 4 },
+          { name: 'b', weight: 96 },
+        ],
+        {},
+      ),
+      'a',
+    )
+    assert.equal(
+      select(
+        [
+          { name: 'a', weight: 3 },
+          { name: 'b', weight: 97 },
+        ],
+        {},
+      ),
+      'b',
+    )
   })
 
   test('a named field, random when missing', () => {
     assert.equal(select(thirds, { userId: 'u1', properties: { org: 'u4' } }, 'org'), 'c')
-    assert.equal(select([{ name: 'a', weight: 3 }, { name: 'b', weight: 97 }], { userId: 'u1' }, 'org'), 'b')
+    assert.equal(
+      select(
+        [
+          { name: 'a', weight: 3 },
+          { name: 'b', weight: 97 },
+        ],
+        { userId: 'u1' },
+        'org',
+      ),
+      'b',
+    )
   })
 
   test('the groupId is part of the hash, even when undefined ("undefined:u1" → 69)', () => {
-    assert.equal(selectIn(undefined, [{ name: 'a', weight: 69 }, { name: 'b', weight: 31 }], { userId: 'u1' }), 'a')
-    assert.equal(selectIn(undefined, [{ name: 'a', weight: 68 }, { name: 'b', weight: 32 }], { userId: 'u1' }), 'b')
+    assert.equal(
+      selectIn(
+        undefined,
+        [
+          { name: 'a', weight: 69 },
+          { name: 'b', weight: 31 },
+        ],
+        { userId: 'u1' },
+      ),
+      'a',
+    )
+    assert.equal(
+      selectIn(
+        undefined,
+        [
+          { name: 'a', weight: 68 },
+          { name: 'b', weight: 32 },
+        ],
+        { userId: 'u1' },
+      ),
+      'b',
+    )
   })
 })
 
@@ -60,7 +127,14 @@ describe('overrides', () => {
     const variants: VariantDefinition[] = [
       { name: 'a', weight: 50 },
       { name: 'b', weight: 0, overrides: [{ contextName: 'userId', values: ['u1', 'u2'] }] },
-      { name: 'c', weight: 50, overrides: [{ contextName: 'team', values: ['x'] }, { contextName: 'userId', values: ['u1'] }] },
+      {
+        name: 'c',
+        weight: 50,
+        overrides: [
+          { contextName: 'team', values: ['x'] },
+          { contextName: 'userId', values: ['u1'] },
+        ],
+      },
     ]
     assert.equal(select(variants, { userId: 'u1' }), 'b')
     assert.equal(select(variants, { userId: 'u4', properties: { team: 'x' } }), 'c')

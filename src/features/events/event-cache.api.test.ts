@@ -8,14 +8,17 @@ onEachDatabase('event read cache', (database) => {
   test('a repeated read is answered alike, and a new event shows at once in every read', async (t) => {
     const pennon = await useTestApp(t, database)
     const append = (featureName: string) =>
-      pennon.database.db.transaction().execute((trx) =>
-        appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName, project: 'default' }]),
-      )
+      pennon.database.db
+        .transaction()
+        .execute((trx) => appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName, project: 'default' }]))
     await append('cached-flag')
     const reads = ['/api/admin/events', '/api/admin/events?project=default', '/api/admin/events/cached-flag']
     const first = await Promise.all(reads.map((url) => call(pennon, 'GET', url)))
     const again = await Promise.all(reads.map((url) => call(pennon, 'GET', url)))
-    assert.deepEqual(again.map((r) => r.text), first.map((r) => r.text))
+    assert.deepEqual(
+      again.map((r) => r.text),
+      first.map((r) => r.text),
+    )
 
     await append('cached-flag')
     const after = await Promise.all(reads.map((url) => call(pennon, 'GET', url)))
@@ -27,7 +30,7 @@ onEachDatabase('event read cache', (database) => {
     }
   })
 
-  test('an event written by another instance, or by hand, shows in this instance\'s reads too', async (t) => {
+  test("an event written by another instance, or by hand, shows in this instance's reads too", async (t) => {
     const { first, second, storage } = await useTwoInstances(t, database)
     // Another instance's commit counts a moment later: within 2 ms on SQLite, with the notification on PostgreSQL.
     const totalSeen = (pennon: TestApp, url: string, expected: number) =>
@@ -41,8 +44,11 @@ onEachDatabase('event read cache', (database) => {
 
     // An operator's own statement, outside Pennon.
     const byHand = await createTestApp(database, { storage })
-    await byHand.database.db.transaction().execute((trx) =>
-      appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'shared-flag', project: 'default' }]))
+    await byHand.database.db
+      .transaction()
+      .execute((trx) =>
+        appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'shared-flag', project: 'default' }]),
+      )
     await byHand.close()
     for (const [index, url] of reads.entries()) await totalSeen(second, url, before[index]!.body.totalEvents + 2)
   })

@@ -34,7 +34,12 @@ export function createEventService({ db, reader, changes }: { db: Kysely<Databas
   // changed, only added): a repeated read then costs no query at all. Each read takes the version
   // its request began at (admin-pipeline.ts), or reads it now.
   // A few dozen answers, two of the longest at most; feature names are short, project ids too.
-  const cache = createAnswerCache(changes, { maxEntries: 64, maxBodyLength: REMEMBERED_LENGTH, maxTotalLength: 2 * REMEMBERED_LENGTH, maxKeyLength: 1024 })
+  const cache = createAnswerCache(changes, {
+    maxEntries: 64,
+    maxBodyLength: REMEMBERED_LENGTH,
+    maxTotalLength: 2 * REMEMBERED_LENGTH,
+    maxKeyLength: 1024,
+  })
   // Reads of an answer not remembered yet, by key: a request for the same answer at the same
   // version waits for that read instead of making its own (ten clients asking at once cost one read).
   const reading = new Map<string, { version: number; whole: Promise<Buffer | undefined> }>()
@@ -61,7 +66,9 @@ export function createEventService({ db, reader, changes }: { db: Kysely<Databas
     }
     let body: Awaited<ReturnType<typeof openJsonBody>>
     try {
-      body = await openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)), { readAhead: readAhead ? REMEMBERED_LENGTH : 0 })
+      body = await openJsonBody(eventListPieces(head, streamPages(reader, query, PAGE_SIZE)), {
+        readAhead: readAhead ? REMEMBERED_LENGTH : 0,
+      })
     } catch (error) {
       finish(undefined)
       throw error
@@ -93,7 +100,12 @@ export function createEventService({ db, reader, changes }: { db: Kysely<Databas
 
     /** `{"version":1,"toggleName":"<name>","events":[…every event of the flag, newest first],"totalEvents":<their count>}` */
     byFeature: (featureName: string, version = changes.version()): Promise<ResponseBody> =>
-      list(`feature:${featureName}`, `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[`, featureEventsQuery(reader, featureName), version),
+      list(
+        `feature:${featureName}`,
+        `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[`,
+        featureEventsQuery(reader, featureName),
+        version,
+      ),
   }
 }
 

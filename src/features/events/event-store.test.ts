@@ -16,7 +16,12 @@ import type { NewEvent } from './event-types.ts'
 import { LATEST_EVENTS_LIMIT } from './event-service.ts'
 
 /** The plan of a statement as one text: SQLite's EXPLAIN QUERY PLAN details, PostgreSQL's EXPLAIN lines. */
-async function planOf(db: Kysely<Database>, database: TestDatabase, query: CompiledQuery, { streamed }: { streamed: boolean }): Promise<string> {
+async function planOf(
+  db: Kysely<Database>,
+  database: TestDatabase,
+  query: CompiledQuery,
+  { streamed }: { streamed: boolean },
+): Promise<string> {
   if (database.name === 'sqlite') {
     const { rows } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))
     return rows.map((row) => row.detail).join('\n')
@@ -24,7 +29,9 @@ async function planOf(db: Kysely<Database>, database: TestDatabase, query: Compi
   const statement = streamed ? declareCursor(query) : query
   // A cursor is declared inside a transaction; EXPLAIN shows the plan it would get (planned for a fast start).
   return db.transaction().execute(async (trx) => {
-    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${statement.sql}`, [...statement.parameters]))
+    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(
+      CompiledQuery.raw(`explain ${statement.sql}`, [...statement.parameters]),
+    )
     return rows.map((row) => row['QUERY PLAN']).join('\n')
   })
 }
@@ -41,9 +48,18 @@ onEachDatabase('event reads use the indexes', (database) => {
     }))
     await db.transaction().execute((trx) => appendEvents(trx, auditContext(SYSTEM_ACTOR), events))
     await sql`analyze`.execute(db)
-    const definitions = database.name === 'sqlite'
-      ? await sql<{ definition: string }>`select sql as definition from sqlite_master where name in ('events_project_id_idx', 'events_feature_name_id_idx') order by name`.execute(db)
-      : await sql<{ definition: string }>`select indexdef as definition from pg_indexes where indexname in ('events_project_id_idx', 'events_feature_name_id_idx') and schemaname = current_schema() order by indexname`.execute(db)
+    const definitions =
+      database.name === 'sqlite'
+        ? await sql<{
+            definition: string
+          }>`select sql as definition from sqlite_master where name in ('events_project_id_idx', 'events_feature_name_id_idx') order by name`.execute(
+            db,
+          )
+        : await sql<{
+            definition: string
+          }>`select indexdef as definition from pg_indexes where indexname in ('events_project_id_idx', 'events_feature_name_id_idx') and schemaname = current_schema() order by indexname`.execute(
+            db,
+          )
     assert.equal(definitions.rows.length, 2)
     assert.match(definitions.rows[0]!.definition, /where \(?"?feature_name"? is not null\)?$/i)
     assert.match(definitions.rows[1]!.definition, /where \(?"?project"? is not null\)?$/i)

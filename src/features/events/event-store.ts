@@ -28,13 +28,18 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   const tags = await flagTags(trx, kept)
   const lastId = await advanceCounter(trx, 'event_id', kept.length)
   const firstId = lastId - kept.length + 1
-  const rows = kept.map((event, index) => toRow(firstId + index, audit, event, event.tags ?? (event.featureName ? tags.get(event.featureName) : undefined)))
+  const rows = kept.map((event, index) =>
+    toRow(firstId + index, audit, event, event.tags ?? (event.featureName ? tags.get(event.featureName) : undefined)),
+  )
   if (rows.length === 1) {
     await trx.executeQuery(insertOne(trx, rows[0]!))
     return
   }
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    await trx.insertInto('events').values(rows.slice(start, start + ROWS_PER_INSERT)).execute()
+    await trx
+      .insertInto('events')
+      .values(rows.slice(start, start + ROWS_PER_INSERT))
+      .execute()
   }
 }
 
@@ -45,7 +50,19 @@ export async function insertEventAroundIds(trx: Kysely<Database>, event: EventAr
 }
 
 // Most writes record one event: that insert is compiled once.
-const insertOne = preparedInsert<EventsTable>('events', ['id', 'type', 'created_by', 'created_by_user_id', 'created_at', 'feature_name', 'project', 'environment', 'group_type', 'group_id', 'json'])
+const insertOne = preparedInsert<EventsTable>('events', [
+  'id',
+  'type',
+  'created_by',
+  'created_by_user_id',
+  'created_at',
+  'feature_name',
+  'project',
+  'environment',
+  'group_type',
+  'group_id',
+  'json',
+])
 
 /** The tags of the flags the events are about (those that bring none of their own), as events show them. */
 async function flagTags(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<Map<string, EventTag[]>> {
@@ -149,7 +166,14 @@ export async function eventsAfter(db: Kysely<Database>, id: number): Promise<str
 
 /** A flag's events after `id`, oldest first (events_feature_name_id_idx). */
 export async function flagEventsAfter(db: Kysely<Database>, featureName: string, id: number): Promise<string[]> {
-  const rows = await db.selectFrom('events').select('json').where('feature_name', '=', featureName).where('id', '>', id).orderBy('feature_name').orderBy('id').execute()
+  const rows = await db
+    .selectFrom('events')
+    .select('json')
+    .where('feature_name', '=', featureName)
+    .where('id', '>', id)
+    .orderBy('feature_name')
+    .orderBy('id')
+    .execute()
   return rows.map((row) => row.json)
 }
 
@@ -173,7 +197,13 @@ export async function lastEventAtOfFlags(db: Kysely<Database>, names: readonly s
   const rows = await db
     .selectFrom('events')
     .select(['feature_name', 'created_at'])
-    .where('id', 'in', (eb) => eb.selectFrom('events').select((e) => e.fn.max('id').as('id')).where(inNames(db, 'feature_name', names)).groupBy('feature_name'))
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('events')
+        .select((e) => e.fn.max('id').as('id'))
+        .where(inNames(db, 'feature_name', names))
+        .groupBy('feature_name'),
+    )
     .execute()
   return new Map(rows.map((row) => [row.feature_name!, new Date(row.created_at).toISOString()]))
 }
@@ -198,11 +228,18 @@ export function latestEventsQuery(db: Kysely<Database>, limit: number) {
 
 /** Every event whose `column` equals `value`, newest first: a backward range scan of the (column, id) index. */
 function eventsWhere(db: Kysely<Database>, column: 'project' | 'feature_name', value: string): EventJsonQuery {
-  return db.selectFrom('events').select('json').where(column, '>=', value).where(column, '<=', value).orderBy(column, 'desc').orderBy('id', 'desc')
+  return db
+    .selectFrom('events')
+    .select('json')
+    .where(column, '>=', value)
+    .where(column, '<=', value)
+    .orderBy(column, 'desc')
+    .orderBy('id', 'desc')
 }
 
 /** Every event of a project, newest first (events_project_id_idx). */
 export const projectEventsQuery = (db: Kysely<Database>, project: string): EventJsonQuery => eventsWhere(db, 'project', project)
 
 /** Every event of a feature flag, newest first (events_feature_name_id_idx). */
-export const featureEventsQuery = (db: Kysely<Database>, featureName: string): EventJsonQuery => eventsWhere(db, 'feature_name', featureName)
+export const featureEventsQuery = (db: Kysely<Database>, featureName: string): EventJsonQuery =>
+  eventsWhere(db, 'feature_name', featureName)

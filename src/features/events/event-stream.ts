@@ -15,7 +15,10 @@ const GROWTH = 1024 * 1024
  * is exactly the number of events sent. The bytes equal `JSON.stringify` of the same
  * object, because each event is stored as JSON.stringify wrote it.
  */
-export async function* eventListPieces(head: string, pages: AsyncIterable<readonly { json: string }[]>): AsyncGenerator<string, void, undefined> {
+export async function* eventListPieces(
+  head: string,
+  pages: AsyncIterable<readonly { json: string }[]>,
+): AsyncGenerator<string, void, undefined> {
   let count = 0
   let piece = head
   for await (const page of pages) {
@@ -52,7 +55,10 @@ export interface OpenOptions {
  * completes whatever the client's pace; past that, one piece is read per demand, so a slow
  * client holds the read back. Destroying the stream (the client went away) ends `pieces`, so its cursor is closed.
  */
-export async function openJsonBody(pieces: AsyncGenerator<string, void, undefined>, { wholeSize = WHOLE_SIZE, readAhead = 0 }: OpenOptions = {}): Promise<string | StreamedJsonBody> {
+export async function openJsonBody(
+  pieces: AsyncGenerator<string, void, undefined>,
+  { wholeSize = WHOLE_SIZE, readAhead = 0 }: OpenOptions = {},
+): Promise<string | StreamedJsonBody> {
   let head = ''
   while (head.length < wholeSize) {
     const next = await pieces.next()
@@ -96,7 +102,10 @@ function continuedStream(first: string, pieces: AsyncGenerator<string, void, und
       // Waits for the read in progress, then runs the generators' `finally`: the cursor is closed, the connection released.
       readingAhead
         .then(() => pieces.return())
-        .then(() => callback(error), (cleanupError: unknown) => callback(error ?? (cleanupError as Error)))
+        .then(
+          () => callback(error),
+          (cleanupError: unknown) => callback(error ?? (cleanupError as Error)),
+        )
     },
   })
 
@@ -108,7 +117,8 @@ function continuedStream(first: string, pieces: AsyncGenerator<string, void, und
       return false
     }
     // Grown by at least GROWTH at a time: a resize is a system call, and pages not yet written take no memory.
-    if (length + size > document.byteLength) document.resize(Math.min(document.maxByteLength, Math.max(length + size, document.byteLength + GROWTH)))
+    if (length + size > document.byteLength)
+      document.resize(Math.min(document.maxByteLength, Math.max(length + size, document.byteLength + GROWTH)))
     Buffer.from(document, length, size).write(text)
     length += size
     return true

@@ -2,7 +2,12 @@
  * Every event Pennon writes, as one discriminated union on `type`. `data` and
  * `preData` are the API objects (never rows, never secrets).
  */
-export interface ProjectData { id: string; name: string; description: string | null; createdAt: string }
+export interface ProjectData {
+  id: string
+  name: string
+  description: string | null
+  createdAt: string
+}
 export interface FlagData {
   name: string
   description: string | null
@@ -14,7 +19,11 @@ export interface FlagData {
   archived: boolean
   archivedAt?: string | null
 }
-export interface DependencyData { feature: string; enabled?: boolean; variants?: string[] }
+export interface DependencyData {
+  feature: string
+  enabled?: boolean
+  variants?: string[]
+}
 export interface SegmentData {
   id: number
   name: string
@@ -32,7 +41,13 @@ export interface ApiTokenData {
   expiresAt: string | null
   createdAt: string
 }
-export interface EnvironmentData { name: string; type: string; enabled: boolean; protected: boolean; sortOrder: number }
+export interface EnvironmentData {
+  name: string
+  type: string
+  enabled: boolean
+  protected: boolean
+  sortOrder: number
+}
 /** Keys in the reference's order. */
 export interface StrategyData {
   id: string
@@ -45,7 +60,9 @@ export interface StrategyData {
   disabled: boolean
   sortOrder: number
 }
-export interface VariantsData { variants: object[] }
+export interface VariantsData {
+  variants: object[]
+}
 /** A strategy definition (GET /api/admin/strategies/:name), keys in the reference's order. */
 export interface StrategyDefinitionData {
   title: string | null
@@ -66,21 +83,62 @@ export interface ContextFieldData {
   createdAt: string
   project?: string
 }
-export interface StrategyOrderData { strategyIds: string[]; sortOrders: number[] }
-export interface FeatureTypeData { id: string; name: string; description: string; lifetimeDays: number | null }
-export interface ServiceAccountData { id: number; username: string; name: string; rootRole: number; createdAt: string }
+export interface StrategyOrderData {
+  strategyIds: string[]
+  sortOrders: number[]
+}
+export interface FeatureTypeData {
+  id: string
+  name: string
+  description: string
+  lifetimeDays: number | null
+}
+export interface ServiceAccountData {
+  id: number
+  username: string
+  name: string
+  rootRole: number
+  createdAt: string
+}
 /** A user in an event, as the reference records one. */
-export interface UserEventData { id: number; name: string | null; username: string | null; email: string | null; rootRole: number }
+export interface UserEventData {
+  id: number
+  name: string | null
+  username: string | null
+  email: string | null
+  rootRole: number
+}
 /** A personal access token in an event (never its secret). */
-export interface PatEventData { id: number; description: string; expiresAt: string; userId: number }
-export interface ServiceAccountTokenData { id: number; description: string; expiresAt: string | null; userId: number }
+export interface PatEventData {
+  id: number
+  description: string
+  expiresAt: string
+  userId: number
+}
+export interface ServiceAccountTokenData {
+  id: number
+  description: string
+  expiresAt: string | null
+  userId: number
+}
 
 /** A tag type (GET /api/admin/tag-types/:name), keys in the reference's order. */
-export interface TagTypeData { name: string; description: string | null; icon: string | null; color: string | null }
+export interface TagTypeData {
+  name: string
+  description: string | null
+  icon: string | null
+  color: string | null
+}
 /** A tag, as the tag routes show it. */
-export interface TagData { type: string; value: string }
+export interface TagData {
+  type: string
+  value: string
+}
 /** A tag in an event's `tags`, keys in the reference's order there. */
-export interface EventTag { value: string; type: string }
+export interface EventTag {
+  value: string
+  type: string
+}
 
 interface Base {
   featureName?: string | null

@@ -23,7 +23,16 @@ async function seedProject(pennon: TestApp, project: string, count = LARGE): Pro
     type: 'feature-created',
     featureName: `flag-${i}`,
     project,
-    data: { name: `flag-${i}`, description, type: 'release', project, stale: false, createdAt: '2026-01-01T00:00:00.000Z', impressionData: false, archived: false },
+    data: {
+      name: `flag-${i}`,
+      description,
+      type: 'release',
+      project,
+      stale: false,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      impressionData: false,
+      archived: false,
+    },
   }))
   await pennon.database.db.transaction().execute((trx) => appendEvents(trx, auditContext(SYSTEM_ACTOR), events))
 }
@@ -116,7 +125,10 @@ async function start(t: Parameters<typeof useTestApp>[0], database: TestDatabase
   const pennon = await useTestApp(t, database)
   await seedProject(pennon, 'big')
   const base = await pennon.app.listen({ host: '127.0.0.1', port: 0 })
-  const schema = database.name === 'postgres' ? String((await sql<{ s: string }>`select current_schema() as s`.execute(pennon.database.db)).rows[0]!.s) : ''
+  const schema =
+    database.name === 'postgres'
+      ? String((await sql<{ s: string }>`select current_schema() as s`.execute(pennon.database.db)).rows[0]!.s)
+      : ''
   return { pennon, url: `${base}/api/admin/events?project=big`, schema }
 }
 
@@ -146,10 +158,21 @@ onEachDatabase('events streaming', (database) => {
     const stream = await within(5_000, openStream(url, pennon.adminToken), 'first bytes')
 
     // The client reads nothing more: backpressure holds the query mid-way. Writes go on beside it.
-    const created = await within(3_000, call(pennon, 'POST', '/api/admin/projects', { id: 'during', name: 'During' }), 'a write during the stream')
+    const created = await within(
+      3_000,
+      call(pennon, 'POST', '/api/admin/projects', { id: 'during', name: 'During' }),
+      'a write during the stream',
+    )
     assert.equal(created.status, 201)
-    await within(3_000, pennon.database.db.transaction().execute((trx) =>
-      appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'late', project: 'big' }])), 'an event for the streamed project')
+    await within(
+      3_000,
+      pennon.database.db
+        .transaction()
+        .execute((trx) =>
+          appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'late', project: 'big' }]),
+        ),
+      'an event for the streamed project',
+    )
     assert.equal(await readerOpen(pennon, database, schema), true, 'the stream is still reading when the writes commit')
 
     const rest = await within(30_000, readRest(stream), 'the rest of the body')
@@ -188,44 +211,54 @@ onEachDatabase('events streaming', (database) => {
     }
   })
 
-  test('a long answer that fits in memory is read once for clients asking together, then sent from memory until a write', TIMEOUT, async (t) => {
-    const pennon = await useTestApp(t, database)
-    // The watch the app follows (one per Db). A write of this process moves its version at commit, and
-    // once more a moment later when the watch sees the commit as it sees anyone's (SQLite's
-    // data_version, PostgreSQL's notification). Waiting for that makes the reads below share one
-    // version, as reads long after a write do.
-    const changes = pennon.database.watchChanges()
-    const settledWrite = async (write: () => Promise<unknown>) => {
-      await eventually(async () => changes.version() !== undefined, 'the change watch is ready')
-      const before = changes.version()!
-      await write()
-      await eventually(async () => changes.version() === before + 2, 'the write is seen')
-    }
-    // About 1.2 MB: streamed rather than read before sending, and short enough to be remembered.
-    await settledWrite(() => seedProject(pennon, 'long', 2_000))
-    const url = '/api/admin/events?project=long'
-    const streamed = (responses: { headers: Record<string, unknown> }[]) => responses.filter((r) => r.headers['content-length'] === undefined).length
+  test(
+    'a long answer that fits in memory is read once for clients asking together, then sent from memory until a write',
+    TIMEOUT,
+    async (t) => {
+      const pennon = await useTestApp(t, database)
+      // The watch the app follows (one per Db). A write of this process moves its version at commit, and
+      // once more a moment later when the watch sees the commit as it sees anyone's (SQLite's
+      // data_version, PostgreSQL's notification). Waiting for that makes the reads below share one
+      // version, as reads long after a write do.
+      const changes = pennon.database.watchChanges()
+      const settledWrite = async (write: () => Promise<unknown>) => {
+        await eventually(async () => changes.version() !== undefined, 'the change watch is ready')
+        const before = changes.version()!
+        await write()
+        await eventually(async () => changes.version() === before + 2, 'the write is seen')
+      }
+      // About 1.2 MB: streamed rather than read before sending, and short enough to be remembered.
+      await settledWrite(() => seedProject(pennon, 'long', 2_000))
+      const url = '/api/admin/events?project=long'
+      const streamed = (responses: { headers: Record<string, unknown> }[]) =>
+        responses.filter((r) => r.headers['content-length'] === undefined).length
 
-    const together = await Promise.all(Array.from({ length: 10 }, () => call(pennon, 'GET', url)))
-    const expected = await expectedBody(pennon, 'long')
-    for (const response of together) {
-      assert.equal(response.status, 200)
-      assert.equal(response.text, expected)
-    }
-    assert.equal(streamed(together), 1, 'one read streamed from the database; the nine others were sent its bytes')
+      const together = await Promise.all(Array.from({ length: 10 }, () => call(pennon, 'GET', url)))
+      const expected = await expectedBody(pennon, 'long')
+      for (const response of together) {
+        assert.equal(response.status, 200)
+        assert.equal(response.text, expected)
+      }
+      assert.equal(streamed(together), 1, 'one read streamed from the database; the nine others were sent its bytes')
 
-    const again = await call(pennon, 'GET', url)
-    assert.equal(again.headers['content-length'], String(Buffer.byteLength(expected)))
-    assert.equal(again.text, expected)
+      const again = await call(pennon, 'GET', url)
+      assert.equal(again.headers['content-length'], String(Buffer.byteLength(expected)))
+      assert.equal(again.text, expected)
 
-    await settledWrite(() => pennon.database.db.transaction().execute((trx) =>
-      appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'late', project: 'long' }])))
-    const after = await Promise.all(Array.from({ length: 3 }, () => call(pennon, 'GET', url)))
-    const expectedAfter = await expectedBody(pennon, 'long')
-    for (const response of after) assert.equal(response.text, expectedAfter)
-    assert.equal(JSON.parse(expectedAfter).totalEvents, 2_001)
-    assert.equal(streamed(after), 1, 'read again once after the write')
-  })
+      await settledWrite(() =>
+        pennon.database.db
+          .transaction()
+          .execute((trx) =>
+            appendEvents(trx, auditContext(SYSTEM_ACTOR), [{ type: 'feature-archived', featureName: 'late', project: 'long' }]),
+          ),
+      )
+      const after = await Promise.all(Array.from({ length: 3 }, () => call(pennon, 'GET', url)))
+      const expectedAfter = await expectedBody(pennon, 'long')
+      for (const response of after) assert.equal(response.text, expectedAfter)
+      assert.equal(JSON.parse(expectedAfter).totalEvents, 2_001)
+      assert.equal(streamed(after), 1, 'read again once after the write')
+    },
+  )
 
   if (database.name === 'postgres') {
     test('a database failure mid-stream cuts that response and nothing else', TIMEOUT, async (t) => {
@@ -243,7 +276,10 @@ onEachDatabase('events streaming', (database) => {
       const rest = await within(30_000, readRest(stream), 'the cut body')
       assert.equal(rest.complete, false, 'the client sees a cut response, not a short valid one')
       assert.throws(() => JSON.parse(rest.text))
-      assert.ok(pennon.logs.some((line) => line.includes('"level":50') && line.includes('the response was cut')), 'the failure is logged')
+      assert.ok(
+        pennon.logs.some((line) => line.includes('"level":50') && line.includes('the response was cut')),
+        'the failure is logged',
+      )
 
       assert.equal((await call(pennon, 'GET', '/health')).status, 200)
       const again = await within(5_000, openStream(url, pennon.adminToken), 'a new stream')

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import {
+  apiToken,
+  call,
+  errorOf,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import type { AuditContext } from './audit.ts'
 import { appendEvents } from './event-store.ts'
 import type { FlagData, NewEvent } from './event-types.ts'
@@ -19,7 +28,14 @@ async function append(pennon: TestApp, events: NewEvent[]): Promise<void> {
 }
 
 const flag = (name: string, project = 'default'): FlagData => ({
-  name, description: null, type: 'release', project, stale: false, createdAt: AUDIT.createdAt, impressionData: false, archived: false,
+  name,
+  description: null,
+  type: 'release',
+  project,
+  stale: false,
+  createdAt: AUDIT.createdAt,
+  impressionData: false,
+  archived: false,
 })
 
 /** The stored JSON text of every event, newest first, optionally filtered. */
@@ -57,7 +73,19 @@ onEachDatabase('events', (database) => {
     assert.equal(all.status, 200)
     assert.equal(all.text, `{"version":1,"events":[${[archived, created, ...before].join(',')}],"totalEvents":${first + 1}}`)
     assert.deepEqual(Object.keys(all.body.events[0]), [
-      'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'groupType', 'groupId',
+      'id',
+      'type',
+      'createdBy',
+      'createdAt',
+      'createdByUserId',
+      'data',
+      'preData',
+      'tags',
+      'featureName',
+      'project',
+      'environment',
+      'groupType',
+      'groupId',
     ])
 
     const project = await getEvents(pennon, '/api/admin/events?project=default')
@@ -71,14 +99,25 @@ onEachDatabase('events', (database) => {
 
   test('without a project: the last 100 events, and totalEvents counts them all', async (t) => {
     const pennon = await useTestApp(t, database)
-    await append(pennon, Array.from({ length: 150 }, (_, i) => ({ type: 'feature-created' as const, featureName: `f${i}`, project: 'default', data: flag(`f${i}`) })))
+    await append(
+      pennon,
+      Array.from({ length: 150 }, (_, i) => ({
+        type: 'feature-created' as const,
+        featureName: `f${i}`,
+        project: 'default',
+        data: flag(`f${i}`),
+      })),
+    )
     const stored = await storedNewestFirst(pennon)
     assert.ok(stored.length > 150)
 
     const response = await getEvents(pennon, '/api/admin/events')
     assert.equal(response.status, 200)
     assert.equal(response.text, `{"version":1,"events":[${stored.slice(0, 100).join(',')}],"totalEvents":${stored.length}}`)
-    assert.deepEqual(response.body.events.map((e: { id: number }) => e.id), Array.from({ length: 100 }, (_, i) => stored.length - i))
+    assert.deepEqual(
+      response.body.events.map((e: { id: number }) => e.id),
+      Array.from({ length: 100 }, (_, i) => stored.length - i),
+    )
 
     // A change made through the API shows up first, and counts.
     assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'later', name: 'Later' })).status, 201)
@@ -155,7 +194,10 @@ onEachDatabase('events', (database) => {
 
     const slash = await getEvents(pennon, '/api/admin/events/')
     assert.equal(slash.status, 404)
-    assert.deepEqual(withoutId(slash.body), errorOf('NotFoundError', 'The path you were looking for (GET /api/admin/events/) is not available.'))
+    assert.deepEqual(
+      withoutId(slash.body),
+      errorOf('NotFoundError', 'The path you were looking for (GET /api/admin/events/) is not available.'),
+    )
   })
 
   test('permissions: /events needs ADMIN; /events/:featureName any admin-API credential', async (t) => {
@@ -178,7 +220,10 @@ onEachDatabase('events', (database) => {
     }
 
     for (const token of [pennon.adminToken, admin, editor, viewer]) {
-      assert.equal((await getEvents(pennon, '/api/admin/events/checkout', token)).text, '{"version":1,"toggleName":"checkout","events":[],"totalEvents":0}')
+      assert.equal(
+        (await getEvents(pennon, '/api/admin/events/checkout', token)).text,
+        '{"version":1,"toggleName":"checkout","events":[],"totalEvents":0}',
+      )
     }
     const adminApiOnly = errorOf(
       'NoAccessError',
@@ -193,7 +238,10 @@ onEachDatabase('events', (database) => {
 
     const anonymous = await call(pennon, 'GET', '/api/admin/events/checkout', undefined, { token: null })
     assert.equal(anonymous.status, 401)
-    assert.deepEqual(withoutId(anonymous.body), errorOf('AuthenticationRequired', 'Authentication required: send an API token in the Authorization header.'))
+    assert.deepEqual(
+      withoutId(anonymous.body),
+      errorOf('AuthenticationRequired', 'Authentication required: send an API token in the Authorization header.'),
+    )
   })
 
   test('AUTH_TYPE=none reads without a token', async (t) => {

@@ -24,9 +24,21 @@ export const ExportQuery = Type.Object(
   {
     environment: Type.String({ minLength: 1, maxLength: 255, description: 'The environment to export from' }),
     downloadFile: Type.Optional(Type.Boolean({ description: 'true: sent as an attachment (Content-Disposition)' })),
-    features: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: MAX_IMPORT_FEATURES, description: 'These flags; [] or absent: by tag, or the project, or all' })),
-    tag: Type.Optional(Type.String({ maxLength: 255, description: 'The flags with a tag of this VALUE (of any type), archived ones included, as the reference' })),
-    project: Type.Optional(Type.String({ maxLength: 255, description: "The project's active flags, when neither features nor tag select" })),
+    features: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+        maxItems: MAX_IMPORT_FEATURES,
+        description: 'These flags; [] or absent: by tag, or the project, or all',
+      }),
+    ),
+    tag: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description: 'The flags with a tag of this VALUE (of any type), archived ones included, as the reference',
+      }),
+    ),
+    project: Type.Optional(
+      Type.String({ maxLength: 255, description: "The project's active flags, when neither features nor tag select" }),
+    ),
   },
   { description: 'One of features, tag or project selects the flags (in that order of precedence); none: every active flag' },
 )
@@ -42,13 +54,28 @@ const Feature = Type.Object(
     stale: Type.Optional(Type.Boolean()),
     impressionData: Type.Optional(Type.Boolean()),
     ...Object.fromEntries(
-      ['enabled', 'favorite', 'createdAt', 'createdBy', 'archivedAt', 'environments', 'tags', 'children', 'lifecycle', 'dependencies', 'collaborators', 'links'].map((key) => [key, Type.Optional(Ignored)]),
+      [
+        'enabled',
+        'favorite',
+        'createdAt',
+        'createdBy',
+        'archivedAt',
+        'environments',
+        'tags',
+        'children',
+        'lifecycle',
+        'dependencies',
+        'collaborators',
+        'links',
+      ].map((key) => [key, Type.Optional(Ignored)]),
     ),
   },
   { additionalProperties: false },
 )
 
-const Parameters = Type.Record(Type.String({ maxLength: 255 }), Type.Union([Type.String({ maxLength: 100_000 }), Type.Number()]), { maxProperties: 100 })
+const Parameters = Type.Record(Type.String({ maxLength: 255 }), Type.Union([Type.String({ maxLength: 100_000 }), Type.Number()]), {
+  maxProperties: 100,
+})
 
 const FeatureStrategy = Type.Object(
   {
@@ -58,7 +85,12 @@ const FeatureStrategy = Type.Object(
     disabled: Type.Optional(nullable(Type.Boolean())),
     featureName: Type.Optional(Text(255)),
     sortOrder: Type.Optional(Type.Integer({ minimum: -2147483648, maximum: 2147483647 })),
-    segments: Type.Optional(Type.Array(Type.Integer({ minimum: -2147483648, maximum: 2147483647 }), { maxItems: 1000, description: "Ids in the source; its `segments` list names them" })),
+    segments: Type.Optional(
+      Type.Array(Type.Integer({ minimum: -2147483648, maximum: 2147483647 }), {
+        maxItems: 1000,
+        description: 'Ids in the source; its `segments` list names them',
+      }),
+    ),
     constraints: Type.Optional(Type.Array(ConstraintBody, { maxItems: 1000 })),
     variants: Type.Optional(Type.Array(StrategyVariantBody, { maxItems: 1000 })),
     parameters: Type.Optional(Parameters),
@@ -74,15 +106,32 @@ const FeatureEnvironment = Type.Object(
     environment: Type.Optional(Text(255)),
     variants: Type.Optional(Type.Array(VariantBody, { maxItems: 1000 })),
     ...Object.fromEntries(
-      ['type', 'sortOrder', 'variantCount', 'strategies', 'changeRequestIds', 'milestoneName', 'milestoneOrder', 'totalMilestones', 'lastSeenAt', 'hasStrategies', 'hasEnabledStrategies', 'releasePlans', 'safeguards', 'yes', 'no'].map(
-        (key) => [key, Type.Optional(Ignored)],
-      ),
+      [
+        'type',
+        'sortOrder',
+        'variantCount',
+        'strategies',
+        'changeRequestIds',
+        'milestoneName',
+        'milestoneOrder',
+        'totalMilestones',
+        'lastSeenAt',
+        'hasStrategies',
+        'hasEnabledStrategies',
+        'releasePlans',
+        'safeguards',
+        'yes',
+        'no',
+      ].map((key) => [key, Type.Optional(Ignored)]),
     ),
   },
   { additionalProperties: false },
 )
 
-const LegalValue = Type.Object({ value: Type.String({ minLength: 1, maxLength: 100 }), description: Type.Optional(Text(1000)) }, { additionalProperties: false })
+const LegalValue = Type.Object(
+  { value: Type.String({ minLength: 1, maxLength: 100 }), description: Type.Optional(Text(1000)) },
+  { additionalProperties: false },
+)
 
 const ContextField = Type.Object(
   {
@@ -123,8 +172,11 @@ const Dependencies = Type.Object(
   {
     feature: Text(255),
     dependencies: Type.Array(
-      Type.Object({ feature: Text(255), enabled: Type.Optional(Type.Boolean()), variants: Type.Optional(Type.Array(Text(255), { maxItems: 100 })) }, { additionalProperties: false }),
-      { maxItems: 1 , description: 'A flag has at most one parent' },
+      Type.Object(
+        { feature: Text(255), enabled: Type.Optional(Type.Boolean()), variants: Type.Optional(Type.Array(Text(255), { maxItems: 100 })) },
+        { additionalProperties: false },
+      ),
+      { maxItems: 1, description: 'A flag has at most one parent' },
     ),
   },
   { additionalProperties: false },
@@ -133,7 +185,13 @@ const Dependencies = Type.Object(
 const Links = Type.Object(
   {
     feature: Text(255),
-    links: Type.Array(Type.Object({ id: Type.Optional(Text(255)), url: Text(10_000), title: Type.Optional(nullable(Text(1000))) }, { additionalProperties: false }), { maxItems: 100 }),
+    links: Type.Array(
+      Type.Object(
+        { id: Type.Optional(Text(255)), url: Text(10_000), title: Type.Optional(nullable(Text(1000))) },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100 },
+    ),
   },
   { additionalProperties: false },
 )
@@ -205,7 +263,13 @@ export const ExportResult = Type.Object({
     }),
   ),
   featureEnvironments: Type.Array(
-    Type.Object({ enabled: Type.Boolean(), featureName: Type.String(), environment: Type.String(), variants: Type.Array(VariantOut), name: Type.String() }),
+    Type.Object({
+      enabled: Type.Boolean(),
+      featureName: Type.String(),
+      environment: Type.String(),
+      variants: Type.Array(VariantOut),
+      name: Type.String(),
+    }),
   ),
   contextFields: Type.Array(
     Type.Object({
@@ -219,11 +283,26 @@ export const ExportResult = Type.Object({
   ),
   featureTags: Type.Array(Type.Object({ featureName: Type.String(), tagType: Type.String(), tagValue: Type.String() })),
   segments: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
-  tagTypes: Type.Array(Type.Object({ name: Type.String(), description: nullable(Type.String()), icon: nullable(Type.String()), color: nullable(Type.String()) })),
-  dependencies: Type.Array(
-    Type.Object({ feature: Type.String(), dependencies: Type.Array(Type.Object({ feature: Type.String(), enabled: Type.Boolean(), variants: Type.Array(Type.String()) })) }),
+  tagTypes: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      description: nullable(Type.String()),
+      icon: nullable(Type.String()),
+      color: nullable(Type.String()),
+    }),
   ),
-  links: Type.Array(Type.Object({ feature: Type.String(), links: Type.Array(Type.Object({ id: Type.String(), url: Type.String(), title: nullable(Type.String()) })) })),
+  dependencies: Type.Array(
+    Type.Object({
+      feature: Type.String(),
+      dependencies: Type.Array(Type.Object({ feature: Type.String(), enabled: Type.Boolean(), variants: Type.Array(Type.String()) })),
+    }),
+  ),
+  links: Type.Array(
+    Type.Object({
+      feature: Type.String(),
+      links: Type.Array(Type.Object({ id: Type.String(), url: Type.String(), title: nullable(Type.String()) })),
+    }),
+  ),
 })
 export type ExportResult = Static<typeof ExportResult>
 

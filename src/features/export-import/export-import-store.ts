@@ -18,7 +18,12 @@ export function createExportImportStore(db: Kysely<Database>) {
     /** The named flags that exist (any project, archived or not), by name. */
     async flagsNamed(names: readonly string[]): Promise<Flag[]> {
       if (names.length === 0) return []
-      const rows = await db.selectFrom('features').selectAll().where(inNames(db, 'name', names)).orderBy('name').execute()
+      const rows = await db
+        .selectFrom('features')
+        .selectAll()
+        .where(inNames(db, 'name', names))
+        .orderBy('name')
+        .execute()
       return rows.map(toFlag)
     },
 
@@ -52,7 +57,10 @@ export function createExportImportStore(db: Kysely<Database>) {
     },
 
     /** The flags' state in one environment (flags not in it: absent). */
-    async environmentStates(names: readonly string[], environment: string): Promise<Map<string, { enabled: boolean; variants: Variant[] }>> {
+    async environmentStates(
+      names: readonly string[],
+      environment: string,
+    ): Promise<Map<string, { enabled: boolean; variants: Variant[] }>> {
       if (names.length === 0) return new Map()
       const rows = await db
         .selectFrom('feature_environments')
@@ -80,7 +88,13 @@ export function createExportImportStore(db: Kysely<Database>) {
         const links = await db
           .selectFrom('feature_strategy_segments')
           .select(['strategy_id', 'segment_id'])
-          .where(inNames(db, 'strategy_id', rows.map((row) => row.id)))
+          .where(
+            inNames(
+              db,
+              'strategy_id',
+              rows.map((row) => row.id),
+            ),
+          )
           .orderBy('strategy_id')
           .orderBy('segment_id')
           .execute()
@@ -118,8 +132,18 @@ export function createExportImportStore(db: Kysely<Database>) {
     /** The parents of the flags, by child name. */
     async dependencies(names: readonly string[]): Promise<Array<{ child: string; parent: string; enabled: boolean; variants: string[] }>> {
       if (names.length === 0) return []
-      const rows = await db.selectFrom('feature_dependencies').selectAll().where(inNames(db, 'child', names)).orderBy('child').execute()
-      return rows.map((row) => ({ child: row.child, parent: row.parent, enabled: Boolean(row.enabled), variants: JSON.parse(row.variants) as string[] }))
+      const rows = await db
+        .selectFrom('feature_dependencies')
+        .selectAll()
+        .where(inNames(db, 'child', names))
+        .orderBy('child')
+        .execute()
+      return rows.map((row) => ({
+        child: row.child,
+        parent: row.parent,
+        enabled: Boolean(row.enabled),
+        variants: JSON.parse(row.variants) as string[],
+      }))
     },
 
     /** Every segment's id, name and project (a few thousand at most: SEGMENT_LIMIT). */

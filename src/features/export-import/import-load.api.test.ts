@@ -55,18 +55,35 @@ onEachDatabase('a large import', (database) => {
   // shared 2-core development machine: a tenth of it checks the same there.
   const flags = database.name === 'sqlite' ? MAX_IMPORT_FEATURES : MAX_IMPORT_FEATURES / 10
 
-  test(`/health answers within 100 ms of work while an import of ${flags} flags runs; another import (or validate) meanwhile gets 429; then all of it is there`, { timeout: 180_000 }, async (t) => {
+  test(`/health answers within 100 ms of work while an import of ${flags} flags runs; another import (or validate) meanwhile gets 429; then all of it is there`, {
+    timeout: 180_000,
+  }, async (t) => {
     const storage = await createProcessDatabase(database)
     t.after(() => storage.drop())
     const admin = `*:*.${randomBytes(16).toString('hex')}`
     const server = await startProcess('src/main.ts', { ...storage.env, INIT_ADMIN_API_TOKENS: admin })
     t.after(() => server.stop())
     const send = (method: string, path: string, token: string, body?: string) =>
-      fetch(`${server.url}${path}`, { method, headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body }) })
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body }),
+      })
 
     const accountToken = async (username: string, rootRole: number): Promise<string> => {
-      const account = await (await send('POST', '/api/admin/service-account', admin, JSON.stringify({ username, name: username, rootRole }))).json()
-      return (await (await send('POST', `/api/admin/service-account/${account.id}/token`, admin, JSON.stringify({ description: 'import', expiresAt: null }))).json()).secret
+      const account = await (
+        await send('POST', '/api/admin/service-account', admin, JSON.stringify({ username, name: username, rootRole }))
+      ).json()
+      return (
+        await (
+          await send(
+            'POST',
+            `/api/admin/service-account/${account.id}/token`,
+            admin,
+            JSON.stringify({ description: 'import', expiresAt: null }),
+          )
+        ).json()
+      ).secret
     }
     // An Editor may import; a Viewer may not.
     const editor = await accountToken('editor', 2)
@@ -107,12 +124,21 @@ onEachDatabase('a large import', (database) => {
     assert.equal(imported.status, 200, await imported.text())
 
     const answers = await health
-    const slow = answers.flatMap(({ cpu, wall }, i) => (cpu >= HEALTH_BOUND_MS ? [`#${i + 1}: ${cpu.toFixed(0)} ms of CPU, ${wall.toFixed(0)} ms`] : []))
+    const slow = answers.flatMap(({ cpu, wall }, i) =>
+      cpu >= HEALTH_BOUND_MS ? [`#${i + 1}: ${cpu.toFixed(0)} ms of CPU, ${wall.toFixed(0)} ms`] : [],
+    )
     const slowest = Math.max(...answers.map((answer) => answer.wall))
-    assert.deepEqual(slow, [], `of ${answers.length} answers during the import, these waited for ${HEALTH_BOUND_MS} ms of work or more (the slowest took ${slowest.toFixed(0)} ms)`)
+    assert.deepEqual(
+      slow,
+      [],
+      `of ${answers.length} answers during the import, these waited for ${HEALTH_BOUND_MS} ms of work or more (the slowest took ${slowest.toFixed(0)} ms)`,
+    )
     assert.ok(answers.length >= 10, `only ${answers.length} answers from /health during the import`)
     assert.equal(forbidden.status, 403)
-    assert.deepEqual(withoutId(forbiddenBody), errorOf('NoAccessError', 'Missing permission: this operation needs "UPDATE_FEATURE".', { permissions: ['UPDATE_FEATURE'] }))
+    assert.deepEqual(
+      withoutId(forbiddenBody),
+      errorOf('NoAccessError', 'Missing permission: this operation needs "UPDATE_FEATURE".', { permissions: ['UPDATE_FEATURE'] }),
+    )
     for (const { response, body } of refusals) {
       assert.equal(response.status, 429, body)
       assert.equal(response.headers.get('retry-after'), '5')
@@ -121,21 +147,44 @@ onEachDatabase('a large import', (database) => {
     }
 
     // All of the first is there, in the file's order; nothing of the refused one.
-    const exported = await (await send('POST', `${BATCH}/export`, admin, JSON.stringify({ environment: 'development', project: 'default' }))).json()
-    assert.deepEqual(exported.features.map((flag: { name: string }) => flag.name), document.data.features.map((flag: { name: string }) => flag.name))
-    const strategies = exported.featureStrategies.map(({ featureName, name, parameters }: any) => `${featureName} ${name} ${parameters.rollout}`)
-    assert.deepEqual(strategies, document.data.featureStrategies.map(({ featureName, name, parameters }: any) => `${featureName} ${name} ${parameters.rollout}`))
-    assert.deepEqual(exported.featureEnvironments.map(({ name, enabled }: { name: string; enabled: boolean }) => ({ name, enabled })), document.data.featureEnvironments)
+    const exported = await (
+      await send('POST', `${BATCH}/export`, admin, JSON.stringify({ environment: 'development', project: 'default' }))
+    ).json()
+    assert.deepEqual(
+      exported.features.map((flag: { name: string }) => flag.name),
+      document.data.features.map((flag: { name: string }) => flag.name),
+    )
+    const strategies = exported.featureStrategies.map(
+      ({ featureName, name, parameters }: any) => `${featureName} ${name} ${parameters.rollout}`,
+    )
+    assert.deepEqual(
+      strategies,
+      document.data.featureStrategies.map(({ featureName, name, parameters }: any) => `${featureName} ${name} ${parameters.rollout}`),
+    )
+    assert.deepEqual(
+      exported.featureEnvironments.map(({ name, enabled }: { name: string; enabled: boolean }) => ({ name, enabled })),
+      document.data.featureEnvironments,
+    )
     // Once it has ended, the next import goes through.
-    const after = await post(JSON.stringify({ project: 'default', environment: 'development', data: { features: [{ name: 'after' }], featureStrategies: [] } }))
+    const after = await post(
+      JSON.stringify({ project: 'default', environment: 'development', data: { features: [{ name: 'after' }], featureStrategies: [] } }),
+    )
     assert.equal(after.status, 200, await after.text())
   })
 
   test('an import refused by its checks frees the way for the next', async (t) => {
     const pennon = await useTestApp(t, database)
-    const refused = await importFlags(pennon, { project: 'default', environment: 'development', data: { features: [{ name: 'twice' }, { name: 'twice' }], featureStrategies: [] } })
+    const refused = await importFlags(pennon, {
+      project: 'default',
+      environment: 'development',
+      data: { features: [{ name: 'twice' }, { name: 'twice' }], featureStrategies: [] },
+    })
     assert.equal(refused.status, 400, refused.text)
-    const next = await importFlags(pennon, { project: 'default', environment: 'development', data: { features: [{ name: 'once' }], featureStrategies: [] } })
+    const next = await importFlags(pennon, {
+      project: 'default',
+      environment: 'development',
+      data: { features: [{ name: 'once' }], featureStrategies: [] },
+    })
     assert.equal(next.status, 200, next.text)
     assert.equal((await call(pennon, 'GET', '/api/admin/projects/default/features/once')).status, 200)
   })

@@ -55,8 +55,12 @@ function withoutArchived(body: ImportBody, target: Target): ImportBody['data'] {
   return {
     ...data,
     features: data.features.filter((feature) => !archived.has(feature.name)),
-    featureEnvironments: (data.featureEnvironments ?? []).filter((environment) => !archived.has(environment.featureName ?? environment.name)),
-    featureStrategies: data.featureStrategies.filter((strategy) => strategy.featureName !== undefined && !archived.has(strategy.featureName)),
+    featureEnvironments: (data.featureEnvironments ?? []).filter(
+      (environment) => !archived.has(environment.featureName ?? environment.name),
+    ),
+    featureStrategies: data.featureStrategies.filter(
+      (strategy) => strategy.featureName !== undefined && !archived.has(strategy.featureName),
+    ),
     featureTags,
     tagTypes: (data.tagTypes ?? []).filter((tagType) => usedTypes.has(tagType.name)),
   }
@@ -100,11 +104,21 @@ export function createImportService(deps: ImportDeps) {
 
     // Flags: created, or their metadata replaced.
     for (const [index, feature] of data.features.entries()) {
-      const fields = { description: feature.description || null, type: feature.type ?? 'release', stale: feature.stale ?? false, impressionData: feature.impressionData ?? false }
+      const fields = {
+        description: feature.description || null,
+        type: feature.type ?? 'release',
+        stale: feature.stale ?? false,
+        impressionData: feature.impressionData ?? false,
+      }
       try {
         if (existing.has(feature.name)) await deps.metadata.changeIn(trx, project, feature.name, fields, audit)
         else {
-          await deps.flags.createIn(trx, project, { name: feature.name, description: fields.description ?? '', type: fields.type, impressionData: fields.impressionData }, audit)
+          await deps.flags.createIn(
+            trx,
+            project,
+            { name: feature.name, description: fields.description ?? '', type: fields.type, impressionData: fields.impressionData },
+            audit,
+          )
           if (fields.stale) await deps.metadata.markStaleIn(trx, project, [feature.name], true, audit)
         }
       } catch (error) {
@@ -122,21 +136,46 @@ export function createImportService(deps: ImportDeps) {
       if (target.tagTypes.has(tagType.name)) continue
       target.tagTypes.add(tagType.name)
       const { name, description, icon, color } = tagType
-      await deps.tagTypes.createIn(trx, { name, ...(description == null ? {} : { description }), ...(icon === undefined ? {} : { icon }), ...(color === undefined ? {} : { color }) }, audit)
+      await deps.tagTypes.createIn(
+        trx,
+        {
+          name,
+          ...(description == null ? {} : { description }),
+          ...(icon === undefined ? {} : { icon }),
+          ...(color === undefined ? {} : { color }),
+        },
+        audit,
+      )
     }
     const wanted = new Map<string, Tag[]>(data.features.map((feature) => [feature.name, []]))
-    for (const tag of data.featureTags ?? []) if (tag.tagType !== undefined) wanted.get(tag.featureName)?.push({ type: tag.tagType, value: tag.tagValue })
+    for (const tag of data.featureTags ?? [])
+      if (tag.tagType !== undefined) wanted.get(tag.featureName)?.push({ type: tag.tagType, value: tag.tagValue })
     await deps.tags.setFlagTagsIn(trx, wanted, audit, actor.userId)
     for (const field of data.contextFields ?? []) {
       if (target.fields.has(field.name)) continue
       const { name, description, legalValues, stickiness } = field
-      await deps.contextFields.createIn(trx, { name, description: description ?? null, legalValues: legalValues ?? [], stickiness: stickiness ?? false, ...(field.project ? { project } : {}) }, audit)
+      await deps.contextFields.createIn(
+        trx,
+        {
+          name,
+          description: description ?? null,
+          legalValues: legalValues ?? [],
+          stickiness: stickiness ?? false,
+          ...(field.project ? { project } : {}),
+        },
+        audit,
+      )
     }
 
     // The environment: the file's strategies replace the flags' (added first, so a flag on stays on), then the switches, then the parents.
     await replaceStrategies(trx, body, data, target, audit)
     for (const featureEnvironment of data.featureEnvironments ?? []) {
-      await deps.flagEnvironments.toggleIn(trx, { project, feature: featureEnvironment.name, environment }, featureEnvironment.enabled, audit)
+      await deps.flagEnvironments.toggleIn(
+        trx,
+        { project, feature: featureEnvironment.name, environment },
+        featureEnvironment.enabled,
+        audit,
+      )
     }
     const imported = new Set(data.features.map((feature) => feature.name))
     for (const { feature: child, dependencies } of data.dependencies ?? []) {
@@ -145,24 +184,51 @@ export function createImportService(deps: ImportDeps) {
       for (const parent of dependencies) {
         // Already so: nothing to write (the tags, too, change only where they differ).
         const stored = dependencyToStore(parent.enabled, parent.variants)
-        if (current?.parent === parent.feature && current.enabled === stored.enabled && JSON.stringify(current.variants) === JSON.stringify(stored.variants)) continue
-        await deps.dependencies.addIn(trx, { project, child, feature: parent.feature, ...(parent.enabled === undefined ? {} : { enabled: parent.enabled }), ...(parent.variants === undefined ? {} : { variants: parent.variants }) }, audit)
+        if (
+          current?.parent === parent.feature &&
+          current.enabled === stored.enabled &&
+          JSON.stringify(current.variants) === JSON.stringify(stored.variants)
+        )
+          continue
+        await deps.dependencies.addIn(
+          trx,
+          {
+            project,
+            child,
+            feature: parent.feature,
+            ...(parent.enabled === undefined ? {} : { enabled: parent.enabled }),
+            ...(parent.variants === undefined ? {} : { variants: parent.variants }),
+          },
+          audit,
+        )
       }
     }
     await appendEvents(trx, audit, [{ type: 'features-imported', project, environment }])
   }
 
   /** Segments are the target's of the same name (validated to exist); strategy ids are new. */
-  async function replaceStrategies(trx: Kysely<Database>, body: ImportBody, data: ImportBody['data'], target: Target, audit: AuditContext): Promise<void> {
+  async function replaceStrategies(
+    trx: Kysely<Database>,
+    body: ImportBody,
+    data: ImportBody['data'],
+    target: Target,
+    audit: AuditContext,
+  ): Promise<void> {
     const { project, environment } = body
     const segmentIds = new Map<number, number>()
     for (const segment of data.segments ?? []) {
-      const found = target.segments.find((existing) => existing.name === segment.name && (existing.project === null || existing.project === project))
+      const found = target.segments.find(
+        (existing) => existing.name === segment.name && (existing.project === null || existing.project === project),
+      )
       if (found) segmentIds.set(segment.id, found.id)
     }
     const store = createStrategyStore(trx)
     const before = new Map<string, string[]>()
-    for (const feature of data.features) before.set(feature.name, (await store.list(feature.name, environment)).map((strategy) => strategy.id))
+    for (const feature of data.features)
+      before.set(
+        feature.name,
+        (await store.list(feature.name, environment)).map((strategy) => strategy.id),
+      )
     const kept = new Set(data.featureStrategies)
     for (const [index, strategy] of body.data.featureStrategies.entries()) {
       if (!kept.has(strategy)) continue
@@ -172,15 +238,29 @@ export function createImportService(deps: ImportDeps) {
       try {
         const mapped = (segments ?? []).map((id, i) => {
           const found = segmentIds.get(id)
-          if (found === undefined) throw new AppError(400, 'ValidationError', `Segment ${id} is not in the file's segments list.`, { details: [{ path: `/body/segments/${i}`, message: `The \`/body/segments/${i}\` property must be the id of a segment the file's \`segments\` list names. You sent ${id}.` }] })
+          if (found === undefined)
+            throw new AppError(400, 'ValidationError', `Segment ${id} is not in the file's segments list.`, {
+              details: [
+                {
+                  path: `/body/segments/${i}`,
+                  message: `The \`/body/segments/${i}\` property must be the id of a segment the file's \`segments\` list names. You sent ${id}.`,
+                },
+              ],
+            })
           return found
         })
-        await deps.strategies.createIn(trx, place, { ...rest, ...(disabled == null ? {} : { disabled }), ...(sortOrder === undefined ? {} : { sortOrder }), segments: mapped }, audit)
+        await deps.strategies.createIn(
+          trx,
+          place,
+          { ...rest, ...(disabled == null ? {} : { disabled }), ...(sortOrder === undefined ? {} : { sortOrder }), segments: mapped },
+          audit,
+        )
       } catch (error) {
         throw inFile(error, at, `Strategy ${index} (of flag ${JSON.stringify(featureName)})`)
       }
     }
-    for (const [feature, ids] of before) for (const id of ids) await deps.strategies.deleteIn(trx, { project, feature, environment }, id, audit)
+    for (const [feature, ids] of before)
+      for (const id of ids) await deps.strategies.deleteIn(trx, { project, feature, environment }, id, audit)
   }
 
   /**

@@ -6,7 +6,16 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { allEvents, call, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type ApiResponse, type TestApp } from '../../../test/test-app.ts'
+import {
+  allEvents,
+  call,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  withoutId,
+  type ApiResponse,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { importFlags, validateImport } from '../../../test/helpers/export-import.ts'
 
 const flag = (name: string) => ({ name, type: 'release', description: null, impressionData: false })
@@ -15,7 +24,17 @@ const flag = (name: string) => ({ name, type: 'release', description: null, impr
 const fileOf = (data: Record<string, unknown>, into: { project?: string } = {}) => ({
   project: into.project ?? 'default',
   environment: 'development',
-  data: { features: [], featureStrategies: [], featureEnvironments: [], featureTags: [], contextFields: [], tagTypes: [], segments: [], dependencies: [], ...data },
+  data: {
+    features: [],
+    featureStrategies: [],
+    featureEnvironments: [],
+    featureTags: [],
+    contextFields: [],
+    tagTypes: [],
+    segments: [],
+    dependencies: [],
+    ...data,
+  },
 })
 
 const ok = async (response: Promise<ApiResponse>, status = 200) => {
@@ -24,7 +43,8 @@ const ok = async (response: Promise<ApiResponse>, status = 200) => {
 }
 
 /** The refusal's details as validate lists them: each placed in the file where it has a place. */
-const listed = (details: Array<{ path?: string; message: string }>) => details.map((d) => (d.path === undefined ? d.message : `${d.path}: ${d.message}`))
+const listed = (details: Array<{ path?: string; message: string }>) =>
+  details.map((d) => (d.path === undefined ? d.message : `${d.path}: ${d.message}`))
 
 interface Case {
   name: string
@@ -35,19 +55,35 @@ interface Case {
   refusal: { name: string; message: string; details: Array<{ path?: string; message: string }> }
 }
 
-const ruled = (message: string, path: string, prefix = '') => ({ name: 'ValidationError', message: `${prefix}${message}`, details: [{ path, message }] })
+const ruled = (message: string, path: string, prefix = '') => ({
+  name: 'ValidationError',
+  message: `${prefix}${message}`,
+  details: [{ path, message }],
+})
 const plain = (name: string, message: string) => ({ name, message, details: [{ message }] })
 
 const CASES: Case[] = [
   {
     name: "a strategy's parameters (a rollout over 100%)",
-    file: fileOf({ features: [flag('imp.rollout')], featureStrategies: [{ name: 'flexibleRollout', featureName: 'imp.rollout', parameters: { rollout: '150' } }] }),
+    file: fileOf({
+      features: [flag('imp.rollout')],
+      featureStrategies: [{ name: 'flexibleRollout', featureName: 'imp.rollout', parameters: { rollout: '150' } }],
+    }),
     status: 400,
-    refusal: ruled('The `/body/parameters/rollout` property must be a whole percentage from 0 to 100. You sent "150".', '/body/data/featureStrategies/0/parameters/rollout', 'Strategy 0 (of flag "imp.rollout"): '),
+    refusal: ruled(
+      'The `/body/parameters/rollout` property must be a whole percentage from 0 to 100. You sent "150".',
+      '/body/data/featureStrategies/0/parameters/rollout',
+      'Strategy 0 (of flag "imp.rollout"): ',
+    ),
   },
   {
     name: "a constraint's value (not a number for NUM_EQ)",
-    file: fileOf({ features: [flag('imp.num')], featureStrategies: [{ name: 'default', featureName: 'imp.num', constraints: [{ contextName: 'age', operator: 'NUM_EQ', value: 'abc' }] }] }),
+    file: fileOf({
+      features: [flag('imp.num')],
+      featureStrategies: [
+        { name: 'default', featureName: 'imp.num', constraints: [{ contextName: 'age', operator: 'NUM_EQ', value: 'abc' }] },
+      ],
+    }),
     status: 400,
     refusal: ruled(
       'The `/body/constraints/0/value` property must be a finite number (optional sign, digits with an optional fraction, optional exponent, e.g. -1.5 or 1e3) for the NUM_EQ operator. You sent "abc".',
@@ -57,25 +93,57 @@ const CASES: Case[] = [
   },
   {
     name: "a constraint's value outside its field's legal values",
-    given: (pennon) => ok(call(pennon, 'POST', '/api/admin/context', { name: 'plan', legalValues: [{ value: 'free' }, { value: 'pro' }] }), 201),
-    file: fileOf({ features: [flag('imp.plan')], featureStrategies: [{ name: 'default', featureName: 'imp.plan', constraints: [{ contextName: 'plan', operator: 'IN', values: ['gold'] }] }] }),
+    given: (pennon) =>
+      ok(call(pennon, 'POST', '/api/admin/context', { name: 'plan', legalValues: [{ value: 'free' }, { value: 'pro' }] }), 201),
+    file: fileOf({
+      features: [flag('imp.plan')],
+      featureStrategies: [
+        { name: 'default', featureName: 'imp.plan', constraints: [{ contextName: 'plan', operator: 'IN', values: ['gold'] }] },
+      ],
+    }),
     status: 400,
-    refusal: ruled('The `/body/constraints/0/values/0` property must be a legal value of context field "plan" ("free", "pro"). You sent "gold".', '/body/data/featureStrategies/0/constraints/0/values/0', 'Strategy 0 (of flag "imp.plan"): '),
+    refusal: ruled(
+      'The `/body/constraints/0/values/0` property must be a legal value of context field "plan" ("free", "pro"). You sent "gold".',
+      '/body/data/featureStrategies/0/constraints/0/values/0',
+      'Strategy 0 (of flag "imp.plan"): ',
+    ),
   },
   {
     name: "a strategy's variants (a name twice)",
     file: fileOf({
       features: [flag('imp.variants')],
-      featureStrategies: [{ name: 'flexibleRollout', featureName: 'imp.variants', variants: [{ name: 'x', weight: 500, weightType: 'variable', stickiness: 'default' }, { name: 'x', weight: 500, weightType: 'variable', stickiness: 'default' }] }],
+      featureStrategies: [
+        {
+          name: 'flexibleRollout',
+          featureName: 'imp.variants',
+          variants: [
+            { name: 'x', weight: 500, weightType: 'variable', stickiness: 'default' },
+            { name: 'x', weight: 500, weightType: 'variable', stickiness: 'default' },
+          ],
+        },
+      ],
     }),
     status: 400,
-    refusal: ruled('The `/body/variants/1/name` property must be unique among the variants: "x" is there twice.', '/body/data/featureStrategies/0/variants/1/name', 'Strategy 0 (of flag "imp.variants"): '),
+    refusal: ruled(
+      'The `/body/variants/1/name` property must be unique among the variants: "x" is there twice.',
+      '/body/data/featureStrategies/0/variants/1/name',
+      'Strategy 0 (of flag "imp.variants"): ',
+    ),
   },
   {
-    name: "environment variants (fixed weights over 1000)",
+    name: 'environment variants (fixed weights over 1000)',
     file: fileOf({
       features: [flag('imp.env-variants')],
-      featureEnvironments: [{ name: 'imp.env-variants', enabled: false, variants: [{ name: 'x', weight: 600, weightType: 'fix', stickiness: 'default' }, { name: 'y', weight: 600, weightType: 'fix', stickiness: 'default' }] }],
+      featureEnvironments: [
+        {
+          name: 'imp.env-variants',
+          enabled: false,
+          variants: [
+            { name: 'x', weight: 600, weightType: 'fix', stickiness: 'default' },
+            { name: 'y', weight: 600, weightType: 'fix', stickiness: 'default' },
+          ],
+        },
+      ],
     }),
     status: 400,
     refusal: ruled("The `/body` property's weights must sum to 1000 when every variant's weight is fixed. Yours sum to 1200.", '/body'),
@@ -87,7 +155,12 @@ const CASES: Case[] = [
     refusal: {
       name: 'ValidationError',
       message: 'Strategy 0 (of flag "imp.segment"): Segment 5 is not in the file\'s segments list.',
-      details: [{ path: '/body/data/featureStrategies/0/segments/0', message: "The `/body/segments/0` property must be the id of a segment the file's `segments` list names. You sent 5." }],
+      details: [
+        {
+          path: '/body/data/featureStrategies/0/segments/0',
+          message: "The `/body/segments/0` property must be the id of a segment the file's `segments` list names. You sent 5.",
+        },
+      ],
     },
   },
   {
@@ -114,10 +187,16 @@ const CASES: Case[] = [
     name: 'parents two levels deep within the file',
     file: fileOf({
       features: [flag('imp.a'), flag('imp.b'), flag('imp.c')],
-      dependencies: [{ feature: 'imp.b', dependencies: [{ feature: 'imp.a' }] }, { feature: 'imp.c', dependencies: [{ feature: 'imp.b' }] }],
+      dependencies: [
+        { feature: 'imp.b', dependencies: [{ feature: 'imp.a' }] },
+        { feature: 'imp.c', dependencies: [{ feature: 'imp.b' }] },
+      ],
     }),
     status: 409,
-    refusal: plain('InvalidOperationError', 'Flag "imp.b" cannot be a parent: it depends on "imp.a" itself, and dependencies are only one level deep.'),
+    refusal: plain(
+      'InvalidOperationError',
+      'Flag "imp.b" cannot be a parent: it depends on "imp.a" itself, and dependencies are only one level deep.',
+    ),
   },
   {
     name: 'a tag of a type neither the file nor this server has',
@@ -139,7 +218,10 @@ const CASES: Case[] = [
     name: 'a new context field whose name is not URL-friendly',
     file: fileOf({ features: [flag('imp.field')], contextFields: [{ name: 'bad field' }] }),
     status: 400,
-    refusal: ruled('The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "bad field".', '/body/name'),
+    refusal: ruled(
+      'The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "bad field".',
+      '/body/name',
+    ),
   },
   {
     name: 'a project that does not exist',
@@ -169,7 +251,11 @@ onEachDatabase('import validation: validate refuses what the import refuses', (d
       assert.deepEqual(withoutId(imported.body), refusal)
       assert.equal(validated.status, 200, validated.text)
       assert.equal(validated.headers['content-type'], 'application/json; charset=utf-8')
-      assert.deepEqual(validated.body, { errors: [{ message: refusal.message, affectedItems: listed(refusal.details) }], warnings: [], permissions: [] })
+      assert.deepEqual(validated.body, {
+        errors: [{ message: refusal.message, affectedItems: listed(refusal.details) }],
+        warnings: [],
+        permissions: [],
+      })
       assert.equal((await allEvents(pennon)).length, events, 'neither wrote anything')
     })
   }
@@ -179,7 +265,14 @@ onEachDatabase('import validation: validate refuses what the import refuses', (d
     const file = fileOf({
       features: [flag('imp.tier')],
       contextFields: [{ name: 'tier', legalValues: [{ value: 'gold' }] }],
-      featureStrategies: [{ name: 'flexibleRollout', featureName: 'imp.tier', parameters: { rollout: '50' }, constraints: [{ contextName: 'tier', operator: 'IN', values: ['gold'] }] }],
+      featureStrategies: [
+        {
+          name: 'flexibleRollout',
+          featureName: 'imp.tier',
+          parameters: { rollout: '50' },
+          constraints: [{ contextName: 'tier', operator: 'IN', values: ['gold'] }],
+        },
+      ],
       featureEnvironments: [{ name: 'imp.tier', enabled: true, variants: [] }],
     })
     const events = (await allEvents(pennon)).length
@@ -190,7 +283,13 @@ onEachDatabase('import validation: validate refuses what the import refuses', (d
     assert.equal((await call(pennon, 'GET', '/api/admin/projects/default/features/imp.tier')).status, 404)
     assert.equal((await call(pennon, 'GET', '/api/admin/context/tier')).status, 404)
     // The trial's field is not remembered either: a constraint on tier takes any value.
-    await ok(call(pennon, 'POST', '/api/admin/segments', { name: 'platinum', constraints: [{ contextName: 'tier', operator: 'IN', values: ['platinum'] }] }), 201)
+    await ok(
+      call(pennon, 'POST', '/api/admin/segments', {
+        name: 'platinum',
+        constraints: [{ contextName: 'tier', operator: 'IN', values: ['platinum'] }],
+      }),
+      201,
+    )
 
     const imported = await importFlags(pennon, file)
     assert.equal(imported.status, 200, imported.text)
@@ -207,7 +306,12 @@ onEachDatabase('import validation: validate refuses what the import refuses', (d
     assert.deepEqual(validated.body, {
       errors: [],
       warnings: [],
-      permissions: [{ message: 'We detected you are missing the following permissions:', affectedItems: ['Update feature flags', 'Create activation strategies', 'Create feature flags'] }],
+      permissions: [
+        {
+          message: 'We detected you are missing the following permissions:',
+          affectedItems: ['Update feature flags', 'Create activation strategies', 'Create feature flags'],
+        },
+      ],
     })
     const imported = await importFlags(pennon, file, viewer)
     assert.equal(imported.status, 403, imported.text)

@@ -88,7 +88,10 @@ export function findings({ project, data }: ImportBody, target: Target, actor: P
     const existing = target.fields.get(field.name)
     if (!existing) return false
     const legal = new Set(existing.legalValues.map((legalValue) => legalValue.value))
-    return !(field.legalValues ?? []).every((legalValue) => legal.has(legalValue.value)) || (existing.project !== undefined && existing.project !== project)
+    return (
+      !(field.legalValues ?? []).every((legalValue) => legal.has(legalValue.value)) ||
+      (existing.project !== undefined && existing.project !== project)
+    )
   })
   const imported = new Set(names)
   const newTagTypes = [...new Set((data.tagTypes ?? []).map((tagType) => tagType.name))].filter((name) => !target.tagTypes.has(name))
@@ -100,7 +103,8 @@ export function findings({ project, data }: ImportBody, target: Target, actor: P
   if (newFields.length > 0) needed.push('CREATE_CONTEXT_FIELD')
   if (target.strategiesExist) needed.push('DELETE_FEATURE_STRATEGY')
   if (data.featureStrategies.length > 0) needed.push('CREATE_FEATURE_STRATEGY')
-  if ((data.featureEnvironments ?? []).some((environment) => (environment.variants ?? []).length > 0)) needed.push('UPDATE_FEATURE_ENVIRONMENT_VARIANTS')
+  if ((data.featureEnvironments ?? []).some((environment) => (environment.variants ?? []).length > 0))
+    needed.push('UPDATE_FEATURE_ENVIRONMENT_VARIANTS')
   if (names.some((name) => !existingAnywhere.has(name))) needed.push('CREATE_FEATURE')
 
   return {
@@ -110,9 +114,16 @@ export function findings({ project, data }: ImportBody, target: Target, actor: P
     otherProject: target.flags.filter((flag) => flag.project !== project).map((flag) => `${flag.name} (in project ${flag.project})`),
     duplicates: [...duplicates],
     unknownSegments: (data.segments ?? [])
-      .filter((segment) => !target.segments.some((existing) => existing.name === segment.name && (existing.project === null || existing.project === project)))
+      .filter(
+        (segment) =>
+          !target.segments.some(
+            (existing) => existing.name === segment.name && (existing.project === null || existing.project === project),
+          ),
+      )
       .map((segment) => segment.name),
-    missingParents: (data.dependencies ?? []).flatMap((dependency) => dependency.dependencies.map((parent) => parent.feature)).filter((parent) => !imported.has(parent) && !target.parents.has(parent)),
+    missingParents: (data.dependencies ?? [])
+      .flatMap((dependency) => dependency.dependencies.map((parent) => parent.feature))
+      .filter((parent) => !imported.has(parent) && !target.parents.has(parent)),
     archived: target.flags.filter((flag) => flag.archived).map((flag) => flag.name),
     existing: target.flags.filter((flag) => flag.project === project && !flag.archived).map((flag) => flag.name),
     newTagTypes,
@@ -128,7 +139,10 @@ export function validateAnswer(project: string, found: Findings): ValidateResult
   return {
     errors: [
       ...item('We detected the following custom strategy that needs to be created first:', found.unsupportedStrategies),
-      ...item('We detected the following context fields that do not have matching legal values with the imported ones:', found.unsupportedFields),
+      ...item(
+        'We detected the following context fields that do not have matching legal values with the imported ones:',
+        found.unsupportedFields,
+      ),
       ...item(
         `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`,
         found.otherProject,
@@ -142,10 +156,16 @@ export function validateAnswer(project: string, found: Findings): ValidateResult
         'The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:',
         found.customStrategies,
       ),
-      ...item('The following features will not be imported as they are currently archived. To import them, please unarchive them first:', found.archived),
+      ...item(
+        'The following features will not be imported as they are currently archived. To import them, please unarchive them first:',
+        found.archived,
+      ),
       ...item('The following features already exist in this project and will be overwritten:', found.existing),
     ],
-    permissions: item('We detected you are missing the following permissions:', found.permissions.map((permission) => DISPLAY_NAMES[permission as Permission] ?? permission)),
+    permissions: item(
+      'We detected you are missing the following permissions:',
+      found.permissions.map((permission) => DISPLAY_NAMES[permission as Permission] ?? permission),
+    ),
   }
 }
 
@@ -155,7 +175,10 @@ export function validateAnswer(project: string, found: Findings): ValidateResult
  */
 export function refusalItem(error: AppError): ValidateItem {
   const details = error.details ?? [{ message: error.message }]
-  return { message: error.message, affectedItems: details.map((detail) => (detail.path === undefined ? detail.message : `${detail.path}: ${detail.message}`)) }
+  return {
+    message: error.message,
+    affectedItems: details.map((detail) => (detail.path === undefined ? detail.message : `${detail.path}: ${detail.message}`)),
+  }
 }
 
 const refused = (message: string, items: string[]): AppError =>
@@ -164,17 +187,29 @@ const refused = (message: string, items: string[]): AppError =>
 /** The import's refusals, in the reference's order: the first that applies. */
 export function checkImport(found: Findings): void {
   if (found.unsupportedStrategies.length > 0) {
-    throw refused('Some of the strategies you are trying to import are not supported.', found.unsupportedStrategies.map((name) => `${name} is not supported.`))
+    throw refused(
+      'Some of the strategies you are trying to import are not supported.',
+      found.unsupportedStrategies.map((name) => `${name} is not supported.`),
+    )
   }
   if (found.unsupportedFields.length > 0) {
-    throw refused('Some of the context fields you are trying to import are not supported.', found.unsupportedFields.map((name) => `${name} is not supported.`))
+    throw refused(
+      'Some of the context fields you are trying to import are not supported.',
+      found.unsupportedFields.map((name) => `${name} is not supported.`),
+    )
   }
   if (found.permissions.length > 0) {
-    throw forbidden(`You don't have the required permissions to import: ${found.permissions.map((permission) => `"${permission}"`).join(', ')}.`, found.permissions)
+    throw forbidden(
+      `You don't have the required permissions to import: ${found.permissions.map((permission) => `"${permission}"`).join(', ')}.`,
+      found.permissions,
+    )
   }
-  if (found.otherProject.length > 0) throw refused(`These features exist already in other projects: ${found.otherProject.join(', ')}`, found.otherProject)
+  if (found.otherProject.length > 0)
+    throw refused(`These features exist already in other projects: ${found.otherProject.join(', ')}`, found.otherProject)
   // The reference lets a duplicate through to fail on its second create; refused here instead.
-  if (found.duplicates.length > 0) throw refused(`These features are listed more than once: ${found.duplicates.join(', ')}`, found.duplicates)
+  if (found.duplicates.length > 0)
+    throw refused(`These features are listed more than once: ${found.duplicates.join(', ')}`, found.duplicates)
   if (found.unknownSegments.length > 0) throw refused(`Unsupported segments: ${found.unknownSegments.join(', ')}`, found.unknownSegments)
-  if (found.missingParents.length > 0) throw refused(`The following dependent features are missing: ${found.missingParents.join(', ')}`, found.missingParents)
+  if (found.missingParents.length > 0)
+    throw refused(`The following dependent features are missing: ${found.missingParents.join(', ')}`, found.missingParents)
 }

@@ -35,7 +35,8 @@ onEachDatabase('export and import between Pennons', (database) => {
       assert.equal(response.status, 200, response.text)
     }
     // Strategy order is kept (the export lists them in evaluation order), so the answers are equal as they are.
-    for (const environment of ['development', 'production']) assert.deepEqual(await served(target, environment), await served(source, environment))
+    for (const environment of ['development', 'production'])
+      assert.deepEqual(await served(target, environment), await served(source, environment))
     // Exported again, the target says what the source said, but for the new strategy ids.
     const withoutIds = (body: any) => ({ ...body, featureStrategies: body.featureStrategies.map(({ id: _id, ...rest }: any) => rest) })
     const again = await exportFlags(target, { environment: 'production', features: [] })
@@ -44,18 +45,29 @@ onEachDatabase('export and import between Pennons', (database) => {
 
   test('a re-import of the same file: validate warns of the flags it overwrites; strategies are replaced, nothing else changes', async (t) => {
     const pennon = await sourceLike(t, database)
-    const exported = (await exportFlags(pennon, { environment: 'development', features: ['release.checkout-01', 'operational.onboarding-03'] })).body
-    assert.deepEqual(exported.features.map((f: { name: string }) => f.name), ['operational.onboarding-03', 'release.checkout-01'])
+    const exported = (
+      await exportFlags(pennon, { environment: 'development', features: ['release.checkout-01', 'operational.onboarding-03'] })
+    ).body
+    assert.deepEqual(
+      exported.features.map((f: { name: string }) => f.name),
+      ['operational.onboarding-03', 'release.checkout-01'],
+    )
     const body = { project: 'default', environment: 'development', data: exported }
     assert.deepEqual((await validateImport(pennon, body)).body.warnings, [
-      { message: 'The following features already exist in this project and will be overwritten:', affectedItems: ['operational.onboarding-03', 'release.checkout-01'] },
+      {
+        message: 'The following features already exist in this project and will be overwritten:',
+        affectedItems: ['operational.onboarding-03', 'release.checkout-01'],
+      },
     ])
     const before$ = await served(pennon, 'development')
     const before = (await allEvents(pennon)).length
     assert.equal((await importFlags(pennon, body)).status, 200)
     const events = (await allEvents(pennon)).slice(before)
     const strategies = exported.featureStrategies.length
-    assert.deepEqual(events.map((e) => e.type), [...Array(strategies).fill('feature-strategy-add'), ...Array(strategies).fill('feature-strategy-remove'), 'features-imported'])
+    assert.deepEqual(
+      events.map((e) => e.type),
+      [...Array(strategies).fill('feature-strategy-add'), ...Array(strategies).fill('feature-strategy-remove'), 'features-imported'],
+    )
     assert.ok(events.every((e) => e.groupId === events[0].groupId && e.createdBy === 'admin'))
     assert.deepEqual(events.at(-1).project, 'default')
     assert.deepEqual(events.at(-1).environment, 'development')
@@ -64,7 +76,9 @@ onEachDatabase('export and import between Pennons', (database) => {
 
   test('an import into a fresh Pennon writes the events of the equivalent admin calls, in one group', async (t) => {
     const source = await sourceLike(t, database)
-    const data = (await exportFlags(source, { environment: 'development', features: ['experiment.search-02', 'kill-switch.notifications-14'] })).body
+    const data = (
+      await exportFlags(source, { environment: 'development', features: ['experiment.search-02', 'kill-switch.notifications-14'] })
+    ).body
     const target = await useTestApp(t, database)
     assert.equal((await importFlags(target, { project: 'default', environment: 'development', data })).status, 200)
     const all = await allEvents(target)
@@ -74,10 +88,12 @@ onEachDatabase('export and import between Pennons', (database) => {
       'feature-created experiment.search-02',
       'feature-created kill-switch.notifications-14',
       'feature-environment-variants-updated experiment.search-02',
-      ...data.featureTags.length > 0 ? types.filter((type) => type.startsWith('tag-') || type.startsWith('feature-tagged')) : [],
+      ...(data.featureTags.length > 0 ? types.filter((type) => type.startsWith('tag-') || type.startsWith('feature-tagged')) : []),
       ...types.filter((type) => type.startsWith('context-field-created')),
       ...data.featureStrategies.map((s: { featureName: string }) => `feature-strategy-add ${s.featureName}`),
-      ...data.featureEnvironments.filter((e: { enabled: boolean }) => e.enabled).map((e: { name: string }) => `feature-environment-enabled ${e.name}`),
+      ...data.featureEnvironments
+        .filter((e: { enabled: boolean }) => e.enabled)
+        .map((e: { name: string }) => `feature-environment-enabled ${e.name}`),
       'feature-dependency-added kill-switch.notifications-14',
       'features-imported',
     ])
@@ -97,17 +113,30 @@ onEachDatabase('export and import between Pennons', (database) => {
     const response = await importFlags(pennon, { project: 'default', environment: 'development', data })
     assert.equal(response.status, 400, response.text)
     assert.match(response.body.message, /^Strategy 1 \(of flag "second"\): /)
-    assert.ok(response.body.details.every((d: { path?: string }) => d.path === undefined || d.path.startsWith('/body/data/featureStrategies/1')), response.text)
-    assert.deepEqual((await allEvents(pennon)).map((e) => e.type), ['api-token-created'])
+    assert.ok(
+      response.body.details.every((d: { path?: string }) => d.path === undefined || d.path.startsWith('/body/data/featureStrategies/1')),
+      response.text,
+    )
+    assert.deepEqual(
+      (await allEvents(pennon)).map((e) => e.type),
+      ['api-token-created'],
+    )
     assert.equal((await call(pennon, 'GET', '/api/admin/projects/default/features/first')).status, 404)
   })
 
   test('permissions: validate lists what a viewer lacks by display name; the import is a 403; an editor may import', async (t) => {
     const pennon = await useTestApp(t, database)
-    const body = { project: 'default', environment: 'development', data: { features: [{ name: 'new-one' }], featureStrategies: [{ name: 'default', featureName: 'new-one' }], tagTypes: [] } }
+    const body = {
+      project: 'default',
+      environment: 'development',
+      data: { features: [{ name: 'new-one' }], featureStrategies: [{ name: 'default', featureName: 'new-one' }], tagTypes: [] },
+    }
     const viewer = await serviceAccountToken(pennon, 3)
     assert.deepEqual((await validateImport(pennon, body, viewer)).body.permissions, [
-      { message: 'We detected you are missing the following permissions:', affectedItems: ['Update feature flags', 'Create activation strategies', 'Create feature flags'] },
+      {
+        message: 'We detected you are missing the following permissions:',
+        affectedItems: ['Update feature flags', 'Create activation strategies', 'Create feature flags'],
+      },
     ])
     const refused = await importFlags(pennon, body, viewer)
     assert.equal(refused.status, 403)
@@ -118,13 +147,19 @@ onEachDatabase('export and import between Pennons', (database) => {
 
   test('export selection: by tag value across types with archived flags; downloadFile; the bounds', async (t) => {
     const pennon = await sourceLike(t, database)
-    assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features/release.search-26/environments/development/off')).status, 200)
+    assert.equal(
+      (await call(pennon, 'POST', '/api/admin/projects/default/features/release.search-26/environments/development/off')).status,
+      200,
+    )
     const tagged = await exportFlags(pennon, { environment: 'production', tag: 'payments', downloadFile: true })
     assert.equal(tagged.status, 200)
     assert.match(String(tagged.headers['content-disposition']), /^attachment; filename="export-\d{4}-\d{2}-\d{2}\.json"$/)
     const unleash = fixture('export-by-tag-payments.json')
     // The archived flag of Unleash's answer is not on this Pennon; the others are, tagged team:payments or component:payments.
-    assert.deepEqual(tagged.body.features.map((f: any) => f.name), unleash.features.filter((f: any) => !f.archived).map((f: any) => f.name))
+    assert.deepEqual(
+      tagged.body.features.map((f: any) => f.name),
+      unleash.features.filter((f: any) => !f.archived).map((f: any) => f.name),
+    )
     const tooMany = await exportFlags(pennon, { environment: 'development', features: Array.from({ length: 1001 }, (_, i) => `f${i}`) })
     assert.equal(tooMany.status, 400)
     const bad = await exportFlags(pennon, { environment: 'development', features: [1] })

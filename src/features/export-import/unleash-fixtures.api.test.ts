@@ -7,19 +7,34 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, onEachDatabase, useTestApp, withoutId } from '../../../test/test-app.ts'
-import { byName, clientFeatures, comparable, exportFlags, fixture, importFlags, prepareTarget, validateImport } from '../../../test/helpers/export-import.ts'
+import {
+  byName,
+  clientFeatures,
+  comparable,
+  exportFlags,
+  fixture,
+  importFlags,
+  prepareTarget,
+  validateImport,
+} from '../../../test/helpers/export-import.ts'
 
 const development = fixture('export-development.json')
 const recorded = (name: string) => fixture(name).body
 
 /** Each of the source's served flags that the file holds is served alike (normalised as comparable() says), in both client-spec forms. */
-async function assertServedAsSource(pennon: Parameters<typeof clientFeatures>[0], environment: string, names: readonly string[], source = `client-features-${environment}`) {
+async function assertServedAsSource(
+  pennon: Parameters<typeof clientFeatures>[0],
+  environment: string,
+  names: readonly string[],
+  source = `client-features-${environment}`,
+) {
   for (const spec of [undefined, '5.2.0']) {
     const unleash = byName(fixture(`${source}${spec ? `.spec-${spec}` : ''}.json`))
     const served = byName(await clientFeatures(pennon, environment, spec))
     const expected = names.filter((name) => unleash.has(name))
     assert.ok(expected.length > 0)
-    for (const name of expected) assert.deepEqual(comparable(served.get(name)), comparable(unleash.get(name)), `${name} in ${environment} (spec ${spec ?? 'none'})`)
+    for (const name of expected)
+      assert.deepEqual(comparable(served.get(name)), comparable(unleash.get(name)), `${name} in ${environment} (spec ${spec ?? 'none'})`)
   }
 }
 
@@ -48,7 +63,12 @@ onEachDatabase('import of Unleash 8.2 export files', (database) => {
     assert.equal(imported.text, '')
 
     // The development file went to production: what the target serves there is what the source served in development…
-    await assertServedAsSource(pennon, 'production', development.features.map((f: { name: string }) => f.name), 'client-features-development')
+    await assertServedAsSource(
+      pennon,
+      'production',
+      development.features.map((f: { name: string }) => f.name),
+      'client-features-development',
+    )
     // …and what the reference's target served after the same import.
     const after = byName(fixture('after-import-client-features-production.json'))
     const served = byName(await clientFeatures(pennon, 'production'))
@@ -62,32 +82,84 @@ onEachDatabase('import of Unleash 8.2 export files', (database) => {
 
     // Validate answers on the imported target.
     assert.deepEqual((await validateImport(pennon, body)).body, recorded('import-validate-reimport-existing.json'))
-    const features = [...development.features, { ...development.features.find((f: { name: string }) => f.name === 'experiment.billing-12') }]
-    features.push({ name: 'old.banner-2019', description: 'archived on the source', type: 'release', project: 'default', stale: false, impressionData: false, archived: true })
-    assert.deepEqual((await validateImport(pennon, { ...body, data: { ...development, features } })).body, recorded('import-validate-error-duplicate-and-archived.json'))
+    const features = [
+      ...development.features,
+      { ...development.features.find((f: { name: string }) => f.name === 'experiment.billing-12') },
+    ]
+    features.push({
+      name: 'old.banner-2019',
+      description: 'archived on the source',
+      type: 'release',
+      project: 'default',
+      stale: false,
+      impressionData: false,
+      archived: true,
+    })
+    assert.deepEqual(
+      (await validateImport(pennon, { ...body, data: { ...development, features } })).body,
+      recorded('import-validate-error-duplicate-and-archived.json'),
+    )
     // (The recorded request carried no custom strategies: its answer has no warning about them.)
-    const illegal = { ...development, featureStrategies: [], contextFields: [{ name: 'region', description: 'Region', stickiness: false, sortOrder: 0, legalValues: [{ value: 'mars-1' }] }] }
-    assert.deepEqual((await validateImport(pennon, { ...body, data: illegal })).body, recorded('import-validate-error-illegal-context-value.json'))
+    const illegal = {
+      ...development,
+      featureStrategies: [],
+      contextFields: [{ name: 'region', description: 'Region', stickiness: false, sortOrder: 0, legalValues: [{ value: 'mars-1' }] }],
+    }
+    assert.deepEqual(
+      (await validateImport(pennon, { ...body, data: illegal })).body,
+      recorded('import-validate-error-illegal-context-value.json'),
+    )
     const unknownRefs = {
       ...development,
-      features: [...development.features, { name: 'release.unknown-refs', description: null, type: 'release', project: 'default', stale: false, impressionData: false, archived: false }],
+      features: [
+        ...development.features,
+        {
+          name: 'release.unknown-refs',
+          description: null,
+          type: 'release',
+          project: 'default',
+          stale: false,
+          impressionData: false,
+          archived: false,
+        },
+      ],
       featureStrategies: [
         ...development.featureStrategies,
-        { name: 'noSuchStrategy', featureName: 'release.unknown-refs', parameters: {}, constraints: [{ contextName: 'noSuchField', operator: 'IN', values: ['x'] }], segments: [9999] },
+        {
+          name: 'noSuchStrategy',
+          featureName: 'release.unknown-refs',
+          parameters: {},
+          constraints: [{ contextName: 'noSuchField', operator: 'IN', values: ['x'] }],
+          segments: [9999],
+        },
       ],
       segments: [...development.segments, { id: 9999, name: 'no-such-segment' }],
       dependencies: [...development.dependencies, { feature: 'release.unknown-refs', dependencies: [{ feature: 'missing.parent' }] }],
     }
-    assert.deepEqual((await validateImport(pennon, { ...body, data: unknownRefs })).body, recorded('import-validate-error-unknown-refs.json'))
-    assert.deepEqual((await validateImport(pennon, { ...body, project: 'no-such-project', environment: 'staging' })).body, recorded('import-validate-unknown-project-env.json'))
+    assert.deepEqual(
+      (await validateImport(pennon, { ...body, data: unknownRefs })).body,
+      recorded('import-validate-error-unknown-refs.json'),
+    )
+    assert.deepEqual(
+      (await validateImport(pennon, { ...body, project: 'no-such-project', environment: 'staging' })).body,
+      recorded('import-validate-unknown-project-env.json'),
+    )
 
     const missing = fixture('import-validate-error-bad-body-missing-required.json')
     const bad = await validateImport(pennon, missing.request)
     assert.equal(bad.status, 400)
-    assert.deepEqual(bad.body.details.map((d: { path: string }) => d.path), missing.body.details.map((d: { path: string }) => d.path))
+    assert.deepEqual(
+      bad.body.details.map((d: { path: string }) => d.path),
+      missing.body.details.map((d: { path: string }) => d.path),
+    )
   })
 
-  for (const [file, environment] of [['export-development.json', 'development'], ['export-production.json', 'production'], ['export-by-tag-web.json', 'development'], ['export-by-tag-payments.json', 'production']] as const) {
+  for (const [file, environment] of [
+    ['export-development.json', 'development'],
+    ['export-production.json', 'production'],
+    ['export-by-tag-web.json', 'development'],
+    ['export-by-tag-payments.json', 'production'],
+  ] as const) {
     test(`${file} into a fresh Pennon's ${environment}: each flag served as the source served it`, async (t) => {
       const pennon = await useTestApp(t, database)
       await prepareTarget(pennon)
@@ -97,7 +169,9 @@ onEachDatabase('import of Unleash 8.2 export files', (database) => {
         for (const { feature } of dependencies) {
           if (data.features.some((f: { name: string }) => f.name === feature)) continue
           const validation = await validateImport(pennon, { project: 'default', environment, data })
-          assert.deepEqual(validation.body.errors, [{ message: 'We detected the following dependencies that need to be created first:', affectedItems: [feature] }])
+          assert.deepEqual(validation.body.errors, [
+            { message: 'We detected the following dependencies that need to be created first:', affectedItems: [feature] },
+          ])
           assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: feature })).status, 201)
         }
       }

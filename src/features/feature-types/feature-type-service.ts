@@ -15,7 +15,11 @@ import { createFeatureTypeStore } from './feature-type-store.ts'
 const DAY_MS = 86_400_000
 
 /** Whether a flag is potentially stale at `now` (ms), given its type's lifetime in days. */
-export function isPotentiallyStale(flag: { stale: boolean; archived: boolean; createdAt: string }, lifetimeDays: number | null | undefined, now: number): boolean {
+export function isPotentiallyStale(
+  flag: { stale: boolean; archived: boolean; createdAt: string },
+  lifetimeDays: number | null | undefined,
+  now: number,
+): boolean {
   if (flag.stale || flag.archived || lifetimeDays === null || lifetimeDays === undefined) return false
   return now > Date.parse(flag.createdAt) + lifetimeDays * DAY_MS
 }

@@ -2,7 +2,12 @@ import type { Kysely } from 'kysely'
 import type { Database, FeatureTypesTable } from '../../db/tables.ts'
 import type { FeatureTypeData } from '../events/event-types.ts'
 
-const toFeatureType = (row: FeatureTypesTable): FeatureTypeData => ({ id: row.id, name: row.name, description: row.description, lifetimeDays: row.lifetime_days })
+const toFeatureType = (row: FeatureTypesTable): FeatureTypeData => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  lifetimeDays: row.lifetime_days,
+})
 
 export function createFeatureTypeStore(db: Kysely<Database>) {
   return {

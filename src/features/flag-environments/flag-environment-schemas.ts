@@ -15,7 +15,9 @@ export const PushVariantsBody = Type.Object({
 
 export const FeatureEnvironmentResponse = Type.Object({
   name: Type.String(),
-  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When SDK metrics last counted the flag in this environment (written about every second); null if never' }),
+  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When SDK metrics last counted the flag in this environment (written about every second); null if never',
+  }),
   enabled: Type.Boolean(),
   type: Type.String(),
   sortOrder: Type.Integer(),
@@ -26,6 +28,9 @@ export const FeatureEnvironmentResponse = Type.Object({
   hasEnabledStrategies: Type.Boolean(),
 })
 
-export const FeatureEnvironmentDetails = Type.Object({ ...FeatureEnvironmentResponse.properties, environment: Type.String(), featureName: Type.String() })
+export const FeatureEnvironmentDetails = Type.Object({
+  ...FeatureEnvironmentResponse.properties,
+  environment: Type.String(),
+  featureName: Type.String(),
+})
 export const VariantsResponse = Type.Object({ version: Type.Literal(1), variants: Type.Array(VariantResponse) })
-

@@ -52,17 +52,31 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
     await appendEvents(trx, audit, [{ type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', ...eventFor(place) }])
   }
 
-  async function saveVariants(trx: Kysely<Database>, place: FlagEnvironmentPlace, before: Variant[], input: readonly VariantInput[], audit: AuditContext, path = '/body'): Promise<Variant[]> {
+  async function saveVariants(
+    trx: Kysely<Database>,
+    place: FlagEnvironmentPlace,
+    before: Variant[],
+    input: readonly VariantInput[],
+    audit: AuditContext,
+    path = '/body',
+  ): Promise<Variant[]> {
     const details = checkVariants(input, path)
     if (details.length > 0) throw validationFailed(details)
     const after = normalizeVariants(input, { withOverrides: true })
     await createFlagEnvironmentStore(trx).setVariants(place.feature, place.environment, after)
-    await appendEvents(trx, audit, [{ type: 'feature-environment-variants-updated', ...eventFor(place), data: { variants: after }, preData: { variants: before } }])
+    await appendEvents(trx, audit, [
+      { type: 'feature-environment-variants-updated', ...eventFor(place), data: { variants: after }, preData: { variants: before } },
+    ])
     return after
   }
 
   /** PUT …/variants inside the caller's transaction: the flag environment locked, the variants replaced. */
-  async function putVariantsIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: readonly VariantInput[], audit: AuditContext): Promise<Variant[]> {
+  async function putVariantsIn(
+    trx: Kysely<Database>,
+    place: FlagEnvironmentPlace,
+    input: readonly VariantInput[],
+    audit: AuditContext,
+  ): Promise<Variant[]> {
     const { state } = await lockFlagEnvironment(trx, place)
     return saveVariants(trx, place, state.variants, input, audit)
   }
@@ -94,10 +108,15 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
         for (const feature of [...new Set(features)].sort()) await toggleLocked(trx, { project, feature, environment }, enabled, audit)
       }),
 
-    getVariants: async (place: FlagEnvironmentPlace) => ({ version: 1 as const, variants: (await findFlagEnvironment(db, place)).state.variants }),
+    getVariants: async (place: FlagEnvironmentPlace) => ({
+      version: 1 as const,
+      variants: (await findFlagEnvironment(db, place)).state.variants,
+    }),
 
     putVariants: (place: FlagEnvironmentPlace, input: readonly VariantInput[], actor: Actor) =>
-      db.transaction().execute(async (trx) => ({ version: 1 as const, variants: await putVariantsIn(trx, place, input, auditContext(actor)) })),
+      db
+        .transaction()
+        .execute(async (trx) => ({ version: 1 as const, variants: await putVariantsIn(trx, place, input, auditContext(actor)) })),
 
     putVariantsIn,
 
@@ -106,8 +125,17 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
      * none, an event per environment. Each environment must be one of the project's (404 otherwise;
      * the reference writes an event for an environment the flag is not in).
      */
-    putVariantsInEnvironments: (place: Omit<FlagEnvironmentPlace, 'environment'>, environments: readonly string[] | undefined, input: readonly VariantInput[], actor: Actor) => {
-      if (environments === undefined || environments.length === 0) throw invalid('The `/body/environments` property must name at least one environment: no environments were provided.', '/body/environments')
+    putVariantsInEnvironments: (
+      place: Omit<FlagEnvironmentPlace, 'environment'>,
+      environments: readonly string[] | undefined,
+      input: readonly VariantInput[],
+      actor: Actor,
+    ) => {
+      if (environments === undefined || environments.length === 0)
+        throw invalid(
+          'The `/body/environments` property must name at least one environment: no environments were provided.',
+          '/body/environments',
+        )
       return db.transaction().execute(async (trx) => {
         const audit = auditContext(actor)
         let variants: Variant[] = []
@@ -127,7 +155,10 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
         const patched = applyPatch(state.variants, operations)
         const shape = checkShape(patched)
         if (shape.length > 0) throw validationFailed(shape)
-        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, patched as VariantInput[], auditContext(actor)) }
+        return {
+          version: 1 as const,
+          variants: await saveVariants(trx, place, state.variants, patched as VariantInput[], auditContext(actor)),
+        }
       }),
   }
 }

@@ -24,13 +24,28 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
       .innerJoin(environmentRows(db).as('environments'), 'environments.name', 'feature_environments.environment')
       .innerJoin(flagCreationTimes(db).as('features'), 'features.name', 'feature_environments.feature')
       .leftJoin('last_seen_at_metrics as seen', (join) =>
-        join.onRef('seen.feature_name', '=', 'feature_environments.feature').onRef('seen.environment', '=', 'feature_environments.environment'),
+        join
+          .onRef('seen.feature_name', '=', 'feature_environments.feature')
+          .onRef('seen.environment', '=', 'feature_environments.environment'),
       )
-      .select(['environments.name', 'environments.type', 'environments.sort_order', 'feature_environments.enabled', 'feature_environments.variants'])
+      .select([
+        'environments.name',
+        'environments.type',
+        'environments.sort_order',
+        'feature_environments.enabled',
+        'feature_environments.variants',
+      ])
       // Metrics rows outlive a deleted flag (migration 0007): a flag of the same name created since shows none of them.
       .select(sql<string | null>`case when seen.last_seen_at >= features.created_at then seen.last_seen_at end`.as('last_seen_at'))
 
-  const toFeatureEnvironment = (row: { name: string; type: string; sort_order: number; enabled: boolean | number; variants: string; last_seen_at: string | null }): FeatureEnvironment => ({
+  const toFeatureEnvironment = (row: {
+    name: string
+    type: string
+    sort_order: number
+    enabled: boolean | number
+    variants: string
+    last_seen_at: string | null
+  }): FeatureEnvironment => ({
     name: row.name,
     type: row.type,
     sortOrder: Number(row.sort_order),
@@ -45,7 +60,13 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
       await db
         .insertInto('feature_environments')
         .columns(['environment', 'feature', 'enabled', 'variants'])
-        .expression(environmentsOfProject(db, project).select((eb) => [eb.val(feature).as('feature'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]))
+        .expression(
+          environmentsOfProject(db, project).select((eb) => [
+            eb.val(feature).as('feature'),
+            sql.lit(false).as('enabled'),
+            eb.val('[]').as('variants'),
+          ]),
+        )
         .execute()
     },
 
@@ -69,19 +90,33 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
       await db
         .insertInto('feature_environments')
         .columns(['feature', 'environment', 'enabled', 'variants'])
-        .expression(flagNamesOfProject(db, project).select((eb) => [eb.val(environment).as('environment'), sql.lit(false).as('enabled'), eb.val('[]').as('variants')]))
+        .expression(
+          flagNamesOfProject(db, project).select((eb) => [
+            eb.val(environment).as('environment'),
+            sql.lit(false).as('enabled'),
+            eb.val('[]').as('variants'),
+          ]),
+        )
         .onConflict((oc) => oc.doNothing())
         .execute()
     },
 
     /** An environment removed from a project: the project's flags' rows there, with their strategies (a cascading key). */
     async removeEnvironmentOfProject(project: string, environment: string): Promise<void> {
-      await db.deleteFrom('feature_environments').where('environment', '=', environment).where('feature', 'in', flagNamesOfProject(db, project)).execute()
+      await db
+        .deleteFrom('feature_environments')
+        .where('environment', '=', environment)
+        .where('feature', 'in', flagNamesOfProject(db, project))
+        .execute()
     },
 
     /** The flag's environments, by sort order then name. */
     async list(feature: string): Promise<FeatureEnvironment[]> {
-      const rows = await base().where('feature_environments.feature', '=', feature).orderBy('environments.sort_order').orderBy('environments.name').execute()
+      const rows = await base()
+        .where('feature_environments.feature', '=', feature)
+        .orderBy('environments.sort_order')
+        .orderBy('environments.name')
+        .execute()
       return rows.map(toFeatureEnvironment)
     },
 
@@ -101,11 +136,21 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
     },
 
     async setEnabled(feature: string, environment: string, enabled: boolean): Promise<void> {
-      await db.updateTable('feature_environments').set({ enabled }).where('feature', '=', feature).where('environment', '=', environment).execute()
+      await db
+        .updateTable('feature_environments')
+        .set({ enabled })
+        .where('feature', '=', feature)
+        .where('environment', '=', environment)
+        .execute()
     },
 
     async setVariants(feature: string, environment: string, variants: readonly Variant[]): Promise<void> {
-      await db.updateTable('feature_environments').set({ variants: JSON.stringify(variants) }).where('feature', '=', feature).where('environment', '=', environment).execute()
+      await db
+        .updateTable('feature_environments')
+        .set({ variants: JSON.stringify(variants) })
+        .where('feature', '=', feature)
+        .where('environment', '=', environment)
+        .execute()
     },
 
     /** Archived flags are off everywhere; returns what was on, by flag then environment. */

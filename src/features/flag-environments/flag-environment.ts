@@ -34,15 +34,22 @@ export interface FlagEnvironment {
 /** Why a flag's environment row was not found: the project, the flag or the environment. */
 async function whyMissing(db: Kysely<Database>, place: FlagEnvironmentPlace, flag: Flag | undefined): Promise<AppError> {
   if (!flag || flag.project !== place.project) {
-    return (await createProjectStore(db).exists(place.project)) ? flagNotFound(place.feature, place.project, flag) : projectNotFound(place.project)
+    return (await createProjectStore(db).exists(place.project))
+      ? flagNotFound(place.feature, place.project, flag)
+      : projectNotFound(place.project)
   }
-  return (await createEnvironmentStore(db).find(place.environment)) ? environmentNotInProject(place.environment, place.project) : environmentNotFound(place.environment)
+  return (await createEnvironmentStore(db).find(place.environment))
+    ? environmentNotInProject(place.environment, place.project)
+    : environmentNotFound(place.environment)
 }
 
 /** Reads a flag's state in an environment, or throws the 404 that says which part of the path is wrong. */
 export async function findFlagEnvironment(db: Kysely<Database>, place: FlagEnvironmentPlace): Promise<FlagEnvironment> {
   const flag = await createFlagStore(db).find(place.feature)
-  const state = flag?.project === place.project ? (await createFlagEnvironmentStore(db).list(place.feature)).find((e) => e.name === place.environment) : undefined
+  const state =
+    flag?.project === place.project
+      ? (await createFlagEnvironmentStore(db).list(place.feature)).find((e) => e.name === place.environment)
+      : undefined
   if (!flag || !state) throw await whyMissing(db, place, flag)
   return { flag, state }
 }

@@ -43,18 +43,32 @@ const bulk = (state: 'on' | 'off', features: unknown, environmentName = DEV, pro
 const variantsPath = (feature: string, environmentName = DEV) => `${placePath(feature, environmentName)}/variants`
 
 onEachDatabase('flag environments', (database) => {
-  test('a new flag is off, without strategies or variants, in each of its project\'s environments', async (t) => {
+  test("a new flag is off, without strategies or variants, in each of its project's environments", async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'other')
     await createFlag(pennon, 'checkout')
     await createFlag(pennon, 'search', 'other')
-    for (const [flag, project] of [['checkout', 'default'], ['search', 'other']]) {
+    for (const [flag, project] of [
+      ['checkout', 'default'],
+      ['search', 'other'],
+    ]) {
       assert.deepEqual((await getFlag(pennon, flag!, project)).environments, [environment(DEV, 2), environment(PROD, 3)])
     }
     const response = await call(pennon, 'GET', placePath('checkout', PROD))
     const place = jsonOk(response)
     assert.deepEqual(Object.keys(place), [
-      'name', 'lastSeenAt', 'enabled', 'type', 'sortOrder', 'variantCount', 'strategies', 'variants', 'hasStrategies', 'hasEnabledStrategies', 'environment', 'featureName',
+      'name',
+      'lastSeenAt',
+      'enabled',
+      'type',
+      'sortOrder',
+      'variantCount',
+      'strategies',
+      'variants',
+      'hasStrategies',
+      'hasEnabledStrategies',
+      'environment',
+      'featureName',
     ])
     assert.deepEqual(place, { ...environment(PROD, 3), environment: PROD, featureName: 'checkout' })
     assert.deepEqual(jsonOk(await call(pennon, 'GET', strategiesPath('checkout', PROD))), [])
@@ -137,7 +151,11 @@ onEachDatabase('flag environments', (database) => {
     const unchanged = await eventMark(pennon)
     const refusals = [
       [bulk('off', ['a', 'ghost']), 404, errorOf('NotFoundError', 'There\'s no flag named "ghost" in project "default".')],
-      [bulk('off', ['a', 'elsewhere']), 404, errorOf('NotFoundError', 'There\'s no flag named "elsewhere" in project "default", but there is one in project "other".')],
+      [
+        bulk('off', ['a', 'elsewhere']),
+        404,
+        errorOf('NotFoundError', 'There\'s no flag named "elsewhere" in project "default", but there is one in project "other".'),
+      ],
       [bulk('off', ['a', 'c']), 400, errorOf('ArchivedFeatureError', 'Flag "c" is archived: revive it before changing it.')],
       [bulk('on', ['a'], 'nowhere'), 404, errorOf('NotFoundError', 'Environment "nowhere" does not exist.')],
       [bulk('on', ['a'], DEV, 'ghost'), 404, errorOf('NotFoundError', 'Project "ghost" does not exist.')],
@@ -159,10 +177,13 @@ onEachDatabase('flag environments', (database) => {
 
     const off = await eventMark(pennon)
     assertEmpty(await call(pennon, 'POST', ...bulk('off', ['a', 'b'])))
-    assert.deepEqual(fromOneRequestIn(await off.since()), [placeEvent('feature-environment-disabled', 'a', DEV), placeEvent('feature-environment-disabled', 'b', DEV)])
+    assert.deepEqual(fromOneRequestIn(await off.since()), [
+      placeEvent('feature-environment-disabled', 'a', DEV),
+      placeEvent('feature-environment-disabled', 'b', DEV),
+    ])
   })
 
-  test('every route of a flag\'s environment: a 404 that says which of project, flag and environment is wrong', async (t) => {
+  test("every route of a flag's environment: a 404 that says which of project, flag and environment is wrong", async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'other')
     await createFlag(pennon, 'checkout')
@@ -221,7 +242,10 @@ onEachDatabase('flag environments', (database) => {
       placeEvent('feature-environment-disabled', 'checkout', DEV),
     ])
     const enabledStrategies = { hasStrategies: true, hasEnabledStrategies: true }
-    const off = [environment(DEV, 2, { strategies: [dev], ...enabledStrategies }), environment(PROD, 3, { strategies: [prod], ...enabledStrategies })]
+    const off = [
+      environment(DEV, 2, { strategies: [dev], ...enabledStrategies }),
+      environment(PROD, 3, { strategies: [prod], ...enabledStrategies }),
+    ]
     assert.deepEqual((await getFlag(pennon, 'checkout')).environments, off)
     assert.deepEqual(await placeOf(pennon, 'checkout', DEV), { ...off[0], environment: DEV, featureName: 'checkout' })
 
@@ -242,7 +266,10 @@ onEachDatabase('flag environments', (database) => {
     for (const [method, url, body] of writes) {
       const response = await call(pennon, method, url, body)
       assert.equal(response.status, 400, `${method} ${url}`)
-      assert.deepEqual(withoutId(response.body), errorOf('ArchivedFeatureError', 'Flag "checkout" is archived: revive it before changing it.'))
+      assert.deepEqual(
+        withoutId(response.body),
+        errorOf('ArchivedFeatureError', 'Flag "checkout" is archived: revive it before changing it.'),
+      )
     }
     assert.deepEqual(await refusedAt.since(), [])
 
@@ -256,12 +283,25 @@ onEachDatabase('flag environments', (database) => {
     await createFlag(pennon, 'checkout')
     let mark = await eventMark(pennon)
     const sent = [
-      { name: 'a', weightType: 'fix', weight: 201, payload: { type: 'string', value: 'x' }, overrides: [{ contextName: 'userId', values: ['1', '2'] }] },
+      {
+        name: 'a',
+        weightType: 'fix',
+        weight: 201,
+        payload: { type: 'string', value: 'x' },
+        overrides: [{ contextName: 'userId', values: ['1', '2'] }],
+      },
       { name: 'b', weight: 5 },
       { name: 'c', stickiness: 'userId', weightType: 'variable', payload: { type: 'csv', value: 'a,b' } },
     ]
     const variants = [
-      { name: 'a', weight: 201, weightType: 'fix', stickiness: 'default', payload: { type: 'string', value: 'x' }, overrides: [{ contextName: 'userId', values: ['1', '2'] }] },
+      {
+        name: 'a',
+        weight: 201,
+        weightType: 'fix',
+        stickiness: 'default',
+        payload: { type: 'string', value: 'x' },
+        overrides: [{ contextName: 'userId', values: ['1', '2'] }],
+      },
       { name: 'b', weight: 400, weightType: 'variable', stickiness: 'default', overrides: [] },
       { name: 'c', weight: 399, weightType: 'variable', stickiness: 'userId', payload: { type: 'csv', value: 'a,b' }, overrides: [] },
     ]
@@ -279,17 +319,37 @@ onEachDatabase('flag environments', (database) => {
     assert.deepEqual(await mark.since(), [])
 
     // Removing the fixed one leaves the variable ones the whole 1000.
-    const patched = [{ ...variants[1], weight: 500 }, { ...variants[2], weight: 500 }]
-    assert.deepEqual(jsonOk(await call(pennon, 'PATCH', variantsPath('checkout'), [{ op: 'remove', path: '/0' }])), { version: 1, variants: patched })
+    const patched = [
+      { ...variants[1], weight: 500 },
+      { ...variants[2], weight: 500 },
+    ]
+    assert.deepEqual(jsonOk(await call(pennon, 'PATCH', variantsPath('checkout'), [{ op: 'remove', path: '/0' }])), {
+      version: 1,
+      variants: patched,
+    })
     assert.deepEqual(fromOneRequestIn(await mark.since()), [
       placeEvent('feature-environment-variants-updated', 'checkout', DEV, { variants: patched }, { variants }),
     ])
 
     const refused = await eventMark(pennon)
     const patchRefusals: Array<[unknown[], Record<string, unknown>]> = [
-      [[{ op: 'add', path: '/-', value: { weight: 5 } }], validationError(at('/body/2/name', 'The `/body/2/name` property is required. It was not present on the data you sent.'))],
-      [[{ op: 'remove', path: '/9' }], validationError(at('/body/0/path', 'Patch operation 0 ("remove") cannot apply: the `/body/0/path` property names array index "9", which does not exist (the array has 2 items).'))],
-      [[{ op: 'copy', from: '/0', path: '/-' }], validationError(at('/body/2/name', 'The `/body/2/name` property must be unique among the variants: "b" is there twice.'))],
+      [
+        [{ op: 'add', path: '/-', value: { weight: 5 } }],
+        validationError(at('/body/2/name', 'The `/body/2/name` property is required. It was not present on the data you sent.')),
+      ],
+      [
+        [{ op: 'remove', path: '/9' }],
+        validationError(
+          at(
+            '/body/0/path',
+            'Patch operation 0 ("remove") cannot apply: the `/body/0/path` property names array index "9", which does not exist (the array has 2 items).',
+          ),
+        ),
+      ],
+      [
+        [{ op: 'copy', from: '/0', path: '/-' }],
+        validationError(at('/body/2/name', 'The `/body/2/name` property must be unique among the variants: "b" is there twice.')),
+      ],
     ]
     for (const [operations, expected] of patchRefusals) {
       const response = await call(pennon, 'PATCH', variantsPath('checkout'), operations)
@@ -306,17 +366,27 @@ onEachDatabase('flag environments', (database) => {
         validationError(
           at('/body/0/payload/value', 'The `/body/0/payload/value` property must be valid JSON for a "json" payload. You sent "[1,".'),
           at('/body/1/name', 'The `/body/1/name` property must be unique among the variants: "x" is there twice.'),
-          at('/body/1/payload/value', 'The `/body/1/payload/value` property must be a finite number for a "number" payload. You sent "1e999".'),
+          at(
+            '/body/1/payload/value',
+            'The `/body/1/payload/value` property must be a finite number for a "number" payload. You sent "1e999".',
+          ),
           at('/body', "The `/body` property's fixed weights must sum to at most 1000. Yours sum to 1100."),
         ),
       ],
       [
         [{ name: 'x', weightType: 'fix', weight: 999 }],
-        validationError(at('/body', "The `/body` property's weights must sum to 1000 when every variant's weight is fixed. Yours sum to 999.")),
+        validationError(
+          at('/body', "The `/body` property's weights must sum to 1000 when every variant's weight is fixed. Yours sum to 999."),
+        ),
       ],
       [
         [{ name: 'x', weightType: 'fix' }, { name: 'y' }],
-        validationError(at('/body/0/weight', 'The `/body/0/weight` property is required for a variant whose weightType is "fix". It was not present on the data you sent.')),
+        validationError(
+          at(
+            '/body/0/weight',
+            'The `/body/0/weight` property is required for a variant whose weightType is "fix". It was not present on the data you sent.',
+          ),
+        ),
       ],
     ]
     for (const [body, expected] of putRefusals) {
@@ -366,14 +436,23 @@ onEachDatabase('flag environments', (database) => {
       const response = await call(pennon, method, url, body, { token: editor })
       assert.equal(response.status, 200, `${method} ${url}: ${response.text}`)
     }
-    assert.deepEqual((await mark.since()).map((e) => [e.type, e.environment, e.createdBy]), [
-      ['feature-strategy-add', DEV, 'editor'],
-      ['feature-environment-enabled', DEV, 'editor'],
-      ['feature-environment-variants-updated', DEV, 'editor'],
-      ['feature-environment-variants-updated', DEV, 'editor'],
-      ['feature-environment-disabled', DEV, 'editor'],
-    ])
+    assert.deepEqual(
+      (await mark.since()).map((e) => [e.type, e.environment, e.createdBy]),
+      [
+        ['feature-strategy-add', DEV, 'editor'],
+        ['feature-environment-enabled', DEV, 'editor'],
+        ['feature-environment-variants-updated', DEV, 'editor'],
+        ['feature-environment-variants-updated', DEV, 'editor'],
+        ['feature-environment-disabled', DEV, 'editor'],
+      ],
+    )
     const variants = jsonOk(await call(pennon, 'GET', `${place}/variants`, undefined, { token: viewer })).variants
-    assert.deepEqual(variants.map((v: any) => [v.name, v.weight]), [['v', 500], ['w', 500]])
+    assert.deepEqual(
+      variants.map((v: any) => [v.name, v.weight]),
+      [
+        ['v', 500],
+        ['w', 500],
+      ],
+    )
   })
 })

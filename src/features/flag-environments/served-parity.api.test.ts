@@ -9,7 +9,16 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { apiToken, call, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { createFlag, eventMark, projectPath } from '../../../test/helpers/flags.ts'
-import { addStrategy, at, fromOneRequestIn, placeEvent, placePath, strategiesPath, toggle, validationError } from '../../../test/helpers/strategies.ts'
+import {
+  addStrategy,
+  at,
+  fromOneRequestIn,
+  placeEvent,
+  placePath,
+  strategiesPath,
+  toggle,
+  validationError,
+} from '../../../test/helpers/strategies.ts'
 
 async function served(pennon: TestApp, feature: string): Promise<any> {
   const token = await apiToken(pennon, 'client', `client-${feature}`)
@@ -24,10 +33,17 @@ onEachDatabase('served definitions as the reference serves them', (database) => 
   test('flexibleRollout with groupId "" (POST, PUT, PATCH) is stored and served grouped by the flag\'s name', async (t) => {
     const pennon = await useTestApp(t, database)
     await createFlag(pennon, 'checkout')
-    const created = await addStrategy(pennon, 'checkout', 'development', { name: 'flexibleRollout', parameters: { rollout: 40, stickiness: 'userId', groupId: '' } })
+    const created = await addStrategy(pennon, 'checkout', 'development', {
+      name: 'flexibleRollout',
+      parameters: { rollout: 40, stickiness: 'userId', groupId: '' },
+    })
     assert.deepEqual(created.parameters, { rollout: '40', stickiness: 'userId', groupId: 'checkout' })
     assert.equal((await toggle(pennon, 'checkout', 'development', 'on')).status, 200)
-    assert.deepEqual((await served(pennon, 'checkout')).strategies[0].parameters, { rollout: '40', stickiness: 'userId', groupId: 'checkout' })
+    assert.deepEqual((await served(pennon, 'checkout')).strategies[0].parameters, {
+      rollout: '40',
+      stickiness: 'userId',
+      groupId: 'checkout',
+    })
 
     const strategy = `${strategiesPath('checkout', 'development')}/${created.id}`
     const put = await call(pennon, 'PUT', strategy, { name: 'flexibleRollout', parameters: { rollout: 60, groupId: 'other' } })
@@ -37,7 +53,11 @@ onEachDatabase('served definitions as the reference serves them', (database) => 
     const patched = await call(pennon, 'PATCH', strategy, [{ op: 'replace', path: '/parameters/groupId', value: '' }])
     assert.equal(patched.status, 200, patched.text)
     assert.deepEqual(patched.body.parameters, { rollout: '60', stickiness: 'default', groupId: 'checkout' })
-    assert.deepEqual((await served(pennon, 'checkout')).strategies[0].parameters, { rollout: '60', stickiness: 'default', groupId: 'checkout' })
+    assert.deepEqual((await served(pennon, 'checkout')).strategies[0].parameters, {
+      rollout: '60',
+      stickiness: 'default',
+      groupId: 'checkout',
+    })
   })
 
   test('strategy and environment variants are stored and served sorted by name; weights spread in the order sent', async (t) => {
@@ -92,10 +112,18 @@ onEachDatabase('served definitions as the reference serves them', (database) => 
     const unknown = await call(pennon, 'PUT', batchPath('menu'), { variants: [], environments: ['development', 'staging'] })
     assert.equal(unknown.status, 404, unknown.text)
     assert.deepEqual((await call(pennon, 'GET', `${placePath('menu', 'development')}/variants`)).body, { version: 1, variants: stored })
-    const badWeights = await call(pennon, 'PUT', batchPath('menu'), { variants: [{ name: 'a', weightType: 'fix', weight: 10 }], environments: ['development'] })
+    const badWeights = await call(pennon, 'PUT', batchPath('menu'), {
+      variants: [{ name: 'a', weightType: 'fix', weight: 10 }],
+      environments: ['development'],
+    })
     assert.deepEqual(
       withoutId(badWeights.body),
-      validationError(at('/body/variants', "The `/body/variants` property's weights must sum to 1000 when every variant's weight is fixed. Yours sum to 10.")),
+      validationError(
+        at(
+          '/body/variants',
+          "The `/body/variants` property's weights must sum to 1000 when every variant's weight is fixed. Yours sum to 10.",
+        ),
+      ),
     )
 
     // A Viewer may not.

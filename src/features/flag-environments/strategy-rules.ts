@@ -19,9 +19,14 @@ const LISTED_NAMES = 10
 export function checkStrategyName(name: string, known: ReadonlySet<string>, path: string): ErrorDetail[] {
   if (known.has(name)) return []
   const sorted = [...known].sort()
-  const listed = sorted.slice(0, LISTED_NAMES).map((n) => quote(n)).join(', ')
+  const listed = sorted
+    .slice(0, LISTED_NAMES)
+    .map((n) => quote(n))
+    .join(', ')
   const more = sorted.length > LISTED_NAMES ? ` and ${sorted.length - LISTED_NAMES} more: GET /api/admin/strategies lists them` : ''
-  return [{ path, message: `The \`${path}\` property must name a strategy this instance knows (${listed}${more}). You sent ${quote(name)}.` }]
+  return [
+    { path, message: `The \`${path}\` property must name a strategy this instance knows (${listed}${more}). You sent ${quote(name)}.` },
+  ]
 }
 
 /** The rules of the built-in strategies' parameters; other parameters are free. */
@@ -30,10 +35,16 @@ export function checkStrategyParameters(name: string, parameters: ParameterInput
   if (name === 'flexibleRollout') {
     const rollout = parameters.rollout
     if (rollout !== undefined && !ROLLOUT.test(String(rollout))) {
-      details.push({ path: `${path}/rollout`, message: `The \`${path}/rollout\` property must be a whole percentage from 0 to 100. You sent ${quote(rollout)}.` })
+      details.push({
+        path: `${path}/rollout`,
+        message: `The \`${path}/rollout\` property must be a whole percentage from 0 to 100. You sent ${quote(rollout)}.`,
+      })
     }
     if (parameters.stickiness === '') {
-      details.push({ path: `${path}/stickiness`, message: `The \`${path}/stickiness\` property must not be empty: use "default", "userId", "sessionId", "random" or a context field.` })
+      details.push({
+        path: `${path}/stickiness`,
+        message: `The \`${path}/stickiness\` property must not be empty: use "default", "userId", "sessionId", "random" or a context field.`,
+      })
     }
   }
   return details
@@ -62,8 +73,13 @@ export function strategyBodyRules(known: ReadonlySet<string>, valuesLimit: numbe
   return allOf(
     field('name', (name: string, path) => checkStrategyName(name, known, path)),
     (body, clean) => {
-      const { name, parameters } = (typeof body === 'object' && body !== null ? body : {}) as { name?: unknown; parameters?: ParameterInput }
-      return parameters !== undefined && clean('/parameters') ? checkStrategyParameters(typeof name === 'string' ? name : '', parameters, '/body/parameters') : []
+      const { name, parameters } = (typeof body === 'object' && body !== null ? body : {}) as {
+        name?: unknown
+        parameters?: ParameterInput
+      }
+      return parameters !== undefined && clean('/parameters')
+        ? checkStrategyParameters(typeof name === 'string' ? name : '', parameters, '/body/parameters')
+        : []
     },
     constraintsRule({ valuesLimit, holder: 'strategy' }),
     field('variants', checkVariants),

@@ -37,7 +37,17 @@ export type StrategyInput = CreateStrategyBody
 const eventFor = (place: FlagEnvironmentPlace) => ({ featureName: place.feature, project: place.project, environment: place.environment })
 
 /** `names`: the strategy names flags may use (the definitions', strategy-names.ts); `legalValues`: the context fields' (context-fields/legal-values.ts). */
-export function createStrategyService({ db, config, names, legalValues }: { db: Kysely<Database>; config: Config; names: StrategyNames; legalValues: LegalValues }) {
+export function createStrategyService({
+  db,
+  config,
+  names,
+  legalValues,
+}: {
+  db: Kysely<Database>
+  config: Config
+  names: StrategyNames
+  legalValues: LegalValues
+}) {
   // The rules for one set of known names, made again only when the names were read again.
   let rules: { known: ReadonlySet<string>; check: BodyRules } | undefined
   const rulesFor = (known: ReadonlySet<string>): BodyRules =>
@@ -47,7 +57,14 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
    * Every rule, all violations at once (`segmentDetails`: segmentProblems' and legalValues'
    * findings; `known`: the names confirmed in the transaction); then the stored form.
    */
-  function build(input: StrategyInput, id: string, featureName: string, sortOrder: number, segmentDetails: readonly ErrorDetail[], known: ReadonlySet<string>): FeatureStrategy {
+  function build(
+    input: StrategyInput,
+    id: string,
+    featureName: string,
+    sortOrder: number,
+    segmentDetails: readonly ErrorDetail[],
+    known: ReadonlySet<string>,
+  ): FeatureStrategy {
     const details = [...rulesFor(known)(input, ALL_CLEAN), ...segmentDetails]
     if (details.length > 0) throw validationFailed(details)
     return {
@@ -75,18 +92,31 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
     for (const [index, id] of segments.entries()) {
       const at = `/body/segments/${index}`
       const owner = found.get(id)
-      if (owner === undefined) details.push({ path: at, message: `The \`${at}\` property must be the id of an existing segment. Segment ${id} does not exist.` })
+      if (owner === undefined)
+        details.push({ path: at, message: `The \`${at}\` property must be the id of an existing segment. Segment ${id} does not exist.` })
       else if (owner !== null && owner !== project) {
-        details.push({ path: at, message: `The \`${at}\` property names segment ${id}, which belongs to project ${quote(owner)}: a flag of project ${quote(project)} cannot use it.` })
+        details.push({
+          path: at,
+          message: `The \`${at}\` property names segment ${id}, which belongs to project ${quote(owner)}: a flag of project ${quote(project)} cannot use it.`,
+        })
       }
     }
     return details
   }
 
   /** Inside a locked flag environment: adds a strategy (a new id, or the one it had when it is restored), and its event. */
-  async function add(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext, id = ulid()): Promise<FeatureStrategy> {
+  async function add(
+    trx: Kysely<Database>,
+    place: FlagEnvironmentPlace,
+    input: StrategyInput,
+    audit: AuditContext,
+    id = ulid(),
+  ): Promise<FeatureStrategy> {
     const store = createStrategyStore(trx)
-    const problems = [...await segmentProblems(trx, input.segments ?? [], place.project), ...await legalValues.problems(trx, input.constraints ?? [])]
+    const problems = [
+      ...(await segmentProblems(trx, input.segments ?? [], place.project)),
+      ...(await legalValues.problems(trx, input.constraints ?? [])),
+    ]
     const known = await names.confirm(trx, input.name)
     const strategy = build(input, id, place.feature, await store.nextSortOrder(place.feature, place.environment), problems, known)
     await store.insert(place, strategy, audit.createdAt)
@@ -95,13 +125,22 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
   }
 
   /** Inside the caller's transaction: replaces a strategy by the input `next` makes of the stored one, with its events; nothing when nothing changed. */
-  async function changeIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, id: string, audit: AuditContext, next: (stored: FeatureStrategy) => StrategyInput): Promise<FeatureStrategy> {
+  async function changeIn(
+    trx: Kysely<Database>,
+    place: FlagEnvironmentPlace,
+    id: string,
+    audit: AuditContext,
+    next: (stored: FeatureStrategy) => StrategyInput,
+  ): Promise<FeatureStrategy> {
     const { state } = await lockFlagEnvironment(trx, place)
     const store = createStrategyStore(trx)
     const before = await store.find(place, id)
     if (!before) throw strategyNotFound(id, place)
     const input = next(before)
-    const problems = [...await segmentProblems(trx, input.segments ?? [], place.project), ...await legalValues.problems(trx, input.constraints ?? [])]
+    const problems = [
+      ...(await segmentProblems(trx, input.segments ?? [], place.project)),
+      ...(await legalValues.problems(trx, input.constraints ?? [])),
+    ]
     const after = build(input, before.id, place.feature, before.sortOrder, problems, await names.confirm(trx, input.name))
     if (isDeepStrictEqual(after, before)) return before
     await store.update(after)
@@ -111,13 +150,22 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
   }
 
   /** POST inside the caller's transaction: the flag environment locked, the strategy added after the others, its event. */
-  async function createIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> {
+  async function createIn(
+    trx: Kysely<Database>,
+    place: FlagEnvironmentPlace,
+    input: StrategyInput,
+    audit: AuditContext,
+  ): Promise<FeatureStrategy> {
     await lockFlagEnvironment(trx, place)
     return add(trx, place, input, audit)
   }
 
-  const change = (place: FlagEnvironmentPlace, id: string, actor: Actor, next: (stored: FeatureStrategy) => StrategyInput): Promise<FeatureStrategy> =>
-    db.transaction().execute((trx) => changeIn(trx, place, id, auditContext(actor), next))
+  const change = (
+    place: FlagEnvironmentPlace,
+    id: string,
+    actor: Actor,
+    next: (stored: FeatureStrategy) => StrategyInput,
+  ): Promise<FeatureStrategy> => db.transaction().execute((trx) => changeIn(trx, place, id, auditContext(actor), next))
 
   /** DELETE inside the caller's transaction: the strategy and its event (and the switch off when no active one is left). */
   async function deleteIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, id: string, audit: AuditContext): Promise<void> {
@@ -172,7 +220,13 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
       })),
 
     /** JSON Patch on the strategy without its id; the result must be a valid strategy. */
-    patch: (place: FlagEnvironmentPlace, id: string, operations: readonly PatchOperation[], checkShape: ShapeCheck, actor: Actor): Promise<FeatureStrategy> =>
+    patch: (
+      place: FlagEnvironmentPlace,
+      id: string,
+      operations: readonly PatchOperation[],
+      checkShape: ShapeCheck,
+      actor: Actor,
+    ): Promise<FeatureStrategy> =>
       change(place, id, actor, (stored) => {
         const patched = applyPatch(patchable(stored), operations)
         const shape = checkShape(patched)
@@ -187,7 +241,13 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
      * For a revert, inside its transaction: the strategy `id` made exactly `input` again — replaced
      * when it exists, added back under the same id (ids are ULIDs, never reused) when it is gone.
      */
-    restoreIn: async (trx: Kysely<Database>, place: FlagEnvironmentPlace, id: string, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> => {
+    restoreIn: async (
+      trx: Kysely<Database>,
+      place: FlagEnvironmentPlace,
+      id: string,
+      input: StrategyInput,
+      audit: AuditContext,
+    ): Promise<FeatureStrategy> => {
       await lockFlagEnvironment(trx, place)
       if (await createStrategyStore(trx).find(place, id)) return changeIn(trx, place, id, audit, () => input)
       return add(trx, place, input, audit, id)
@@ -208,15 +268,25 @@ export function createStrategyService({ db, config, names, legalValues }: { db: 
         const after = await store.list(place.feature, place.environment)
         // The reference's payload (the ids in order), and the sort orders beside them, so that a
         // change of numbers that keeps the order is recorded too; nothing changed, no event.
-        const ids = (strategies: FeatureStrategy[]) => ({ strategyIds: strategies.map((s) => s.id), sortOrders: strategies.map((s) => s.sortOrder) })
-        await appendEvents(trx, auditContext(actor), [{ type: 'strategy-order-changed', ...eventFor(place), data: ids(after), preData: ids(before) }])
+        const ids = (strategies: FeatureStrategy[]) => ({
+          strategyIds: strategies.map((s) => s.id),
+          sortOrders: strategies.map((s) => s.sortOrder),
+        })
+        await appendEvents(trx, auditContext(actor), [
+          { type: 'strategy-order-changed', ...eventFor(place), data: ids(after), preData: ids(before) },
+        ])
       }),
 
     /**
      * Inside a transaction that holds the flag environment's lock (switching on, active-strategy-rule.ts):
      * adds a strategy after the others, with its event.
      */
-    addLockedIn: (trx: Kysely<Database>, place: FlagEnvironmentPlace, input: StrategyInput, audit: AuditContext): Promise<FeatureStrategy> => add(trx, place, input, audit),
+    addLockedIn: (
+      trx: Kysely<Database>,
+      place: FlagEnvironmentPlace,
+      input: StrategyInput,
+      audit: AuditContext,
+    ): Promise<FeatureStrategy> => add(trx, place, input, audit),
   }
 }
 

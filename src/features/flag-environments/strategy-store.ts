@@ -68,7 +68,10 @@ export function createStrategyStore(db: Kysely<Database>) {
 
   async function addSegments(id: string, segments: readonly number[]): Promise<void> {
     if (segments.length > 0) {
-      await db.insertInto('feature_strategy_segments').values(segments.map((segment) => ({ strategy_id: id, segment_id: segment }))).execute()
+      await db
+        .insertInto('feature_strategy_segments')
+        .values(segments.map((segment) => ({ strategy_id: id, segment_id: segment })))
+        .execute()
     }
   }
 
@@ -94,7 +97,14 @@ export function createStrategyStore(db: Kysely<Database>) {
 
     /** The strategies of a flag, per environment. */
     async listByEnvironment(feature: string): Promise<Map<string, FeatureStrategy[]>> {
-      const rows = await db.selectFrom('feature_strategies').selectAll().where('feature_name', '=', feature).orderBy('environment').orderBy('sort_order').orderBy('id').execute()
+      const rows = await db
+        .selectFrom('feature_strategies')
+        .selectAll()
+        .where('feature_name', '=', feature)
+        .orderBy('environment')
+        .orderBy('sort_order')
+        .orderBy('id')
+        .execute()
       const strategies = await withSegments(rows)
       const byEnvironment = new Map<string, FeatureStrategy[]>()
       rows.forEach((row, index) => {
@@ -132,7 +142,14 @@ export function createStrategyStore(db: Kysely<Database>) {
     async insert(place: StrategyPlace, strategy: FeatureStrategy, createdAt: string): Promise<void> {
       await db
         .insertInto('feature_strategies')
-        .values({ id: strategy.id, feature_name: place.feature, project: place.project, environment: place.environment, created_at: createdAt, ...columnsOf(strategy) })
+        .values({
+          id: strategy.id,
+          feature_name: place.feature,
+          project: place.project,
+          environment: place.environment,
+          created_at: createdAt,
+          ...columnsOf(strategy),
+        })
         .execute()
       // A row just inserted has no links yet (a restored id's went with its row: on delete cascade).
       await addSegments(strategy.id, strategy.segments)

@@ -51,10 +51,15 @@ export const segmentUses = {
       .where('feature_strategies.feature_name', 'in', activeFlagNames(db))
       .groupBy('feature_strategy_segments.segment_id')
       .execute()
-    return new Map(rows.map((row) => [Number(row.segment_id), { usedInFeatures: Number(row.features), usedInProjects: Number(row.projects) }]))
+    return new Map(
+      rows.map((row) => [Number(row.segment_id), { usedInFeatures: Number(row.features), usedInProjects: Number(row.projects) }]),
+    )
   },
   /** The strategies that use a segment (archived flags' too), by flag, environment and id. */
-  async strategiesUsing(db: Kysely<Database>, id: number): Promise<Array<{ id: string; featureName: string; projectId: string; environment: string; strategyName: string }>> {
+  async strategiesUsing(
+    db: Kysely<Database>,
+    id: number,
+  ): Promise<Array<{ id: string; featureName: string; projectId: string; environment: string; strategyName: string }>> {
     const rows = await db
       .selectFrom('feature_strategy_segments')
       .innerJoin('feature_strategies', 'feature_strategies.id', 'feature_strategy_segments.strategy_id')
@@ -64,7 +69,13 @@ export const segmentUses = {
       .orderBy('environment')
       .orderBy('feature_strategies.id')
       .execute()
-    return rows.map((row) => ({ id: row.id, featureName: row.feature_name, projectId: row.project, environment: row.environment, strategyName: row.strategy_name }))
+    return rows.map((row) => ({
+      id: row.id,
+      featureName: row.feature_name,
+      projectId: row.project,
+      environment: row.environment,
+      strategyName: row.strategy_name,
+    }))
   },
 } satisfies SegmentUses
 
@@ -83,7 +94,9 @@ export const fieldUses = {
       cross join ${join}
       where fs.constraints <> '[]' and fs.feature_name in (${activeFlagNames(db)})
       group by 1`.execute(db)
-    return new Map(rows.filter((row) => row.name !== null).map((row) => [row.name!, { features: Number(row.features), projects: Number(row.projects) }]))
+    return new Map(
+      rows.filter((row) => row.name !== null).map((row) => [row.name!, { features: Number(row.features), projects: Number(row.projects) }]),
+    )
   },
 
   /** The strategies of active flags with a constraint on `name`, by flag, environment and order. */

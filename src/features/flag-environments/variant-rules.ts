@@ -50,26 +50,44 @@ export function checkVariants(variants: readonly VariantInput[], path: string): 
   for (const [index, variant] of variants.entries()) {
     const at = `${path}/${index}`
     if (seen.has(variant.name)) {
-      details.push({ path: `${at}/name`, message: `The \`${at}/name\` property must be unique among the variants: ${quote(variant.name)} is there twice.` })
+      details.push({
+        path: `${at}/name`,
+        message: `The \`${at}/name\` property must be unique among the variants: ${quote(variant.name)} is there twice.`,
+      })
     }
     seen.add(variant.name)
     if ((variant.weightType ?? 'variable') === 'fix' && variant.weight === undefined) {
-      details.push({ path: `${at}/weight`, message: `The \`${at}/weight\` property is required for a variant whose weightType is "fix". It was not present on the data you sent.` })
+      details.push({
+        path: `${at}/weight`,
+        message: `The \`${at}/weight\` property is required for a variant whose weightType is "fix". It was not present on the data you sent.`,
+      })
     }
     const payload = variant.payload
     if (payload?.type === 'json' && !isJson(payload.value)) {
-      details.push({ path: `${at}/payload/value`, message: `The \`${at}/payload/value\` property must be valid JSON for a "json" payload. You sent ${quote(payload.value)}.` })
+      details.push({
+        path: `${at}/payload/value`,
+        message: `The \`${at}/payload/value\` property must be valid JSON for a "json" payload. You sent ${quote(payload.value)}.`,
+      })
     }
     if (payload?.type === 'number' && !isFiniteNumberText(payload.value)) {
-      details.push({ path: `${at}/payload/value`, message: `The \`${at}/payload/value\` property must be a finite number for a "number" payload. You sent ${quote(payload.value)}.` })
+      details.push({
+        path: `${at}/payload/value`,
+        message: `The \`${at}/payload/value\` property must be a finite number for a "number" payload. You sent ${quote(payload.value)}.`,
+      })
     }
   }
   const fixed = variants.filter((variant) => variant.weightType === 'fix')
   const fixedSum = fixed.reduce((sum, variant) => sum + (variant.weight ?? 0), 0)
   if (fixed.length === variants.length && variants.length > 0 && fixedSum !== TOTAL_WEIGHT) {
-    details.push({ path, message: `The \`${path}\` property's weights must sum to ${TOTAL_WEIGHT} when every variant's weight is fixed. Yours sum to ${fixedSum}.` })
+    details.push({
+      path,
+      message: `The \`${path}\` property's weights must sum to ${TOTAL_WEIGHT} when every variant's weight is fixed. Yours sum to ${fixedSum}.`,
+    })
   } else if (fixedSum > TOTAL_WEIGHT) {
-    details.push({ path, message: `The \`${path}\` property's fixed weights must sum to at most ${TOTAL_WEIGHT}. Yours sum to ${fixedSum}.` })
+    details.push({
+      path,
+      message: `The \`${path}\` property's fixed weights must sum to at most ${TOTAL_WEIGHT}. Yours sum to ${fixedSum}.`,
+    })
   }
   return details
 }
@@ -97,16 +115,18 @@ export function normalizeVariants(variants: readonly VariantInput[], { withOverr
   const variableCount = variants.filter((variant) => variant.weightType !== 'fix').length
   const share = variableCount === 0 ? 0 : Math.floor((TOTAL_WEIGHT - fixedSum) / variableCount)
   let remainder = variableCount === 0 ? 0 : (TOTAL_WEIGHT - fixedSum) % variableCount
-  return variants.map((variant) => {
-    const fix = variant.weightType === 'fix'
-    const weight = fix ? (variant.weight ?? 0) : share + (remainder-- > 0 ? 1 : 0)
-    return {
-      name: variant.name,
-      weight,
-      weightType: fix ? 'fix' : 'variable',
-      stickiness: variant.stickiness ?? 'default',
-      ...(variant.payload ? { payload: { type: variant.payload.type, value: variant.payload.value } } : {}),
-      ...(withOverrides ? { overrides: (variant.overrides ?? []).map(({ contextName, values }) => ({ contextName, values })) } : {}),
-    } satisfies Variant
-  }).sort((a, b) => byName(a.name, b.name))
+  return variants
+    .map((variant) => {
+      const fix = variant.weightType === 'fix'
+      const weight = fix ? (variant.weight ?? 0) : share + (remainder-- > 0 ? 1 : 0)
+      return {
+        name: variant.name,
+        weight,
+        weightType: fix ? 'fix' : 'variable',
+        stickiness: variant.stickiness ?? 'default',
+        ...(variant.payload ? { payload: { type: variant.payload.type, value: variant.payload.value } } : {}),
+        ...(withOverrides ? { overrides: (variant.overrides ?? []).map(({ contextName, values }) => ({ contextName, values })) } : {}),
+      } satisfies Variant
+    })
+    .sort((a, b) => byName(a.name, b.name))
 }

@@ -12,10 +12,21 @@ const Payload = Type.Object(
 const variantProperties = {
   name: Type.String({ minLength: 1, maxLength: 255, description: 'Unique among the variants of the list' }),
   weight: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: TOTAL_WEIGHT, description: 'Per mille. Kept for "fix" variants; "variable" ones share what the fixed leave of 1000' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: TOTAL_WEIGHT,
+      description: 'Per mille. Kept for "fix" variants; "variable" ones share what the fixed leave of 1000',
+    }),
   ),
   weightType: Type.Optional(Type.Unsafe<(typeof WEIGHT_TYPES)[number]>({ type: 'string', enum: [...WEIGHT_TYPES], default: 'variable' })),
-  stickiness: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: 'default', description: 'default, userId, sessionId, random, or a context field' })),
+  stickiness: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      default: 'default',
+      description: 'default, userId, sessionId, random, or a context field',
+    }),
+  ),
   payload: Type.Optional(Payload),
 }
 
@@ -56,5 +67,9 @@ export const StrategyVariantResponse = Type.Object({
 
 export const VariantResponse = Type.Object({
   ...StrategyVariantResponse.properties,
-  overrides: Type.Optional(Type.Array(Type.Object({ contextName: Type.String(), values: Type.Array(Type.String()) }), { description: 'Always present on environment variants' })),
+  overrides: Type.Optional(
+    Type.Array(Type.Object({ contextName: Type.String(), values: Type.Array(Type.String()) }), {
+      description: 'Always present on environment variants',
+    }),
+  ),
 })

@@ -24,7 +24,13 @@ async function requireProject(db: Kysely<Database>, project: string): Promise<vo
 }
 
 /** Archives the active ones among `found` (the locked, existing named flags), with their events. */
-async function archiveLocked(trx: Kysely<Database>, environments: EnvironmentsOfFlags, project: string, found: readonly Flag[], audit: AuditContext): Promise<void> {
+async function archiveLocked(
+  trx: Kysely<Database>,
+  environments: EnvironmentsOfFlags,
+  project: string,
+  found: readonly Flag[],
+  audit: AuditContext,
+): Promise<void> {
   checkSameProject('archive', project, found)
   const batch = found.filter((flag) => !flag.archived).map((flag) => flag.name)
   checkNoOrphans((await validateArchive(trx, project, batch)).parentsWithChildFeatures)
@@ -37,7 +43,12 @@ async function archiveLocked(trx: Kysely<Database>, environments: EnvironmentsOf
   await appendEvents(trx, audit, [
     ...hadParent.map((name) => ({ type: 'feature-dependencies-removed' as const, featureName: name, project })),
     ...archived.map((name) => ({ type: 'feature-archived' as const, featureName: name, project })),
-    ...switchedOff.map(({ feature, environment }) => ({ type: 'feature-environment-disabled' as const, featureName: feature, project, environment })),
+    ...switchedOff.map(({ feature, environment }) => ({
+      type: 'feature-environment-disabled' as const,
+      featureName: feature,
+      project,
+      environment,
+    })),
   ])
 }
 
@@ -67,7 +78,11 @@ export function createArchiveService({ db, environments }: { db: Kysely<Database
         const found = await flags.lockMany(distinct(names))
         checkSameProject('revive', project, found)
         const revived = await flags.revive(found.filter((flag) => flag.archived).map((flag) => flag.name))
-        await appendEvents(trx, auditContext(actor), revived.map((name) => ({ type: 'feature-revived', featureName: name, project })))
+        await appendEvents(
+          trx,
+          auditContext(actor),
+          revived.map((name) => ({ type: 'feature-revived', featureName: name, project })),
+        )
       }),
 
     /** Archived flags of the project are removed for good (their tags with them); active ones are skipped. */
@@ -81,13 +96,17 @@ export function createArchiveService({ db, environments }: { db: Kysely<Database
         // Their events record the tags they had, as the reference's: by the time events are written, the tags are gone.
         const tags = await createTagStore(trx).ofFlags(archived)
         const deleted = await flags.deleteArchived(archived)
-        await appendEvents(trx, auditContext(actor), deleted.map((flag) => ({
-          type: 'feature-deleted',
-          featureName: flag.name,
-          project,
-          preData: flag,
-          tags: (tags.get(flag.name) ?? []).map(({ type, value }) => ({ value, type })),
-        })))
+        await appendEvents(
+          trx,
+          auditContext(actor),
+          deleted.map((flag) => ({
+            type: 'feature-deleted',
+            featureName: flag.name,
+            project,
+            preData: flag,
+            tags: (tags.get(flag.name) ?? []).map(({ type, value }) => ({ value, type })),
+          })),
+        )
       }),
   }
 }

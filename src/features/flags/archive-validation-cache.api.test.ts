@@ -3,7 +3,8 @@ import { test } from 'node:test'
 import { createTestApp, eventually, onEachDatabase, sql, useTestApp, useTwoInstances, type TestApp } from '../../../test/test-app.ts'
 import { archive, createFlags, depend, revive, validate } from '../../../test/helpers/flags.ts'
 
-const answer = (parentsWithChildFeatures: string[], hasDeletedDependencies: boolean) => JSON.stringify({ parentsWithChildFeatures, hasDeletedDependencies })
+const answer = (parentsWithChildFeatures: string[], hasDeletedDependencies: boolean) =>
+  JSON.stringify({ parentsWithChildFeatures, hasDeletedDependencies })
 
 async function answerOf(pennon: TestApp, features: string[]): Promise<string> {
   const response = await validate(pennon, features)
@@ -35,7 +36,7 @@ onEachDatabase('archive validation answers remembered', (database) => {
     assert.equal(elsewhere.text, answer([], false))
   })
 
-  test('a change by another instance, or by hand without an event, shows in this instance\'s answers', async (t) => {
+  test("a change by another instance, or by hand without an event, shows in this instance's answers", async (t) => {
     const { first, second, storage } = await useTwoInstances(t, database)
     await createFlags(first, ['p', 'c', 'hand-child'])
     const batch = ['p']

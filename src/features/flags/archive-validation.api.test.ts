@@ -1,7 +1,27 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { allEvents, apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
-import { addDependency, archive, createFlag, createFlags, createProject, depend, dependencyRows, projectPath, validate } from '../../../test/helpers/flags.ts'
+import {
+  allEvents,
+  apiToken,
+  call,
+  errorOf,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
+import {
+  addDependency,
+  archive,
+  createFlag,
+  createFlags,
+  createProject,
+  depend,
+  dependencyRows,
+  projectPath,
+  validate,
+} from '../../../test/helpers/flags.ts'
 
 /** The setup of docs/contract.md §4's examples: c1→p1, c2→p1, c3→p2, `lone` free; `o1`→`op` in project "other". */
 async function referenceFlags(pennon: TestApp): Promise<void> {
@@ -14,7 +34,8 @@ async function referenceFlags(pennon: TestApp): Promise<void> {
   await depend(pennon, 'o1', 'op', 'other')
 }
 
-const answer = (parentsWithChildFeatures: string[], hasDeletedDependencies: boolean) => JSON.stringify({ parentsWithChildFeatures, hasDeletedDependencies })
+const answer = (parentsWithChildFeatures: string[], hasDeletedDependencies: boolean) =>
+  JSON.stringify({ parentsWithChildFeatures, hasDeletedDependencies })
 
 async function expectAnswer(pennon: TestApp, features: string[], expected: string, project = 'default'): Promise<void> {
   const response = await validate(pennon, features, project)
@@ -106,14 +127,18 @@ onEachDatabase('archive validation', (database) => {
 
   test('400 for anything but an object with an array of strings, naming the property', async (t) => {
     const pennon = await useTestApp(t, database)
-    const post = (raw: string) => call(pennon, 'POST', `${projectPath()}/archive/validate`, undefined, { raw, headers: { 'content-type': 'application/json' } })
+    const post = (raw: string) =>
+      call(pennon, 'POST', `${projectPath()}/archive/validate`, undefined, { raw, headers: { 'content-type': 'application/json' } })
     const cases: Array<[string, Record<string, unknown>]> = [
       ['{"features":[1]}', schemaError('/body/features/0', 'The `/body/features/0` property must be string. You sent 1.')],
       ['{"features":[null]}', schemaError('/body/features/0', 'The `/body/features/0` property must be string. You sent null.')],
       ['{"features":"x"}', schemaError('/body/features', 'The `/body/features` property must be array. You sent "x".')],
       ['{"features":{"a":1}}', schemaError('/body/features', 'The `/body/features` property must be array. You sent {"a":1}.')],
       ['{}', schemaError('/body/features', 'The `/body/features` property is required. It was not present on the data you sent.')],
-      ['{"feature":["p1"]}', schemaError('/body/features', 'The `/body/features` property is required. It was not present on the data you sent.')],
+      [
+        '{"feature":["p1"]}',
+        schemaError('/body/features', 'The `/body/features` property is required. It was not present on the data you sent.'),
+      ],
       ['[]', schemaError('/body', 'The `/body` property must be object. You sent [].')],
       ['["p1"]', schemaError('/body', 'The `/body` property must be object. You sent ["p1"].')],
       ['null', schemaError('/body', 'The `/body` property must be object. You sent null.')],
@@ -126,7 +151,10 @@ onEachDatabase('archive validation', (database) => {
     const many = await post('{"features":["ok",2,["x"],{"y":1}]}')
     assert.equal(many.status, 400)
     assert.equal(many.body.message, 'The `/body/features/1` property must be string. You sent 2. (2 more problems listed in details)')
-    assert.deepEqual(many.body.details.map((detail: { path: string }) => detail.path), ['/body/features/1', '/body/features/2', '/body/features/3'])
+    assert.deepEqual(
+      many.body.details.map((detail: { path: string }) => detail.path),
+      ['/body/features/1', '/body/features/2', '/body/features/3'],
+    )
     const broken = await post('{"features":[')
     assert.equal(broken.status, 400)
     assert.equal(broken.body.name, 'ValidationError')
@@ -140,13 +168,19 @@ onEachDatabase('archive validation', (database) => {
     await referenceFlags(pennon)
     const viewer = await serviceAccountToken(pennon, 3)
     const client = await apiToken(pennon, 'client')
-    const needs = errorOf('NoAccessError', 'Missing permission: this operation needs "DELETE_FEATURE".', { permissions: ['DELETE_FEATURE'] })
+    const needs = errorOf('NoAccessError', 'Missing permission: this operation needs "DELETE_FEATURE".', {
+      permissions: ['DELETE_FEATURE'],
+    })
     for (const token of [viewer, client]) {
       const refused = await validate(pennon, ['p1'], 'default', token)
       assert.equal(refused.status, 403)
       assert.deepEqual(withoutId(refused.body), needs)
       // Without permission, a bad body is not even looked at.
-      const badBody = await call(pennon, 'POST', `${projectPath()}/archive/validate`, undefined, { token, raw: '{"features":[1]}', headers: { 'content-type': 'text/plain' } })
+      const badBody = await call(pennon, 'POST', `${projectPath()}/archive/validate`, undefined, {
+        token,
+        raw: '{"features":[1]}',
+        headers: { 'content-type': 'text/plain' },
+      })
       assert.equal(badBody.status, 403)
     }
     for (const rootRole of [1, 2] as const) {
@@ -163,7 +197,10 @@ onEachDatabase('archive validation', (database) => {
 
     const noType = await call(pennon, 'POST', `${projectPath()}/archive/validate`, undefined, { raw: '{"features":["p1"]}' })
     assert.equal(noType.status, 415)
-    assert.deepEqual(withoutId(noType.body), errorOf('ContentTypeerror', 'No content type was sent. Accepted content types: application/json.'))
+    assert.deepEqual(
+      withoutId(noType.body),
+      errorOf('ContentTypeerror', 'No content type was sent. Accepted content types: application/json.'),
+    )
     const form = await call(pennon, 'POST', `${projectPath()}/archive/validate`, undefined, {
       raw: 'features=p1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

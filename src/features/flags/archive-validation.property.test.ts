@@ -5,8 +5,19 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { call, onEachDatabase, useTestApp, } from '../../../test/test-app.ts'
-import { addDependency, archive, assertInvariant, createFlag, createProject, deleteFlags, dependencyRows, projectPath, revive, validate } from '../../../test/helpers/flags.ts'
+import { call, onEachDatabase, useTestApp } from '../../../test/test-app.ts'
+import {
+  addDependency,
+  archive,
+  assertInvariant,
+  createFlag,
+  createProject,
+  deleteFlags,
+  dependencyRows,
+  projectPath,
+  revive,
+  validate,
+} from '../../../test/helpers/flags.ts'
 
 const RUNS = 40
 
@@ -33,7 +44,17 @@ const scenario = fc.record({
   foreign: fc.integer({ min: 0, max: 3 }),
   links: fc.array(fc.record({ child: fc.nat(10), parent: fc.nat(10), enabled: fc.boolean() }), { maxLength: 10 }),
   archived: fc.array(fc.nat(10), { maxLength: 4 }),
-  batches: fc.array(fc.array(fc.oneof(fc.nat(10).map((i) => ({ kind: 'flag' as const, i })), fc.nat(3).map((i) => ({ kind: 'ghost' as const, i })), fc.nat(10).map((i) => ({ kind: 'upper' as const, i }))), { maxLength: 12 }), { minLength: 1, maxLength: 5 }),
+  batches: fc.array(
+    fc.array(
+      fc.oneof(
+        fc.nat(10).map((i) => ({ kind: 'flag' as const, i })),
+        fc.nat(3).map((i) => ({ kind: 'ghost' as const, i })),
+        fc.nat(10).map((i) => ({ kind: 'upper' as const, i })),
+      ),
+      { maxLength: 12 },
+    ),
+    { minLength: 1, maxLength: 5 },
+  ),
 })
 
 onEachDatabase('archive validation properties', (database) => {
@@ -60,10 +81,14 @@ onEachDatabase('archive validation properties', (database) => {
           const [child, parent] = [names[link.child]!, names[link.parent]!]
           const response = await addDependency(pennon, child, { feature: parent, enabled: link.enabled }, project)
           const active = (name: string) => flags.get(name)?.project === project
-          const expected = child === parent ? 400
-            : !active(child) || !active(parent) ? 404
-            : [...parentOf.values()].includes(child) || parentOf.has(parent) ? 409
-            : 200
+          const expected =
+            child === parent
+              ? 400
+              : !active(child) || !active(parent)
+                ? 404
+                : [...parentOf.values()].includes(child) || parentOf.has(parent)
+                  ? 409
+                  : 200
           assert.equal(response.status, expected, `${child} → ${parent}: ${response.text}`)
           if (expected === 200) parentOf.set(child, parent)
         }
@@ -82,7 +107,9 @@ onEachDatabase('archive validation properties', (database) => {
         }
 
         for (const items of s.batches) {
-          const features = items.map((item) => (item.kind === 'ghost' ? `r${run}-ghost${item.i}` : item.kind === 'upper' ? names[item.i]!.toUpperCase() : names[item.i]!))
+          const features = items.map((item) =>
+            item.kind === 'ghost' ? `r${run}-ghost${item.i}` : item.kind === 'upper' ? names[item.i]!.toUpperCase() : names[item.i]!,
+          )
           const response = await validate(pennon, features, project)
           assert.equal(response.status, 200)
           assert.deepEqual(response.body, modelValidation(features, project, flags, parentOf), JSON.stringify(features))
@@ -108,48 +135,76 @@ onEachDatabase('archive validation properties', (database) => {
       fc.record({ op: fc.constant('create' as const), a: pick }),
     )
     await fc.assert(
-      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 20 }), fc.array(pick, { maxLength: 7 }), async (operations, finalBatch) => {
-        run++
-        const [project, other] = [`s${run}`, `s${run}-other`]
-        await createProject(pennon, project)
-        await createProject(pennon, other)
-        // Flags 0–4 live in the project, 5–6 in the other one.
-        const names = Array.from({ length: 7 }, (_, i) => `s${run}-f${i}`)
-        const home = (i: number) => (i < 5 ? project : other)
-        for (let i = 0; i < names.length; i++) await createFlag(pennon, names[i]!, home(i))
+      fc.asyncProperty(
+        fc.array(operation, { minLength: 1, maxLength: 20 }),
+        fc.array(pick, { maxLength: 7 }),
+        async (operations, finalBatch) => {
+          run++
+          const [project, other] = [`s${run}`, `s${run}-other`]
+          await createProject(pennon, project)
+          await createProject(pennon, other)
+          // Flags 0–4 live in the project, 5–6 in the other one.
+          const names = Array.from({ length: 7 }, (_, i) => `s${run}-f${i}`)
+          const home = (i: number) => (i < 5 ? project : other)
+          for (let i = 0; i < names.length; i++) await createFlag(pennon, names[i]!, home(i))
 
-        for (const operation of operations) {
-          const response = await (async () => {
-            switch (operation.op) {
-              case 'depend':
-                return addDependency(pennon, names[operation.a]!, { feature: names[operation.b]! }, operation.foreignUrl ? other : project)
-              case 'undepend':
-                return call(pennon, 'DELETE', `${projectPath(project)}/features/${names[operation.a]}/dependencies/${names[operation.b]}`)
-              case 'undependAll':
-                return call(pennon, 'DELETE', `${projectPath(project)}/features/${names[operation.a]}/dependencies`)
-              case 'archiveOne':
-                return call(pennon, 'DELETE', `${projectPath(project)}/features/${names[operation.a]}`)
-              case 'archive':
-                return archive(pennon, operation.set.map((i) => names[i]), project)
-              case 'revive':
-                return revive(pennon, operation.set.map((i) => names[i]), project)
-              case 'delete':
-                return deleteFlags(pennon, operation.set.map((i) => names[i]), project)
-              case 'create':
-                return call(pennon, 'POST', `${projectPath(home(operation.a))}/features`, { name: names[operation.a] })
-            }
-          })()
-          assert.ok([200, 201, 202, 400, 404, 409].includes(response.status), `${JSON.stringify(operation)}: ${response.status} ${response.text}`)
-          await assertInvariant(pennon)
-        }
+          for (const operation of operations) {
+            const response = await (async () => {
+              switch (operation.op) {
+                case 'depend':
+                  return addDependency(
+                    pennon,
+                    names[operation.a]!,
+                    { feature: names[operation.b]! },
+                    operation.foreignUrl ? other : project,
+                  )
+                case 'undepend':
+                  return call(pennon, 'DELETE', `${projectPath(project)}/features/${names[operation.a]}/dependencies/${names[operation.b]}`)
+                case 'undependAll':
+                  return call(pennon, 'DELETE', `${projectPath(project)}/features/${names[operation.a]}/dependencies`)
+                case 'archiveOne':
+                  return call(pennon, 'DELETE', `${projectPath(project)}/features/${names[operation.a]}`)
+                case 'archive':
+                  return archive(
+                    pennon,
+                    operation.set.map((i) => names[i]),
+                    project,
+                  )
+                case 'revive':
+                  return revive(
+                    pennon,
+                    operation.set.map((i) => names[i]),
+                    project,
+                  )
+                case 'delete':
+                  return deleteFlags(
+                    pennon,
+                    operation.set.map((i) => names[i]),
+                    project,
+                  )
+                case 'create':
+                  return call(pennon, 'POST', `${projectPath(home(operation.a))}/features`, { name: names[operation.a] })
+              }
+            })()
+            assert.ok(
+              [200, 201, 202, 400, 404, 409].includes(response.status),
+              `${JSON.stringify(operation)}: ${response.status} ${response.text}`,
+            )
+            await assertInvariant(pennon)
+          }
 
-        // Whatever state the sequence left, validate agrees with the model read from the tables.
-        const rows = await pennon.database.db.selectFrom('features').select(['name', 'project', 'archived_at']).where('name', 'like', `s${run}-%`).execute()
-        const flags = new Map(rows.map((row) => [row.name, { project: row.project, archived: row.archived_at !== null }]))
-        const parentOf = new Map((await dependencyRows(pennon)).map((row) => [row.child, row.parent]))
-        const features = finalBatch.map((i) => names[i]!)
-        assert.deepEqual((await validate(pennon, features, project)).body, modelValidation(features, project, flags, parentOf))
-      }),
+          // Whatever state the sequence left, validate agrees with the model read from the tables.
+          const rows = await pennon.database.db
+            .selectFrom('features')
+            .select(['name', 'project', 'archived_at'])
+            .where('name', 'like', `s${run}-%`)
+            .execute()
+          const flags = new Map(rows.map((row) => [row.name, { project: row.project, archived: row.archived_at !== null }]))
+          const parentOf = new Map((await dependencyRows(pennon)).map((row) => [row.child, row.parent]))
+          const features = finalBatch.map((i) => names[i]!)
+          assert.deepEqual((await validate(pennon, features, project)).body, modelValidation(features, project, flags, parentOf))
+        },
+      ),
       { numRuns: RUNS },
     )
   })

@@ -49,9 +49,18 @@ onEachDatabase('archive validation queries', (database) => {
       const db = pennon.database.db
       const { rows } = await sql<{ detail: string }>`explain query plan ${validationQuery(db, 'default', ['a', 'b'])}`.execute(db)
       const plan = rows.map((row) => row.detail)
-      assert.ok(plan.some((line) => /^SEARCH f USING .*INDEX/.test(line)), plan.join('\n'))
-      assert.ok(plan.some((line) => /^SEARCH d USING .*INDEX feature_dependencies_parent_idx/.test(line)), plan.join('\n'))
-      assert.ok(plan.some((line) => /^SEARCH d .*USING .*INDEX sqlite_autoindex_feature_dependencies_1 \(child=\?\)/.test(line)), plan.join('\n'))
+      assert.ok(
+        plan.some((line) => /^SEARCH f USING .*INDEX/.test(line)),
+        plan.join('\n'),
+      )
+      assert.ok(
+        plan.some((line) => /^SEARCH d USING .*INDEX feature_dependencies_parent_idx/.test(line)),
+        plan.join('\n'),
+      )
+      assert.ok(
+        plan.some((line) => /^SEARCH d .*USING .*INDEX sqlite_autoindex_feature_dependencies_1 \(child=\?\)/.test(line)),
+        plan.join('\n'),
+      )
       assert.ok(!plan.some((line) => /^SCAN (f|d|features|feature_dependencies)\b/.test(line)), plan.join('\n'))
     })
   }

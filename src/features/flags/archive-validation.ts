@@ -55,7 +55,12 @@ export async function validateArchive(db: Kysely<Database>, project: string, nam
  */
 export function createArchiveValidator({ db, changes }: { db: Kysely<Database>; changes: ChangeWatch }) {
   // A few hundred batches of a few dozen names; a larger batch is answered, not remembered.
-  const answers = createAnswerCache(changes, { maxEntries: 256, maxBodyLength: 16 * 1024, maxTotalLength: 1024 * 1024, maxKeyLength: 4 * 1024 })
+  const answers = createAnswerCache(changes, {
+    maxEntries: 256,
+    maxBodyLength: 16 * 1024,
+    maxTotalLength: 1024 * 1024,
+    maxKeyLength: 4 * 1024,
+  })
   return async (project: string, names: readonly string[], version = changes.version()): Promise<Buffer> => {
     const key = JSON.stringify([project, names])
     const cached = answers.get(key, version)

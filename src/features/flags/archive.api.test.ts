@@ -62,7 +62,10 @@ onEachDatabase('archive', (database) => {
     assert.equal(foreign.status, 409)
     assert.deepEqual(
       withoutId(foreign.body),
-      errorOf('InvalidOperationError', 'Cannot archive flag "foreign": it belongs to project "other", not to project "default". Nothing was changed.'),
+      errorOf(
+        'InvalidOperationError',
+        'Cannot archive flag "foreign": it belongs to project "other", not to project "default". Nothing was changed.',
+      ),
     )
     const parent = await archiveOne(pennon, 'parent')
     assert.equal(parent.status, 409)
@@ -84,7 +87,10 @@ onEachDatabase('archive', (database) => {
     await depend(pennon, 'sibling', 'parent')
     const mark = await eventMark(pennon)
     assert.equal((await archiveOne(pennon, 'kid')).status, 202)
-    assert.deepEqual(fromOneRequest(await mark.since()), [flagEvent('feature-dependencies-removed', 'kid'), flagEvent('feature-archived', 'kid')])
+    assert.deepEqual(fromOneRequest(await mark.since()), [
+      flagEvent('feature-dependencies-removed', 'kid'),
+      flagEvent('feature-archived', 'kid'),
+    ])
     assert.deepEqual(await dependencyRows(pennon), [{ child: 'sibling', parent: 'parent', enabled: true, variants: [] }])
     assert.deepEqual((await getFlag(pennon, 'parent')).children, ['sibling'])
     await assertInvariant(pennon)
@@ -211,7 +217,10 @@ onEachDatabase('archive', (database) => {
     assert.equal(foreign.status, 409)
     assert.deepEqual(
       withoutId(foreign.body),
-      errorOf('InvalidOperationError', 'Cannot revive flag "o1": it belongs to project "other", not to project "default". Nothing was changed.'),
+      errorOf(
+        'InvalidOperationError',
+        'Cannot revive flag "o1": it belongs to project "other", not to project "default". Nothing was changed.',
+      ),
     )
     assert.equal((await revive(pennon, ['o1'], 'nowhere')).status, 404)
     assert.deepEqual(await again.since(), [])
@@ -246,7 +255,10 @@ onEachDatabase('archive', (database) => {
     assert.equal(foreign.status, 409)
     assert.deepEqual(
       withoutId(foreign.body),
-      errorOf('InvalidOperationError', 'Cannot delete flag "o1": it belongs to project "other", not to project "default". Nothing was changed.'),
+      errorOf(
+        'InvalidOperationError',
+        'Cannot delete flag "o1": it belongs to project "other", not to project "default". Nothing was changed.',
+      ),
     )
     assert.equal((await deleteFlags(pennon, [], 'nowhere')).status, 404)
   })
@@ -258,13 +270,15 @@ onEachDatabase('archive', (database) => {
     const editor = await serviceAccountToken(pennon, 2)
     const viewer = await serviceAccountToken(pennon, 3)
     const client = await apiToken(pennon, 'client')
-    const needs = (permission: string) => errorOf('NoAccessError', `Missing permission: this operation needs "${permission}".`, { permissions: [permission] })
-    const requests = (token: string) => [
-      ['DELETE_FEATURE', () => archiveOne(pennon, 'f1', 'default', token)],
-      ['DELETE_FEATURE', () => call(pennon, 'POST', `${projectPath()}/archive`, { features: ['f2'] }, { token })],
-      ['UPDATE_FEATURE', () => call(pennon, 'POST', `${projectPath()}/revive`, { features: ['f2'] }, { token })],
-      ['DELETE_FEATURE', () => call(pennon, 'POST', `${projectPath()}/delete`, { features: ['f2'] }, { token })],
-    ] as const
+    const needs = (permission: string) =>
+      errorOf('NoAccessError', `Missing permission: this operation needs "${permission}".`, { permissions: [permission] })
+    const requests = (token: string) =>
+      [
+        ['DELETE_FEATURE', () => archiveOne(pennon, 'f1', 'default', token)],
+        ['DELETE_FEATURE', () => call(pennon, 'POST', `${projectPath()}/archive`, { features: ['f2'] }, { token })],
+        ['UPDATE_FEATURE', () => call(pennon, 'POST', `${projectPath()}/revive`, { features: ['f2'] }, { token })],
+        ['DELETE_FEATURE', () => call(pennon, 'POST', `${projectPath()}/delete`, { features: ['f2'] }, { token })],
+      ] as const
     for (const token of [viewer, client]) {
       for (const [permission, send] of requests(token)) {
         const response = await send()

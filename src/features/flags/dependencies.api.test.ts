@@ -34,7 +34,9 @@ onEachDatabase('dependencies', (database) => {
     assert.deepEqual(await dependencyRows(pennon), [{ child: 'c1', parent: 'p1', enabled: true, variants: [] }])
     assert.deepEqual((await getFlag(pennon, 'c1')).dependencies, [{ feature: 'p1', enabled: true, variants: [] }])
     assert.deepEqual((await getFlag(pennon, 'p1')).children, ['c1'])
-    assert.deepEqual(fromOneRequest(await mark.since()), [flagEvent('feature-dependency-added', 'c1', 'default', { feature: 'p1', enabled: true })])
+    assert.deepEqual(fromOneRequest(await mark.since()), [
+      flagEvent('feature-dependency-added', 'c1', 'default', { feature: 'p1', enabled: true }),
+    ])
   })
 
   test('enabled and variants: stored as the reference does, echoed in the event only when sent', async (t) => {
@@ -52,12 +54,15 @@ onEachDatabase('dependencies', (database) => {
       { child: 'c4', parent: 'p1', enabled: true, variants: [] },
     ])
     const events = await mark.since()
-    assert.deepEqual(events.map((event) => event.data), [
-      { feature: 'p1', enabled: false, variants: ['x'] },
-      { feature: 'p1', enabled: true, variants: ['a', 'b'] },
-      { feature: 'p1', enabled: true, variants: [] },
-      { feature: 'p1', enabled: true },
-    ])
+    assert.deepEqual(
+      events.map((event) => event.data),
+      [
+        { feature: 'p1', enabled: false, variants: ['x'] },
+        { feature: 'p1', enabled: true, variants: ['a', 'b'] },
+        { feature: 'p1', enabled: true, variants: [] },
+        { feature: 'p1', enabled: true },
+      ],
+    )
     assert.equal(new Set(events.map((event) => event.groupId)).size, 4, 'one group per request')
   })
 
@@ -77,7 +82,8 @@ onEachDatabase('dependencies', (database) => {
     await createFlags(pennon, ['p1', 'c1', 'old-parent', 'old-child'])
     await createFlags(pennon, ['o1', 'o2'], 'other')
     assert.equal((await archive(pennon, ['old-parent', 'old-child'])).status, 202)
-    const noChild = (name: string, project = 'default') => errorOf('NotFoundError', `There's no active flag named "${name}" in project "${project}".`)
+    const noChild = (name: string, project = 'default') =>
+      errorOf('NotFoundError', `There's no active flag named "${name}" in project "${project}".`)
     const noParent = (name: string, project = 'default') =>
       errorOf('NotFoundError', `There's no active flag named "${name}" in project "${project}" to depend on.`)
     const cases: Array<[string, string, string, Record<string, unknown>]> = [
@@ -111,29 +117,44 @@ onEachDatabase('dependencies', (database) => {
     assert.equal(parentGetsParent.status, 409)
     assert.deepEqual(
       withoutId(parentGetsParent.body),
-      errorOf('InvalidOperationError', 'Flag "top" cannot depend on another flag: "mid", "other-kid" depend on it, and dependencies are only one level deep.'),
+      errorOf(
+        'InvalidOperationError',
+        'Flag "top" cannot depend on another flag: "mid", "other-kid" depend on it, and dependencies are only one level deep.',
+      ),
     )
     const childBecomesParent = await addDependency(pennon, 'low', { feature: 'mid' })
     assert.equal(childBecomesParent.status, 409)
     assert.deepEqual(
       withoutId(childBecomesParent.body),
-      errorOf('InvalidOperationError', 'Flag "mid" cannot be a parent: it depends on "top" itself, and dependencies are only one level deep.'),
+      errorOf(
+        'InvalidOperationError',
+        'Flag "mid" cannot be a parent: it depends on "top" itself, and dependencies are only one level deep.',
+      ),
     )
     // A cycle would need one of the two as well.
     const cycle = await addDependency(pennon, 'top', { feature: 'mid' })
     assert.equal(cycle.status, 409)
     assert.deepEqual(
       withoutId(cycle.body),
-      errorOf('InvalidOperationError', 'Flag "top" cannot depend on another flag: "mid", "other-kid" depend on it, and dependencies are only one level deep.'),
+      errorOf(
+        'InvalidOperationError',
+        'Flag "top" cannot depend on another flag: "mid", "other-kid" depend on it, and dependencies are only one level deep.',
+      ),
     )
     await depend(pennon, 'free', 'low')
     const single = await addDependency(pennon, 'low', { feature: 'top' })
     assert.equal(single.status, 409)
     assert.deepEqual(
       withoutId(single.body),
-      errorOf('InvalidOperationError', 'Flag "low" cannot depend on another flag: "free" depends on it, and dependencies are only one level deep.'),
+      errorOf(
+        'InvalidOperationError',
+        'Flag "low" cannot depend on another flag: "free" depends on it, and dependencies are only one level deep.',
+      ),
     )
-    assert.deepEqual((await mark.since()).map((event) => event.type), ['feature-dependency-added'])
+    assert.deepEqual(
+      (await mark.since()).map((event) => event.type),
+      ['feature-dependency-added'],
+    )
     await assertInvariant(pennon)
   })
 
@@ -170,7 +191,12 @@ onEachDatabase('dependencies', (database) => {
 
     const notThere = (child: string, parent: string, project = 'default') =>
       errorOf('NotFoundError', `Flag "${child}" in project "${project}" has no dependency on "${parent}".`)
-    for (const [child, parent, project] of [['c1', 'p2', 'default'], ['ghost', 'p1', 'default'], ['oc', 'op', 'default'], ['c1', 'p1', 'other']] as const) {
+    for (const [child, parent, project] of [
+      ['c1', 'p2', 'default'],
+      ['ghost', 'p1', 'default'],
+      ['oc', 'op', 'default'],
+      ['c1', 'p1', 'other'],
+    ] as const) {
       const response = await removeOne(pennon, child, parent, project)
       assert.equal(response.status, 404)
       assert.deepEqual(withoutId(response.body), notThere(child, parent, project))
@@ -192,9 +218,14 @@ onEachDatabase('dependencies', (database) => {
     await createProject(pennon, 'other')
     await createFlags(pennon, ['p1', 'c1'])
     await depend(pennon, 'c1', 'p1')
-    const none = (child: string, project = 'default') => errorOf('NotFoundError', `Flag "${child}" in project "${project}" has no dependencies to remove.`)
+    const none = (child: string, project = 'default') =>
+      errorOf('NotFoundError', `Flag "${child}" in project "${project}" has no dependencies to remove.`)
 
-    for (const [child, project] of [['p1', 'default'], ['ghost', 'default'], ['c1', 'other']] as const) {
+    for (const [child, project] of [
+      ['p1', 'default'],
+      ['ghost', 'default'],
+      ['c1', 'other'],
+    ] as const) {
       const response = await removeAll(pennon, child, project)
       assert.equal(response.status, 404)
       assert.deepEqual(withoutId(response.body), none(child, project))
@@ -233,7 +264,11 @@ onEachDatabase('dependencies', (database) => {
     const missing = await addDependency(pennon, 'c1', {})
     assert.equal(missing.status, 400)
     const required = 'The `/body/feature` property is required. It was not present on the data you sent.'
-    assert.deepEqual(withoutId(missing.body), { name: 'ValidationError', message: required, details: [{ path: '/body/feature', message: required }] })
+    assert.deepEqual(withoutId(missing.body), {
+      name: 'ValidationError',
+      message: required,
+      details: [{ path: '/body/feature', message: required }],
+    })
     const wrong = await addDependency(pennon, 'c1', { feature: 'p1', enabled: 'yes', variants: [1] })
     assert.equal(wrong.status, 400)
     assert.deepEqual(withoutId(wrong.body).details, [
@@ -265,7 +300,9 @@ onEachDatabase('dependencies', (database) => {
     const [event] = await mark.since()
     assert.deepEqual([event.createdBy, typeof event.createdByUserId], ['editor-account', 'number'])
 
-    const needs = errorOf('NoAccessError', 'Missing permission: this operation needs "UPDATE_FEATURE_DEPENDENCY".', { permissions: ['UPDATE_FEATURE_DEPENDENCY'] })
+    const needs = errorOf('NoAccessError', 'Missing permission: this operation needs "UPDATE_FEATURE_DEPENDENCY".', {
+      permissions: ['UPDATE_FEATURE_DEPENDENCY'],
+    })
     for (const token of [viewer, client]) {
       for (const response of [
         await addDependency(pennon, 'c1', { feature: 'p1' }, 'default', token),

@@ -22,9 +22,10 @@ onEachDatabase('dependency races', (database) => {
       const [a, b, c] = [`a${round}`, `b${round}`, `c${round}`]
       await createFlags(first, [a, b, c])
       // Alternate which request starts first, so either may win.
-      const [bOnA, cOnB] = round % 2 === 0
-        ? await Promise.all([addDependency(first, b, { feature: a }), addDependency(second, c, { feature: b })])
-        : (await Promise.all([addDependency(second, c, { feature: b }), addDependency(first, b, { feature: a })])).reverse()
+      const [bOnA, cOnB] =
+        round % 2 === 0
+          ? await Promise.all([addDependency(first, b, { feature: a }), addDependency(second, c, { feature: b })])
+          : (await Promise.all([addDependency(second, c, { feature: b }), addDependency(first, b, { feature: a })])).reverse()
       const statuses = [bOnA.status, cOnB.status]
       assert.ok(statuses.includes(200) && statuses.includes(409), `round ${round}: ${statuses} ${bOnA.text} ${cOnB.text}`)
     }

@@ -15,13 +15,19 @@ export interface FlagState {
 
 /** `"a", "b", "c"`, cut after `max` names so a batch of thousands still makes a readable message. */
 export function nameList(names: readonly string[], max = 10): string {
-  const shown = names.slice(0, max).map((name) => quote(name)).join(', ')
+  const shown = names
+    .slice(0, max)
+    .map((name) => quote(name))
+    .join(', ')
   return names.length > max ? `${shown} and ${names.length - max} more` : shown
 }
 
 export function checkNotSelf(child: string, parent: string): void {
   if (child === parent) {
-    throw invalid(`The \`/body/feature\` property names the flag itself (${quote(parent)}): a flag cannot depend on itself.`, '/body/feature')
+    throw invalid(
+      `The \`/body/feature\` property names the flag itself (${quote(parent)}): a flag cannot depend on itself.`,
+      '/body/feature',
+    )
   }
 }
 
@@ -44,7 +50,8 @@ export interface DependencyCandidate {
  */
 export function checkDependency(candidate: DependencyCandidate): void {
   const { project, childName, parentName } = candidate
-  if (!isActiveIn(candidate.child, project)) throw notFound(`There's no active flag named ${quote(childName)} in project ${quote(project)}.`)
+  if (!isActiveIn(candidate.child, project))
+    throw notFound(`There's no active flag named ${quote(childName)} in project ${quote(project)}.`)
   if (!isActiveIn(candidate.parent, project)) {
     throw notFound(`There's no active flag named ${quote(parentName)} in project ${quote(project)} to depend on.`)
   }

@@ -44,7 +44,12 @@ export function createDependencyService({ db }: { db: Kysely<Database> }) {
     if (previous && previous.parent !== parent) {
       events.push({ type: 'feature-dependency-removed', featureName: child, project, data: { feature: previous.parent } })
     }
-    events.push({ type: 'feature-dependency-added', featureName: child, project, data: dependencyAddedData(parent, stored.enabled, input.variants) })
+    events.push({
+      type: 'feature-dependency-added',
+      featureName: child,
+      project,
+      data: dependencyAddedData(parent, stored.enabled, input.variants),
+    })
     await appendEvents(trx, audit, events)
   }
 

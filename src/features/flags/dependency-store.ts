@@ -44,7 +44,9 @@ export function createDependencyStore(db: Kysely<Database>) {
         .deleteFrom('feature_dependencies')
         .where('child', '=', child)
         .where('parent', '=', parent)
-        .where('child', 'in', (query) => query.selectFrom('features').select('name').where('name', '=', child).where('project', '=', project))
+        .where('child', 'in', (query) =>
+          query.selectFrom('features').select('name').where('name', '=', child).where('project', '=', project),
+        )
         .executeTakeFirst()
       return result.numDeletedRows > 0n
     },
@@ -52,7 +54,11 @@ export function createDependencyStore(db: Kysely<Database>) {
     /** Removes the dependency rows of these children (each has at most one); returns the children that had one, sorted. */
     async removeParentsOf(children: readonly string[]): Promise<string[]> {
       if (children.length === 0) return []
-      const rows = await db.deleteFrom('feature_dependencies').where(inNames(db, 'child', children)).returning('child').execute()
+      const rows = await db
+        .deleteFrom('feature_dependencies')
+        .where(inNames(db, 'child', children))
+        .returning('child')
+        .execute()
       return rows.map((row) => row.child).sort()
     },
 

@@ -43,28 +43,44 @@ export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
       await createFlagStore(trx).updateMetadata(after)
       events.push({ type: 'feature-metadata-updated', featureName: after.name, project: after.project, data: after, preData: before })
     }
-    if (after.stale !== before.stale) events.push({ type: after.stale ? 'feature-stale-on' : 'feature-stale-off', featureName: after.name, project: after.project })
+    if (after.stale !== before.stale)
+      events.push({ type: after.stale ? 'feature-stale-on' : 'feature-stale-off', featureName: after.name, project: after.project })
     await appendEvents(trx, audit, events)
     const [shown] = await withPotentiallyStale(trx, [after])
     return shown!
   }
 
   /** POST …/stale inside the caller's transaction (see markStale). */
-  async function markStaleIn(trx: Kysely<Database>, project: string, names: readonly string[], stale: boolean, audit: AuditContext): Promise<void> {
+  async function markStaleIn(
+    trx: Kysely<Database>,
+    project: string,
+    names: readonly string[],
+    stale: boolean,
+    audit: AuditContext,
+  ): Promise<void> {
     if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
     const flags = await createFlagStore(trx).lockMany([...new Set(names)])
     const foreign = [...new Set(flags.filter((flag) => flag.project !== project).map((flag) => flag.project))].sort()
     if (foreign.length > 0) {
-      throw invalidOperation(`Some of these flags belong to other projects (${foreign.map((id) => quote(id)).join(', ')}), not to ${quote(project)}: nothing was changed.`)
+      throw invalidOperation(
+        `Some of these flags belong to other projects (${foreign.map((id) => quote(id)).join(', ')}), not to ${quote(project)}: nothing was changed.`,
+      )
     }
     const archived = flags.find((flag) => flag.archived)
     if (archived) throw archivedFlag(archived.name)
     const changing = flags.filter((flag) => flag.stale !== stale)
-    await createFlagStore(trx).setStale(changing.map((flag) => flag.name), stale)
+    await createFlagStore(trx).setStale(
+      changing.map((flag) => flag.name),
+      stale,
+    )
     await appendEvents(
       trx,
       audit,
-      changing.map((flag) => ({ type: stale ? ('feature-stale-on' as const) : ('feature-stale-off' as const), featureName: flag.name, project })),
+      changing.map((flag) => ({
+        type: stale ? ('feature-stale-on' as const) : ('feature-stale-off' as const),
+        featureName: flag.name,
+        project,
+      })),
     )
   }
 
@@ -78,7 +94,10 @@ export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
       db.transaction().execute(async (trx) => {
         const before = await lockFlag(trx, project, name)
         if (input.archived === true) {
-          throw invalid('The `/body/archived` property cannot archive a flag here: use DELETE on the flag or POST …/archive, which check its children.', '/body/archived')
+          throw invalid(
+            'The `/body/archived` property cannot archive a flag here: use DELETE on the flag or POST …/archive, which check its children.',
+            '/body/archived',
+          )
         }
         const metadata: Metadata = {
           description: input.description || null,
@@ -95,13 +114,23 @@ export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
         const before = await lockFlag(trx, project, name)
         const { archivedAt: _archivedAt, ...document } = before
         const patched = applyPatch(document, operations) as Record<string, unknown>
-        const fixed = Object.keys({ ...document, ...patched }).filter((key) => !EDITABLE.has(key) && patched[key] !== (document as Record<string, unknown>)[key])
+        const fixed = Object.keys({ ...document, ...patched }).filter(
+          (key) => !EDITABLE.has(key) && patched[key] !== (document as Record<string, unknown>)[key],
+        )
         if (fixed.length > 0) {
           throw validationFailed(
-            fixed.map((key) => ({ path: `/body`, message: `The patch changes \`${key}\`, which PATCH cannot change: only description, type, stale and impressionData can (variants, archiving and projects have routes of their own).` })),
+            fixed.map((key) => ({
+              path: `/body`,
+              message: `The patch changes \`${key}\`, which PATCH cannot change: only description, type, stale and impressionData can (variants, archiving and projects have routes of their own).`,
+            })),
           )
         }
-        const metadata = { description: patched.description, type: patched.type, stale: patched.stale, impressionData: patched.impressionData }
+        const metadata = {
+          description: patched.description,
+          type: patched.type,
+          stale: patched.stale,
+          impressionData: patched.impressionData,
+        }
         const shape = checkShape(metadata)
         if (shape.length > 0) throw validationFailed(shape)
         const valid = metadata as Metadata

@@ -36,7 +36,8 @@ onEachDatabase('flag list paging', (database) => {
   test('query keeps the names containing it in any case; the total counts the matches', async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'search')
-    for (const name of ['checkout-v1', 'Checkout-v2', 'search-box', 'new_checkout', '100%_done']) await createFlag(pennon, encodeURIComponent(name) === name ? name : 'x', 'search')
+    for (const name of ['checkout-v1', 'Checkout-v2', 'search-box', 'new_checkout', '100%_done'])
+      await createFlag(pennon, encodeURIComponent(name) === name ? name : 'x', 'search')
     const found = await call(pennon, 'GET', `${projectPath('search')}/features?query=CHECKOUT`)
     assert.deepEqual(names(found.body), ['Checkout-v2', 'checkout-v1', 'new_checkout'])
     assert.equal(found.body.total, 3)
@@ -74,7 +75,9 @@ onEachDatabase('flag list paging', (database) => {
     const pennon = await useTestApp(t, database)
     const limit = await call(pennon, 'GET', `${projectPath()}/features?limit=0`)
     assert.equal(limit.status, 400)
-    assert.deepEqual(withoutId(limit.body).details, [{ path: '/query/limit', message: 'The `/query/limit` parameter must be a whole number from 1 to 1000. You sent "0".' }])
+    assert.deepEqual(withoutId(limit.body).details, [
+      { path: '/query/limit', message: 'The `/query/limit` parameter must be a whole number from 1 to 1000. You sent "0".' },
+    ])
     assert.equal((await call(pennon, 'GET', `${projectPath()}/features?offset=-1`)).status, 400)
     const sort = await call(pennon, 'GET', `${projectPath()}/features?sortBy=stale`)
     assert.equal(sort.status, 400)

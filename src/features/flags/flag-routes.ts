@@ -4,55 +4,78 @@ import { field } from '../../http/body-rules.ts'
 import { errorResponses, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { archiveRoutes } from './archive-routes.ts'
 import { dependencyRoutes } from './dependency-routes.ts'
-import { CreateFlagBody, flagDetailsResponse, FlagListResponse, FlagParams, FlagResponse, ProjectFlagsParams, ProjectFlagsQuery } from './flag-schemas.ts'
+import {
+  CreateFlagBody,
+  flagDetailsResponse,
+  FlagListResponse,
+  FlagParams,
+  FlagResponse,
+  ProjectFlagsParams,
+  ProjectFlagsQuery,
+} from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 import { parseTagFilter } from '../tags/tag-filter.ts'
 
 const PAGING_PARAMETERS = ['query', 'offset', 'limit', 'sortBy', 'sortOrder', 'archived', 'stale'] as const
 
 /** `environmentSchema`: one environment of a flag in the flag read (EnvironmentsOfFlags.schema, handed over by app.ts). */
-export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService; environmentSchema: TSchema }> = async (app, { flags, environmentSchema }) => {
-  app.post('/projects/:projectId/features', {
-    config: { permission: 'CREATE_FEATURE', bodyRules: field('name', urlFriendlyNameProblems) },
-    schema: {
-      tags: ['Flags'],
-      summary: 'Create a flag',
-      params: ProjectFlagsParams,
-      body: CreateFlagBody,
-      response: { 201: FlagResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService; environmentSchema: TSchema }> = async (
+  app,
+  { flags, environmentSchema },
+) => {
+  app.post(
+    '/projects/:projectId/features',
+    {
+      config: { permission: 'CREATE_FEATURE', bodyRules: field('name', urlFriendlyNameProblems) },
+      schema: {
+        tags: ['Flags'],
+        summary: 'Create a flag',
+        params: ProjectFlagsParams,
+        body: CreateFlagBody,
+        response: { 201: FlagResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
     },
-  }, async (request, reply) => {
-    reply.status(201)
-    return flags.create(request.params.projectId, request.body, request.principal)
-  })
+    async (request, reply) => {
+      reply.status(201)
+      return flags.create(request.params.projectId, request.body, request.principal)
+    },
+  )
 
-  app.get('/projects/:projectId/features', {
-    config: { permission: 'NONE' },
-    schema: {
-      tags: ['Flags'],
-      summary: 'List the active flags of a project, sorted by name, with their tags; with a paging parameter, one page of them',
-      params: ProjectFlagsParams,
-      querystring: ProjectFlagsQuery,
-      response: { 200: FlagListResponse, ...errorResponses(400, 401, 403, 404) },
+  app.get(
+    '/projects/:projectId/features',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags: ['Flags'],
+        summary: 'List the active flags of a project, sorted by name, with their tags; with a paging parameter, one page of them',
+        params: ProjectFlagsParams,
+        querystring: ProjectFlagsQuery,
+        response: { 200: FlagListResponse, ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request) => {
-    const { query } = request
-    // Other query parameters are ignored, as before paging existed.
-    const paged = PAGING_PARAMETERS.some((name) => query[name] !== undefined)
-    const tags = query.tag === undefined ? undefined : parseTagFilter(typeof query.tag === 'string' ? [query.tag] : query.tag)
-    if (!paged) return { version: 1 as const, features: await flags.list(request.params.projectId, tags) }
-    return { version: 1 as const, ...(await flags.page(request.params.projectId, query, tags)) }
-  })
+    async (request) => {
+      const { query } = request
+      // Other query parameters are ignored, as before paging existed.
+      const paged = PAGING_PARAMETERS.some((name) => query[name] !== undefined)
+      const tags = query.tag === undefined ? undefined : parseTagFilter(typeof query.tag === 'string' ? [query.tag] : query.tag)
+      if (!paged) return { version: 1 as const, features: await flags.list(request.params.projectId, tags) }
+      return { version: 1 as const, ...(await flags.page(request.params.projectId, query, tags)) }
+    },
+  )
 
-  app.get('/projects/:projectId/features/:name', {
-    config: { permission: 'NONE' },
-    schema: {
-      tags: ['Flags'],
-      summary: 'A flag with its parent (dependencies) and its children',
-      params: FlagParams,
-      response: { 200: flagDetailsResponse(environmentSchema), ...errorResponses(401, 403, 404) },
+  app.get(
+    '/projects/:projectId/features/:name',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags: ['Flags'],
+        summary: 'A flag with its parent (dependencies) and its children',
+        params: FlagParams,
+        response: { 200: flagDetailsResponse(environmentSchema), ...errorResponses(401, 403, 404) },
+      },
     },
-  }, async (request) => flags.get(request.params.projectId, request.params.name))
+    async (request) => flags.get(request.params.projectId, request.params.name),
+  )
 
   await app.register(dependencyRoutes, { flags })
   await app.register(archiveRoutes, { flags })

@@ -68,7 +68,9 @@ const flagProperties = {
 
 export const FlagResponse = Type.Object(flagProperties)
 
-const potentiallyStale = Type.Boolean({ description: "Neither stale nor archived, and older than its type's expected lifetime (GET /api/admin/feature-types)" })
+const potentiallyStale = Type.Boolean({
+  description: "Neither stale nor archived, and older than its type's expected lifetime (GET /api/admin/feature-types)",
+})
 
 /** A flag as read: with potentiallyStale, computed from its age when read. */
 export const FlagReadResponse = Type.Object({ ...flagProperties, potentiallyStale })
@@ -87,10 +89,24 @@ export const ProjectFlagsQuery = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 100, description: 'Part of the flag name (any case)' })),
   offset: Type.Optional(Type.String({ maxLength: 20, description: 'Flags to skip (default 0)' })),
   limit: Type.Optional(Type.String({ maxLength: 20, description: 'Flags in the page, 1–1000 (default 100)' })),
-  sortBy: Type.Optional(Type.Unsafe<FlagSortKey>({ type: 'string', enum: [...FLAG_SORT_KEYS], description: 'Default name; ties are ordered by name' })),
+  sortBy: Type.Optional(
+    Type.Unsafe<FlagSortKey>({ type: 'string', enum: [...FLAG_SORT_KEYS], description: 'Default name; ties are ordered by name' }),
+  ),
   sortOrder: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], description: 'Default asc' })),
-  archived: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: the archived flags instead of the active ones' })),
-  stale: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: only the stale and the potentially stale flags' })),
+  archived: Type.Optional(
+    Type.Unsafe<'true' | 'false'>({
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'true: the archived flags instead of the active ones',
+    }),
+  ),
+  stale: Type.Optional(
+    Type.Unsafe<'true' | 'false'>({
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'true: only the stale and the potentially stale flags',
+    }),
+  ),
   tag: Type.Optional(
     Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], {
       description: 'type:value, repeatable: only the flags with one of these tags (with or without paging)',
@@ -106,15 +122,20 @@ export const DependencyResponse = Type.Object({
 })
 
 /** A flag as read with its environments; `environment`: the schema of one (flag-environments/, handed over by app.ts). */
-export const flagDetailsResponse = <E extends TSchema>(environment: E) => Type.Object({
-  ...flagProperties,
-  potentiallyStale,
-  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: "The latest of its environments' lastSeenAt: when SDK metrics last counted it anywhere; null if never" }),
-  archivedAt: Type.Optional(Type.String({ format: 'date-time', description: 'present on archived flags only' })),
-  environments: Type.Array(environment, { description: "the flag's state, strategies and variants in each of its project's environments, by sort order" }),
-  dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),
-  children: Type.Array(Type.String(), { description: 'the flags that depend on this one, sorted by name' }),
-})
+export const flagDetailsResponse = <E extends TSchema>(environment: E) =>
+  Type.Object({
+    ...flagProperties,
+    potentiallyStale,
+    lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: "The latest of its environments' lastSeenAt: when SDK metrics last counted it anywhere; null if never",
+    }),
+    archivedAt: Type.Optional(Type.String({ format: 'date-time', description: 'present on archived flags only' })),
+    environments: Type.Array(environment, {
+      description: "the flag's state, strategies and variants in each of its project's environments, by sort order",
+    }),
+    dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),
+    children: Type.Array(Type.String(), { description: 'the flags that depend on this one, sorted by name' }),
+  })
 
 export const CreateDependencyBody = Type.Object({
   feature: Type.String({ maxLength: 1000, description: 'the parent flag' }),

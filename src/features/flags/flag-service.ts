@@ -31,13 +31,25 @@ export interface FlagDetails extends ReadFlag {
 }
 
 const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppError =>
-  nameExists(`${holder.archived ? 'An archived flag' : 'A flag'} named ${quote(holder.name)} already exists in project ${quote(holder.project)}.`)
+  nameExists(
+    `${holder.archived ? 'An archived flag' : 'A flag'} named ${quote(holder.name)} already exists in project ${quote(holder.project)}.`,
+  )
 
 /** A whole number from `min` to `max` in a query parameter, or the fallback when absent. */
-const toDependencyResponse = (dependency: Dependency) => ({ feature: dependency.parent, enabled: dependency.enabled, variants: dependency.variants })
+const toDependencyResponse = (dependency: Dependency) => ({
+  feature: dependency.parent,
+  enabled: dependency.enabled,
+  variants: dependency.variants,
+})
 
 /** Creates a flag (and its row in each environment of its project) inside the caller's transaction, with its event. */
-async function createIn(trx: Kysely<Database>, environments: EnvironmentsOfFlags, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> {
+async function createIn(
+  trx: Kysely<Database>,
+  environments: EnvironmentsOfFlags,
+  project: string,
+  input: CreateFlagBody,
+  audit: AuditContext,
+): Promise<Flag> {
   checkUrlFriendlyName(input.name, '/body/name')
   const flags = createFlagStore(trx)
   const holder = await flags.find(input.name)
@@ -67,7 +79,15 @@ async function createIn(trx: Kysely<Database>, environments: EnvironmentsOfFlags
 }
 
 /** `environments`: what flags ask of their environments (flag-environments/, handed over by app.ts). */
-export function createFlagService({ db, changes, environments }: { db: Kysely<Database>; changes: ChangeWatch; environments: EnvironmentsOfFlags }) {
+export function createFlagService({
+  db,
+  changes,
+  environments,
+}: {
+  db: Kysely<Database>
+  changes: ChangeWatch
+  environments: EnvironmentsOfFlags
+}) {
   return {
     /** Flag names are unique across all projects, archived flags included. */
     create: (project: string, input: CreateFlagBody, actor: Actor): Promise<Flag> => {
@@ -75,7 +95,8 @@ export function createFlagService({ db, changes, environments }: { db: Kysely<Da
       return db.transaction().execute((trx) => createIn(trx, environments, project, input, auditContext(actor)))
     },
 
-    createIn: (trx: Kysely<Database>, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> => createIn(trx, environments, project, input, audit),
+    createIn: (trx: Kysely<Database>, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> =>
+      createIn(trx, environments, project, input, audit),
 
     /** The project's active flags (with any of `tags`, when given), each with potentiallyStale and its tags. */
     list: async (project: string, tags?: readonly TagFilter[]) => {
@@ -112,7 +133,10 @@ export function createFlagService({ db, changes, environments }: { db: Kysely<Da
         dependencies.childrenOf(name),
       ])
       // The reference shows a flag's lastSeenAt as the latest of its environments'.
-      const lastSeenAt = ofFlag.reduce<string | null>((latest, { lastSeenAt: seen }) => (seen !== null && (latest === null || seen > latest) ? seen : latest), null)
+      const lastSeenAt = ofFlag.reduce<string | null>(
+        (latest, { lastSeenAt: seen }) => (seen !== null && (latest === null || seen > latest) ? seen : latest),
+        null,
+      )
       return { ...read!, lastSeenAt, environments: ofFlag, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
     },
 

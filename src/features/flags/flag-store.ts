@@ -43,7 +43,11 @@ export function allFlagNames(db: Kysely<Database>) {
  * The named flags that exist (active or archived) with their projects, by name; `hold`: locked
  * FOR NO KEY UPDATE on PostgreSQL, in name order (FlagsOfTags).
  */
-export async function findFlagProjects(db: Kysely<Database>, names: readonly string[], { hold = false }: { hold?: boolean } = {}): Promise<Array<{ feature: string; project: string }>> {
+export async function findFlagProjects(
+  db: Kysely<Database>,
+  names: readonly string[],
+  { hold = false }: { hold?: boolean } = {},
+): Promise<Array<{ feature: string; project: string }>> {
   if (names.length === 0) return []
   const rows = await db
     .selectFrom('features')
@@ -156,7 +160,9 @@ export function createFlagStore(db: Kysely<Database>) {
           .selectFrom('features')
           .where('project', '=', project)
           .where('archived_at', page.archived ? 'is not' : 'is', null)
-          .$if(page.search !== '', (query) => query.where(sql<boolean>`${sql.raw(position)}(lower(name), ${page.search.toLowerCase()}) > 0`))
+          .$if(page.search !== '', (query) =>
+            query.where(sql<boolean>`${sql.raw(position)}(lower(name), ${page.search.toLowerCase()}) > 0`),
+          )
           .$if(page.staleOrCreatedBefore !== undefined, (query) =>
             query.where((eb) =>
               eb.or([
@@ -175,7 +181,9 @@ export function createFlagStore(db: Kysely<Database>) {
           .limit(page.limit)
           .offset(page.offset)
           .execute(),
-        base().select((eb) => eb.fn.countAll<number | string | bigint>().as('total')).executeTakeFirstOrThrow(),
+        base()
+          .select((eb) => eb.fn.countAll<number | string | bigint>().as('total'))
+          .executeTakeFirstOrThrow(),
       ])
       return { features: rows.map(toFlag), total: Number(count.total) }
     },
@@ -207,7 +215,11 @@ export function createFlagStore(db: Kysely<Database>) {
 
     async setStale(names: readonly string[], stale: boolean): Promise<void> {
       if (names.length === 0) return
-      await db.updateTable('features').set({ stale }).where(inNames(db, 'name', names)).execute()
+      await db
+        .updateTable('features')
+        .set({ stale })
+        .where(inNames(db, 'name', names))
+        .execute()
     },
 
     /** Archives the active flags among `names`; returns those it archived, sorted. */
@@ -239,7 +251,12 @@ export function createFlagStore(db: Kysely<Database>) {
     /** Deletes the archived flags among `names` for good; returns them as they were, sorted. */
     async deleteArchived(names: readonly string[]): Promise<Flag[]> {
       if (names.length === 0) return []
-      const rows = await db.deleteFrom('features').where(inNames(db, 'name', names)).where('archived_at', 'is not', null).returningAll().execute()
+      const rows = await db
+        .deleteFrom('features')
+        .where(inNames(db, 'name', names))
+        .where('archived_at', 'is not', null)
+        .returningAll()
+        .execute()
       return rows.map(toFlag).sort((a, b) => (a.name < b.name ? -1 : 1))
     },
   }

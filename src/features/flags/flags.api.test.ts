@@ -13,7 +13,18 @@ import {
 } from '../../../test/test-app.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import { createFlagStore } from './flag-store.ts'
-import { archive, createFlag, createFlags, createProject, depend, eventMark, flagEvent, fromOneRequest, getFlag, projectPath } from '../../../test/helpers/flags.ts'
+import {
+  archive,
+  createFlag,
+  createFlags,
+  createProject,
+  depend,
+  eventMark,
+  flagEvent,
+  fromOneRequest,
+  getFlag,
+  projectPath,
+} from '../../../test/helpers/flags.ts'
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -135,7 +146,10 @@ onEachDatabase('flags', (database) => {
     assert.deepEqual(withoutId(elsewhere.body), errorOf('NameExistsError', 'A flag named "taken" already exists in project "other".'))
     const archived = await call(pennon, 'POST', `${projectPath('other')}/features`, { name: 'old' })
     assert.equal(archived.status, 409)
-    assert.deepEqual(withoutId(archived.body), errorOf('NameExistsError', 'An archived flag named "old" already exists in project "default".'))
+    assert.deepEqual(
+      withoutId(archived.body),
+      errorOf('NameExistsError', 'An archived flag named "old" already exists in project "default".'),
+    )
     const caseDiffers = await call(pennon, 'POST', `${projectPath()}/features`, { name: 'Taken' })
     assert.equal(caseDiffers.status, 201)
 
@@ -144,27 +158,43 @@ onEachDatabase('flags', (database) => {
     assert.deepEqual(withoutId(noProject.body), errorOf('NotFoundError', 'Project "ghost" does not exist.'))
     // As in the reference, a taken name is reported before an unknown project.
     assert.equal((await call(pennon, 'POST', `${projectPath('ghost')}/features`, { name: 'taken' })).status, 409)
-    assert.deepEqual((await mark.since()).map((event) => event.featureName), ['Taken'])
+    assert.deepEqual(
+      (await mark.since()).map((event) => event.featureName),
+      ['Taken'],
+    )
   })
 
   test('concurrent creates of one name on two instances: one 201, the others 409', async (t) => {
     const { first, second } = await useTwoInstances(t, database)
     for (let round = 0; round < 5; round++) {
       const name = `race-${round}`
-      const responses = await Promise.all([first, second, first, second].map((pennon) => call(pennon, 'POST', `${projectPath()}/features`, { name })))
+      const responses = await Promise.all(
+        [first, second, first, second].map((pennon) => call(pennon, 'POST', `${projectPath()}/features`, { name })),
+      )
       assert.deepEqual(responses.map((response) => response.status).sort(), [201, 409, 409, 409], name)
       for (const response of responses.filter((r) => r.status === 409)) {
-        assert.deepEqual(withoutId(response.body), errorOf('NameExistsError', `A flag named "${name}" already exists in project "default".`))
+        assert.deepEqual(
+          withoutId(response.body),
+          errorOf('NameExistsError', `A flag named "${name}" already exists in project "default".`),
+        )
       }
     }
     const created = (await allEvents(first)).filter((event) => event.type === 'feature-created')
-    assert.deepEqual(created.map((event) => event.featureName), ['race-0', 'race-1', 'race-2', 'race-3', 'race-4'])
+    assert.deepEqual(
+      created.map((event) => event.featureName),
+      ['race-0', 'race-1', 'race-2', 'race-3', 'race-4'],
+    )
   })
 
   test('a duplicate insert is recognized as a unique violation by this driver (the race path of create)', async (t) => {
     const pennon = await useTestApp(t, database)
     const flag = await createFlag(pennon, 'twice')
-    const error = await createFlagStore(pennon.database.db).insert(flag).then(() => undefined, (e: unknown) => e)
+    const error = await createFlagStore(pennon.database.db)
+      .insert(flag)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
     assert.ok(error, 'the second insert fails')
     assert.equal(isUniqueViolation(error), true)
   })
@@ -182,15 +212,35 @@ onEachDatabase('flags', (database) => {
     assert.equal(list.status, 200)
     assert.deepEqual(Object.keys(list.body), ['version', 'features'])
     assert.equal(list.body.version, 1)
-    assert.deepEqual(list.body.features.map((flag: any) => flag.name), [...names].sort())
-    assert.deepEqual(Object.keys(list.body.features[0]), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived', 'potentiallyStale', 'tags'])
-    assert.deepEqual(list.body.features[0], await (async () => {
-      const { dependencies, children, environments, lastSeenAt, ...flag } = await getFlag(pennon, list.body.features[0].name)
-      // Untagged: an empty list (tags.api.test.ts lists tagged flags).
-      return { ...flag, tags: [] }
-    })())
+    assert.deepEqual(
+      list.body.features.map((flag: any) => flag.name),
+      [...names].sort(),
+    )
+    assert.deepEqual(Object.keys(list.body.features[0]), [
+      'name',
+      'description',
+      'type',
+      'project',
+      'stale',
+      'createdAt',
+      'impressionData',
+      'archived',
+      'potentiallyStale',
+      'tags',
+    ])
+    assert.deepEqual(
+      list.body.features[0],
+      await (async () => {
+        const { dependencies, children, environments, lastSeenAt, ...flag } = await getFlag(pennon, list.body.features[0].name)
+        // Untagged: an empty list (tags.api.test.ts lists tagged flags).
+        return { ...flag, tags: [] }
+      })(),
+    )
 
-    assert.deepEqual((await call(pennon, 'GET', `${projectPath('other')}/features`)).body.features.map((flag: any) => flag.name), ['elsewhere'])
+    assert.deepEqual(
+      (await call(pennon, 'GET', `${projectPath('other')}/features`)).body.features.map((flag: any) => flag.name),
+      ['elsewhere'],
+    )
     const unknown = await call(pennon, 'GET', `${projectPath('ghost')}/features`)
     assert.equal(unknown.status, 404)
     assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'Project "ghost" does not exist.'))
@@ -202,16 +252,38 @@ onEachDatabase('flags', (database) => {
     const parent = await createFlag(pennon, 'parent')
     await createFlags(pennon, ['kid-b', 'kid-a'])
     await depend(pennon, 'kid-b', 'parent')
-    assert.equal((await call(pennon, 'POST', `${projectPath()}/features/kid-a/dependencies`, { feature: 'parent', variants: ['v1'] })).status, 200)
+    assert.equal(
+      (await call(pennon, 'POST', `${projectPath()}/features/kid-a/dependencies`, { feature: 'parent', variants: ['v1'] })).status,
+      200,
+    )
 
     const response = await call(pennon, 'GET', `${projectPath()}/features/parent`)
     assert.equal(response.status, 200)
     // A new flag is off, without strategies or variants, in each of its project's environments.
     const off = (name: string, sortOrder: number) => ({
-      name, lastSeenAt: null, enabled: false, type: name, sortOrder, variantCount: 0, strategies: [], variants: [], hasStrategies: false, hasEnabledStrategies: false,
+      name,
+      lastSeenAt: null,
+      enabled: false,
+      type: name,
+      sortOrder,
+      variantCount: 0,
+      strategies: [],
+      variants: [],
+      hasStrategies: false,
+      hasEnabledStrategies: false,
     })
     const environments = [off('development', 2), off('production', 3)]
-    assert.equal(response.text, JSON.stringify({ ...parent, potentiallyStale: false, lastSeenAt: null, environments, dependencies: [], children: ['kid-a', 'kid-b'] }))
+    assert.equal(
+      response.text,
+      JSON.stringify({
+        ...parent,
+        potentiallyStale: false,
+        lastSeenAt: null,
+        environments,
+        dependencies: [],
+        children: ['kid-a', 'kid-b'],
+      }),
+    )
     const child = await getFlag(pennon, 'kid-a')
     assert.deepEqual(child.dependencies, [{ feature: 'parent', enabled: true, variants: ['v1'] }])
     assert.deepEqual(child.children, [])
@@ -245,8 +317,13 @@ onEachDatabase('flags', (database) => {
     assert.equal((await post('by-admin', admin)).status, 201)
     assert.equal((await post('by-editor', editor)).status, 201)
     const events = (await allEvents(pennon)).filter((event) => event.type === 'feature-created')
-    assert.deepEqual(events.map((event) => event.createdBy.startsWith('sa-')), [true, true])
-    const needsCreate = errorOf('NoAccessError', 'Missing permission: this operation needs "CREATE_FEATURE".', { permissions: ['CREATE_FEATURE'] })
+    assert.deepEqual(
+      events.map((event) => event.createdBy.startsWith('sa-')),
+      [true, true],
+    )
+    const needsCreate = errorOf('NoAccessError', 'Missing permission: this operation needs "CREATE_FEATURE".', {
+      permissions: ['CREATE_FEATURE'],
+    })
     for (const token of [viewer, client]) {
       const refused = await post('refused', token)
       assert.equal(refused.status, 403)
@@ -272,6 +349,9 @@ onEachDatabase('flags', (database) => {
     assert.equal(anonymous.body.name, 'AuthenticationRequired')
     const noType = await call(pennon, 'POST', `${projectPath()}/features`, undefined, { raw: '{"name":"raw"}' })
     assert.equal(noType.status, 415)
-    assert.deepEqual(withoutId(noType.body), errorOf('ContentTypeerror', 'No content type was sent. Accepted content types: application/json.'))
+    assert.deepEqual(
+      withoutId(noType.body),
+      errorOf('ContentTypeerror', 'No content type was sent. Accepted content types: application/json.'),
+    )
   })
 })

@@ -36,9 +36,28 @@ onEachDatabase('GET /api/admin/me', (database) => {
     const pennon = await useTestApp(t, database)
     const viewer = await createUser(pennon, 'viewer@example.com', 3)
     const cookie = await signIn(pennon, 'viewer@example.com')
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(cookie))).body, { kind: 'user', name: 'viewer@example.com', id: viewer, session: true, rootRole: 'Viewer', permissions: [] })
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(cookie))).body, {
+      kind: 'user',
+      name: 'viewer@example.com',
+      id: viewer,
+      session: true,
+      rootRole: 'Viewer',
+      permissions: [],
+    })
     const named = await createUser(pennon, '', 1, { username: 'root', email: undefined })
-    const token = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'script', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() }, asBrowser(await signIn(pennon, 'root')))
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, { token: token.body.secret })).body, { kind: 'user', name: 'root', id: named, rootRole: 'Admin', permissions: ['ADMIN'] })
+    const token = await call(
+      pennon,
+      'POST',
+      '/api/admin/user/tokens',
+      { description: 'script', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() },
+      asBrowser(await signIn(pennon, 'root')),
+    )
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/me', undefined, { token: token.body.secret })).body, {
+      kind: 'user',
+      name: 'root',
+      id: named,
+      rootRole: 'Admin',
+      permissions: ['ADMIN'],
+    })
   })
 })

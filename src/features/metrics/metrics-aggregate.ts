@@ -84,7 +84,8 @@ export function hourOf(ms: number): string {
 }
 
 // Separators that cannot occur in names: the JSON body parser refuses NUL, and project ids are URL-friendly.
-const groupKey = (hour: string, appName: string, reporter: Reporter) => `${hour}\u0000${appName}\u0000${reporter.environment}\u0000${reporter.projects.join(',')}`
+const groupKey = (hour: string, appName: string, reporter: Reporter) =>
+  `${hour}\u0000${appName}\u0000${reporter.environment}\u0000${reporter.projects.join(',')}`
 const instanceKey = (instance: Pick<Instance, 'appName' | 'instanceId' | 'environment' | 'projects'>) =>
   `${instance.appName}\u0000${instance.instanceId}\u0000${instance.environment}\u0000${instance.projects.join(',')}`
 
@@ -224,7 +225,17 @@ export type VariantRow = [feature: string, app: string, environment: string, hou
 export type LastSeenRow = [feature: string, environment: string, lastSeenAt: string]
 export type ApplicationRow = [app: string, strategies: string | null, sdkVersion: string | null, lastSeenAt: string, token: string | null]
 export type UsageRow = [app: string, project: string, environment: string]
-export type InstanceRow = [app: string, instanceId: string, environment: string, sdkVersion: string | null, clientIp: string | null, startedAt: string | null, interval: number | null, lastSeenAt: string, sdkType: string | null]
+export type InstanceRow = [
+  app: string,
+  instanceId: string,
+  environment: string,
+  sdkVersion: string | null,
+  clientIp: string | null,
+  startedAt: string | null,
+  interval: number | null,
+  lastSeenAt: string,
+  sdkType: string | null,
+]
 
 export interface Rows {
   metrics: MetricRow[]
@@ -251,7 +262,11 @@ function sortedValues<Row extends unknown[]>(rows: Map<string, Row>): Row[] {
  * report that counted it there. `introducedBy` names the token an application is recorded with, if new
  * (metrics-applications.ts).
  */
-export function toRows(batch: Batch, projectOf: (flag: string) => string | undefined, introducedBy: (app: string) => string | null = () => null): Rows {
+export function toRows(
+  batch: Batch,
+  projectOf: (flag: string) => string | undefined,
+  introducedBy: (app: string) => string | null = () => null,
+): Rows {
   const metrics = new Map<string, MetricRow>()
   const variants = new Map<string, VariantRow>()
   const lastSeen = new Map<string, LastSeenRow>()
@@ -287,11 +302,20 @@ export function toRows(batch: Batch, projectOf: (flag: string) => string | undef
     // One row per instance and environment, whatever the scopes of the tokens it reported through.
     const key = `${instance.appName}\u0000${instance.instanceId}\u0000${instance.environment}`
     const known = instances.get(key)
-    if (instance.instanceId !== UNRECORDED_INSTANCE) instances.set(key, [
-      instance.appName, instance.instanceId, instance.environment, instance.sdkVersion ?? known?.[3] ?? null, instance.clientIp ?? known?.[4] ?? null,
-      instance.startedAt ?? known?.[5] ?? null, instance.interval ?? known?.[6] ?? null, seenAt, instance.sdkType ?? known?.[8] ?? null,
-    ])
-    for (const project of instance.projects) usage.set(`${instance.appName}\u0000${project}\u0000${instance.environment}`, [instance.appName, project, instance.environment])
+    if (instance.instanceId !== UNRECORDED_INSTANCE)
+      instances.set(key, [
+        instance.appName,
+        instance.instanceId,
+        instance.environment,
+        instance.sdkVersion ?? known?.[3] ?? null,
+        instance.clientIp ?? known?.[4] ?? null,
+        instance.startedAt ?? known?.[5] ?? null,
+        instance.interval ?? known?.[6] ?? null,
+        seenAt,
+        instance.sdkType ?? known?.[8] ?? null,
+      ])
+    for (const project of instance.projects)
+      usage.set(`${instance.appName}\u0000${project}\u0000${instance.environment}`, [instance.appName, project, instance.environment])
     const application = applications.get(instance.appName)
     applications.set(instance.appName, [
       instance.appName,
@@ -308,7 +332,8 @@ export function toRows(batch: Batch, projectOf: (flag: string) => string | undef
     const application = applications.get(group.appName)
     if (application === undefined) applications.set(group.appName, [group.appName, null, null, seenAt, introducedBy(group.appName)])
     else if (application[3] < seenAt) application[3] = seenAt
-    for (const project of group.projects) usage.set(`${group.appName}\u0000${project}\u0000${group.environment}`, [group.appName, project, group.environment])
+    for (const project of group.projects)
+      usage.set(`${group.appName}\u0000${project}\u0000${group.environment}`, [group.appName, project, group.environment])
   }
 
   return {

@@ -32,7 +32,15 @@ export interface ApplicationLimits {
 /** Why a new application was not taken, for the log. */
 export type Refusal = 'applications' | 'token'
 
-export function createApplicationAdmission({ db, limits, now = Date.now }: { db: Kysely<Database>; limits: ApplicationLimits; now?: () => number }) {
+export function createApplicationAdmission({
+  db,
+  limits,
+  now = Date.now,
+}: {
+  db: Kysely<Database>
+  limits: ApplicationLimits
+  now?: () => number
+}) {
   let known: Map<string, Known> | undefined
   let introduced = new Map<string, number>()
   let loading: Promise<void> | undefined

@@ -25,12 +25,18 @@ const bucket = (toggles: Record<string, { yes?: number; no?: number }>) => ({
 async function refuseWrites(db: Kysely<Database>, dialect: DialectName): Promise<void> {
   if (dialect === 'sqlite') {
     for (const event of ['insert', 'update']) {
-      await sql.raw(`create trigger refuse_${event} before ${event} on client_metrics_env begin select raise(abort, 'refused by the test'); end`).execute(db)
+      await sql
+        .raw(`create trigger refuse_${event} before ${event} on client_metrics_env begin select raise(abort, 'refused by the test'); end`)
+        .execute(db)
     }
     return
   }
-  await sql`create function refuse_writes() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`.execute(db)
-  await sql`create trigger refuse_writes before insert or update on client_metrics_env for each row execute function refuse_writes()`.execute(db)
+  await sql`create function refuse_writes() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`.execute(
+    db,
+  )
+  await sql`create trigger refuse_writes before insert or update on client_metrics_env for each row execute function refuse_writes()`.execute(
+    db,
+  )
 }
 
 async function allowWrites(db: Kysely<Database>, dialect: DialectName): Promise<void> {
@@ -45,7 +51,8 @@ async function allowWrites(db: Kysely<Database>, dialect: DialectName): Promise<
 onEachDatabase('metrics service', (database) => {
   test('a failed flush keeps its counts; too much held is refused with 429, and accepted again once written', async (t) => {
     const pennon = await useTestApp(t, database)
-    for (const name of ['kept', 'filler']) assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name })).status, 201)
+    for (const name of ['kept', 'filler'])
+      assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name })).status, 201)
     const { db } = pennon.database
     const errors: unknown[] = []
     const log = { error: (...args: unknown[]) => errors.push(args), warn: () => {} } as unknown as FastifyBaseLogger
@@ -60,7 +67,14 @@ onEachDatabase('metrics service', (database) => {
     t.after(() => metrics.close())
     const caller = { scope: undefined, token: null, clientIp: '127.0.0.1' }
     const stored = async () =>
-      (await db.selectFrom('client_metrics_env').select(['yes', 'no']).where('feature_name', '=', 'kept').where('app_name', '=', 'service-test').execute()).map((r) => [r.yes, r.no])
+      (
+        await db
+          .selectFrom('client_metrics_env')
+          .select(['yes', 'no'])
+          .where('feature_name', '=', 'kept')
+          .where('app_name', '=', 'service-test')
+          .execute()
+      ).map((r) => [r.yes, r.no])
 
     // Writes to the counts table refused for a while: flushes fail. (A trigger, not a rename: renaming
     // a table races with the catalog reads of migrations running in other test schemas at the same time.)
@@ -99,7 +113,10 @@ onEachDatabase('metrics service', (database) => {
     await metrics.reportMetrics(caller, bucket({ kept: { yes: 1 } }))
     await metrics.flush()
     assert.deepEqual(await stored(), [[4, 1]])
-    assert.equal((await db.selectFrom('client_metrics_env').select('app_name').where('feature_name', '=', 'filler').execute()).length, round * perPost)
+    assert.equal(
+      (await db.selectFrom('client_metrics_env').select('app_name').where('feature_name', '=', 'filler').execute()).length,
+      round * perPost,
+    )
   })
 
   test('an application not seen for 48 hours is removed, and makes room for a new one', async (t) => {
@@ -134,23 +151,40 @@ onEachDatabase('metrics service', (database) => {
     await report('new')
     await metrics.flush()
     assert.deepEqual(await recorded(), ['new'])
-    assert.deepEqual((await db.selectFrom('client_applications_usage').select('app_name').execute()).map((row) => row.app_name), ['new'])
+    assert.deepEqual(
+      (await db.selectFrom('client_applications_usage').select('app_name').execute()).map((row) => row.app_name),
+      ['new'],
+    )
   })
 
   test("one token's reports past what it may hold get 429 until the next flush; other tokens' are taken", async (t) => {
     const pennon = await useTestApp(t, database)
     assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'filler' })).status, 201)
-    const log = { error: (_context: { err: unknown }, message: string) => assert.fail(`${message}: ${String(_context.err)}`), warn: () => {} } as unknown as FastifyBaseLogger
+    const log = {
+      error: (_context: { err: unknown }, message: string) => assert.fail(`${message}: ${String(_context.err)}`),
+      warn: () => {},
+    } as unknown as FastifyBaseLogger
     const metrics = createMetricsIngestionService({
       db: pennon.database.db,
       changes: pennon.database.watchChanges(),
       log,
       flushIntervalMs: 3_600_000,
-      limits: { flushAt: 10_000, maxHeld: 10_000, maxHeldPerToken: 300, maxApplications: 100_000, applicationsPerToken: 100_000, instancesPerApplication: 100 },
+      limits: {
+        flushAt: 10_000,
+        maxHeld: 10_000,
+        maxHeldPerToken: 300,
+        maxApplications: 100_000,
+        applicationsPerToken: 100_000,
+        instancesPerApplication: 100,
+      },
     })
     t.after(() => metrics.close())
     const scope = { environment: 'development', projects: ['*'] }
-    const [junk, other, admin] = [{ scope, token: 'junk', clientIp: '10.0.0.1' }, { scope, token: 'other', clientIp: '10.0.0.2' }, { scope: undefined, token: null, clientIp: '10.0.0.3' }]
+    const [junk, other, admin] = [
+      { scope, token: 'junk', clientIp: '10.0.0.1' },
+      { scope, token: 'other', clientIp: '10.0.0.2' },
+      { scope: undefined, token: null, clientIp: '10.0.0.3' },
+    ]
     let post = 0
     // 100 new applications, each an instance and a count: 200 entries.
     const bulk = () => {

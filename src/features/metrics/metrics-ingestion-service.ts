@@ -19,11 +19,27 @@ import type { Database } from '../../db/tables.ts'
 import { AppError, invalid, quote } from '../../http/errors.ts'
 import type { TokenScope } from '../../http/permissions.ts'
 import { createApplicationAdmission, type Refusal } from './metrics-applications.ts'
-import { createMetricsAggregate, hourOf, OTHER_VARIANTS, toRows, type Batch, type Instance, type Names, type Reporter } from './metrics-aggregate.ts'
+import {
+  createMetricsAggregate,
+  hourOf,
+  OTHER_VARIANTS,
+  toRows,
+  type Batch,
+  type Instance,
+  type Names,
+  type Reporter,
+} from './metrics-aggregate.ts'
 import { createKnownNames, isOwnVariant, type KnownNames } from './metrics-names.ts'
 import type { BulkMetricsBody, ClientMetricsBody, DateValue, RegisterBody } from './metrics-schemas.ts'
 import { createMetricsStore, type Dropped } from './metrics-store.ts'
-import { createUnknownFlagsHeld, removeExpiredUnknownFlags, UNKNOWN_FLAGS_HOURS, UNKNOWN_FLAGS_MAX, writeUnknownFlags, type UnknownRow } from './unknown-flags.ts'
+import {
+  createUnknownFlagsHeld,
+  removeExpiredUnknownFlags,
+  UNKNOWN_FLAGS_HOURS,
+  UNKNOWN_FLAGS_MAX,
+  writeUnknownFlags,
+  type UnknownRow,
+} from './unknown-flags.ts'
 
 /** The environment of metrics sent with an admin token (or AUTH_TYPE=none) that name none. */
 export const DEFAULT_ENVIRONMENT = 'development'
@@ -82,7 +98,9 @@ const text = (value: string | null | undefined) => (value === null || value === 
 const iso = (ms: number) => new Date(ms).toISOString()
 
 const busy = () =>
-  new AppError(429, 'TooManyRequestsError', 'Pennon is holding more metrics than it has stored yet: send these again in a few seconds.', { headers: { 'retry-after': '5' } })
+  new AppError(429, 'TooManyRequestsError', 'Pennon is holding more metrics than it has stored yet: send these again in a few seconds.', {
+    headers: { 'retry-after': '5' },
+  })
 
 export interface MetricsLimits {
   /** Applications recorded in all (config: METRICS_MAX_APPLICATIONS) */
@@ -128,11 +146,16 @@ function namesFor(names: KnownNames, reporter: Reporter): Names {
 }
 
 const WARNINGS: Record<Refusal | keyof Dropped | 'unknown', (limits: MetricsLimits, token: string | null) => string> = {
-  unknown: () => `SDK metrics: ${UNKNOWN_FLAGS_MAX} unknown flag names are recorded (or held since the last flush); further names are not recorded until some expire (24 hours after their last report)`,
-  applications: (limits) => `SDK metrics: ${limits.maxApplications} applications are recorded (METRICS_MAX_APPLICATIONS); reports of new applications are ignored until some expire`,
-  token: (limits, token) => `SDK metrics: the token ${JSON.stringify(token)} introduced ${limits.applicationsPerToken} applications (METRICS_APPLICATIONS_PER_TOKEN); its reports of new applications are ignored until some expire`,
-  instances: (limits) => `SDK metrics: an application has ${limits.instancesPerApplication} instances recorded (METRICS_INSTANCES_PER_APPLICATION); further instances are not recorded, their counts are`,
-  variants: () => `SDK metrics: a flag was reported with more than ${OTHER_VARIANTS} variant names it does not have in one hour; those past it are not stored`,
+  unknown: () =>
+    `SDK metrics: ${UNKNOWN_FLAGS_MAX} unknown flag names are recorded (or held since the last flush); further names are not recorded until some expire (24 hours after their last report)`,
+  applications: (limits) =>
+    `SDK metrics: ${limits.maxApplications} applications are recorded (METRICS_MAX_APPLICATIONS); reports of new applications are ignored until some expire`,
+  token: (limits, token) =>
+    `SDK metrics: the token ${JSON.stringify(token)} introduced ${limits.applicationsPerToken} applications (METRICS_APPLICATIONS_PER_TOKEN); its reports of new applications are ignored until some expire`,
+  instances: (limits) =>
+    `SDK metrics: an application has ${limits.instancesPerApplication} instances recorded (METRICS_INSTANCES_PER_APPLICATION); further instances are not recorded, their counts are`,
+  variants: () =>
+    `SDK metrics: a flag was reported with more than ${OTHER_VARIANTS} variant names it does not have in one hour; those past it are not stored`,
 }
 
 export function createMetricsIngestionService({ db, changes, log, flushIntervalMs, now = Date.now, limits }: MetricsServiceOptions) {
@@ -145,7 +168,11 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
   // Names SDKs counted that are no flags: bounded apart from the aggregate (unknown-flags.ts).
   const unknown = createUnknownFlagsHeld()
   const known = createKnownNames({ db, changes, now })
-  const applications = createApplicationAdmission({ db, limits: { maxApplications: limits.maxApplications, perToken: limits.applicationsPerToken }, now })
+  const applications = createApplicationAdmission({
+    db,
+    limits: { maxApplications: limits.maxApplications, perToken: limits.applicationsPerToken },
+    now,
+  })
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> | undefined
   let closed = false
@@ -174,8 +201,16 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
       try {
         // Which flags exist, in which project, with which variants: as remembered, or read (outside the transaction, which then only reads its keys and writes).
         const names = await known.current()
-        const rows = toRows(batch, (flag) => names.flags.get(flag)?.project, (app) => applications.introducer(app))
-        const writeLimits = { ownVariant: (flag: string, variant: string) => isOwnVariant(names, flag, variant), otherVariants: OTHER_VARIANTS, instancesPerApplication: limits.instancesPerApplication }
+        const rows = toRows(
+          batch,
+          (flag) => names.flags.get(flag)?.project,
+          (app) => applications.introducer(app),
+        )
+        const writeLimits = {
+          ownVariant: (flag: string, variant: string) => isOwnVariant(names, flag, variant),
+          otherVariants: OTHER_VARIANTS,
+          instancesPerApplication: limits.instancesPerApplication,
+        }
         dropped = await db.transaction().execute((trx) => createMetricsStore(trx).write(rows, writeLimits))
       } catch (error) {
         aggregate.putBack(batch)
@@ -255,7 +290,10 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
         hour = hourOfReport(millisecondsOf(body.bucket.stop, '/body/bucket/stop'), at)
       }
       const toggles = body.bucket?.toggles ?? {}
-      const names = await accept(caller, (latest) => latest.environments.has(reporter.environment) && allKnown(latest, Object.keys(toggles)))
+      const names = await accept(
+        caller,
+        (latest) => latest.environments.has(reporter.environment) && allKnown(latest, Object.keys(toggles)),
+      )
       const before = aggregate.size
       if (!admitted(names, caller, body.appName, reporter.environment)) return
       aggregate.seeInstance({
@@ -267,7 +305,8 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
         sdkType: caller.sdkType ?? 'backend',
         lastSeenAt: at,
       })
-      if (body.bucket && hour !== undefined) aggregate.addCounts(reporter, body.appName, hour, at, body.bucket.toggles, namesFor(names, reporter))
+      if (body.bucket && hour !== undefined)
+        aggregate.addCounts(reporter, body.appName, hour, at, body.bucket.toggles, namesFor(names, reporter))
       for (const flag of Object.keys(toggles)) if (!names.flags.has(flag)) unknown.see(flag, body.appName, reporter.environment, iso(at))
       accepted(caller, before)
     },
@@ -305,10 +344,22 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
       const applicationsSeen = body.applications.filter((application) => ours(application.environment))
       const metrics = body.metrics.filter((metric) => ours(metric.environment))
       // Every date is read before anything is kept: a 400 keeps nothing.
-      const started = applicationsSeen.map((application, i) => (application.started === undefined ? undefined : millisecondsOf(application.started, `/body/applications/${i}/started`)))
-      const hours = metrics.map((metric, i) => (metric.timestamp === undefined ? hourOf(at) : hourOfReport(millisecondsOf(metric.timestamp, `/body/metrics/${i}/timestamp`), at)))
+      const started = applicationsSeen.map((application, i) =>
+        application.started === undefined ? undefined : millisecondsOf(application.started, `/body/applications/${i}/started`),
+      )
+      const hours = metrics.map((metric, i) =>
+        metric.timestamp === undefined ? hourOf(at) : hourOfReport(millisecondsOf(metric.timestamp, `/body/metrics/${i}/timestamp`), at),
+      )
       const environments = [...applicationsSeen, ...metrics].map((entry) => reporterOf(caller.scope, entry.environment).environment)
-      const names = await accept(caller, (latest) => environments.every((environment) => latest.environments.has(environment)) && allKnown(latest, metrics.map((metric) => metric.featureName)))
+      const names = await accept(
+        caller,
+        (latest) =>
+          environments.every((environment) => latest.environments.has(environment)) &&
+          allKnown(
+            latest,
+            metrics.map((metric) => metric.featureName),
+          ),
+      )
       const before = aggregate.size
       applicationsSeen.forEach((application, i) => {
         const reporter = reporterOf(caller.scope, application.environment)
@@ -350,7 +401,6 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
       clearInterval(timer)
       await flush()
     },
-
   }
 }
 

@@ -36,19 +36,31 @@ async function ok(response: Promise<{ status: number; text: string }>, status = 
 
 async function setUp(pennon: TestApp): Promise<void> {
   for (const flag of FLAGS) await ok(call(pennon, 'POST', '/api/admin/projects/default/features', { name: flag }), 201)
-  await ok(call(pennon, 'PUT', '/api/admin/projects/default/features/checkout/environments/development/variants', [
-    { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default' },
-    { name: 'green', weight: 500, weightType: 'variable', stickiness: 'default' },
-  ]))
+  await ok(
+    call(pennon, 'PUT', '/api/admin/projects/default/features/checkout/environments/development/variants', [
+      { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default' },
+      { name: 'green', weight: 500, weightType: 'variable', stickiness: 'default' },
+    ]),
+  )
 }
 
 /** A junk report: 1 in 5 impersonates `web-shop`, whose name any page using it shows. */
 function hostileMetrics(): unknown {
   const toggles: Record<string, unknown> = {}
-  for (const flag of FLAGS) toggles[flag] = { yes: 1, no: 1, variants: { blue: 1, ...Object.fromEntries(Array.from({ length: 2 * OTHER_VARIANTS }, () => [random(), 1])) } }
+  for (const flag of FLAGS)
+    toggles[flag] = {
+      yes: 1,
+      no: 1,
+      variants: { blue: 1, ...Object.fromEntries(Array.from({ length: 2 * OTHER_VARIANTS }, () => [random(), 1])) },
+    }
   for (let i = 0; i < 20; i++) toggles[`ghost-${random()}`] = { yes: 1 }
   const stop = new Date(Date.now() + (Math.random() * 10 - 5) * 24 * HOUR_MS).toISOString()
-  return { appName: Math.random() < 0.2 ? 'web-shop' : `junk-${random()}`, instanceId: random(32), sdkVersion: random(255), bucket: { start: stop, stop, toggles } }
+  return {
+    appName: Math.random() < 0.2 ? 'web-shop' : `junk-${random()}`,
+    instanceId: random(32),
+    sdkVersion: random(255),
+    bucket: { start: stop, stop, toggles },
+  }
 }
 
 function hostileRegistration(): unknown {
@@ -68,21 +80,62 @@ function hostileBulk(): unknown {
   return {
     applications: apps.slice(10).map((appName) => ({ appName, instanceId: random(), environment: 'development' })),
     metrics: apps.flatMap((appName) => [
-      { featureName: 'search', appName, environment: 'development', yes: 1, variants: Object.fromEntries(Array.from({ length: 2 * OTHER_VARIANTS }, () => [random(), 1])) },
+      {
+        featureName: 'search',
+        appName,
+        environment: 'development',
+        yes: 1,
+        variants: Object.fromEntries(Array.from({ length: 2 * OTHER_VARIANTS }, () => [random(), 1])),
+      },
       { featureName: `ghost-${random()}`, appName, environment: 'development', yes: 1 },
       { featureName: 'banner', appName, environment: `no-such-${random()}`, yes: 1 },
     ]),
   }
 }
 
-const count = async (pennon: TestApp, table: 'client_applications' | 'client_instances' | 'client_metrics_env' | 'client_metrics_env_variants' | 'client_applications_usage' | 'last_seen_at_metrics') =>
-  Number((await pennon.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+const count = async (
+  pennon: TestApp,
+  table:
+    | 'client_applications'
+    | 'client_instances'
+    | 'client_metrics_env'
+    | 'client_metrics_env_variants'
+    | 'client_applications_usage'
+    | 'last_seen_at_metrics',
+) =>
+  Number(
+    (
+      await pennon.database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 const yesOf = async (pennon: TestApp, app: string, flag: string) =>
-  Number((await pennon.database.db.selectFrom('client_metrics_env').select((eb) => eb.fn.sum<number>('yes').as('yes')).where('app_name', '=', app).where('feature_name', '=', flag).executeTakeFirst())?.yes ?? 0)
+  Number(
+    (
+      await pennon.database.db
+        .selectFrom('client_metrics_env')
+        .select((eb) => eb.fn.sum<number>('yes').as('yes'))
+        .where('app_name', '=', app)
+        .where('feature_name', '=', flag)
+        .executeTakeFirst()
+    )?.yes ?? 0,
+  )
 
 const variantCount = async (pennon: TestApp, app: string, variant: string) =>
-  Number((await pennon.database.db.selectFrom('client_metrics_env_variants').select((eb) => eb.fn.sum<number>('count').as('n')).where('app_name', '=', app).where('feature_name', '=', 'checkout').where('variant', '=', variant).executeTakeFirst())?.n ?? 0)
+  Number(
+    (
+      await pennon.database.db
+        .selectFrom('client_metrics_env_variants')
+        .select((eb) => eb.fn.sum<number>('count').as('n'))
+        .where('app_name', '=', app)
+        .where('feature_name', '=', 'checkout')
+        .where('variant', '=', variant)
+        .executeTakeFirst()
+    )?.n ?? 0,
+  )
 
 onEachDatabase('SDK metrics under hostile input', (database) => {
   test('a stream of junk with a frontend token stays within the limits, and legitimate reports go on being stored', async (t) => {
@@ -91,8 +144,27 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
     const web = await apiToken(pennon, 'frontend', 'web')
     const edge = await apiToken(pennon, 'client', 'edge')
     const mobile = await apiToken(pennon, 'frontend', 'mobile')
-    const legit = (app: string, toggles: Record<string, unknown>) => ({ appName: app, instanceId: 'browser', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles } })
-    await ok(call(pennon, 'POST', '/api/frontend/client/register', { appName: 'web-shop', instanceId: 'browser', sdkVersion: 'unleash-js-sdk:3.8.2', strategies: [], started: new Date().toISOString(), interval: 30000 }, { token: web }))
+    const legit = (app: string, toggles: Record<string, unknown>) => ({
+      appName: app,
+      instanceId: 'browser',
+      bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles },
+    })
+    await ok(
+      call(
+        pennon,
+        'POST',
+        '/api/frontend/client/register',
+        {
+          appName: 'web-shop',
+          instanceId: 'browser',
+          sdkVersion: 'unleash-js-sdk:3.8.2',
+          strategies: [],
+          started: new Date().toISOString(),
+          interval: 30000,
+        },
+        { token: web },
+      ),
+    )
     await pennon.metrics.flush()
     const started = Date.now()
 
@@ -111,30 +183,58 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
       assert.ok(pennon.metrics.held <= heldBound, `${pennon.metrics.held} entries held, at most ${heldBound}`)
       await pennon.metrics.flush()
     }
-    assert.deepEqual([...statuses], [[200, 8 * 35], [202, 8 * 2]], 'every junk report answered as accepted, none refused with 429')
+    assert.deepEqual(
+      [...statuses],
+      [
+        [200, 8 * 35],
+        [202, 8 * 2],
+      ],
+      'every junk report answered as accepted, none refused with 429',
+    )
 
     // The tables: web-shop and what each token could introduce; within the limits per application.
-    const applications = await pennon.database.db.selectFrom('client_applications').select(['app_name', 'token_name']).orderBy('app_name').execute()
+    const applications = await pennon.database.db
+      .selectFrom('client_applications')
+      .select(['app_name', 'token_name'])
+      .orderBy('app_name')
+      .execute()
     const byToken = (token: string) => applications.filter((row) => row.token_name === token).length
     assert.equal(byToken('web'), PER_TOKEN, 'web-shop and 3 junk applications')
     assert.equal(byToken('edge'), PER_TOKEN)
     assert.equal(applications.length, 2 * PER_TOKEN)
     assert.ok(applications.some((row) => row.app_name === 'web-shop'))
     const counted = await pennon.database.db.selectFrom('client_metrics_env').select('app_name').distinct().execute()
-    assert.ok(counted.every((row) => applications.some((application) => application.app_name === row.app_name)), 'every application counted is recorded')
-    assert.ok(await count(pennon, 'client_instances') <= applications.length * INSTANCES)
-    assert.ok(await count(pennon, 'client_applications_usage') <= applications.length)
-    assert.ok(await count(pennon, 'client_metrics_env') <= applications.length * FLAGS.length * 2)
+    assert.ok(
+      counted.every((row) => applications.some((application) => application.app_name === row.app_name)),
+      'every application counted is recorded',
+    )
+    assert.ok((await count(pennon, 'client_instances')) <= applications.length * INSTANCES)
+    assert.ok((await count(pennon, 'client_applications_usage')) <= applications.length)
+    assert.ok((await count(pennon, 'client_metrics_env')) <= applications.length * FLAGS.length * 2)
     assert.equal(await count(pennon, 'last_seen_at_metrics'), FLAGS.length, 'no unknown flag, no unknown environment')
-    const hours = new Set((await pennon.database.db.selectFrom('client_metrics_env').select('timestamp').distinct().execute()).map((row) => row.timestamp))
+    const hours = new Set(
+      (await pennon.database.db.selectFrom('client_metrics_env').select('timestamp').distinct().execute()).map((row) => row.timestamp),
+    )
     const near = new Set([hourOf(started - HOUR_MS), hourOf(started), hourOf(Date.now())])
-    assert.ok([...hours].every((hour) => near.has(hour)), `counts only in the hours near now: ${[...hours]}`)
-    const perHour = await pennon.database.db.selectFrom('client_metrics_env_variants')
+    assert.ok(
+      [...hours].every((hour) => near.has(hour)),
+      `counts only in the hours near now: ${[...hours]}`,
+    )
+    const perHour = await pennon.database.db
+      .selectFrom('client_metrics_env_variants')
       .select(['feature_name', 'environment', 'timestamp', (eb) => eb.fn.count<number>('variant').distinct().as('names')])
-      .groupBy(['feature_name', 'environment', 'timestamp']).execute()
-    for (const row of perHour) assert.ok(Number(row.names) <= OWN[row.feature_name]! + OTHER_VARIANTS, `${row.feature_name} ${row.timestamp}: ${row.names} variant names`)
+      .groupBy(['feature_name', 'environment', 'timestamp'])
+      .execute()
+    for (const row of perHour)
+      assert.ok(
+        Number(row.names) <= OWN[row.feature_name]! + OTHER_VARIANTS,
+        `${row.feature_name} ${row.timestamp}: ${row.names} variant names`,
+      )
     const variantRows = await count(pennon, 'client_metrics_env_variants')
-    assert.ok(variantRows <= applications.length * 2 * FLAGS.reduce((sum, flag) => sum + OWN[flag]! + OTHER_VARIANTS, 0), `${variantRows} variant rows`)
+    assert.ok(
+      variantRows <= applications.length * 2 * FLAGS.reduce((sum, flag) => sum + OWN[flag]! + OTHER_VARIANTS, 0),
+      `${variantRows} variant rows`,
+    )
 
     // The admin read: a few variant names per environment, the applications that reported the flag.
     const usage = await call(pennon, 'GET', '/api/admin/client-metrics/features/checkout')
@@ -147,7 +247,15 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
     // Afterwards: web-shop's own variants and counts are stored in full; a new application of
     // another frontend token is recorded; a new one of the junk's token is not.
     const [banner, green] = [await yesOf(pennon, 'web-shop', 'banner'), await variantCount(pennon, 'web-shop', 'green')]
-    await ok(call(pennon, 'POST', '/api/frontend/client/metrics', legit('web-shop', { banner: { yes: 7 }, checkout: { yes: 3, variants: { green: 2, disabled: 1 } } }), { token: web }))
+    await ok(
+      call(
+        pennon,
+        'POST',
+        '/api/frontend/client/metrics',
+        legit('web-shop', { banner: { yes: 7 }, checkout: { yes: 3, variants: { green: 2, disabled: 1 } } }),
+        { token: web },
+      ),
+    )
     await ok(call(pennon, 'POST', '/api/frontend/client/metrics', legit('newcomer', { banner: { yes: 5 } }), { token: mobile }))
     await ok(call(pennon, 'POST', '/api/frontend/client/metrics', legit('late-junk', { banner: { yes: 5 } }), { token: web }))
     await pennon.metrics.flush()
@@ -156,7 +264,13 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
     assert.equal(await yesOf(pennon, 'newcomer', 'banner'), 5)
     assert.equal(await yesOf(pennon, 'late-junk', 'banner'), 0)
     assert.deepEqual(
-      (await pennon.database.db.selectFrom('client_applications').select('app_name').where('app_name', 'in', ['newcomer', 'late-junk']).execute()).map((row) => row.app_name),
+      (
+        await pennon.database.db
+          .selectFrom('client_applications')
+          .select('app_name')
+          .where('app_name', 'in', ['newcomer', 'late-junk'])
+          .execute()
+      ).map((row) => row.app_name),
       ['newcomer'],
     )
     // Each limit reached is logged once (not once per report).
@@ -170,13 +284,20 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
     await setUp(pennon)
     const [frontend, client] = [await apiToken(pennon, 'frontend'), await apiToken(pennon, 'client')]
     const sized = (bytes: number) => {
-      const body = { appName: 'sized', instanceId: '', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { banner: { yes: 1 } } } }
+      const body = {
+        appName: 'sized',
+        instanceId: '',
+        bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { banner: { yes: 1 } } },
+      }
       body.instanceId = 'x'.repeat(bytes - JSON.stringify(body).length)
       return body
     }
     for (const [url, token] of [
-      ['/api/frontend/client/metrics', frontend], ['/api/frontend/client/register', frontend],
-      ['/api/client/metrics', client], ['/api/client/metrics/bulk', client], ['/api/client/register', client],
+      ['/api/frontend/client/metrics', frontend],
+      ['/api/frontend/client/register', frontend],
+      ['/api/client/metrics', client],
+      ['/api/client/metrics/bulk', client],
+      ['/api/client/register', client],
     ] as const) {
       const tooLarge = await call(pennon, 'POST', url, sized(METRICS_BODY_LIMIT + 1), { token })
       assert.equal(tooLarge.status, 413, url)
@@ -184,9 +305,28 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
       // Of the limit: past the size check, on to the schema (255 characters at most in an instance id).
       assert.equal((await call(pennon, 'POST', url, sized(METRICS_BODY_LIMIT), { token })).status, 400, url)
     }
-    await ok(call(pennon, 'POST', '/api/frontend/client/metrics', { appName: 'sized', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {
-      banner: { yes: 1, variants: Object.fromEntries(Array.from({ length: 14_000 }, (_, i) => [`v-${String(i).padStart(9, '0')}`, 1])) },
-    } } }, { token: frontend }), 200)
+    await ok(
+      call(
+        pennon,
+        'POST',
+        '/api/frontend/client/metrics',
+        {
+          appName: 'sized',
+          bucket: {
+            start: new Date().toISOString(),
+            stop: new Date().toISOString(),
+            toggles: {
+              banner: {
+                yes: 1,
+                variants: Object.fromEntries(Array.from({ length: 14_000 }, (_, i) => [`v-${String(i).padStart(9, '0')}`, 1])),
+              },
+            },
+          },
+        },
+        { token: frontend },
+      ),
+      200,
+    )
   })
 
   test('past METRICS_MAX_APPLICATIONS no token records a new application; those recorded go on', async (t) => {
@@ -194,11 +334,35 @@ onEachDatabase('SDK metrics under hostile input', (database) => {
     await setUp(pennon)
     const [one, two] = [await apiToken(pennon, 'frontend', 'one'), await apiToken(pennon, 'frontend', 'two')]
     const report = (app: string, token: string) =>
-      ok(call(pennon, 'POST', '/api/frontend/client/metrics', { appName: app, bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { banner: { yes: 1 } } } }, { token }))
-    for (const [app, token] of [['a', one], ['b', one], ['c', one], ['d', two], ['e', two], ['a', two]] as const) await report(app, token)
+      ok(
+        call(
+          pennon,
+          'POST',
+          '/api/frontend/client/metrics',
+          { appName: app, bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { banner: { yes: 1 } } } },
+          { token },
+        ),
+      )
+    for (const [app, token] of [
+      ['a', one],
+      ['b', one],
+      ['c', one],
+      ['d', two],
+      ['e', two],
+      ['a', two],
+    ] as const)
+      await report(app, token)
     await pennon.metrics.flush()
     const rows = await pennon.database.db.selectFrom('client_metrics_env').select(['app_name', 'yes']).orderBy('app_name').execute()
-    assert.deepEqual(rows.map((row) => [row.app_name, Number(row.yes)]), [['a', 2], ['b', 1], ['d', 1]], 'c: past token one\'s 2; e: past the 3 in all')
+    assert.deepEqual(
+      rows.map((row) => [row.app_name, Number(row.yes)]),
+      [
+        ['a', 2],
+        ['b', 1],
+        ['d', 1],
+      ],
+      "c: past token one's 2; e: past the 3 in all",
+    )
   })
 })
 
@@ -213,7 +377,15 @@ test('the defaults are those docs/metrics.md states', () => {
   ] as const) {
     assert.ok(limits.includes(`${value.toLocaleString('en-US')} (\`${setting}\`)`), `${setting} ${value}`)
   }
-  assert.deepEqual([config.metricsMaxApplications, config.metricsApplicationsPerToken, config.metricsInstancesPerApplication], [1000, 100, 100])
+  assert.deepEqual(
+    [config.metricsMaxApplications, config.metricsApplicationsPerToken, config.metricsInstancesPerApplication],
+    [1000, 100, 100],
+  )
   assert.ok(limits.includes(`${OTHER_VARIANTS} other names`), 'OTHER_VARIANTS')
-  assert.ok(limits.includes(`${MAX_HELD.toLocaleString('en-US')} entries; ${MAX_HELD_PER_TOKEN.toLocaleString('en-US')} of them for one client or frontend token`), 'MAX_HELD')
+  assert.ok(
+    limits.includes(
+      `${MAX_HELD.toLocaleString('en-US')} entries; ${MAX_HELD_PER_TOKEN.toLocaleString('en-US')} of them for one client or frontend token`,
+    ),
+    'MAX_HELD',
+  )
 })

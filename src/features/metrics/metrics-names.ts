@@ -40,7 +40,11 @@ export function isOwnVariant(names: KnownNames, flag: string, variant: string): 
 }
 
 async function readNames(db: Kysely<Database>): Promise<KnownNames> {
-  const [features, environments, variantRows] = await Promise.all([flagProjects(db), createEnvironmentStore(db).names(), flagVariantRows(db)])
+  const [features, environments, variantRows] = await Promise.all([
+    flagProjects(db),
+    createEnvironmentStore(db).names(),
+    flagVariantRows(db),
+  ])
   const variants = new Map<string, Set<string>>()
   for (const row of variantRows) {
     const names = variants.get(row.feature) ?? new Set()
@@ -82,7 +86,8 @@ export function createKnownNames({ db, changes, now = Date.now }: { db: Kysely<D
   /** The names as of now: remembered, or read again if anything they come from may have changed. */
   async function current(): Promise<KnownNames> {
     const version = changes.version('flags')
-    if (remembered && (version === undefined ? now() - remembered.readAt < UNKNOWN_VERSION_MS : version === remembered.version)) return remembered.names
+    if (remembered && (version === undefined ? now() - remembered.readAt < UNKNOWN_VERSION_MS : version === remembered.version))
+      return remembered.names
     if (reading !== undefined && reading.version === version) return reading.names
     const started = { version, names: read(version) }
     reading = started

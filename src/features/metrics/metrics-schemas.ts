@@ -11,7 +11,14 @@ export const MAX_UNIX_SECONDS = 253_402_300_799
 
 // One schema of two types rather than a union: a wrong value gets one message, not one per branch.
 const dateValue = (description = 'An RFC 3339 date-time, or a Unix time in seconds') =>
-  Type.Unsafe<string | number>({ type: ['string', 'integer'], format: 'date-time', maxLength: 100, minimum: 0, maximum: MAX_UNIX_SECONDS, description })
+  Type.Unsafe<string | number>({
+    type: ['string', 'integer'],
+    format: 'date-time',
+    maxLength: 100,
+    minimum: 0,
+    maximum: MAX_UNIX_SECONDS,
+    description,
+  })
 const DateValue = dateValue()
 export type DateValue = Static<typeof DateValue>
 
@@ -71,7 +78,10 @@ export const ClientMetricsBody = Type.Object(
 export type ClientMetricsBody = Static<typeof ClientMetricsBody>
 
 // Stored per application and listed 1,000 applications a page: bounded so that a page stays a few MB (strategy names are 1–100 characters).
-const Strategies = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50, description: 'The strategies the SDK implements: at most 50 names of at most 100 characters' })
+const Strategies = Type.Array(Type.String({ maxLength: 100 }), {
+  maxItems: 50,
+  description: 'The strategies the SDK implements: at most 50 names of at most 100 characters',
+})
 
 export const RegisterBody = Type.Object(
   {
@@ -112,7 +122,10 @@ export const BulkMetricsBody = Type.Object(
       }),
     ),
   },
-  { description: 'Registrations and usage counts gathered by Unleash Edge (or another relay); entries of other environments than the token\'s are ignored' },
+  {
+    description:
+      "Registrations and usage counts gathered by Unleash Edge (or another relay); entries of other environments than the token's are ignored",
+  },
 )
 export type BulkMetricsBody = Static<typeof BulkMetricsBody>
 

@@ -27,7 +27,9 @@ function rowsRelation(dialect: DialectName, json: string, kinds: ReadonlyArray<'
   if (dialect === 'postgres') {
     const columns = kinds.map((kind, i) => {
       const value = sql`r.value->>${sql.lit(i)}`
-      return kind === 'text' ? sql`${value} as ${sql.raw(`c${i}`)}` : sql`cast(${value} as ${sql.raw(kind === 'count' ? 'bigint' : 'timestamptz')}) as ${sql.raw(`c${i}`)}`
+      return kind === 'text'
+        ? sql`${value} as ${sql.raw(`c${i}`)}`
+        : sql`cast(${value} as ${sql.raw(kind === 'count' ? 'bigint' : 'timestamptz')}) as ${sql.raw(`c${i}`)}`
     })
     return sql`select ${sql.join(columns)} from jsonb_array_elements(cast(${json} as jsonb)) with ordinality as r(value, n) order by r.n`
   }
@@ -69,7 +71,12 @@ export function createMetricsStore(db: Kysely<Database>) {
     const stored = new Map<string, Set<string>>()
     await select([...keys.values()], async (json) => {
       // A join, not IN: SQLite then looks each key up in client_metrics_env_variants_names_idx (migration 0008).
-      const found = await sql<{ feature_name: string; environment: string; timestamp: string; variant: string }>`select distinct v.feature_name, v.environment, v."timestamp", v.variant
+      const found = await sql<{
+        feature_name: string
+        environment: string
+        timestamp: string
+        variant: string
+      }>`select distinct v.feature_name, v.environment, v."timestamp", v.variant
         from (${rowsRelation(dialect, json, ['text', 'text', 'timestamp'])}) keys
         join client_metrics_env_variants v on v.feature_name = keys.c0 and v.environment = keys.c1 and v."timestamp" = keys.c2`.execute(db)
       for (const row of found.rows) {
@@ -97,16 +104,29 @@ export function createMetricsStore(db: Kysely<Database>) {
   async function boundInstances(rows: readonly InstanceRow[], perApplication: number): Promise<InstanceRow[]> {
     if (rows.length === 0) return []
     const stored = new Set<string>()
-    await select(rows.map(([app, instanceId, environment]) => [app, instanceId, environment]), async (json) => {
-      const found = await sql<{ app_name: string; instance_id: string; environment: string }>`select app_name, instance_id, environment from client_instances
-        where (app_name, instance_id, environment) in (select ${columnsOf(3)} from (${rowsRelation(dialect, json, ['text', 'text', 'text'])}) keys)`.execute(db)
-      for (const row of found.rows) stored.add(keyOf(row.app_name, row.instance_id, row.environment))
-    })
+    await select(
+      rows.map(([app, instanceId, environment]) => [app, instanceId, environment]),
+      async (json) => {
+        const found = await sql<{
+          app_name: string
+          instance_id: string
+          environment: string
+        }>`select app_name, instance_id, environment from client_instances
+        where (app_name, instance_id, environment) in (select ${columnsOf(3)} from (${rowsRelation(dialect, json, ['text', 'text', 'text'])}) keys)`.execute(
+          db,
+        )
+        for (const row of found.rows) stored.add(keyOf(row.app_name, row.instance_id, row.environment))
+      },
+    )
     const counts = new Map<string, number>()
     const apps = [...new Set(rows.map(([app]) => app))]
     for (let at = 0; at < apps.length; at += CHUNK) {
-      const found = await db.selectFrom('client_instances').select(['app_name', (eb) => eb.fn.countAll<number>().as('n')])
-        .where(inNames(db, 'app_name', apps.slice(at, at + CHUNK))).groupBy('app_name').execute()
+      const found = await db
+        .selectFrom('client_instances')
+        .select(['app_name', (eb) => eb.fn.countAll<number>().as('n')])
+        .where(inNames(db, 'app_name', apps.slice(at, at + CHUNK)))
+        .groupBy('app_name')
+        .execute()
       for (const row of found) counts.set(row.app_name, Number(row.n))
     }
     return rows.filter(([app, instanceId, environment]) => {
@@ -133,29 +153,48 @@ export function createMetricsStore(db: Kysely<Database>) {
     async write(rows: Rows, limits: WriteLimits): Promise<Dropped> {
       const variants = await boundVariants(rows.variants, limits)
       const instances = await boundInstances(rows.instances, limits.instancesPerApplication)
-      await each(rows.metrics, (json) => sql`insert into client_metrics_env (feature_name, app_name, environment, "timestamp", yes, "no")
+      await each(
+        rows.metrics,
+        (json) => sql`insert into client_metrics_env (feature_name, app_name, environment, "timestamp", yes, "no")
         select ${columnsOf(6)} from (${rowsRelation(dialect, json, ['text', 'text', 'text', 'timestamp', 'count', 'count'])}) rows where true
         on conflict (feature_name, app_name, environment, "timestamp")
-        do update set yes = client_metrics_env.yes + excluded.yes, "no" = client_metrics_env."no" + excluded."no"`)
-      await each(variants, (json) => sql`insert into client_metrics_env_variants (feature_name, app_name, environment, "timestamp", variant, "count")
+        do update set yes = client_metrics_env.yes + excluded.yes, "no" = client_metrics_env."no" + excluded."no"`,
+      )
+      await each(
+        variants,
+        (json) => sql`insert into client_metrics_env_variants (feature_name, app_name, environment, "timestamp", variant, "count")
         select ${columnsOf(6)} from (${rowsRelation(dialect, json, ['text', 'text', 'text', 'timestamp', 'text', 'count'])}) rows where true
         on conflict (feature_name, app_name, environment, "timestamp", variant)
-        do update set "count" = client_metrics_env_variants."count" + excluded."count"`)
-      await each(rows.lastSeen, (json) => sql`insert into last_seen_at_metrics (feature_name, environment, last_seen_at)
+        do update set "count" = client_metrics_env_variants."count" + excluded."count"`,
+      )
+      await each(
+        rows.lastSeen,
+        (json) => sql`insert into last_seen_at_metrics (feature_name, environment, last_seen_at)
         select ${columnsOf(3)} from (${rowsRelation(dialect, json, ['text', 'text', 'timestamp'])}) rows where true
         on conflict (feature_name, environment)
-        do update set last_seen_at = ${later('last_seen_at_metrics.last_seen_at', 'excluded.last_seen_at')}`)
+        do update set last_seen_at = ${later('last_seen_at_metrics.last_seen_at', 'excluded.last_seen_at')}`,
+      )
       // token_name only when inserted: the token that first recorded the application.
-      await each(rows.applications, (json) => sql`insert into client_applications (app_name, strategies, sdk_version, created_at, last_seen_at, token_name)
+      await each(
+        rows.applications,
+        (json) => sql`insert into client_applications (app_name, strategies, sdk_version, created_at, last_seen_at, token_name)
         select c0, c1, c2, c3, c3, c4 from (${rowsRelation(dialect, json, ['text', 'text', 'text', 'timestamp', 'text'])}) rows where true
         on conflict (app_name) do update set
           strategies = coalesce(excluded.strategies, client_applications.strategies),
           sdk_version = coalesce(excluded.sdk_version, client_applications.sdk_version),
-          last_seen_at = ${later('client_applications.last_seen_at', 'excluded.last_seen_at')}`)
-      await each(rows.usage, (json) => sql`insert into client_applications_usage (app_name, project, environment)
+          last_seen_at = ${later('client_applications.last_seen_at', 'excluded.last_seen_at')}`,
+      )
+      await each(
+        rows.usage,
+        (json) => sql`insert into client_applications_usage (app_name, project, environment)
         select ${columnsOf(3)} from (${rowsRelation(dialect, json, ['text', 'text', 'text'])}) rows where true
-        on conflict (app_name, project, environment) do nothing`)
-      await each(instances, (json) => sql`insert into client_instances (app_name, instance_id, environment, sdk_version, client_ip, started_at, "interval", created_at, last_seen_at, sdk_type)
+        on conflict (app_name, project, environment) do nothing`,
+      )
+      await each(
+        instances,
+        (
+          json,
+        ) => sql`insert into client_instances (app_name, instance_id, environment, sdk_version, client_ip, started_at, "interval", created_at, last_seen_at, sdk_type)
         select c0, c1, c2, c3, c4, c5, c6, c7, c7, c8 from (${rowsRelation(dialect, json, ['text', 'text', 'text', 'text', 'text', 'timestamp', 'count', 'timestamp', 'text'])}) rows where true
         on conflict (app_name, instance_id, environment) do update set
           sdk_version = coalesce(excluded.sdk_version, client_instances.sdk_version),
@@ -163,7 +202,8 @@ export function createMetricsStore(db: Kysely<Database>) {
           started_at = coalesce(excluded.started_at, client_instances.started_at),
           "interval" = coalesce(excluded."interval", client_instances."interval"),
           sdk_type = coalesce(excluded.sdk_type, client_instances.sdk_type),
-          last_seen_at = ${later('client_instances.last_seen_at', 'excluded.last_seen_at')}`)
+          last_seen_at = ${later('client_instances.last_seen_at', 'excluded.last_seen_at')}`,
+      )
       return { variants: rows.variants.length - variants.length, instances: rows.instances.length - instances.length }
     },
 
@@ -177,16 +217,22 @@ export function createMetricsStore(db: Kysely<Database>) {
       await db.deleteFrom('client_metrics_env').where('timestamp', '<', before).execute()
       await db.deleteFrom('client_instances').where('last_seen_at', '<', before).execute()
       await db.deleteFrom('client_applications').where('last_seen_at', '<', before).execute()
-      await db.deleteFrom('client_applications_usage').where('app_name', 'not in', (eb) => eb.selectFrom('client_applications').select('app_name')).execute()
+      await db
+        .deleteFrom('client_applications_usage')
+        .where('app_name', 'not in', (eb) => eb.selectFrom('client_applications').select('app_name'))
+        .execute()
       const orphans = await db
         .selectFrom('last_seen_at_metrics as seen')
-        .leftJoin(flagEnvironmentPairs(db).as('fe'), (join) => join.onRef('fe.feature', '=', 'seen.feature_name').onRef('fe.environment', '=', 'seen.environment'))
+        .leftJoin(flagEnvironmentPairs(db).as('fe'), (join) =>
+          join.onRef('fe.feature', '=', 'seen.feature_name').onRef('fe.environment', '=', 'seen.environment'),
+        )
         .where('fe.feature', 'is', null)
         .select(['seen.feature_name', 'seen.environment'])
         .execute()
       await each(
         orphans.map((row) => [row.feature_name, row.environment]),
-        (json) => sql`delete from last_seen_at_metrics where (feature_name, environment) in (select c0, c1 from (${rowsRelation(dialect, json, ['text', 'text'])}) rows)`,
+        (json) =>
+          sql`delete from last_seen_at_metrics where (feature_name, environment) in (select c0, c1 from (${rowsRelation(dialect, json, ['text', 'text'])}) rows)`,
       )
     },
 
@@ -194,17 +240,34 @@ export function createMetricsStore(db: Kysely<Database>) {
     async applications(search: string, order: 'asc' | 'desc', page: { offset: number; limit: number }) {
       const base = () => db.selectFrom('client_applications')
       const contains = (query: ReturnType<typeof base>) =>
-        search === '' ? query : query.where(sql<boolean>`${sql.raw(dialect === 'postgres' ? 'strpos' : 'instr')}(lower(app_name), lower(${search})) > 0`)
-      const [{ total }] = (await contains(base()).select((eb) => eb.fn.countAll<number>().as('total')).execute()) as [{ total: number }]
-      const rows = await contains(base()).select(['app_name', 'strategies', 'sdk_version']).orderBy('app_name', order).limit(page.limit).offset(page.offset).execute()
-      const usage = rows.length === 0
-        ? []
-        : await db
-            .selectFrom('client_applications_usage')
-            .select(['app_name', 'project', 'environment'])
-            .where(sql<boolean>`app_name in (${namesRelation(db, rows.map((row) => row.app_name))})`)
-            .orderBy('app_name').orderBy('project').orderBy('environment')
-            .execute()
+        search === ''
+          ? query
+          : query.where(sql<boolean>`${sql.raw(dialect === 'postgres' ? 'strpos' : 'instr')}(lower(app_name), lower(${search})) > 0`)
+      const [{ total }] = (await contains(base())
+        .select((eb) => eb.fn.countAll<number>().as('total'))
+        .execute()) as [{ total: number }]
+      const rows = await contains(base())
+        .select(['app_name', 'strategies', 'sdk_version'])
+        .orderBy('app_name', order)
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute()
+      const usage =
+        rows.length === 0
+          ? []
+          : await db
+              .selectFrom('client_applications_usage')
+              .select(['app_name', 'project', 'environment'])
+              .where(
+                sql<boolean>`app_name in (${namesRelation(
+                  db,
+                  rows.map((row) => row.app_name),
+                )})`,
+              )
+              .orderBy('app_name')
+              .orderBy('project')
+              .orderBy('environment')
+              .execute()
       const usageOf = new Map<string, Array<{ project: string; environments: string[] }>>()
       for (const row of usage) {
         const projects = usageOf.get(row.app_name) ?? []
@@ -232,7 +295,12 @@ export function createMetricsStore(db: Kysely<Database>) {
           .where('feature_name', '=', featureName)
           .where('timestamp', '>=', since)
           .groupBy('environment')
-          .select(['environment', (eb) => eb.fn.min('timestamp').as('timestamp'), sql<number>`cast(sum(yes) as bigint)`.as('yes'), sql<number>`cast(sum("no") as bigint)`.as('no')])
+          .select([
+            'environment',
+            (eb) => eb.fn.min('timestamp').as('timestamp'),
+            sql<number>`cast(sum(yes) as bigint)`.as('yes'),
+            sql<number>`cast(sum("no") as bigint)`.as('no'),
+          ])
           .orderBy('environment')
           .execute(),
         db
@@ -241,7 +309,8 @@ export function createMetricsStore(db: Kysely<Database>) {
           .where('timestamp', '>=', since)
           .groupBy(['environment', 'variant'])
           .select(['environment', 'variant', sql<number>`cast(sum("count") as bigint)`.as('count')])
-          .orderBy('environment').orderBy('variant')
+          .orderBy('environment')
+          .orderBy('variant')
           .execute(),
         db
           .selectFrom('client_metrics_env')

@@ -29,9 +29,11 @@ onEachDatabase('SDK metrics from the real SDKs', (database) => {
     const flag = 'sdk-metrics-flag'
     await ok(call(pennon, 'POST', '/api/admin/projects/default/features', { name: flag }), 201)
     await ok(call(pennon, 'POST', `/api/admin/projects/default/features/${flag}/environments/development/on`))
-    await ok(call(pennon, 'PUT', `/api/admin/projects/default/features/${flag}/environments/development/variants`, [
-      { name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' },
-    ]))
+    await ok(
+      call(pennon, 'PUT', `/api/admin/projects/default/features/${flag}/environments/development/variants`, [
+        { name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' },
+      ]),
+    )
     const base = await listening(pennon)
 
     const sdk = new Unleash({
@@ -75,7 +77,10 @@ onEachDatabase('SDK metrics from the real SDKs', (database) => {
     const { lastHourUsage, seenApplications } = await usage()
     assert.deepEqual(seenApplications, ['checkout-service', 'web-shop'])
     // The server SDK counts getVariant as an evaluation too: 3 + 2, and 1 from the browser.
-    assert.deepEqual(lastHourUsage.map(({ timestamp: _hour, ...rest }: { timestamp: string }) => rest), [{ environment: 'development', yes: 6, no: 0, variants: { blue: 2 } }])
+    assert.deepEqual(
+      lastHourUsage.map(({ timestamp: _hour, ...rest }: { timestamp: string }) => rest),
+      [{ environment: 'development', yes: 6, no: 0, variants: { blue: 2 } }],
+    )
 
     const applications = (await call(pennon, 'GET', '/api/admin/metrics/applications')).body
     assert.deepEqual(applications, {
@@ -90,10 +95,17 @@ onEachDatabase('SDK metrics from the real SDKs', (database) => {
         { appName: 'web-shop', strategies: [], usage: [{ project: '*', environments: ['development'] }] },
       ],
     })
-    const instance = await pennon.database.db.selectFrom('client_instances').select(['instance_id', 'interval', 'sdk_version']).where('app_name', '=', 'checkout-service').execute()
+    const instance = await pennon.database.db
+      .selectFrom('client_instances')
+      .select(['instance_id', 'interval', 'sdk_version'])
+      .where('app_name', '=', 'checkout-service')
+      .execute()
     assert.deepEqual(instance, [{ instance_id: 'pod-1', interval: 200, sdk_version: 'unleash-node-sdk:6.12.1' }])
 
-    const environments = (await call(pennon, 'GET', `/api/admin/projects/default/features/${flag}`)).body.environments as Array<{ name: string; lastSeenAt: string | null }>
+    const environments = (await call(pennon, 'GET', `/api/admin/projects/default/features/${flag}`)).body.environments as Array<{
+      name: string
+      lastSeenAt: string | null
+    }>
     assert.notEqual(environments.find((e) => e.name === 'development')!.lastSeenAt, null)
     assert.equal(environments.find((e) => e.name === 'production')!.lastSeenAt, null)
     assert.deepEqual(warnings, [], 'the SDK warned')

@@ -69,11 +69,17 @@ export async function writeUnknownFlags(db: Kysely<Database>, rows: readonly Unk
     from (${keysRelation(db, JSON.stringify(rows.map((row) => row.slice(0, 3))))}) keys
     join unknown_flags u on u.name = keys.c0 and u.app_name = keys.c1 and u.environment = keys.c2`.execute(db)
   for (const row of found.rows) stored.add(keyOf(row.name, row.app_name, row.environment))
-  const { count } = await db.selectFrom('unknown_flags').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
+  const { count } = await db
+    .selectFrom('unknown_flags')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow()
   let room = max - Number(count)
   const kept = rows.filter((row) => stored.has(keyOf(row[0], row[1], row[2])) || room-- > 0)
   if (kept.length === 0) return rows.length
-  const later = dialectOf(db) === 'postgres' ? sql<string>`greatest(unknown_flags.last_seen_at, excluded.last_seen_at)` : sql<string>`max(unknown_flags.last_seen_at, excluded.last_seen_at)`
+  const later =
+    dialectOf(db) === 'postgres'
+      ? sql<string>`greatest(unknown_flags.last_seen_at, excluded.last_seen_at)`
+      : sql<string>`max(unknown_flags.last_seen_at, excluded.last_seen_at)`
   await db
     .insertInto('unknown_flags')
     .values(kept.map(([name, app_name, environment, last_seen_at]) => ({ name, app_name, environment, last_seen_at })))
@@ -89,7 +95,17 @@ export async function writeUnknownFlags(db: Kysely<Database>, rows: readonly Unk
 export async function removeExpiredUnknownFlags(db: Kysely<Database>, before: string): Promise<void> {
   await db.deleteFrom('unknown_flags').where('last_seen_at', '<', before).execute()
   const flags = await db.selectFrom('unknown_flags as u').select('u.name').distinct().where('u.name', 'in', allFlagNames(db)).execute()
-  if (flags.length > 0) await db.deleteFrom('unknown_flags').where(inNames(db, 'name', flags.map((row) => row.name))).execute()
+  if (flags.length > 0)
+    await db
+      .deleteFrom('unknown_flags')
+      .where(
+        inNames(
+          db,
+          'name',
+          flags.map((row) => row.name),
+        ),
+      )
+      .execute()
 }
 
 function keysRelation(db: Kysely<Database>, json: string) {

@@ -8,7 +8,12 @@ export const HOURS_BACK_DEFAULT = 24
 export const HOURS_BACK_MAX = 48
 
 export const RawFeatureMetricsQuery = Type.Object({
-  hoursBack: Type.Optional(Type.String({ maxLength: 20, description: `Hours to show, counting the current one: a whole number from 1 to ${HOURS_BACK_MAX} (default ${HOURS_BACK_DEFAULT})` })),
+  hoursBack: Type.Optional(
+    Type.String({
+      maxLength: 20,
+      description: `Hours to show, counting the current one: a whole number from 1 to ${HOURS_BACK_MAX} (default ${HOURS_BACK_DEFAULT})`,
+    }),
+  ),
 })
 export type RawFeatureMetricsQuery = Static<typeof RawFeatureMetricsQuery>
 
@@ -19,14 +24,17 @@ export const FeatureEnvironmentMetrics = Type.Object({
   timestamp: Type.String({ format: 'date-time', description: 'The start of the hour' }),
   yes: Type.Integer({ minimum: 0 }),
   no: Type.Integer({ minimum: 0 }),
-  variants: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Present on hours with stored counts, as the reference' })),
+  variants: Type.Optional(
+    Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Present on hours with stored counts, as the reference' }),
+  ),
 })
 
 export const RawFeatureMetricsResponse = Type.Object({
   version: Type.Literal(1),
   maturity: Type.Literal('stable'),
   data: Type.Array(FeatureEnvironmentMetrics, {
-    description: 'One entry per environment, application (at most 100) and hour, hours without counts as zeros; by hour, then environment and application',
+    description:
+      'One entry per environment, application (at most 100) and hour, hours without counts as zeros; by hour, then environment and application',
   }),
 })
 export type RawFeatureMetricsResponse = Static<typeof RawFeatureMetricsResponse>
@@ -36,7 +44,9 @@ export const UnknownFlagsResponse = Type.Object({
     Type.Object({
       name: Type.String(),
       lastSeenAt: Type.String({ format: 'date-time' }),
-      lastEventAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The last event about a flag of this name (a deleted flag), or null' }),
+      lastEventAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'The last event about a flag of this name (a deleted flag), or null',
+      }),
       reports: Type.Array(
         Type.Object({
           appName: Type.String(),

@@ -19,7 +19,10 @@ export function hoursBackOf(value: string | undefined): number {
   if (value === undefined) return HOURS_BACK_DEFAULT
   const hours = /^[0-9]{1,3}$/.test(value) ? Number(value) : Number.NaN
   if (!(hours >= 1 && hours <= HOURS_BACK_MAX)) {
-    throw invalid(`The \`/query/hoursBack\` parameter must be a whole number from 1 to ${HOURS_BACK_MAX}. You sent ${quote(value)}.`, '/query/hoursBack')
+    throw invalid(
+      `The \`/query/hoursBack\` parameter must be a whole number from 1 to ${HOURS_BACK_MAX}. You sent ${quote(value)}.`,
+      '/query/hoursBack',
+    )
   }
   return hours
 }

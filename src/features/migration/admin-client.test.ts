@@ -14,13 +14,17 @@ test('a 429 is waited out for its Retry-After, then the request is sent again; o
       response.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' }).end('Too many requests')
       return
     }
-    response.writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: request.url, authorization: request.headers.authorization }))
+    response
+      .writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ url: request.url, authorization: request.headers.authorization }))
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   t.after(() => server.close())
   const waits: Array<[number, string]> = []
-  const client = createAdminClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, 'secret', (seconds, path) => waits.push([seconds, path]))
+  const client = createAdminClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, 'secret', (seconds, path) =>
+    waits.push([seconds, path]),
+  )
 
   const started = Date.now()
   assert.deepEqual(await client.get('/limited'), { url: '/limited', authorization: 'secret' })

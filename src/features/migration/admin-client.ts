@@ -74,7 +74,12 @@ export function createAdminClient(base: string, token: string, onWait: (seconds:
   async function send(method: string, path: string, body?: unknown): Promise<any> {
     const answer = await request(method, path, body)
     if (answer.status < 200 || answer.status > 299) {
-      throw new ApiError(method, `${root}${path}`, answer.status, typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body))
+      throw new ApiError(
+        method,
+        `${root}${path}`,
+        answer.status,
+        typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body),
+      )
     }
     return answer.body
   }

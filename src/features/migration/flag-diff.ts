@@ -52,21 +52,29 @@ export function flagFingerprints(data: ExportDoc): Map<string, string> {
   }
   const tags = new Map<string, string[]>()
   for (const t of data.featureTags ?? []) tags.set(t.featureName, [...(tags.get(t.featureName) ?? []), `${t.tagType}:${t.tagValue}`])
-  const parents = new Map((data.dependencies ?? []).map((d) => [d.feature, d.dependencies.map((p) => ({ feature: p.feature, enabled: p.enabled ?? true, variants: p.variants ?? [] }))]))
+  const parents = new Map(
+    (data.dependencies ?? []).map((d) => [
+      d.feature,
+      d.dependencies.map((p) => ({ feature: p.feature, enabled: p.enabled ?? true, variants: p.variants ?? [] })),
+    ]),
+  )
   const result = new Map<string, string>()
   for (const f of data.features) {
     const environment = environments.get(f.name)
-    result.set(f.name, canonical({
-      description: f.description || null,
-      type: f.type,
-      stale: f.stale ?? false,
-      impressionData: f.impressionData ?? false,
-      enabled: environment?.enabled ?? false,
-      variants: (environment?.variants ?? []).map(variant),
-      strategies: strategies.get(f.name) ?? [],
-      tags: (tags.get(f.name) ?? []).sort(),
-      parents: parents.get(f.name) ?? [],
-    }))
+    result.set(
+      f.name,
+      canonical({
+        description: f.description || null,
+        type: f.type,
+        stale: f.stale ?? false,
+        impressionData: f.impressionData ?? false,
+        enabled: environment?.enabled ?? false,
+        variants: (environment?.variants ?? []).map(variant),
+        strategies: strategies.get(f.name) ?? [],
+        tags: (tags.get(f.name) ?? []).sort(),
+        parents: parents.get(f.name) ?? [],
+      }),
+    )
   }
   return result
 }
@@ -92,10 +100,19 @@ export function mergeExports(parts: ExportDoc[]): ExportDoc {
     features: parts.flatMap((p) => p.features),
     featureStrategies: parts.flatMap((p) => p.featureStrategies),
     featureEnvironments: parts.flatMap((p) => p.featureEnvironments ?? []),
-    contextFields: unique(parts.flatMap((p) => p.contextFields ?? []), (f) => f.name),
+    contextFields: unique(
+      parts.flatMap((p) => p.contextFields ?? []),
+      (f) => f.name,
+    ),
     featureTags: parts.flatMap((p) => p.featureTags ?? []),
-    segments: unique(parts.flatMap((p) => p.segments ?? []), (s) => s.id),
-    tagTypes: unique(parts.flatMap((p) => p.tagTypes ?? []), (t) => t.name),
+    segments: unique(
+      parts.flatMap((p) => p.segments ?? []),
+      (s) => s.id,
+    ),
+    tagTypes: unique(
+      parts.flatMap((p) => p.tagTypes ?? []),
+      (t) => t.name,
+    ),
     dependencies: parts.flatMap((p) => p.dependencies ?? []),
   }
 }
@@ -113,4 +130,5 @@ export function parentsFirst(names: Iterable<string>, data: ExportDoc): string[]
   return [...wanted].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0))
 }
 
-export const chunks = <T>(items: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
+export const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))

@@ -9,7 +9,9 @@ import { count, type Summary } from './summary.ts'
 
 /** JSON with object keys sorted: two answers are equal whatever order their keys came in. */
 export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v))
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  )
 }
 
 const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b)
@@ -21,7 +23,12 @@ export interface Step {
 }
 
 export async function migrateEnvironments({ from, to, summary }: Step): Promise<string[]> {
-  const source = (await from.get('/api/admin/environments')).environments as Array<{ name: string; type: string; enabled: boolean; sortOrder: number }>
+  const source = (await from.get('/api/admin/environments')).environments as Array<{
+    name: string
+    type: string
+    enabled: boolean
+    sortOrder: number
+  }>
   const target = new Set(((await to.get('/api/admin/environments')).environments as Array<{ name: string }>).map((e) => e.name))
   for (const { name, type, enabled, sortOrder } of source) {
     if (target.has(name)) {
@@ -37,7 +44,12 @@ export async function migrateEnvironments({ from, to, summary }: Step): Promise<
 /** The projects, and per project the environments it has on the source (returned, by project). */
 export async function migrateProjects({ from, to, summary }: Step): Promise<Map<string, string[]>> {
   const source = (await from.get('/api/admin/projects')).projects as Array<{ id: string; name: string; description?: string | null }>
-  const target = new Map(((await to.get('/api/admin/projects')).projects as Array<{ id: string; name: string; description: string | null }>).map((p) => [p.id, p]))
+  const target = new Map(
+    ((await to.get('/api/admin/projects')).projects as Array<{ id: string; name: string; description: string | null }>).map((p) => [
+      p.id,
+      p,
+    ]),
+  )
   const environments = new Map<string, string[]>()
   for (const { id, name, description } of source) {
     const existing = target.get(id)
@@ -51,7 +63,9 @@ export async function migrateProjects({ from, to, summary }: Step): Promise<Map<
     } else count(summary, 'projects', 'unchanged')
 
     const visible = async (client: AdminClient) =>
-      ((await client.get(`/api/admin/environments/project/${seg(id)}`)).environments as Array<{ name: string; visible?: boolean }>).filter((e) => e.visible !== false).map((e) => e.name)
+      ((await client.get(`/api/admin/environments/project/${seg(id)}`)).environments as Array<{ name: string; visible?: boolean }>)
+        .filter((e) => e.visible !== false)
+        .map((e) => e.name)
     const want = await visible(from)
     const have = new Set(await visible(to))
     environments.set(id, want)
@@ -113,13 +127,22 @@ export async function migrateStrategyDefinitions({ from, to, summary }: Step): P
   const pick = (s: any) => ({
     title: s.title ?? null,
     description: s.description || null,
-    parameters: (s.parameters ?? []).map((p: any) => ({ name: p.name, type: p.type, description: p.description ?? '', required: p.required ?? false })),
+    parameters: (s.parameters ?? []).map((p: any) => ({
+      name: p.name,
+      type: p.type,
+      description: p.description ?? '',
+      required: p.required ?? false,
+    })),
   })
   const target = new Map(((await to.get('/api/admin/strategies')).strategies as any[]).map((s) => [s.name, s]))
   for (const definition of ((await from.get('/api/admin/strategies')).strategies as any[]).filter((s) => s.editable)) {
     const existing = target.get(definition.name)
     const wanted = pick(definition)
-    const body = { ...(wanted.title === null ? {} : { title: wanted.title }), ...(wanted.description === null ? {} : { description: wanted.description }), parameters: wanted.parameters }
+    const body = {
+      ...(wanted.title === null ? {} : { title: wanted.title }),
+      ...(wanted.description === null ? {} : { description: wanted.description }),
+      parameters: wanted.parameters,
+    }
     let outcome: 'created' | 'updated' | 'unchanged' = 'unchanged'
     if (!existing) {
       await to.send('POST', '/api/admin/strategies', { name: definition.name, ...body })
@@ -145,12 +168,24 @@ export async function migrateSegments({ from, to, summary }: Step): Promise<void
     ...(c.values !== undefined && !(c.value !== undefined && c.values.length === 0) ? { values: c.values } : {}),
     ...(c.value !== undefined ? { value: c.value } : {}),
   })
-  const pick = (s: any) => ({ name: s.name, description: s.description || null, constraints: (s.constraints ?? []).map(constraint), ...(s.project ? { project: s.project } : {}) })
+  const pick = (s: any) => ({
+    name: s.name,
+    description: s.description || null,
+    constraints: (s.constraints ?? []).map(constraint),
+    ...(s.project ? { project: s.project } : {}),
+  })
   // Sent as the source has them (a segment keeps its constraints as written), compared without the defaults.
   const body = (s: any) => ({
     name: s.name,
     description: s.description || null,
-    constraints: (s.constraints ?? []).map(({ contextName, operator, caseInsensitive, inverted, values, value }: any) => ({ contextName, operator, caseInsensitive, inverted, values, value })),
+    constraints: (s.constraints ?? []).map(({ contextName, operator, caseInsensitive, inverted, values, value }: any) => ({
+      contextName,
+      operator,
+      caseInsensitive,
+      inverted,
+      values,
+      value,
+    })),
     ...(s.project ? { project: s.project } : {}),
   })
   const target = new Map(((await to.get('/api/admin/segments')).segments as any[]).map((s) => [s.name, s]))

@@ -48,7 +48,8 @@ export async function archivedFlags(client: AdminClient, project: string): Promi
 
 async function exportFlags(client: AdminClient, environment: string, names: string[]): Promise<ExportDoc> {
   const parts: ExportDoc[] = []
-  for (const part of chunks(names, EXPORT_CHUNK)) parts.push(await client.send('POST', '/api/admin/features-batch/export', { environment, features: part }))
+  for (const part of chunks(names, EXPORT_CHUNK))
+    parts.push(await client.send('POST', '/api/admin/features-batch/export', { environment, features: part }))
   return mergeExports(parts)
 }
 
@@ -64,7 +65,11 @@ export async function migrateFlags({ from, to, summary }: Step, project: string,
   const changed = new Set<string>()
   for (const environment of environments) {
     const source = await exportFlags(from, environment, sourceNames)
-    const target = await exportFlags(to, environment, sourceNames.filter((name) => targetNames.has(name)))
+    const target = await exportFlags(
+      to,
+      environment,
+      sourceNames.filter((name) => targetNames.has(name)),
+    )
     const want = flagFingerprints(source)
     const have = flagFingerprints(target)
     const differ = sourceNames.filter((name) => want.get(name) !== have.get(name))
@@ -85,7 +90,10 @@ export async function migrateFlags({ from, to, summary }: Step, project: string,
     }
     if (!targetActive.has(flag.name)) {
       await to.send('POST', `/api/admin/projects/${seg(project)}/features`, {
-        name: flag.name, type: flag.type ?? 'release', description: flag.description ?? '', impressionData: flag.impressionData ?? false,
+        name: flag.name,
+        type: flag.type ?? 'release',
+        description: flag.description ?? '',
+        impressionData: flag.impressionData ?? false,
       })
       const tags = (flag.tags ?? []).map(({ type, value }) => ({ type, value }))
       if (tags.length > 0) await to.send('PUT', `/api/admin/features/${seg(flag.name)}/tags`, { addedTags: tags, removedTags: [] })
@@ -96,14 +104,23 @@ export async function migrateFlags({ from, to, summary }: Step, project: string,
 }
 
 /** A parent removed on the source, or environment variants cleared there: an import leaves those as they were. */
-async function undoWhatImportKeeps(to: AdminClient, project: string, environment: string, names: string[], source: ExportDoc, target: ExportDoc): Promise<void> {
+async function undoWhatImportKeeps(
+  to: AdminClient,
+  project: string,
+  environment: string,
+  names: string[],
+  source: ExportDoc,
+  target: ExportDoc,
+): Promise<void> {
   const hasParent = (data: ExportDoc) => new Set((data.dependencies ?? []).filter((d) => d.dependencies.length > 0).map((d) => d.feature))
-  const variantsOf = (data: ExportDoc) => new Map((data.featureEnvironments ?? []).map((e) => [e.featureName ?? e.name, (e.variants ?? []).length]))
+  const variantsOf = (data: ExportDoc) =>
+    new Map((data.featureEnvironments ?? []).map((e) => [e.featureName ?? e.name, (e.variants ?? []).length]))
   const [sourceParents, targetParents] = [hasParent(source), hasParent(target)]
   const [sourceVariants, targetVariants] = [variantsOf(source), variantsOf(target)]
   for (const name of names) {
     const flag = `/api/admin/projects/${seg(project)}/features/${seg(name)}`
     if (targetParents.has(name) && !sourceParents.has(name)) await to.send('DELETE', `${flag}/dependencies`)
-    if ((targetVariants.get(name) ?? 0) > 0 && (sourceVariants.get(name) ?? 0) === 0) await to.send('PUT', `${flag}/environments/${seg(environment)}/variants`, [])
+    if ((targetVariants.get(name) ?? 0) > 0 && (sourceVariants.get(name) ?? 0) === 0)
+      await to.send('PUT', `${flag}/environments/${seg(environment)}/variants`, [])
   }
 }

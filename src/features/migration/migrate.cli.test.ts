@@ -65,16 +65,24 @@ ${outcome}
 API tokens: not migrated. Unleash does not show token secrets through its API. Create the tokens your SDKs need on Pennon (POST /api/admin/api-tokens {tokenName, type, environment, projects}) and give the new secrets to the SDKs: see docs/migration.md.
 `
 
-const PROGRESS = 'migrating environments…\nmigrating projects…\nmigrating tag types, context fields, strategy definitions, segments…\nmigrating flags of project default…\n'
+const PROGRESS =
+  'migrating environments…\nmigrating projects…\nmigrating tag types, context fields, strategy definitions, segments…\nmigrating flags of project default…\n'
 
 onEachDatabase('npm run migrate: the admin tokens', (database) => {
-  test('from MIGRATE_FROM_TOKEN and MIGRATE_TO_TOKEN, or from files: migrated and verified, neither token printed', { timeout: 120_000 }, async (t) => {
+  test('from MIGRATE_FROM_TOKEN and MIGRATE_TO_TOKEN, or from files: migrated and verified, neither token printed', {
+    timeout: 120_000,
+  }, async (t) => {
     const [source, target] = [await useTestApp(t, database), await useTestApp(t, database)]
     await aFlag(source, 'shared')
     const [from, to] = [await listening(source), await listening(target)]
     const secrets = [source.adminToken, target.adminToken]
 
-    const first = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, ['--from', from, '--to', to])
+    const first = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, [
+      '--from',
+      from,
+      '--to',
+      to,
+    ])
     assert.equal(first.code, 0, first.stderr)
     assert.equal(first.stdout, summary('1        0          0', 'Migrated.'))
     assert.match(first.stderr, new RegExp(`^${PROGRESS}took \\d+\\.\\d s\\n$`))
@@ -106,18 +114,50 @@ onEachDatabase('npm run migrate: the admin tokens', (database) => {
     const [from, to] = [await listening(source), await listening(target)]
     const events = (await allEvents(target)).length
     for (const [args, message] of [
-      [['--from', from, '--from-token', source.adminToken, '--to', to], '--from-token is refused: a token on the command line is visible to every user of this machine (ps) and in logs (npm prints the command). Set MIGRATE_FROM_TOKEN in the environment, or give --from-token-file <path> (a file holding the token).'],
-      [['--from', from, '--to', to, `--to-token=${target.adminToken}`], '--to-token is refused: a token on the command line is visible to every user of this machine (ps) and in logs (npm prints the command). Set MIGRATE_TO_TOKEN in the environment, or give --to-token-file <path> (a file holding the token).'],
+      [
+        ['--from', from, '--from-token', source.adminToken, '--to', to],
+        '--from-token is refused: a token on the command line is visible to every user of this machine (ps) and in logs (npm prints the command). Set MIGRATE_FROM_TOKEN in the environment, or give --from-token-file <path> (a file holding the token).',
+      ],
+      [
+        ['--from', from, '--to', to, `--to-token=${target.adminToken}`],
+        '--to-token is refused: a token on the command line is visible to every user of this machine (ps) and in logs (npm prints the command). Set MIGRATE_TO_TOKEN in the environment, or give --to-token-file <path> (a file holding the token).',
+      ],
     ] as const) {
       const refused = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, [...args])
       assert.deepEqual(refused, { code: 2, stdout: '', stderr: `pennon migrate: ${message}\n${USAGE}` })
     }
     const missing = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: '' }, ['--from', from, '--to', to])
-    assert.deepEqual(missing, { code: 2, stdout: '', stderr: `pennon migrate: the target's admin token is required: set MIGRATE_TO_TOKEN, or give --to-token-file <path>\n${USAGE}` })
-    const twice = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, ['--from', from, '--to', to, '--to-token-file', '/nonexistent'])
-    assert.deepEqual(twice, { code: 2, stdout: '', stderr: `pennon migrate: the target's admin token is given twice (MIGRATE_TO_TOKEN and --to-token-file): give one\n${USAGE}` })
-    const unreadable = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken }, ['--from', from, '--to', to, '--to-token-file', '/nonexistent/token'])
-    assert.deepEqual(unreadable, { code: 2, stdout: '', stderr: `pennon migrate: --to-token-file: cannot read /nonexistent/token (ENOENT)\n${USAGE}` })
+    assert.deepEqual(missing, {
+      code: 2,
+      stdout: '',
+      stderr: `pennon migrate: the target's admin token is required: set MIGRATE_TO_TOKEN, or give --to-token-file <path>\n${USAGE}`,
+    })
+    const twice = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, [
+      '--from',
+      from,
+      '--to',
+      to,
+      '--to-token-file',
+      '/nonexistent',
+    ])
+    assert.deepEqual(twice, {
+      code: 2,
+      stdout: '',
+      stderr: `pennon migrate: the target's admin token is given twice (MIGRATE_TO_TOKEN and --to-token-file): give one\n${USAGE}`,
+    })
+    const unreadable = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken }, [
+      '--from',
+      from,
+      '--to',
+      to,
+      '--to-token-file',
+      '/nonexistent/token',
+    ])
+    assert.deepEqual(unreadable, {
+      code: 2,
+      stdout: '',
+      stderr: `pennon migrate: --to-token-file: cannot read /nonexistent/token (ENOENT)\n${USAGE}`,
+    })
     assert.equal((await allEvents(target)).length, events)
   })
 
@@ -136,7 +176,10 @@ onEachDatabase('npm run migrate: the admin tokens', (database) => {
     const { id: _id, ...body } = JSON.parse(answer[2]!)
     const message = 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'
     assert.deepEqual(body, { name: 'AuthenticationRequired', message, details: [{ message }] })
-    assert.equal(answer[3], 'The target server refused its admin token: check MIGRATE_TO_TOKEN (or --to-token-file); it must be an admin token of the --to server.')
+    assert.equal(
+      answer[3],
+      'The target server refused its admin token: check MIGRATE_TO_TOKEN (or --to-token-file); it must be an admin token of the --to server.',
+    )
     assertNoSecret(refused, secrets)
 
     const closed = createServer()
@@ -144,7 +187,12 @@ onEachDatabase('npm run migrate: the admin tokens', (database) => {
     await once(closed, 'listening')
     const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
     closed.close()
-    const absent = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, ['--from', from, '--to', nowhere])
+    const absent = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, [
+      '--from',
+      from,
+      '--to',
+      nowhere,
+    ])
     assert.deepEqual(absent, {
       code: 1,
       stdout: '',
@@ -153,12 +201,21 @@ onEachDatabase('npm run migrate: the admin tokens', (database) => {
     assertNoSecret(absent, secrets)
 
     // A server (or a proxy before it) that puts the Authorization header it got into its error.
-    const echo = createServer((request, response) => response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `bad token ${request.headers.authorization}` })))
+    const echo = createServer((request, response) =>
+      response
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: `bad token ${request.headers.authorization}` })),
+    )
     echo.listen(0, '127.0.0.1')
     await once(echo, 'listening')
     t.after(() => echo.close())
     const echoing = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`
-    const echoed = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, ['--from', echoing, '--to', to])
+    const echoed = await migrate({ MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken }, [
+      '--from',
+      echoing,
+      '--to',
+      to,
+    ])
     assert.deepEqual(echoed, {
       code: 1,
       stdout: '',
@@ -173,18 +230,28 @@ onEachDatabase('npm run migrate: the admin tokens', (database) => {
 /** The command in this process (as the other migration tests run it), the admin tokens in its environment. */
 async function verify(cli: { argv: string[]; env: Record<string, string> }, ...more: string[]): Promise<{ code: number; out: string }> {
   let out = ''
-  const code = await main([...cli.argv, '--verify', '--environment', 'development', '--generated', '2', ...more], cli.env, (text) => (out += text), () => {})
+  const code = await main(
+    [...cli.argv, '--verify', '--environment', 'development', '--generated', '2', ...more],
+    cli.env,
+    (text) => (out += text),
+    () => {},
+  )
   return { code, out }
 }
 
 const names = (count: number) => Array.from({ length: count }, (_, i) => `only.target-${String(i + 1).padStart(2, '0')}`)
 
 onEachDatabase('npm run migrate --verify: flags only on the target', (database) => {
-  test('listed apart (at most 20 named), not compared and not failing the run; --strict fails it, saying why', { timeout: 120_000 }, async (t) => {
+  test('listed apart (at most 20 named), not compared and not failing the run; --strict fails it, saying why', {
+    timeout: 120_000,
+  }, async (t) => {
     const [source, target] = [await useTestApp(t, database), await useTestApp(t, database)]
     for (const pennon of [source, target]) await aFlag(pennon, 'shared')
     for (const name of names(22)) await aFlag(target, name)
-    const cli = { argv: ['--from', await listening(source), '--to', await listening(target)], env: { MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken } }
+    const cli = {
+      argv: ['--from', await listening(source), '--to', await listening(target)],
+      env: { MIGRATE_FROM_TOKEN: source.adminToken, MIGRATE_TO_TOKEN: target.adminToken },
+    }
 
     const listed = [
       '',
@@ -194,9 +261,13 @@ onEachDatabase('npm run migrate --verify: flags only on the target', (database) 
       '',
       'Agreement: 100.00% of 4 checks (0 differences, 0 known).',
     ].join('\n')
-    const head = 'Environments: development; 2 contexts per flag, through the client SDK and the frontend API.\n\nAgreement per flag:\n  100.00%  development shared  (4/4)\n'
+    const head =
+      'Environments: development; 2 contexts per flag, through the client SDK and the frontend API.\n\nAgreement per flag:\n  100.00%  development shared  (4/4)\n'
     const verified = await verify(cli)
-    assert.deepEqual(verified, { code: 0, out: `${head}${listed}\nVerification passed: 22 flags only on the target not counted (--strict counts them).\n` })
+    assert.deepEqual(verified, {
+      code: 0,
+      out: `${head}${listed}\nVerification passed: 22 flags only on the target not counted (--strict counts them).\n`,
+    })
 
     const strict = await verify(cli, '--strict')
     assert.deepEqual(strict, {

@@ -15,16 +15,35 @@ const FLAGS = 1000
 function generated(from: number, to: number, environment: string) {
   const names = Array.from({ length: to - from }, (_, i) => `bulk.flag-${String(from + i).padStart(4, '0')}`)
   return {
-    features: names.map((name, i) => ({ name, type: ['release', 'experiment', 'operational'][i % 3], description: `flag ${name}`, impressionData: i % 7 === 0 })),
+    features: names.map((name, i) => ({
+      name,
+      type: ['release', 'experiment', 'operational'][i % 3],
+      description: `flag ${name}`,
+      impressionData: i % 7 === 0,
+    })),
     featureStrategies: names.flatMap((name, i) => [
       {
-        name: 'flexibleRollout', featureName: name, title: null,
+        name: 'flexibleRollout',
+        featureName: name,
+        title: null,
         parameters: { rollout: String((i * 13) % 101), stickiness: 'userId', groupId: name },
         constraints: i % 4 === 0 ? [{ contextName: 'region', operator: 'IN', values: ['eu', 'us'] }] : [],
-        variants: i % 5 === 0 ? [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'A' } }, { name: 'b', weight: 500, weightType: 'variable', stickiness: 'userId' }] : [],
+        variants:
+          i % 5 === 0
+            ? [
+                { name: 'a', weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'A' } },
+                { name: 'b', weight: 500, weightType: 'variable', stickiness: 'userId' },
+              ]
+            : [],
       },
     ]),
-    featureEnvironments: names.map((name, i) => ({ name, featureName: name, environment, enabled: (i + (environment === 'production' ? 1 : 0)) % 3 !== 0, variants: [] })),
+    featureEnvironments: names.map((name, i) => ({
+      name,
+      featureName: name,
+      environment,
+      enabled: (i + (environment === 'production' ? 1 : 0)) % 3 !== 0,
+      variants: [],
+    })),
     featureTags: names.filter((_, i) => i % 10 === 0).map((featureName) => ({ featureName, tagType: 'simple', tagValue: 'bulk' })),
     contextFields: [{ name: 'region', legalValues: [{ value: 'eu' }, { value: 'us' }] }],
     tagTypes: [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }],
@@ -42,7 +61,12 @@ async function listening(pennon: TestApp): Promise<string> {
 async function timed(argv: string[], env: Record<string, string>): Promise<{ code: number; out: string; seconds: number }> {
   let out = ''
   const started = performance.now()
-  const code = await main(argv, env, (text) => (out += text), () => {})
+  const code = await main(
+    argv,
+    env,
+    (text) => (out += text),
+    () => {},
+  )
   return { code, out, seconds: (performance.now() - started) / 1000 }
 }
 
@@ -70,6 +94,8 @@ onEachDatabase('npm run migrate with 1,000 flags', (database) => {
     const verified = await timed([...cli, '--verify', '--generated', '20'], env)
     assert.equal(verified.code, 0, verified.out.slice(-2000))
     assert.match(verified.out, /Agreement: 100\.00% of 80000 checks \(0 differences, 0 known\)\./)
-    t.diagnostic(`${database.name}: migrate ${first.seconds.toFixed(1)} s, second run ${second.seconds.toFixed(1)} s, verify (2 environments × 20 contexts, SDK and frontend API) ${verified.seconds.toFixed(1)} s`)
+    t.diagnostic(
+      `${database.name}: migrate ${first.seconds.toFixed(1)} s, second run ${second.seconds.toFixed(1)} s, verify (2 environments × 20 contexts, SDK and frontend API) ${verified.seconds.toFixed(1)} s`,
+    )
   })
 })

@@ -7,14 +7,27 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allEvents, call, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
-import { byName, clientFeatures, comparable, exportFlags, fixture, importFlags, prepareTarget } from '../../../test/helpers/export-import.ts'
+import {
+  byName,
+  clientFeatures,
+  comparable,
+  exportFlags,
+  fixture,
+  importFlags,
+  prepareTarget,
+} from '../../../test/helpers/export-import.ts'
 import { main } from '../../cli/migrate.ts'
 
 /** The command in this process, the admin tokens in its environment (`cli`: as `args` makes it). */
 async function run({ argv, env }: { argv: string[]; env: Record<string, string> }): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await main(argv, env, (t) => (out += t), (t) => (err += t))
+  const code = await main(
+    argv,
+    env,
+    (t) => (out += t),
+    (t) => (err += t),
+  )
   return { code, out, err }
 }
 
@@ -33,11 +46,20 @@ async function listening(pennon: TestApp): Promise<string> {
 async function aSource(t: Parameters<typeof useTestApp>[0], database: Parameters<typeof useTestApp>[1]): Promise<TestApp> {
   const source = await useTestApp(t, database)
   await prepareTarget(source)
-  for (const environment of ['development', 'production']) await ok(importFlags(source, { project: 'default', environment, data: fixture(`export-${environment}.json`) }))
+  for (const environment of ['development', 'production'])
+    await ok(importFlags(source, { project: 'default', environment, data: fixture(`export-${environment}.json`) }))
   await ok(call(source, 'POST', '/api/admin/projects', { id: 'team-b', name: 'Team B', description: 'the other team' }), 201)
   await ok(call(source, 'DELETE', '/api/admin/projects/team-b/environments/production'))
-  await ok(call(source, 'POST', '/api/admin/projects/team-b/features', { name: 'b.search', type: 'experiment', description: 'search' }), 201)
-  await ok(call(source, 'POST', '/api/admin/projects/team-b/features/b.search/environments/development/strategies', { name: 'flexibleRollout', parameters: { rollout: '40', stickiness: 'userId', groupId: 'b' } }))
+  await ok(
+    call(source, 'POST', '/api/admin/projects/team-b/features', { name: 'b.search', type: 'experiment', description: 'search' }),
+    201,
+  )
+  await ok(
+    call(source, 'POST', '/api/admin/projects/team-b/features/b.search/environments/development/strategies', {
+      name: 'flexibleRollout',
+      parameters: { rollout: '40', stickiness: 'userId', groupId: 'b' },
+    }),
+  )
   await ok(call(source, 'POST', '/api/admin/projects/team-b/features/b.search/environments/development/on'))
   await ok(call(source, 'POST', '/api/admin/projects/default/features', { name: 'old.gone', type: 'release' }), 201)
   await ok(call(source, 'POST', '/api/admin/features/old.gone/tags', { type: 'simple', value: 'legacy' }), 201)
@@ -58,7 +80,9 @@ const summaryRow = (out: string, kind: string) => {
 }
 
 onEachDatabase('npm run migrate between Pennons', (database) => {
-  test('everything arrives, the same flags are served, a second run changes nothing and says so, verify agrees', { timeout: 120_000 }, async (t) => {
+  test('everything arrives, the same flags are served, a second run changes nothing and says so, verify agrees', {
+    timeout: 120_000,
+  }, async (t) => {
     const source = await aSource(t, database)
     const target = await useTestApp(t, database)
     const [from, to] = [await listening(source), await listening(target)]
@@ -79,10 +103,19 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
       for (const [name, flag] of want) assert.deepEqual(comparable(have.get(name)), comparable(flag), name)
     }
     const project = await call(target, 'GET', '/api/admin/environments/project/team-b')
-    assert.deepEqual(project.body.environments.filter((e: any) => e.visible).map((e: any) => e.name), ['development'])
+    assert.deepEqual(
+      project.body.environments.filter((e: any) => e.visible).map((e: any) => e.name),
+      ['development'],
+    )
     const archived = await call(target, 'GET', '/api/admin/projects/default/features?archived=true&limit=10')
-    assert.deepEqual(archived.body.features.map((f: any) => f.name), ['old.gone'])
-    assert.deepEqual((await call(target, 'GET', '/api/admin/features/old.gone/tags')).body, (await call(source, 'GET', '/api/admin/features/old.gone/tags')).body)
+    assert.deepEqual(
+      archived.body.features.map((f: any) => f.name),
+      ['old.gone'],
+    )
+    assert.deepEqual(
+      (await call(target, 'GET', '/api/admin/features/old.gone/tags')).body,
+      (await call(source, 'GET', '/api/admin/features/old.gone/tags')).body,
+    )
 
     const events = (await allEvents(target)).length
     const second = await run(cli)
@@ -93,13 +126,21 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
 
     const verified = await run(plus(cli, '--verify', '--generated', '20'))
     assert.equal(verified.code, 0, verified.out + verified.err)
-    assert.match(verified.out, /Agreement: 100\.00% of \d+ checks \(0 differences, (\d+) known\)\.\nVerification passed: \1 known differences not counted \(--strict counts them\)\.\n$/)
+    assert.match(
+      verified.out,
+      /Agreement: 100\.00% of \d+ checks \(0 differences, (\d+) known\)\.\nVerification passed: \1 known differences not counted \(--strict counts them\)\.\n$/,
+    )
     assert.match(verified.out, /100\.00% {2}development release\.checkout-01 /)
     // The verification's tokens are gone again.
-    assert.deepEqual((await call(target, 'GET', '/api/admin/api-tokens')).body.tokens.filter((token: any) => token.tokenName.startsWith('pennon-verify')), [])
+    assert.deepEqual(
+      (await call(target, 'GET', '/api/admin/api-tokens')).body.tokens.filter((token: any) => token.tokenName.startsWith('pennon-verify')),
+      [],
+    )
   })
 
-  test('changes on the source after a migration: only they are written; a difference on the target is found and named', { timeout: 120_000 }, async (t) => {
+  test('changes on the source after a migration: only they are written; a difference on the target is found and named', {
+    timeout: 120_000,
+  }, async (t) => {
     const source = await aSource(t, database)
     const target = await useTestApp(t, database)
     const [from, to] = [await listening(source), await listening(target)]
@@ -114,14 +155,23 @@ onEachDatabase('npm run migrate between Pennons', (database) => {
     assert.equal(again.code, 0, again.err)
     assert.deepEqual(summaryRow(again.out, 'flags'), [0, 3, 37])
     assert.deepEqual(summaryRow(again.out, 'archived flags'), [0, 1, 1])
-    assert.deepEqual((await exportFlags(target, { environment: 'development', features: ['operational.onboarding-03'] })).body.dependencies, [])
+    assert.deepEqual(
+      (await exportFlags(target, { environment: 'development', features: ['operational.onboarding-03'] })).body.dependencies,
+      [],
+    )
 
     // A change made on the target alone: verify names the flag, the API and the context, and fails.
     await ok(call(target, 'POST', '/api/admin/projects/default/features/release.checkout-01/environments/development/off'))
     const verified = await run(plus(cli, '--verify', '--environment', 'development', '--generated', '5'))
     assert.equal(verified.code, 1, verified.out)
-    assert.match(verified.out, /\[development\] client SDK release\.checkout-01 for \{"userId":"user-1","sessionId":"session-1",.*: source \{"enabled":true,.*, target \{"enabled":false,/)
-    assert.match(verified.out, /\[development\] frontend API release\.checkout-01 for \{"userId":"user-2",.*: source \{"enabled":true,.*, target not listed\n/)
+    assert.match(
+      verified.out,
+      /\[development\] client SDK release\.checkout-01 for \{"userId":"user-1","sessionId":"session-1",.*: source \{"enabled":true,.*, target \{"enabled":false,/,
+    )
+    assert.match(
+      verified.out,
+      /\[development\] frontend API release\.checkout-01 for \{"userId":"user-2",.*: source \{"enabled":true,.*, target not listed\n/,
+    )
     assert.doesNotMatch(verified.out, /Agreement: 100\.00%/)
     // The last line says why it failed.
     const differences = /\nDifferences \((\d+)\):\n/.exec(verified.out)?.[1]

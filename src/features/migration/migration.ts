@@ -4,7 +4,14 @@
  * run writes nothing, and its summary says so.
  */
 import type { AdminClient } from './admin-client.ts'
-import { migrateContextFields, migrateEnvironments, migrateProjects, migrateSegments, migrateStrategyDefinitions, migrateTagTypes } from './migrate-definitions.ts'
+import {
+  migrateContextFields,
+  migrateEnvironments,
+  migrateProjects,
+  migrateSegments,
+  migrateStrategyDefinitions,
+  migrateTagTypes,
+} from './migrate-definitions.ts'
 import { migrateFlags } from './migrate-flags.ts'
 import { createSummary, type Summary } from './summary.ts'
 

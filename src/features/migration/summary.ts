@@ -21,6 +21,9 @@ export const changedNothing = (summary: Summary): boolean => [...summary.values(
 export function formatSummary(summary: Summary): string {
   const width = Math.max(...[...summary.keys()].map((kind) => kind.length), 4)
   const lines = [`${'kind'.padEnd(width)}  created  updated  unchanged`]
-  for (const [kind, c] of summary) lines.push(`${kind.padEnd(width)}  ${String(c.created).padStart(7)}  ${String(c.updated).padStart(7)}  ${String(c.unchanged).padStart(9)}`)
+  for (const [kind, c] of summary)
+    lines.push(
+      `${kind.padEnd(width)}  ${String(c.created).padStart(7)}  ${String(c.updated).padStart(7)}  ${String(c.unchanged).padStart(9)}`,
+    )
   return lines.join('\n')
 }

@@ -16,7 +16,13 @@ export interface Context {
 /** A flag as GET /api/client/features serves it (the fields read here). */
 export interface ServedFlag {
   name: string
-  strategies?: Array<{ name: string; parameters?: Record<string, unknown>; constraints?: Constraint[]; segments?: number[]; variants?: Array<{ stickiness?: string }> }>
+  strategies?: Array<{
+    name: string
+    parameters?: Record<string, unknown>
+    constraints?: Constraint[]
+    segments?: number[]
+    variants?: Array<{ stickiness?: string }>
+  }>
   variants?: Array<{ stickiness?: string }>
   dependencies?: Array<{ feature: string; enabled?: boolean }>
 }
@@ -39,7 +45,8 @@ function candidatesOf(c: Constraint): string[] {
   const out = new Set<string>(values)
   for (const value of values) {
     if (c.operator.startsWith('NUM_') && Number.isFinite(Number(value))) for (const d of [-1, 1]) out.add(String(Number(value) + d))
-    else if (c.operator.startsWith('DATE_') && !Number.isNaN(Date.parse(value))) for (const d of [-86_400_000, 86_400_000]) out.add(new Date(Date.parse(value) + d).toISOString())
+    else if (c.operator.startsWith('DATE_') && !Number.isNaN(Date.parse(value)))
+      for (const d of [-86_400_000, 86_400_000]) out.add(new Date(Date.parse(value) + d).toISOString())
     else if (c.operator.startsWith('SEMVER_')) {
       const match = /^(\d+)\.(\d+)\.(\d+)/.exec(value)
       if (match) out.add(`${match[1]}.${Number(match[2]) + 1}.0`).add(`${match[1]}.${match[2]}.${Math.max(0, Number(match[3]) - 1)}`)
@@ -62,14 +69,21 @@ export function constraintValues(served: Served): Map<string, string[]> {
   for (const flag of served.features) {
     for (const strategy of flag.strategies ?? []) {
       const ids = strategy.parameters?.userIds
-      if (strategy.name === 'userWithId' && typeof ids === 'string') for (const id of ids.split(',')) map.set('userId', (map.get('userId') ?? new Set()).add(id.trim()))
+      if (strategy.name === 'userWithId' && typeof ids === 'string')
+        for (const id of ids.split(',')) map.set('userId', (map.get('userId') ?? new Set()).add(id.trim()))
       const ips = strategy.parameters?.IPs
-      if (strategy.name === 'remoteAddress' && typeof ips === 'string') for (const ip of ips.split(',')) map.set('remoteAddress', (map.get('remoteAddress') ?? new Set()).add(ip.trim().replace(/\/\d+$/, '')))
+      if (strategy.name === 'remoteAddress' && typeof ips === 'string')
+        for (const ip of ips.split(','))
+          map.set('remoteAddress', (map.get('remoteAddress') ?? new Set()).add(ip.trim().replace(/\/\d+$/, '')))
     }
   }
   // currentTime must be a date-time: Unleash's frontend API refuses a request whose currentTime is not (400).
   const times = map.get('currentTime')
-  if (times) map.set('currentTime', new Set([...times].filter((v) => !Number.isNaN(Date.parse(v))).map((v) => new Date(Date.parse(v)).toISOString())))
+  if (times)
+    map.set(
+      'currentTime',
+      new Set([...times].filter((v) => !Number.isNaN(Date.parse(v))).map((v) => new Date(Date.parse(v)).toISOString())),
+    )
   return new Map([...map].map(([name, set]) => [name, [...set].sort()]))
 }
 
@@ -97,12 +111,23 @@ export function generateContexts(served: Served, count: number): Context[] {
 /** True when an evaluation of the flag may differ on every call (random stickiness). */
 export function isRandom(flag: ServedFlag | undefined): boolean {
   const random = (s?: string) => s === 'random'
-  return (flag?.strategies ?? []).some((s) => s.name === 'gradualRolloutRandom' || random(s.parameters?.stickiness as string) || (s.variants ?? []).some((v) => random(v.stickiness))) || (flag?.variants ?? []).some((v) => random(v.stickiness))
+  return (
+    (flag?.strategies ?? []).some(
+      (s) =>
+        s.name === 'gradualRolloutRandom' ||
+        random(s.parameters?.stickiness as string) ||
+        (s.variants ?? []).some((v) => random(v.stickiness)),
+    ) || (flag?.variants ?? []).some((v) => random(v.stickiness))
+  )
 }
 
 const usesDates = (flag: ServedFlag, served: Served): boolean => {
   const segments = new Map((served.segments ?? []).map((s) => [s.id, s.constraints]))
-  return (flag.strategies ?? []).some((s) => [...(s.constraints ?? []), ...(s.segments ?? []).flatMap((id) => segments.get(id) ?? [])].some((c) => c.operator.startsWith('DATE_') || c.contextName === 'currentTime'))
+  return (flag.strategies ?? []).some((s) =>
+    [...(s.constraints ?? []), ...(s.segments ?? []).flatMap((id) => segments.get(id) ?? [])].some(
+      (c) => c.operator.startsWith('DATE_') || c.contextName === 'currentTime',
+    ),
+  )
 }
 
 /**
@@ -111,8 +136,10 @@ const usesDates = (flag: ServedFlag, served: Served): boolean => {
  */
 export function knownFrontendDifference(flag: ServedFlag | undefined, context: Context, served: Served): string | undefined {
   if (flag === undefined) return undefined
-  if (context.currentTime !== undefined && usesDates(flag, served)) return "Unleash's frontend API ignores currentTime from the request (it evaluates at its own time)"
-  if ((flag.dependencies ?? []).some((d) => d.enabled === false)) return "Unleash's frontend API never lists a child whose parent must be off"
+  if (context.currentTime !== undefined && usesDates(flag, served))
+    return "Unleash's frontend API ignores currentTime from the request (it evaluates at its own time)"
+  if ((flag.dependencies ?? []).some((d) => d.enabled === false))
+    return "Unleash's frontend API never lists a child whose parent must be off"
   if (isRandom(flag)) return 'random stickiness: each evaluation draws anew'
   return undefined
 }

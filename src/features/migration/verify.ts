@@ -18,7 +18,12 @@ export interface VerifyOptions {
   contexts: Context[]
   /** Contexts generated from the flags (default 50). */
   generated?: number
-  tokens: { fromClient: Map<string, string>; toClient: Map<string, string>; fromFrontend: Map<string, string>; toFrontend: Map<string, string> }
+  tokens: {
+    fromClient: Map<string, string>
+    toClient: Map<string, string>
+    fromFrontend: Map<string, string>
+    toFrontend: Map<string, string>
+  }
   progress?: (line: string) => void
 }
 
@@ -76,8 +81,13 @@ async function startSdk(base: string, token: string, environment: string): Promi
     throw new Error('--verify needs the unleash-client package (npm install unleash-client)')
   }
   const client = new sdk.Unleash({
-    url: `${base}/api/`, appName: 'pennon-verify', environment, customHeaders: { Authorization: token },
-    disableMetrics: true, refreshInterval: 3_600_000, storageProvider: new sdk.InMemStorageProvider(),
+    url: `${base}/api/`,
+    appName: 'pennon-verify',
+    environment,
+    customHeaders: { Authorization: token },
+    disableMetrics: true,
+    refreshInterval: 3_600_000,
+    storageProvider: new sdk.InMemStorageProvider(),
   })
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${base}: the SDK did not synchronize within 30 s`)), 30_000)
@@ -100,16 +110,32 @@ const sdkAnswer = (sdk: any, flag: string, context: Context) => {
 
 async function frontendAnswers(client: AdminClient, token: string, context: Context): Promise<Map<string, string>> {
   const answer = await client.request('POST', '/api/frontend', { context }, token)
-  if (answer.status !== 200) throw new Error(`${client.base}/api/frontend answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`)
+  if (answer.status !== 200)
+    throw new Error(`${client.base}/api/frontend answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`)
   return new Map((answer.body.toggles as any[]).map((t) => [t.name, canonical({ enabled: t.enabled, variant: t.variant })]))
 }
 
 export async function runVerification(options: VerifyOptions): Promise<VerifyReport> {
   const { from, to, tokens } = options
   const progress = options.progress ?? (() => {})
-  const environments = options.environments ?? ((await from.get('/api/admin/environments')).environments as any[]).filter((e) => e.enabled !== false).map((e) => e.name)
-  const report: VerifyReport = { environments, contexts: 0, flags: new Map(), differences: [], checks: 0, agreed: 0, known: 0, unexplained: 0, onlyOnTarget: new Map() }
-  const sides: Side[] = [{ client: from, created: [] }, { client: to, created: [] }]
+  const environments =
+    options.environments ??
+    ((await from.get('/api/admin/environments')).environments as any[]).filter((e) => e.enabled !== false).map((e) => e.name)
+  const report: VerifyReport = {
+    environments,
+    contexts: 0,
+    flags: new Map(),
+    differences: [],
+    checks: 0,
+    agreed: 0,
+    known: 0,
+    unexplained: 0,
+    onlyOnTarget: new Map(),
+  }
+  const sides: Side[] = [
+    { client: from, created: [] },
+    { client: to, created: [] },
+  ]
   const record = (key: string, agreed: boolean, difference?: Difference) => {
     const entry = report.flags.get(key) ?? [0, 0]
     entry[1]++
@@ -128,13 +154,20 @@ export async function runVerification(options: VerifyOptions): Promise<VerifyRep
   try {
     for (const environment of environments) {
       progress(`verifying ${environment}…`)
-      const clientTokens = [await tokenFor(sides[0]!, tokens.fromClient, environment, 'backend'), await tokenFor(sides[1]!, tokens.toClient, environment, 'backend')]
-      const frontendTokens = [await tokenFor(sides[0]!, tokens.fromFrontend, environment, 'frontend'), await tokenFor(sides[1]!, tokens.toFrontend, environment, 'frontend')]
+      const clientTokens = [
+        await tokenFor(sides[0]!, tokens.fromClient, environment, 'backend'),
+        await tokenFor(sides[1]!, tokens.toClient, environment, 'backend'),
+      ]
+      const frontendTokens = [
+        await tokenFor(sides[0]!, tokens.fromFrontend, environment, 'frontend'),
+        await tokenFor(sides[1]!, tokens.toFrontend, environment, 'frontend'),
+      ]
       const [source, target] = [await served(from, clientTokens[0]!), await served(to, clientTokens[1]!)]
       const sourceFlags = new Map(source.features.map((f) => [f.name, f]))
       // The source's flags are compared (one the target lacks differs); the target's own are listed apart.
       const names = [...sourceFlags.keys()].sort()
-      for (const { name } of target.features) if (!sourceFlags.has(name)) report.onlyOnTarget.set(name, [...(report.onlyOnTarget.get(name) ?? []), environment])
+      for (const { name } of target.features)
+        if (!sourceFlags.has(name)) report.onlyOnTarget.set(name, [...(report.onlyOnTarget.get(name) ?? []), environment])
       const contexts = [...generateContexts(source, options.generated ?? 50), ...options.contexts]
       report.contexts = contexts.length
       const [a, b] = [await startSdk(from.base, clientTokens[0]!, environment), await startSdk(to.base, clientTokens[1]!, environment)]
@@ -143,7 +176,15 @@ export async function runVerification(options: VerifyOptions): Promise<VerifyRep
         for (const context of contexts) {
           const [x, y] = [sdkAnswer(a, flag, context), sdkAnswer(b, flag, context)]
           const known = isRandom(sourceFlags.get(flag)) ? 'random stickiness: each evaluation draws anew' : undefined
-          record(`${environment} ${flag}`, x === y, { environment, api: 'client SDK', flag, context, from: x, to: y, ...(known ? { known } : {}) })
+          record(`${environment} ${flag}`, x === y, {
+            environment,
+            api: 'client SDK',
+            flag,
+            context,
+            from: x,
+            to: y,
+            ...(known ? { known } : {}),
+          })
         }
       }
       for (const context of contexts) {
@@ -151,7 +192,15 @@ export async function runVerification(options: VerifyOptions): Promise<VerifyRep
         for (const flag of names) {
           const [p, q] = [x.get(flag) ?? 'not listed', y.get(flag) ?? 'not listed']
           const known = p === q ? undefined : knownFrontendDifference(sourceFlags.get(flag), context, source)
-          record(`${environment} ${flag}`, p === q, { environment, api: 'frontend API', flag, context, from: p, to: q, ...(known ? { known } : {}) })
+          record(`${environment} ${flag}`, p === q, {
+            environment,
+            api: 'frontend API',
+            flag,
+            context,
+            from: p,
+            to: q,
+            ...(known ? { known } : {}),
+          })
         }
       }
     }
@@ -186,15 +235,24 @@ export function verdict(report: VerifyReport, strict: boolean): { failed: boolea
     ...(report.known > 0 ? [plural(report.known, 'known difference', 'known differences')] : []),
     ...(onlyOnTarget > 0 ? [`${plural(onlyOnTarget, 'flag', 'flags')} only on the target`] : []),
   ]
-  return { failed: false, line: `Verification passed${uncounted.length > 0 ? `: ${uncounted.join(' and ')} not counted (--strict counts them)` : ''}.` }
+  return {
+    failed: false,
+    line: `Verification passed${uncounted.length > 0 ? `: ${uncounted.join(' and ')} not counted (--strict counts them)` : ''}.`,
+  }
 }
 
 export function formatVerification(report: VerifyReport, strict = false): string {
-  const lines = [`Environments: ${report.environments.join(', ')}; ${report.contexts} contexts per flag, through the client SDK and the frontend API.`, '', 'Agreement per flag:']
-  for (const [key, [agreed, checks]] of [...report.flags].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`  ${percent(agreed, checks).padStart(6)}%  ${key}  (${agreed}/${checks})`)
+  const lines = [
+    `Environments: ${report.environments.join(', ')}; ${report.contexts} contexts per flag, through the client SDK and the frontend API.`,
+    '',
+    'Agreement per flag:',
+  ]
+  for (const [key, [agreed, checks]] of [...report.flags].sort(([a], [b]) => (a < b ? -1 : 1)))
+    lines.push(`  ${percent(agreed, checks).padStart(6)}%  ${key}  (${agreed}/${checks})`)
   const known = report.differences.filter((d) => d.known)
   const unexplained = report.differences.filter((d) => !d.known)
-  const describe = (d: Difference) => `  [${d.environment}] ${d.api} ${d.flag} for ${JSON.stringify(d.context)}: source ${d.from}, target ${d.to}${d.known ? ` (known: ${d.known})` : ''}`
+  const describe = (d: Difference) =>
+    `  [${d.environment}] ${d.api} ${d.flag} for ${JSON.stringify(d.context)}: source ${d.from}, target ${d.to}${d.known ? ` (known: ${d.known})` : ''}`
   if (unexplained.length > 0) lines.push('', `Differences (${unexplained.length}):`, ...unexplained.map(describe))
   if (known.length > 0) lines.push('', `Known differences (${known.length}), not counted against the agreement:`, ...known.map(describe))
   if (report.onlyOnTarget.size > 0) {
@@ -207,7 +265,10 @@ export function formatVerification(report: VerifyReport, strict = false): string
       ...(more > 0 ? [`  … and ${more} more`] : []),
     )
   }
-  lines.push('', `Agreement: ${percent(report.agreed + report.known, report.checks)}% of ${report.checks} checks (${report.unexplained} differences, ${report.known} known).`)
+  lines.push(
+    '',
+    `Agreement: ${percent(report.agreed + report.known, report.checks)}% of ${report.checks} checks (${report.unexplained} differences, ${report.known} known).`,
+  )
   lines.push(verdict(report, strict).line)
   return `${lines.join('\n')}\n`
 }

@@ -22,7 +22,11 @@ export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; 
       return createPatStore(db).list(userId)
     },
 
-    async create(userId: number, input: { description: string; expiresAt: string }, actor: Actor): Promise<PersonalToken & { secret: string }> {
+    async create(
+      userId: number,
+      input: { description: string; expiresAt: string },
+      actor: Actor,
+    ): Promise<PersonalToken & { secret: string }> {
       const description = input.description.trim()
       if (description === '') throw invalid('The `description` property must not be empty.', '/body/description')
       checkNotPast(input.expiresAt, '/body/expiresAt')
@@ -35,8 +39,10 @@ export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; 
       return db.transaction().execute(async (trx) => {
         const store = createPatStore(trx)
         const existing = await store.descriptions(userId)
-        if (existing.length >= MAX_PER_USER) throw invalidOperation(`Too many personal access tokens (${MAX_PER_USER}) already exist for this user: delete one first.`)
-        if (existing.includes(description)) throw nameExists(`A personal access token with description ${quote(description)} already exists.`)
+        if (existing.length >= MAX_PER_USER)
+          throw invalidOperation(`Too many personal access tokens (${MAX_PER_USER}) already exist for this user: delete one first.`)
+        if (existing.includes(description))
+          throw nameExists(`A personal access token with description ${quote(description)} already exists.`)
         const audit = auditContext(actor)
         const secret = accountTokenSecret()
         const token: PersonalToken = {
@@ -57,7 +63,9 @@ export function createPatService({ db, maxLifetimeMs }: { db: Kysely<Database>; 
       db.transaction().execute(async (trx) => {
         const token = await createPatStore(trx).delete(userId, id)
         if (!token) throw notFound(`You have no personal access token with id ${id}.`)
-        await appendEvents(trx, auditContext(actor), [{ type: 'pat-deleted', data: { id: token.id, description: token.description, expiresAt: token.expiresAt, userId } }])
+        await appendEvents(trx, auditContext(actor), [
+          { type: 'pat-deleted', data: { id: token.id, description: token.description, expiresAt: token.expiresAt, userId } },
+        ])
       }),
   }
 }

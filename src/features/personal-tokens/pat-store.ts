@@ -50,7 +50,12 @@ export function createPatStore(db: Kysely<Database>) {
 
     /** The deleted token, if the user had one with that id. */
     async delete(userId: number, id: number): Promise<PersonalToken | undefined> {
-      const row = await db.deleteFrom('personal_access_tokens').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst()
+      const row = await db
+        .deleteFrom('personal_access_tokens')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .returningAll()
+        .executeTakeFirst()
       return row && toPersonalToken(row)
     },
   }

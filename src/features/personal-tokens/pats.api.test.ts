@@ -20,7 +20,10 @@ onEachDatabase('personal access tokens', (database) => {
     assert.deepEqual(listed.body, { pats: [{ id: tokenId, description: 'ci', expiresAt, createdAt, seenAt: null, userId: id }] })
 
     const me = await call(pennon, 'GET', '/api/admin/me', undefined, { token: `Bearer ${secret}` })
-    assert.deepEqual([me.status, me.body.kind, me.body.name, me.body.id, me.body.session, me.body.rootRole], [200, 'user', 'ed@example.com', id, undefined, 'Editor'])
+    assert.deepEqual(
+      [me.status, me.body.kind, me.body.name, me.body.id, me.body.session, me.body.rootRole],
+      [200, 'user', 'ed@example.com', id, undefined, 'Editor'],
+    )
     assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'by-token' }, { token: secret })).status, 201)
     const event = (await allEvents(pennon)).find((e) => e.type === 'feature-created')
     assert.deepEqual([event.createdBy, event.createdByUserId], ['ed@example.com', id])
@@ -38,7 +41,13 @@ onEachDatabase('personal access tokens', (database) => {
     ])
     assert.ok(!JSON.stringify(await allEvents(pennon)).includes(secret.slice(5)), 'no event holds the secret')
 
-    const again = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'again', expiresAt }, { token: null, headers: { cookie: await signIn(pennon, 'ed@example.com'), origin: 'http://localhost' } })
+    const again = await call(
+      pennon,
+      'POST',
+      '/api/admin/user/tokens',
+      { description: 'again', expiresAt },
+      { token: null, headers: { cookie: await signIn(pennon, 'ed@example.com'), origin: 'http://localhost' } },
+    )
     assert.equal(again.status, 201)
     assert.equal((await call(pennon, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
     assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, { token: again.body.secret })).status, 401, 'gone with its user')
@@ -48,21 +57,48 @@ onEachDatabase('personal access tokens', (database) => {
     const pennon = await useTestApp(t, database)
     await createUser(pennon, 'ed@example.com', 3)
     const cookie = await signIn(pennon, 'ed@example.com')
-    const past = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'old', expiresAt: '2020-01-01T00:00:00.000Z' }, asBrowser(cookie))
+    const past = await call(
+      pennon,
+      'POST',
+      '/api/admin/user/tokens',
+      { description: 'old', expiresAt: '2020-01-01T00:00:00.000Z' },
+      asBrowser(cookie),
+    )
     assert.equal(past.status, 400)
-    assert.deepEqual(withoutId(past.body), errorOf('ValidationError', 'The `/body/expiresAt` property must be in the future. You sent "2020-01-01T00:00:00.000Z".', {
-      details: [{ path: '/body/expiresAt', message: 'The `/body/expiresAt` property must be in the future. You sent "2020-01-01T00:00:00.000Z".' }],
-    }))
-    assert.equal((await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'x', expiresAt: 'tomorrow' }, asBrowser(cookie))).status, 400)
-    for (let i = 0; i < 10; i++) assert.equal((await call(pennon, 'POST', '/api/admin/user/tokens', { description: `t${i}`, expiresAt: inAYear() }, asBrowser(cookie))).status, 201)
+    assert.deepEqual(
+      withoutId(past.body),
+      errorOf('ValidationError', 'The `/body/expiresAt` property must be in the future. You sent "2020-01-01T00:00:00.000Z".', {
+        details: [
+          {
+            path: '/body/expiresAt',
+            message: 'The `/body/expiresAt` property must be in the future. You sent "2020-01-01T00:00:00.000Z".',
+          },
+        ],
+      }),
+    )
+    assert.equal(
+      (await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'x', expiresAt: 'tomorrow' }, asBrowser(cookie))).status,
+      400,
+    )
+    for (let i = 0; i < 10; i++)
+      assert.equal(
+        (await call(pennon, 'POST', '/api/admin/user/tokens', { description: `t${i}`, expiresAt: inAYear() }, asBrowser(cookie))).status,
+        201,
+      )
     const duplicate = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 't1', expiresAt: inAYear() }, asBrowser(cookie))
     assert.equal(duplicate.status, 409)
     const eleventh = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 't10', expiresAt: inAYear() }, asBrowser(cookie))
     assert.equal(eleventh.status, 409)
-    assert.deepEqual(withoutId(eleventh.body), errorOf('InvalidOperationError', 'Too many personal access tokens (10) already exist for this user: delete one first.'))
+    assert.deepEqual(
+      withoutId(eleventh.body),
+      errorOf('InvalidOperationError', 'Too many personal access tokens (10) already exist for this user: delete one first.'),
+    )
     const byToken = await call(pennon, 'GET', '/api/admin/user/tokens')
     assert.equal(byToken.status, 404)
-    assert.deepEqual(withoutId(byToken.body), errorOf('NotFoundError', 'This is for signed-in users and their personal access tokens: the credential used is not a person.'))
+    assert.deepEqual(
+      withoutId(byToken.body),
+      errorOf('NotFoundError', 'This is for signed-in users and their personal access tokens: the credential used is not a person.'),
+    )
     assert.equal((await call(pennon, 'DELETE', '/api/admin/user/tokens/99999', undefined, asBrowser(cookie))).status, 404)
   })
 
@@ -70,23 +106,56 @@ onEachDatabase('personal access tokens', (database) => {
     const pennon = await useTestApp(t, database)
     await createUser(pennon, 'ed@example.com', 2)
     const cookie = await signIn(pennon, 'ed@example.com')
-    const forEver = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'for ever', expiresAt: '9999-12-31T23:59:59.000Z' }, asBrowser(cookie))
+    const forEver = await call(
+      pennon,
+      'POST',
+      '/api/admin/user/tokens',
+      { description: 'for ever', expiresAt: '9999-12-31T23:59:59.000Z' },
+      asBrowser(cookie),
+    )
     assert.equal(forEver.status, 400)
     const { message } = withoutId(forEver.body) as { message: string }
-    assert.match(message, /^The `\/body\/expiresAt` property must be at most 365 days from now \(before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)\. You sent "9999-12-31T23:59:59\.000Z"\.$/)
+    assert.match(
+      message,
+      /^The `\/body\/expiresAt` property must be at most 365 days from now \(before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)\. You sent "9999-12-31T23:59:59\.000Z"\.$/,
+    )
     assert.deepEqual(withoutId(forEver.body), errorOf('ValidationError', message, { details: [{ path: '/body/expiresAt', message }] }))
     const justInside = new Date(Date.now() + 364 * 86_400_000).toISOString()
     const made = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'ci', expiresAt: justInside }, asBrowser(cookie))
     assert.equal(made.status, 201)
 
-    const byToken = await call(pennon, 'POST', '/api/admin/user/tokens', { description: 'minted by a token', expiresAt: justInside }, { token: made.body.secret })
+    const byToken = await call(
+      pennon,
+      'POST',
+      '/api/admin/user/tokens',
+      { description: 'minted by a token', expiresAt: justInside },
+      { token: made.body.secret },
+    )
     assert.equal(byToken.status, 403)
-    assert.deepEqual(withoutId(byToken.body), errorOf('NoAccessError', 'Personal access tokens are made by a signed-in person (a session): a personal access token cannot make another.', { permissions: [] }))
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/user/tokens', undefined, asBrowser(cookie))).body.pats.map((pat: { description: string }) => pat.description), ['ci'])
+    assert.deepEqual(
+      withoutId(byToken.body),
+      errorOf(
+        'NoAccessError',
+        'Personal access tokens are made by a signed-in person (a session): a personal access token cannot make another.',
+        { permissions: [] },
+      ),
+    )
+    assert.deepEqual(
+      (await call(pennon, 'GET', '/api/admin/user/tokens', undefined, asBrowser(cookie))).body.pats.map(
+        (pat: { description: string }) => pat.description,
+      ),
+      ['ci'],
+    )
 
     const shorter = await useTestApp(t, database, { env: { PAT_MAX_LIFETIME_DAYS: '30' } })
     await createUser(shorter, 'ed@example.com', 2)
-    const tooLong = await call(shorter, 'POST', '/api/admin/user/tokens', { description: 'x', expiresAt: new Date(Date.now() + 31 * 86_400_000).toISOString() }, asBrowser(await signIn(shorter, 'ed@example.com')))
+    const tooLong = await call(
+      shorter,
+      'POST',
+      '/api/admin/user/tokens',
+      { description: 'x', expiresAt: new Date(Date.now() + 31 * 86_400_000).toISOString() },
+      asBrowser(await signIn(shorter, 'ed@example.com')),
+    )
     assert.equal(tooLong.status, 400)
     assert.match(tooLong.body.message, /at most 30 days from now/)
   })

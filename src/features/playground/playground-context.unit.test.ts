@@ -9,12 +9,22 @@ test('the context evaluated: text fields as sent, properties apart, environment 
     userId: '1',
     properties: { region: 'eu' },
   })
-  assert.deepEqual(evaluationContext({ appName: 'web', environment: 'production' }), { environment: 'production', appName: 'web', properties: {} })
+  assert.deepEqual(evaluationContext({ appName: 'web', environment: 'production' }), {
+    environment: 'production',
+    appName: 'web',
+    properties: {},
+  })
   assert.deepEqual(flatEvaluationContext({ appName: 'web', region: 'eu' }), { environment: 'default', appName: 'web', region: 'eu' })
 })
 
 test('combinations: every text field and property split at commas (nothing trimmed), first field slowest, appName last', () => {
-  const combinations = contextCombinations({ userId: '1,2', appName: 'a', bad: 1, properties: { region: 'eu, us', empty: '' }, sessionId: 's' })
+  const combinations = contextCombinations({
+    userId: '1,2',
+    appName: 'a',
+    bad: 1,
+    properties: { region: 'eu, us', empty: '' },
+    sessionId: 's',
+  })
   assert.equal(combinations.count, 4)
   assert.deepEqual(combinations.invalidContextProperties, ['bad'])
   assert.deepEqual(combinations.generate(), [
@@ -25,7 +35,7 @@ test('combinations: every text field and property split at commas (nothing trimm
   ])
 })
 
-test('combinations: a property named as a field replaces it, in the field\'s place; appName is split too', () => {
+test("combinations: a property named as a field replaces it, in the field's place; appName is split too", () => {
   const combinations = contextCombinations({ userId: '1', properties: { userId: '2,3' }, appName: 'x,y' })
   assert.deepEqual(combinations.generate(), [
     { userId: '2', appName: 'x' },

@@ -12,8 +12,16 @@ const ContextText = Type.String({ maxLength: 10_000 })
 export const SdkContext = Type.Object(
   {
     appName: Type.String({ minLength: 1, maxLength: 10_000 }),
-    currentTime: Type.Optional(Type.String({ format: 'date-time', maxLength: 100, description: 'What DATE_* constraints compare with; the time of the request when absent' })),
-    environment: Type.Optional(Type.String({ maxLength: 10_000, description: 'The context field (default: `default`, the SDK\'s), not the environment evaluated' })),
+    currentTime: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        maxLength: 100,
+        description: 'What DATE_* constraints compare with; the time of the request when absent',
+      }),
+    ),
+    environment: Type.Optional(
+      Type.String({ maxLength: 10_000, description: "The context field (default: `default`, the SDK's), not the environment evaluated" }),
+    ),
     properties: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), ContextText, { maxProperties: 1000 })),
     remoteAddress: Type.Optional(ContextText),
     sessionId: Type.Optional(ContextText),
@@ -77,8 +85,12 @@ const Rollout = Type.Object(
     percentage: Type.Union([Type.Number(), Type.Null()]),
     groupId: Type.String(),
     stickiness: Type.String({ description: 'The field whose value was bucketed (`default` resolved to userId or sessionId), or `random`' }),
-    value: Type.Union([Type.String(), Type.Null()], { description: 'That value (a random one for `random`); null when the context has none: the rollout is false' }),
-    bucket: Type.Union([Type.Integer(), Type.Null()], { description: '1–100; the rollout holds when bucket ≤ percentage (and percentage > 0)' }),
+    value: Type.Union([Type.String(), Type.Null()], {
+      description: 'That value (a random one for `random`); null when the context has none: the rollout is false',
+    }),
+    bucket: Type.Union([Type.Integer(), Type.Null()], {
+      description: '1–100; the rollout holds when bucket ≤ percentage (and percentage > 0)',
+    }),
   },
   { description: "Pennon's addition, on flexibleRollout and the gradualRollout* strategies" },
 )
@@ -86,7 +98,10 @@ const Rollout = Type.Object(
 const StrategyResult = Type.Object(
   {
     evaluationStatus: Type.Union([Type.Literal('complete'), Type.Literal('incomplete'), Type.Literal('unevaluated')]),
-    enabled: Type.Unsafe<boolean | 'unknown'>({ type: ['boolean', 'string'], description: 'true, false, or `unknown` (incomplete or unevaluated)' }),
+    enabled: Type.Unsafe<boolean | 'unknown'>({
+      type: ['boolean', 'string'],
+      description: 'true, false, or `unknown` (incomplete or unevaluated)',
+    }),
     variant: Type.Optional(Type.Object({ name: Type.String(), enabled: Type.Boolean(), payload: Type.Optional(Payload) })),
     variants: Type.Optional(Type.Array(VariantResponse)),
     rollout: Type.Optional(Rollout),
@@ -119,7 +134,9 @@ const VariantChoice = {
 
 const Explanation = Type.Object(
   {
-    enabledBy: Type.Union([Type.String(), Type.Null()], { description: 'The id of the strategy that enables the flag: the first whose constraints, segments and rule hold' }),
+    enabledBy: Type.Union([Type.String(), Type.Null()], {
+      description: 'The id of the strategy that enables the flag: the first whose constraints, segments and rule hold',
+    }),
     dependency: Type.Union([
       Type.Object({
         feature: Type.String({ description: 'The parent' }),
@@ -131,14 +148,17 @@ const Explanation = Type.Object(
       }),
       Type.Null(),
     ]),
-    variant: Type.Union([
-      Type.Object({
-        source: Type.Union([Type.Literal('strategy'), Type.Literal('environment')]),
-        strategyId: Type.Optional(Type.String()),
-        ...VariantChoice,
-      }),
-      Type.Null(),
-    ], { description: 'How the variant was chosen, when the flag is enabled and a variant was' }),
+    variant: Type.Union(
+      [
+        Type.Object({
+          source: Type.Union([Type.Literal('strategy'), Type.Literal('environment')]),
+          strategyId: Type.Optional(Type.String()),
+          ...VariantChoice,
+        }),
+        Type.Null(),
+      ],
+      { description: 'How the variant was chosen, when the flag is enabled and a variant was' },
+    ),
   },
   { description: "Pennon's addition: why the flag is what it is" },
 )
@@ -151,7 +171,10 @@ const featureProperties = {
   variants: Type.Array(VariantResponse),
   name: Type.String(),
   projectId: Type.String(),
-  strategies: Type.Object({ result: Type.Unsafe<boolean | 'unknown'>({ type: ['boolean', 'string'] }), data: Type.Array(PlaygroundStrategy) }),
+  strategies: Type.Object({
+    result: Type.Unsafe<boolean | 'unknown'>({ type: ['boolean', 'string'] }),
+    data: Type.Array(PlaygroundStrategy),
+  }),
   explanation: Explanation,
 }
 
@@ -163,7 +186,9 @@ export const PlaygroundResponse = Type.Object({
 const { variants, name, ...beforeVariants } = featureProperties
 const AdvancedEnvironmentFeature = Type.Object({
   ...beforeVariants,
-  context: Type.Record(Type.String(), Type.String(), { description: 'The combination evaluated (sdkFlatContextSchema: properties among the fields)' }),
+  context: Type.Record(Type.String(), Type.String(), {
+    description: 'The combination evaluated (sdkFlatContextSchema: properties among the fields)',
+  }),
   variants,
   name,
   environment: Type.String(),
@@ -174,7 +199,9 @@ export const AdvancedPlaygroundResponse = Type.Object({
     Type.Object({
       name: Type.String(),
       projectId: Type.String(),
-      environments: Type.Record(Type.String(), Type.Array(AdvancedEnvironmentFeature), { description: 'Per environment, one entry per context combination' }),
+      environments: Type.Record(Type.String(), Type.Array(AdvancedEnvironmentFeature), {
+        description: 'Per environment, one entry per context combination',
+      }),
     }),
   ),
   input: AdvancedPlaygroundBody,

@@ -47,7 +47,12 @@ interface Prepared {
   evaluator: ExplainingEvaluator
 }
 
-export function createPlaygroundService({ db, changes, clientFeatures, limits }: {
+export function createPlaygroundService({
+  db,
+  changes,
+  clientFeatures,
+  limits,
+}: {
   db: Kysely<Database>
   changes: ChangeWatch
   clientFeatures: ClientFeaturesService
@@ -65,7 +70,11 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
     const entry = clientFeatures.explainedFlags(environment).then((flags) => {
       // The frontend API's scoping, so the flags evaluated together are those a frontend token of these projects reads.
       const features = clientFeatures.visible(flags, { environment, projects })
-      return { features, segments: flags.segments, evaluator: createEvaluator({ features, segments: [...flags.segments.values()] }, { explain: true }) }
+      return {
+        features,
+        segments: flags.segments,
+        evaluator: createEvaluator({ features, segments: [...flags.segments.values()] }, { explain: true }),
+      }
     })
     if (version !== undefined) {
       const kept = { version, entry }
@@ -82,20 +91,34 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
   }
 
   /** Unknown environments and projects are refused, naming each (the reference would answer every flag off, or none). */
-  async function checkScope(environments: ReadonlyArray<{ name: string; path: string }>, projects: PlaygroundBody['projects']): Promise<void> {
+  async function checkScope(
+    environments: ReadonlyArray<{ name: string; path: string }>,
+    projects: PlaygroundBody['projects'],
+  ): Promise<void> {
     const askedProjects = Array.isArray(projects) ? projects.filter((project) => project !== ALL) : []
     const [knownEnvironments, knownProjects] = await Promise.all([
-      existingEnvironments(db, environments.map(({ name }) => name)),
+      existingEnvironments(
+        db,
+        environments.map(({ name }) => name),
+      ),
       existingProjects(db, askedProjects),
     ])
     const details: ErrorDetail[] = []
     for (const { name, path } of environments) {
-      if (!knownEnvironments.has(name)) details.push({ path, message: `The \`${path}\` property must be the name of an existing environment. Environment ${quoteName(name)} does not exist.` })
+      if (!knownEnvironments.has(name))
+        details.push({
+          path,
+          message: `The \`${path}\` property must be the name of an existing environment. Environment ${quoteName(name)} does not exist.`,
+        })
     }
     if (Array.isArray(projects)) {
       projects.forEach((project, index) => {
         const path = `/body/projects/${index}`
-        if (project !== ALL && !knownProjects.has(project)) details.push({ path, message: `The \`${path}\` property must be the id of an existing project. Project ${quoteName(project)} does not exist.` })
+        if (project !== ALL && !knownProjects.has(project))
+          details.push({
+            path,
+            message: `The \`${path}\` property must be the id of an existing project. Project ${quoteName(project)} does not exist.`,
+          })
       })
     }
     if (details.length > 0) throw validationFailed(details)
@@ -112,7 +135,9 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
       answer.write(`{"input":${JSON.stringify(body)},"features":[`)
       const explanations = byName(evaluator.explainAll(context))
       for (const [index, feature] of features.entries()) {
-        answer.write(`${index > 0 ? ',' : ''}${featureJson(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`)
+        answer.write(
+          `${index > 0 ? ',' : ''}${featureJson(featureView(feature, explanations.get(feature.name)!, segments, body.environment))}`,
+        )
       }
       answer.write(']}')
       return answer.bytes()
@@ -191,7 +216,8 @@ export function createPlaygroundService({ db, changes, clientFeatures, limits }:
 
 export type PlaygroundService = ReturnType<typeof createPlaygroundService>
 
-const projectsOf = (projects: PlaygroundBody['projects']): readonly string[] => (projects === undefined || projects === ALL ? [ALL] : projects)
+const projectsOf = (projects: PlaygroundBody['projects']): readonly string[] =>
+  projects === undefined || projects === ALL ? [ALL] : projects
 
 const byName = (explanations: FeatureExplanation[]) => new Map(explanations.map((explanation) => [explanation.name, explanation]))
 
@@ -241,21 +267,23 @@ function answerWriter(maxCharacters: number) {
      * be hundreds of MB, and joining it would hold it twice.
      */
     stream: () =>
-      Readable.from((function* () {
-        let group: Buffer[] = []
-        let size = 0
-        for (let i = 0; i < pieces.length; i++) {
-          group.push(pieces[i]!)
-          size += pieces[i]!.length
-          pieces[i] = EMPTY
-          if (size >= CHUNK) {
-            yield Buffer.concat(group, size)
-            group = []
-            size = 0
+      Readable.from(
+        (function* () {
+          let group: Buffer[] = []
+          let size = 0
+          for (let i = 0; i < pieces.length; i++) {
+            group.push(pieces[i]!)
+            size += pieces[i]!.length
+            pieces[i] = EMPTY
+            if (size >= CHUNK) {
+              yield Buffer.concat(group, size)
+              group = []
+              size = 0
+            }
           }
-        }
-        if (size > 0) yield Buffer.concat(group, size)
-      })()),
+          if (size > 0) yield Buffer.concat(group, size)
+        })(),
+      ),
   }
 }
 

@@ -4,6 +4,7 @@ import type { Database } from '../../db/tables.ts'
 import { createEnvironmentStore } from '../environments/environment-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 
-export const existingEnvironments = (db: Kysely<Database>, names: readonly string[]): Promise<Set<string>> => createEnvironmentStore(db).existing(names)
+export const existingEnvironments = (db: Kysely<Database>, names: readonly string[]): Promise<Set<string>> =>
+  createEnvironmentStore(db).existing(names)
 
 export const existingProjects = (db: Kysely<Database>, ids: readonly string[]): Promise<Set<string>> => createProjectStore(db).existing(ids)

@@ -68,7 +68,13 @@ const strategyTexts = new WeakMap<ClientStrategy, StrategyText>()
 function strategyText(feature: ClientFeature, strategy: ClientStrategy, environment: string): StrategyText {
   let text = strategyTexts.get(strategy)
   if (text === undefined) {
-    const fixed = { name: strategy.name, id: strategy.id!, ...(strategy.title ? { title: strategy.title } : {}), disabled: strategy.disabled ?? false, parameters: strategy.parameters }
+    const fixed = {
+      name: strategy.name,
+      id: strategy.id!,
+      ...(strategy.title ? { title: strategy.title } : {}),
+      disabled: strategy.disabled ?? false,
+      parameters: strategy.parameters,
+    }
     text = {
       head: `${JSON.stringify(fixed).slice(0, -1)},"result":`,
       tail: `,"links":${JSON.stringify({ edit: editLink(feature.project, feature.name, environment, strategy.id!) })}}`,
@@ -101,7 +107,10 @@ function resultView(strategy: ClientStrategy, explained: StrategyExplanation) {
     evaluationStatus: 'complete',
     enabled: explained.enabled,
     ...(variant !== undefined
-      ? { variant: { name: variant.name, enabled: true, ...(variant.payload ? { payload: variant.payload } : {}) }, variants: strategy.variants }
+      ? {
+          variant: { name: variant.name, enabled: true, ...(variant.payload ? { payload: variant.payload } : {}) },
+          variants: strategy.variants,
+        }
       : {}),
     ...(explained.rule?.rollout ? { rollout: explained.rule.rollout } : {}),
   }
@@ -113,7 +122,12 @@ function choiceView(choice: VariantExplanation) {
 }
 
 /** One flag as `playgroundFeatureSchema` (without `context` and `environment`, which the advanced playground adds). */
-export function featureView(feature: ClientFeature, explained: FeatureExplanation, segments: ReadonlyMap<number, ClientSegment>, environment: string): FeatureView {
+export function featureView(
+  feature: ClientFeature,
+  explained: FeatureExplanation,
+  segments: ReadonlyMap<number, ClientSegment>,
+  environment: string,
+): FeatureView {
   const definitions = feature.strategies
   let someUnknown = false
   const data = definitions.map((strategy, index) => {
@@ -173,9 +187,29 @@ export function featureView(feature: ClientFeature, explained: FeatureExplanatio
  * `extra` keys (the advanced playground's `context`, `environment`) where the reference puts them.
  */
 export function featureJson(view: FeatureView, extra?: { context: unknown; environment: string }): string {
-  const { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, variants, name, projectId, strategies, explanation } = view
+  const {
+    isEnabled,
+    isEnabledInCurrentEnvironment,
+    hasUnsatisfiedDependency,
+    variant,
+    variants,
+    name,
+    projectId,
+    strategies,
+    explanation,
+  } = view
   const head = extra
-    ? { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, context: extra.context, variants, name, environment: extra.environment, projectId }
+    ? {
+        isEnabled,
+        isEnabledInCurrentEnvironment,
+        hasUnsatisfiedDependency,
+        variant,
+        context: extra.context,
+        variants,
+        name,
+        environment: extra.environment,
+        projectId,
+      }
     : { isEnabled, isEnabledInCurrentEnvironment, hasUnsatisfiedDependency, variant, variants, name, projectId }
   return `${JSON.stringify(head).slice(0, -1)},"strategies":{"result":${JSON.stringify(strategies.result)},"data":${strategies.data}},"explanation":${JSON.stringify(explanation)}}`
 }

@@ -5,46 +5,63 @@ import { CreateProjectBody, ProjectListResponse, ProjectParams, ProjectResponse,
 import type { ProjectService } from './project-service.ts'
 
 export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService }> = async (app, { projects }) => {
-  app.get('/projects', {
-    config: { permission: 'NONE' },
-    schema: { tags: ['Projects'], summary: 'List projects', response: { 200: ProjectListResponse, ...errorResponses(401, 403) } },
-  }, async () => ({ version: 1 as const, projects: await projects.list() }))
-
-  app.post('/projects', {
-    config: { permission: 'CREATE_PROJECT', bodyRules: field('id', urlFriendlyNameProblems) },
-    schema: {
-      tags: ['Projects'],
-      summary: 'Create a project',
-      body: CreateProjectBody,
-      response: { 201: ProjectResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+  app.get(
+    '/projects',
+    {
+      config: { permission: 'NONE' },
+      schema: { tags: ['Projects'], summary: 'List projects', response: { 200: ProjectListResponse, ...errorResponses(401, 403) } },
     },
-  }, async (request, reply) => {
-    reply.status(201)
-    return projects.create(request.body, request.principal)
-  })
+    async () => ({ version: 1 as const, projects: await projects.list() }),
+  )
 
-  app.put('/projects/:projectId', {
-    config: { permission: 'UPDATE_PROJECT' },
-    schema: {
-      tags: ['Projects'],
-      summary: "Change a project's name and description",
-      description: 'The id never changes. Event project-updated; none when nothing changes. (Enterprise-only in the reference; Pennon answers the project.)',
-      params: ProjectParams,
-      body: UpdateProjectBody,
-      response: { 200: ProjectResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+  app.post(
+    '/projects',
+    {
+      config: { permission: 'CREATE_PROJECT', bodyRules: field('id', urlFriendlyNameProblems) },
+      schema: {
+        tags: ['Projects'],
+        summary: 'Create a project',
+        body: CreateProjectBody,
+        response: { 201: ProjectResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      },
     },
-  }, async (request) => projects.update(request.params.projectId, request.body, request.principal))
+    async (request, reply) => {
+      reply.status(201)
+      return projects.create(request.body, request.principal)
+    },
+  )
 
-  app.delete('/projects/:projectId', {
-    config: { permission: 'DELETE_PROJECT' },
-    schema: {
-      tags: ['Projects'],
-      summary: 'Delete a project that holds no flags or segments',
-      params: ProjectParams,
-      response: { 200: NoContent, ...errorResponses(401, 403, 404, 409) },
+  app.put(
+    '/projects/:projectId',
+    {
+      config: { permission: 'UPDATE_PROJECT' },
+      schema: {
+        tags: ['Projects'],
+        summary: "Change a project's name and description",
+        description:
+          'The id never changes. Event project-updated; none when nothing changes. (Enterprise-only in the reference; Pennon answers the project.)',
+        params: ProjectParams,
+        body: UpdateProjectBody,
+        response: { 200: ProjectResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
     },
-  }, async (request, reply) => {
-    await projects.delete(request.params.projectId, request.principal)
-    return sendEmpty(reply, 200)
-  })
+    async (request) => projects.update(request.params.projectId, request.body, request.principal),
+  )
+
+  app.delete(
+    '/projects/:projectId',
+    {
+      config: { permission: 'DELETE_PROJECT' },
+      schema: {
+        tags: ['Projects'],
+        summary: 'Delete a project that holds no flags or segments',
+        params: ProjectParams,
+        response: { 200: NoContent, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await projects.delete(request.params.projectId, request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
 }

@@ -55,12 +55,17 @@ export function createProjectService({ db, contents }: { db: Kysely<Database>; c
         if (!project) throw projectNotFound(id)
         if (id === 'default') throw invalidOperation('The "default" project cannot be deleted.')
         // Each a bounded read, never a scan.
-        if (await contents.holdsFlag(trx, id, false)) throw invalidOperation(`Project "${id}" still holds feature flags: archive and delete them first.`)
+        if (await contents.holdsFlag(trx, id, false))
+          throw invalidOperation(`Project "${id}" still holds feature flags: archive and delete them first.`)
         if (await contents.holdsFlag(trx, id, true)) {
-          throw invalidOperation(`Project "${id}" still holds archived feature flags: delete them first (POST /api/admin/projects/${id}/delete).`)
+          throw invalidOperation(
+            `Project "${id}" still holds archived feature flags: delete them first (POST /api/admin/projects/${id}/delete).`,
+          )
         }
-        if (await contents.holdsSegment(trx, id)) throw invalidOperation(`Project "${id}" still has segments: delete them or move them first.`)
-        if (await contents.holdsContextField(trx, id)) throw invalidOperation(`Project "${id}" still has context fields of its own: delete them or move them first.`)
+        if (await contents.holdsSegment(trx, id))
+          throw invalidOperation(`Project "${id}" still has segments: delete them or move them first.`)
+        if (await contents.holdsContextField(trx, id))
+          throw invalidOperation(`Project "${id}" still has context fields of its own: delete them or move them first.`)
         await store.delete(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'project-deleted', project: id, preData: project }])
       }),

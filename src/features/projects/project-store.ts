@@ -35,7 +35,11 @@ export function createProjectStore(db: Kysely<Database>) {
     /** Which of these ids are projects. */
     async existing(ids: readonly string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set()
-      const rows = await db.selectFrom('projects').select('id').where('id', 'in', [...ids]).execute()
+      const rows = await db
+        .selectFrom('projects')
+        .select('id')
+        .where('id', 'in', [...ids])
+        .execute()
       return new Set(rows.map((row) => row.id))
     },
     async list(): Promise<Project[]> {

@@ -13,7 +13,10 @@ onEachDatabase('projects', (database) => {
 
     const list = await call(pennon, 'GET', '/api/admin/projects')
     assert.equal(list.status, 200)
-    assert.deepEqual(list.body.projects.map((p: { id: string }) => p.id), ['default', 'team-a'])
+    assert.deepEqual(
+      list.body.projects.map((p: { id: string }) => p.id),
+      ['default', 'team-a'],
+    )
     assert.equal(list.body.version, 1)
 
     const deleted = await call(pennon, 'DELETE', '/api/admin/projects/team-a')
@@ -21,10 +24,13 @@ onEachDatabase('projects', (database) => {
     assert.equal(deleted.text, '')
 
     const events = (await allEvents(pennon)).filter((e) => e.type.startsWith('project-'))
-    assert.deepEqual(events.map((e) => [e.type, e.project, e.createdBy, e.createdByUserId]), [
-      ['project-created', 'team-a', 'admin', -42],
-      ['project-deleted', 'team-a', 'admin', -42],
-    ])
+    assert.deepEqual(
+      events.map((e) => [e.type, e.project, e.createdBy, e.createdByUserId]),
+      [
+        ['project-created', 'team-a', 'admin', -42],
+        ['project-deleted', 'team-a', 'admin', -42],
+      ],
+    )
     assert.deepEqual(events[0].data, created.body)
     assert.deepEqual(events[1].preData, created.body)
     assert.equal(events[1].data, null)
@@ -57,7 +63,10 @@ onEachDatabase('projects', (database) => {
     assert.equal((await call(pennon, 'GET', '/api/admin/projects', undefined, { token: viewer })).status, 200)
     const refused = await call(pennon, 'POST', '/api/admin/projects', { id: 'v', name: 'v' }, { token: viewer })
     assert.equal(refused.status, 403)
-    assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', 'Missing permission: this operation needs "CREATE_PROJECT".', { permissions: ['CREATE_PROJECT'] }))
+    assert.deepEqual(
+      withoutId(refused.body),
+      errorOf('NoAccessError', 'Missing permission: this operation needs "CREATE_PROJECT".', { permissions: ['CREATE_PROJECT'] }),
+    )
     const editor = await serviceAccountToken(pennon, 2)
     assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'e', name: 'e' }, { token: editor })).status, 201)
   })

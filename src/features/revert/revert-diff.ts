@@ -76,7 +76,9 @@ export function touches(event: StoredEvent): string[] {
       return [`strategy:${(event.data ?? event.preData)?.id}`]
     case 'strategy-order-changed': {
       // Only the strategies whose sort order moved.
-      const before = new Map<string, number>((event.preData?.strategyIds ?? []).map((id: string, index: number) => [id, event.preData.sortOrders[index]]))
+      const before = new Map<string, number>(
+        (event.preData?.strategyIds ?? []).map((id: string, index: number) => [id, event.preData.sortOrders[index]]),
+      )
       const ids: string[] = event.data?.strategyIds ?? []
       return ids.filter((id, index) => before.get(id) !== event.data.sortOrders[index]).map((id) => `strategy:${id}`)
     }
@@ -98,7 +100,11 @@ export function touches(event: StoredEvent): string[] {
 export function conflictsOf(target: StoredEvent, later: readonly StoredEvent[]): StoredEvent[] {
   const keys = new Set(touches(target))
   return later.filter(
-    (event) => event.id > target.id && event.groupId !== target.groupId && event.featureName === target.featureName && touches(event).some((key) => keys.has(key)),
+    (event) =>
+      event.id > target.id &&
+      event.groupId !== target.groupId &&
+      event.featureName === target.featureName &&
+      touches(event).some((key) => keys.has(key)),
   )
 }
 
@@ -124,12 +130,14 @@ export function changesOf(events: readonly StoredEvent[]): Change[] {
   for (const event of events) {
     switch (event.type) {
       case 'feature-metadata-updated':
-        for (const field of changedMetadata(event.data, event.preData)) changes.push({ kind: 'metadata', field, from: event.preData[field], to: event.data[field] })
+        for (const field of changedMetadata(event.data, event.preData))
+          changes.push({ kind: 'metadata', field, from: event.preData[field], to: event.data[field] })
         break
       case 'feature-stale-on':
       case 'feature-stale-off': {
         const on = event.type === 'feature-stale-on'
-        if (!changes.some((change) => change.kind === 'metadata' && change.field === 'stale')) changes.push({ kind: 'metadata', field: 'stale', from: !on, to: on })
+        if (!changes.some((change) => change.kind === 'metadata' && change.field === 'stale'))
+          changes.push({ kind: 'metadata', field: 'stale', from: !on, to: on })
         break
       }
       case 'feature-environment-enabled':
@@ -142,7 +150,11 @@ export function changesOf(events: readonly StoredEvent[]): Change[] {
         changes.push({ kind: 'strategy-added', environment: environment(event), strategy: event.data })
         break
       case 'feature-strategy-update': {
-        const fields = STRATEGY_FIELDS.filter((field) => !isDeepStrictEqual(event.preData[field], event.data[field])).map((field) => ({ field, from: event.preData[field], to: event.data[field] }))
+        const fields = STRATEGY_FIELDS.filter((field) => !isDeepStrictEqual(event.preData[field], event.data[field])).map((field) => ({
+          field,
+          from: event.preData[field],
+          to: event.data[field],
+        }))
         changes.push({ kind: 'strategy-updated', environment: environment(event), strategyId: event.data.id, fields })
         break
       }
@@ -153,7 +165,12 @@ export function changesOf(events: readonly StoredEvent[]): Change[] {
         changes.push({ kind: 'variants', environment: environment(event), from: event.preData.variants, to: event.data.variants })
         break
       case 'feature-dependency-added':
-        changes.push({ kind: 'dependency-added', parent: event.data.feature, enabled: event.data.enabled ?? true, variants: event.data.variants ?? [] })
+        changes.push({
+          kind: 'dependency-added',
+          parent: event.data.feature,
+          enabled: event.data.enabled ?? true,
+          variants: event.data.variants ?? [],
+        })
         break
       case 'feature-dependency-removed':
         changes.push({ kind: 'dependency-removed', parent: event.data.feature })

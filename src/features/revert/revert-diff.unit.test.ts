@@ -17,19 +17,52 @@ const event = (type: string, fields: Partial<StoredEvent> = {}): StoredEvent => 
   ...fields,
 })
 
-const flag = { name: 'checkout', description: null, type: 'release', project: 'default', stale: false, createdAt: '2025-01-01T00:00:00.000Z', impressionData: false, archived: false }
-const strategy = { id: 'S1', name: 'default', constraints: [], parameters: {}, variants: [], segments: [], title: null, disabled: false, sortOrder: 0 }
+const flag = {
+  name: 'checkout',
+  description: null,
+  type: 'release',
+  project: 'default',
+  stale: false,
+  createdAt: '2025-01-01T00:00:00.000Z',
+  impressionData: false,
+  archived: false,
+}
+const strategy = {
+  id: 'S1',
+  name: 'default',
+  constraints: [],
+  parameters: {},
+  variants: [],
+  segments: [],
+  title: null,
+  disabled: false,
+  sortOrder: 0,
+}
 
 test('revertible types: flag changes only', () => {
-  assert.deepEqual(['feature-strategy-update', 'feature-dependencies-removed', 'feature-created', 'segment-updated', 'toString'].map(isRevertible), [true, true, false, false, false])
+  assert.deepEqual(
+    ['feature-strategy-update', 'feature-dependencies-removed', 'feature-created', 'segment-updated', 'toString'].map(isRevertible),
+    [true, true, false, false, false],
+  )
 })
 
 test('touches: metadata by field, switches and variants by environment, strategies by id, the dependency as one', () => {
-  assert.deepEqual(touches(event('feature-metadata-updated', { data: { ...flag, description: 'x', stale: true }, preData: flag })), ['metadata:description', 'metadata:stale'])
+  assert.deepEqual(touches(event('feature-metadata-updated', { data: { ...flag, description: 'x', stale: true }, preData: flag })), [
+    'metadata:description',
+    'metadata:stale',
+  ])
   assert.deepEqual(touches(event('feature-stale-off')), ['metadata:stale'])
   assert.deepEqual(touches(event('feature-environment-disabled', { environment: 'production' })), ['enabled:production'])
   assert.deepEqual(touches(event('feature-strategy-remove', { preData: strategy })), ['strategy:S1'])
-  assert.deepEqual(touches(event('strategy-order-changed', { data: { strategyIds: ['B', 'A', 'C'], sortOrders: [0, 1, 2] }, preData: { strategyIds: ['A', 'B', 'C'], sortOrders: [0, 1, 2] } })), ['strategy:B', 'strategy:A'])
+  assert.deepEqual(
+    touches(
+      event('strategy-order-changed', {
+        data: { strategyIds: ['B', 'A', 'C'], sortOrders: [0, 1, 2] },
+        preData: { strategyIds: ['A', 'B', 'C'], sortOrders: [0, 1, 2] },
+      }),
+    ),
+    ['strategy:B', 'strategy:A'],
+  )
   assert.deepEqual(touches(event('feature-environment-variants-updated', { environment: 'development' })), ['variants:development'])
   assert.deepEqual(touches(event('feature-dependencies-removed')), ['dependency'])
   assert.deepEqual(touches(event('feature-tagged')), [])
@@ -41,7 +74,10 @@ test('conflicts: later events of the same flag touching the same, not those of t
   const otherFlag = event('feature-strategy-remove', { featureName: 'other', preData: strategy })
   const otherStrategy = event('feature-strategy-remove', { preData: { ...strategy, id: 'S2' } })
   const removed = event('feature-strategy-remove', { preData: strategy })
-  const reordered = event('strategy-order-changed', { data: { strategyIds: ['S1'], sortOrders: [5] }, preData: { strategyIds: ['S1'], sortOrders: [0] } })
+  const reordered = event('strategy-order-changed', {
+    data: { strategyIds: ['S1'], sortOrders: [5] },
+    preData: { strategyIds: ['S1'], sortOrders: [0] },
+  })
   assert.deepEqual(conflictsOf(target, [sameGroup, otherFlag, otherStrategy, removed, reordered]), [removed, reordered])
   assert.deepEqual(conflictsOf(removed, [target]), [], 'an earlier event is no conflict')
 })
@@ -55,7 +91,11 @@ test('changesOf: the diff of the events a revert wrote, a stale change shown onc
     event('feature-strategy-update', { data: updated, preData: strategy, environment: 'production' }),
     event('feature-strategy-remove', { preData: strategy, environment: 'production' }),
     event('feature-environment-enabled', { environment: 'production' }),
-    event('feature-environment-variants-updated', { data: { variants: [] }, preData: { variants: [{ name: 'a' }] }, environment: 'production' }),
+    event('feature-environment-variants-updated', {
+      data: { variants: [] },
+      preData: { variants: [{ name: 'a' }] },
+      environment: 'production',
+    }),
     event('feature-dependency-removed', { data: { feature: 'parent' } }),
     event('feature-dependency-added', { data: { feature: 'parent', enabled: false } }),
   ])
@@ -63,7 +103,15 @@ test('changesOf: the diff of the events a revert wrote, a stale change shown onc
     { kind: 'metadata', field: 'type', from: 'release', to: 'experiment' },
     { kind: 'metadata', field: 'stale', from: false, to: true },
     { kind: 'strategy-added', environment: 'production', strategy },
-    { kind: 'strategy-updated', environment: 'production', strategyId: 'S1', fields: [{ field: 'title', from: null, to: 'All' }, { field: 'segments', from: [], to: [3] }] },
+    {
+      kind: 'strategy-updated',
+      environment: 'production',
+      strategyId: 'S1',
+      fields: [
+        { field: 'title', from: null, to: 'All' },
+        { field: 'segments', from: [], to: [3] },
+      ],
+    },
     { kind: 'strategy-removed', environment: 'production', strategy },
     { kind: 'enabled', environment: 'production', from: false, to: true },
     { kind: 'variants', environment: 'production', from: [{ name: 'a' }], to: [] },

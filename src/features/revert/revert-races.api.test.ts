@@ -18,11 +18,16 @@ onEachDatabase('revert races', (database) => {
       assert.equal((await addDependency(pennon, 'z-child', { feature: 'a-parent' })).status, 200)
       assert.equal((await call(pennon, 'DELETE', `${projectPath()}/features/z-child/dependencies`)).status, 200)
       const removed = await lastEvent(pennon, 'feature-dependencies-removed', 'z-child')
-      const [reverted, added] = await Promise.all([revert(pennon, removed.id, '?force=true'), addDependency(pennon, 'z-child', { feature: 'a-parent', enabled: false })])
+      const [reverted, added] = await Promise.all([
+        revert(pennon, removed.id, '?force=true'),
+        addDependency(pennon, 'z-child', { feature: 'a-parent', enabled: false }),
+      ])
       assert.ok([200, 409].includes(reverted.status), reverted.text)
       assert.equal(added.status, 200, added.text)
       statuses.add(`${reverted.status}`)
-      const parents = (await call(pennon, 'GET', `${projectPath()}/features/z-child`)).body.dependencies.map((d: { feature: string }) => d.feature)
+      const parents = (await call(pennon, 'GET', `${projectPath()}/features/z-child`)).body.dependencies.map(
+        (d: { feature: string }) => d.feature,
+      )
       assert.equal(parents.length, 1, JSON.stringify(parents))
     }
     t.diagnostic(`revert statuses seen: ${[...statuses].sort().join(', ')}`)

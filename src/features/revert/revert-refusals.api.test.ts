@@ -30,7 +30,13 @@ onEachDatabase('revert refusals', (database) => {
     const refused = {
       name: 'InvalidOperationError',
       message,
-      details: [{ message: `Event ${second.id} (feature-environment-variants-updated) by "admin" at ${second.createdAt} changed the same variants in "development" since.`, eventId: second.id, eventType: second.type }],
+      details: [
+        {
+          message: `Event ${second.id} (feature-environment-variants-updated) by "admin" at ${second.createdAt} changed the same variants in "development" since.`,
+          eventId: second.id,
+          eventType: second.type,
+        },
+      ],
     }
     const count = (await allEvents(pennon)).length
     for (const query of ['', '?dryRun=true', '?force=false']) {
@@ -43,9 +49,15 @@ onEachDatabase('revert refusals', (database) => {
     assert.deepEqual((await call(pennon, 'GET', variants)).body, { version: 1, variants: [] })
 
     // Metadata conflicts field by field: a later type change does not touch the description.
-    assert.equal((await call(pennon, 'PATCH', `${projectPath()}/features/checkout`, [{ op: 'replace', path: '/description', value: 'Pay' }])).status, 200)
+    assert.equal(
+      (await call(pennon, 'PATCH', `${projectPath()}/features/checkout`, [{ op: 'replace', path: '/description', value: 'Pay' }])).status,
+      200,
+    )
     const described = await lastEvent(pennon, 'feature-metadata-updated')
-    assert.equal((await call(pennon, 'PATCH', `${projectPath()}/features/checkout`, [{ op: 'replace', path: '/type', value: 'experiment' }])).status, 200)
+    assert.equal(
+      (await call(pennon, 'PATCH', `${projectPath()}/features/checkout`, [{ op: 'replace', path: '/type', value: 'experiment' }])).status,
+      200,
+    )
     await dryRunThenApply(pennon, described, [{ kind: 'metadata', field: 'description', from: 'Pay', to: null }])
   })
 
@@ -66,7 +78,8 @@ onEachDatabase('revert refusals', (database) => {
     const created = await lastEvent(pennon, 'feature-created')
     const response = await revert(pennon, created.id, '?dryRun=true')
     assert.equal(response.status, 400, response.text)
-    const message = `Event ${created.id} is a "feature-created" event, which cannot be reverted. Revertible: feature-metadata-updated, feature-stale-on, feature-stale-off, ` +
+    const message =
+      `Event ${created.id} is a "feature-created" event, which cannot be reverted. Revertible: feature-metadata-updated, feature-stale-on, feature-stale-off, ` +
       'feature-environment-enabled, feature-environment-disabled, feature-strategy-add, feature-strategy-update, feature-strategy-remove, ' +
       'feature-environment-variants-updated, feature-dependency-added, feature-dependency-removed, feature-dependencies-removed.'
     assert.deepEqual(withoutId(response.body), { name: 'ValidationError', message, details: [{ path: '/params/id', message }] })
@@ -104,7 +117,10 @@ onEachDatabase('revert refusals', (database) => {
     assert.equal((await archive(pennon, ['checkout'])).status, 202)
     const archived = await revert(pennon, described.id)
     assert.equal(archived.status, 400)
-    assert.deepEqual(withoutId(archived.body), errorOf('ArchivedFeatureError', 'Flag "checkout" is archived: revive it before changing it.'))
+    assert.deepEqual(
+      withoutId(archived.body),
+      errorOf('ArchivedFeatureError', 'Flag "checkout" is archived: revive it before changing it.'),
+    )
 
     assert.equal((await deleteFlags(pennon, ['checkout'])).status, 200)
     const deletion = await lastEvent(pennon, 'feature-deleted')
@@ -129,7 +145,13 @@ onEachDatabase('revert refusals', (database) => {
     assert.equal((await call(pennon, 'DELETE', `/api/admin/segments/${segment.body.id}`)).status, 204)
     const response = await revert(pennon, removed.id, '?dryRun=true')
     assert.equal(response.status, 409)
-    assert.deepEqual(withoutId(response.body), errorOf('InvalidOperationError', `Event ${removed.id} cannot be reverted: the strategy "${strategy.id}" it would restore uses segment ${segment.body.id}, which no longer exists.`))
+    assert.deepEqual(
+      withoutId(response.body),
+      errorOf(
+        'InvalidOperationError',
+        `Event ${removed.id} cannot be reverted: the strategy "${strategy.id}" it would restore uses segment ${segment.body.id}, which no longer exists.`,
+      ),
+    )
 
     assert.equal((await call(pennon, 'POST', `${placePath('checkout', 'production')}/on`)).status, 200)
     const enabled = await lastEvent(pennon, 'feature-environment-enabled')

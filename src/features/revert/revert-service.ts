@@ -62,8 +62,15 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
   }
 
   /** The dependency the flag had before `event` removed it: the latest feature-dependency-added before it (for that parent, when it names one). */
-  async function dependencyBefore(trx: Kysely<Database>, event: StoredEvent): Promise<{ feature: string; enabled?: boolean; variants?: string[] } | undefined> {
-    const rows = await flagEventsBefore(trx, event.featureName!, event.id, ['feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
+  async function dependencyBefore(
+    trx: Kysely<Database>,
+    event: StoredEvent,
+  ): Promise<{ feature: string; enabled?: boolean; variants?: string[] } | undefined> {
+    const rows = await flagEventsBefore(trx, event.featureName!, event.id, [
+      'feature-dependency-added',
+      'feature-dependency-removed',
+      'feature-dependencies-removed',
+    ])
     for (const json of rows) {
       const earlier = parse(json)
       if (event.type === 'feature-dependencies-removed') return earlier.type === 'feature-dependency-added' ? earlier.data : undefined
@@ -117,17 +124,37 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
         await flagEnvironments.putVariantsIn(trx, place, event.preData.variants, audit)
         return
       case 'feature-dependency-added':
-        if ((await createDependencyStore(trx).parentOf(feature))?.parent === event.data.feature) await dependencies.removeIn(trx, project, feature, event.data.feature, audit)
+        if ((await createDependencyStore(trx).parentOf(feature))?.parent === event.data.feature)
+          await dependencies.removeIn(trx, project, feature, event.data.feature, audit)
         return
       case 'feature-dependency-removed':
       case 'feature-dependencies-removed': {
         const before = await dependencyBefore(trx, event)
-        if (!before) throw invalidOperation(`Event ${event.id} cannot be reverted: no earlier event of flag ${quote(feature)} says which dependency it had.`)
+        if (!before)
+          throw invalidOperation(
+            `Event ${event.id} cannot be reverted: no earlier event of flag ${quote(feature)} says which dependency it had.`,
+          )
         const current = await createDependencyStore(trx).parentOf(feature)
         const enabled = before.enabled ?? true
         const variants = enabled ? (before.variants ?? []) : []
-        if (current && current.parent === before.feature && current.enabled === enabled && JSON.stringify(current.variants) === JSON.stringify(variants)) return
-        await dependencies.addIn(trx, { project, child: feature, feature: before.feature, enabled, ...(before.variants === undefined ? {} : { variants: before.variants }) }, audit)
+        if (
+          current &&
+          current.parent === before.feature &&
+          current.enabled === enabled &&
+          JSON.stringify(current.variants) === JSON.stringify(variants)
+        )
+          return
+        await dependencies.addIn(
+          trx,
+          {
+            project,
+            child: feature,
+            feature: before.feature,
+            enabled,
+            ...(before.variants === undefined ? {} : { variants: before.variants }),
+          },
+          audit,
+        )
         return
       }
     }
@@ -144,7 +171,8 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
         '/params/id',
       )
     }
-    if (missingPermissions(actor, permission)) throw forbidden(`Missing permission: reverting a ${quote(event.type)} event needs "${permission}".`, [permission])
+    if (missingPermissions(actor, permission))
+      throw forbidden(`Missing permission: reverting a ${quote(event.type)} event needs "${permission}".`, [permission])
 
     // Lock what the event changed before reading what came after it: a change committed meanwhile
     // (which takes the same lock) is then either seen as a later event or waits for this revert.
@@ -152,16 +180,31 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
     // A dependency's parent too, both at once in the name order addDependency locks them in (for
     // "all removed", the parent the flag had: read from events before this one, which never change).
     else {
-      const parent = typeof event.data?.feature === 'string' ? event.data.feature : event.type === 'feature-dependencies-removed' ? (await dependencyBefore(trx, event))?.feature : undefined
+      const parent =
+        typeof event.data?.feature === 'string'
+          ? event.data.feature
+          : event.type === 'feature-dependencies-removed'
+            ? (await dependencyBefore(trx, event))?.feature
+            : undefined
       await createFlagStore(trx).lockMany([event.featureName, ...(parent === undefined ? [] : [parent])])
     }
     const later = await eventsOfFlagAfter(trx, event.featureName, id)
     const deleted = later.find((other) => other.type === 'feature-deleted')
     const flag = await createFlagStore(trx).find(event.featureName)
     if (deleted || !flag || flag.project !== event.project) {
-      throw new AppError(409, 'InvalidOperationError', `Event ${id} cannot be reverted: flag ${quote(event.featureName)} was deleted since${deleted ? ` (event ${deleted.id})` : ''}.`, {
-        details: [{ message: `Flag ${quote(event.featureName)} was deleted.`, ...(deleted ? { eventId: deleted.id, eventType: deleted.type } : {}) }],
-      })
+      throw new AppError(
+        409,
+        'InvalidOperationError',
+        `Event ${id} cannot be reverted: flag ${quote(event.featureName)} was deleted since${deleted ? ` (event ${deleted.id})` : ''}.`,
+        {
+          details: [
+            {
+              message: `Flag ${quote(event.featureName)} was deleted.`,
+              ...(deleted ? { eventId: deleted.id, eventType: deleted.type } : {}),
+            },
+          ],
+        },
+      )
     }
     if (flag.archived) throw archivedFlag(flag.name)
     const conflicts = conflictsOf(event, later)
@@ -220,7 +263,8 @@ function describeTouched(event: StoredEvent): string {
   if (event.type.startsWith('feature-dependenc')) return 'dependency'
   if (event.type.startsWith('feature-strategy') || event.type === 'strategy-order-changed') return 'strategy'
   if (event.type === 'feature-environment-variants-updated') return `variants in ${quote(event.environment)}`
-  if (event.type === 'feature-environment-enabled' || event.type === 'feature-environment-disabled') return `switch in ${quote(event.environment)}`
+  if (event.type === 'feature-environment-enabled' || event.type === 'feature-environment-disabled')
+    return `switch in ${quote(event.environment)}`
   return 'metadata'
 }
 

@@ -11,7 +11,10 @@ import { addStrategy, listStrategies, placeEvent, strategiesPath, toggle } from 
 import { clientFlag, dryRunThenApply, lastEvent } from '../../../test/helpers/revert.ts'
 
 async function createSegment(pennon: TestApp, name: string): Promise<number> {
-  const response = await call(pennon, 'POST', '/api/admin/segments', { name, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] })
+  const response = await call(pennon, 'POST', '/api/admin/segments', {
+    name,
+    constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }],
+  })
   assert.equal(response.status, 201, response.text)
   return response.body.id
 }
@@ -40,13 +43,16 @@ onEachDatabase('revert strategies', (database) => {
     const added = await lastEvent(pennon, 'feature-strategy-add', 'checkout')
     assert.equal((await toggle(pennon, 'checkout', 'development', 'on')).status, 200)
 
-    assert.deepEqual(await dryRunThenApply(pennon, added, [
-      { kind: 'strategy-removed', environment: 'development', strategy },
-      { kind: 'enabled', environment: 'development', from: true, to: false },
-    ]), [
-      placeEvent('feature-strategy-remove', 'checkout', 'development', null, strategy),
-      placeEvent('feature-environment-disabled', 'checkout', 'development'),
-    ])
+    assert.deepEqual(
+      await dryRunThenApply(pennon, added, [
+        { kind: 'strategy-removed', environment: 'development', strategy },
+        { kind: 'enabled', environment: 'development', from: true, to: false },
+      ]),
+      [
+        placeEvent('feature-strategy-remove', 'checkout', 'development', null, strategy),
+        placeEvent('feature-environment-disabled', 'checkout', 'development'),
+      ],
+    )
     const seen = await clientFlag(pennon, client, 'checkout')
     assert.deepEqual([seen.enabled, seen.strategies], [false, []])
   })
@@ -58,15 +64,25 @@ onEachDatabase('revert strategies', (database) => {
     const [nordics, everyone] = [await createSegment(pennon, 'nordics'), await createSegment(pennon, 'everyone')]
     const before = await addStrategy(pennon, 'checkout', 'development', rollout(nordics))
     const put = await call(pennon, 'PUT', `${strategiesPath('checkout', 'development')}/${before.id}`, {
-      title: 'Everyone', disabled: true, parameters: { rollout: '100', stickiness: 'default', groupId: 'checkout' }, constraints: [], variants: [], segments: [everyone],
+      title: 'Everyone',
+      disabled: true,
+      parameters: { rollout: '100', stickiness: 'default', groupId: 'checkout' },
+      constraints: [],
+      variants: [],
+      segments: [everyone],
     })
     assert.equal(put.status, 200, put.text)
     const after = put.body
     const updated = await lastEvent(pennon, 'feature-strategy-update', 'checkout')
-    const fields = ['title', 'disabled', 'parameters', 'constraints', 'variants', 'segments'].map((field) => ({ field, from: after[field], to: before[field] }))
-    assert.deepEqual(await dryRunThenApply(pennon, updated, [{ kind: 'strategy-updated', environment: 'development', strategyId: before.id, fields }]), [
-      placeEvent('feature-strategy-update', 'checkout', 'development', before, after),
-    ])
+    const fields = ['title', 'disabled', 'parameters', 'constraints', 'variants', 'segments'].map((field) => ({
+      field,
+      from: after[field],
+      to: before[field],
+    }))
+    assert.deepEqual(
+      await dryRunThenApply(pennon, updated, [{ kind: 'strategy-updated', environment: 'development', strategyId: before.id, fields }]),
+      [placeEvent('feature-strategy-update', 'checkout', 'development', before, after)],
+    )
     assert.deepEqual(await listStrategies(pennon, 'checkout', 'development'), [before])
     assert.equal((await toggle(pennon, 'checkout', 'development', 'on')).status, 200)
     assert.deepEqual((await clientFlag(pennon, client, 'checkout')).strategies, [served(before)])

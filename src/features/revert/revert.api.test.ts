@@ -10,7 +10,8 @@ import { addDependency, createFlag, projectPath } from '../../../test/helpers/fl
 import { placeEvent, placePath, toggle } from '../../../test/helpers/strategies.ts'
 import { clientFlag, dryRunThenApply, lastEvent } from '../../../test/helpers/revert.ts'
 
-const flagEvent = (type: string, featureName: string, data: unknown = null, preData: unknown = null) => placeEvent(type, featureName, null as unknown as string, data, preData)
+const flagEvent = (type: string, featureName: string, data: unknown = null, preData: unknown = null) =>
+  placeEvent(type, featureName, null as unknown as string, data, preData)
 const variant = (name: string) => ({ name, weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [] })
 
 onEachDatabase('revert', (database) => {
@@ -18,7 +19,12 @@ onEachDatabase('revert', (database) => {
     const pennon = await useTestApp(t, database)
     const client = await apiToken(pennon, 'client')
     const created = await createFlag(pennon, 'checkout', 'default', { description: 'Old', impressionData: true })
-    const put = await call(pennon, 'PUT', `${projectPath()}/features/checkout`, { description: 'New', type: 'experiment', stale: true, impressionData: true })
+    const put = await call(pennon, 'PUT', `${projectPath()}/features/checkout`, {
+      description: 'New',
+      type: 'experiment',
+      stale: true,
+      impressionData: true,
+    })
     assert.equal(put.status, 200, put.text)
     const updated = await lastEvent(pennon, 'feature-metadata-updated', 'checkout')
     const changed = { ...created, description: 'New', type: 'experiment', stale: true }
@@ -28,18 +34,25 @@ onEachDatabase('revert', (database) => {
       { kind: 'metadata', field: 'type', from: 'experiment', to: 'release' },
       { kind: 'metadata', field: 'stale', from: true, to: false },
     ])
-    assert.deepEqual(written, [flagEvent('feature-metadata-updated', 'checkout', created, changed), flagEvent('feature-stale-off', 'checkout')])
+    assert.deepEqual(written, [
+      flagEvent('feature-metadata-updated', 'checkout', created, changed),
+      flagEvent('feature-stale-off', 'checkout'),
+    ])
     const seen = await clientFlag(pennon, client, 'checkout')
     assert.deepEqual([seen.description, seen.type, seen.stale, seen.impressionData], ['Old', 'release', false, true])
 
     // Marked stale through the bulk route: its revert is the same route's unmarking, one event.
     assert.equal((await call(pennon, 'POST', `${projectPath()}/stale`, { features: ['checkout'], stale: true })).status, 202)
     const staleOn = await lastEvent(pennon, 'feature-stale-on', 'checkout')
-    assert.deepEqual(await dryRunThenApply(pennon, staleOn, [{ kind: 'metadata', field: 'stale', from: true, to: false }]), [flagEvent('feature-stale-off', 'checkout')])
+    assert.deepEqual(await dryRunThenApply(pennon, staleOn, [{ kind: 'metadata', field: 'stale', from: true, to: false }]), [
+      flagEvent('feature-stale-off', 'checkout'),
+    ])
     assert.equal((await clientFlag(pennon, client, 'checkout')).stale, false)
     // And the unmarking reverted: stale again.
     const staleOff = await lastEvent(pennon, 'feature-stale-off', 'checkout')
-    assert.deepEqual(await dryRunThenApply(pennon, staleOff, [{ kind: 'metadata', field: 'stale', from: false, to: true }]), [flagEvent('feature-stale-on', 'checkout')])
+    assert.deepEqual(await dryRunThenApply(pennon, staleOff, [{ kind: 'metadata', field: 'stale', from: false, to: true }]), [
+      flagEvent('feature-stale-on', 'checkout'),
+    ])
     assert.equal((await clientFlag(pennon, client, 'checkout')).stale, true)
   })
 
@@ -68,7 +81,10 @@ onEachDatabase('revert', (database) => {
     const dry = await call(pennon, 'POST', `/api/admin/events/${off.id}/revert?dryRun=true`)
     assert.equal(dry.status, 200, dry.text)
     const added = (id: string) => ({ kind: 'strategy-added', environment: 'development', strategy: { ...strategy, id } })
-    assert.deepEqual(dry.body.changes, [added(dry.body.changes[0].strategy.id), { kind: 'enabled', environment: 'development', from: false, to: true }])
+    assert.deepEqual(dry.body.changes, [
+      added(dry.body.changes[0].strategy.id),
+      { kind: 'enabled', environment: 'development', from: false, to: true },
+    ])
     const applied = await call(pennon, 'POST', `/api/admin/events/${off.id}/revert`)
     assert.equal(applied.status, 200, applied.text)
     const newId = applied.body.changes[0].strategy.id
@@ -86,9 +102,10 @@ onEachDatabase('revert', (database) => {
     assert.equal((await call(pennon, 'PUT', variants, [{ name: 'red' }, { name: 'green' }])).status, 200)
     const second = await lastEvent(pennon, 'feature-environment-variants-updated', 'checkout')
     const [blue, red, green] = [variant('blue'), { ...variant('red'), weight: 500 }, { ...variant('green'), weight: 500 }]
-    assert.deepEqual(await dryRunThenApply(pennon, second, [{ kind: 'variants', environment: 'development', from: [green, red], to: [blue] }]), [
-      placeEvent('feature-environment-variants-updated', 'checkout', 'development', { variants: [blue] }, { variants: [green, red] }),
-    ])
+    assert.deepEqual(
+      await dryRunThenApply(pennon, second, [{ kind: 'variants', environment: 'development', from: [green, red], to: [blue] }]),
+      [placeEvent('feature-environment-variants-updated', 'checkout', 'development', { variants: [blue] }, { variants: [green, red] })],
+    )
     assert.deepEqual((await call(pennon, 'GET', variants)).body, { version: 1, variants: [blue] })
     assert.deepEqual((await clientFlag(pennon, client, 'checkout')).variants, [blue])
   })
@@ -108,12 +125,16 @@ onEachDatabase('revert', (database) => {
     // The removal reverted: enabled and variants come from the addition before it.
     const removed = await lastEvent(pennon, 'feature-dependency-removed', 'child')
     const restored = [{ kind: 'dependency-added', parent: 'parent', enabled: true, variants: ['v'] }]
-    assert.deepEqual(await dryRunThenApply(pennon, removed, restored), [flagEvent('feature-dependency-added', 'child', { feature: 'parent', enabled: true, variants: ['v'] })])
+    assert.deepEqual(await dryRunThenApply(pennon, removed, restored), [
+      flagEvent('feature-dependency-added', 'child', { feature: 'parent', enabled: true, variants: ['v'] }),
+    ])
     assert.deepEqual((await clientFlag(pennon, client, 'child')).dependencies, [{ feature: 'parent', enabled: true, variants: ['v'] }])
 
     assert.equal((await call(pennon, 'DELETE', `${projectPath()}/features/child/dependencies`)).status, 200)
     const all = await lastEvent(pennon, 'feature-dependencies-removed', 'child')
-    assert.deepEqual(await dryRunThenApply(pennon, all, restored), [flagEvent('feature-dependency-added', 'child', { feature: 'parent', enabled: true, variants: ['v'] })])
+    assert.deepEqual(await dryRunThenApply(pennon, all, restored), [
+      flagEvent('feature-dependency-added', 'child', { feature: 'parent', enabled: true, variants: ['v'] }),
+    ])
     assert.deepEqual((await clientFlag(pennon, client, 'child')).dependencies, [{ feature: 'parent', enabled: true, variants: ['v'] }])
   })
 })

@@ -6,61 +6,96 @@ import type { SegmentService } from './segment-service.ts'
 const tags = ['Segments']
 
 export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService }> = async (app, { segments }) => {
-  app.get('/segments', {
-    config: { permission: 'NONE' },
-    schema: { tags, summary: 'List segments, sorted by name', response: { 200: SegmentListResponse, ...errorResponses(401, 403) } },
-  }, async () => ({ segments: await segments.list() }))
-
-  app.get('/segments/:id', {
-    config: { permission: 'NONE' },
-    schema: { tags, summary: 'Get one segment', params: SegmentParams, response: { 200: SegmentResponse, ...errorResponses(400, 401, 403, 404) } },
-  }, async (request) => segments.get(parseIntegerId(request.params.id, '/params/id')))
-
-  app.get('/segments/:id/strategies', {
-    config: { permission: 'NONE' },
-    schema: { tags, summary: 'The strategies that use a segment', params: SegmentParams, response: { 200: SegmentStrategiesResponse, ...errorResponses(400, 401, 403, 404) } },
-  }, async (request) => segments.strategies(parseIntegerId(request.params.id, '/params/id')))
-
-  app.post('/segments', {
-    config: { permission: ['CREATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'], bodyRules: segments.bodyRules },
-    schema: {
-      tags,
-      summary: 'Create a segment',
-      description: 'Answers 201 with the segment and a `Location: segments/<id>` header, relative to the request URL.',
-      body: UpsertSegmentBody,
-      response: { 201: SegmentResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+  app.get(
+    '/segments',
+    {
+      config: { permission: 'NONE' },
+      schema: { tags, summary: 'List segments, sorted by name', response: { 200: SegmentListResponse, ...errorResponses(401, 403) } },
     },
-  }, async (request, reply) => {
-    const segment = await segments.create(request.body, request.principal)
-    return reply.status(201).header('location', `segments/${segment.id}`).send(segment)
-  })
+    async () => ({ segments: await segments.list() }),
+  )
 
-  app.put('/segments/:id', {
-    config: { permission: ['UPDATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'], bodyRules: segments.bodyRules },
-    schema: {
-      tags,
-      summary: 'Replace a segment',
-      description: 'Same rules as creation, without the count limit. Omitted `description` and `project` become null (global). Moving it to a project while flags of other projects use it is a 409.',
-      params: SegmentParams,
-      body: UpsertSegmentBody,
-      response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+  app.get(
+    '/segments/:id',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Get one segment',
+        params: SegmentParams,
+        response: { 200: SegmentResponse, ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    await segments.update(parseIntegerId(request.params.id, '/params/id'), request.body, request.principal)
-    return sendEmpty(reply, 204)
-  })
+    async (request) => segments.get(parseIntegerId(request.params.id, '/params/id')),
+  )
 
-  app.delete('/segments/:id', {
-    config: { permission: ['DELETE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
-    schema: {
-      tags,
-      summary: 'Delete a segment',
-      description: 'A segment that a strategy uses cannot be deleted: 409 naming the flags.',
-      params: SegmentParams,
-      response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+  app.get(
+    '/segments/:id/strategies',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'The strategies that use a segment',
+        params: SegmentParams,
+        response: { 200: SegmentStrategiesResponse, ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    await segments.delete(parseIntegerId(request.params.id, '/params/id'), request.principal)
-    return sendEmpty(reply, 204)
-  })
+    async (request) => segments.strategies(parseIntegerId(request.params.id, '/params/id')),
+  )
+
+  app.post(
+    '/segments',
+    {
+      config: { permission: ['CREATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'], bodyRules: segments.bodyRules },
+      schema: {
+        tags,
+        summary: 'Create a segment',
+        description: 'Answers 201 with the segment and a `Location: segments/<id>` header, relative to the request URL.',
+        body: UpsertSegmentBody,
+        response: { 201: SegmentResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const segment = await segments.create(request.body, request.principal)
+      return reply.status(201).header('location', `segments/${segment.id}`).send(segment)
+    },
+  )
+
+  app.put(
+    '/segments/:id',
+    {
+      config: { permission: ['UPDATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'], bodyRules: segments.bodyRules },
+      schema: {
+        tags,
+        summary: 'Replace a segment',
+        description:
+          'Same rules as creation, without the count limit. Omitted `description` and `project` become null (global). Moving it to a project while flags of other projects use it is a 409.',
+        params: SegmentParams,
+        body: UpsertSegmentBody,
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await segments.update(parseIntegerId(request.params.id, '/params/id'), request.body, request.principal)
+      return sendEmpty(reply, 204)
+    },
+  )
+
+  app.delete(
+    '/segments/:id',
+    {
+      config: { permission: ['DELETE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'] },
+      schema: {
+        tags,
+        summary: 'Delete a segment',
+        description: 'A segment that a strategy uses cannot be deleted: 409 naming the flags.',
+        params: SegmentParams,
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await segments.delete(parseIntegerId(request.params.id, '/params/id'), request.principal)
+      return sendEmpty(reply, 204)
+    },
+  )
 }

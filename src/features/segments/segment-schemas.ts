@@ -23,7 +23,8 @@ export const ConstraintBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 1000,
-        description: 'NUM_*: a finite number; DATE_*: an ISO-8601 date or date-time; SEMVER_*: a strict semantic version; REGEX: a pattern that compiles',
+        description:
+          'NUM_*: a finite number; DATE_*: an ISO-8601 date or date-time; SEMVER_*: a strict semantic version; REGEX: a pattern that compiles',
       }),
     ),
   },
@@ -78,7 +79,13 @@ export const SegmentListResponse = Type.Object({
 
 export const SegmentStrategiesResponse = Type.Object({
   strategies: Type.Array(
-    Type.Object({ id: Type.String(), featureName: Type.String(), projectId: Type.String(), environment: Type.String(), strategyName: Type.String() }),
+    Type.Object({
+      id: Type.String(),
+      featureName: Type.String(),
+      projectId: Type.String(),
+      environment: Type.String(),
+      strategyName: Type.String(),
+    }),
   ),
   changeRequestStrategies: Type.Array(Type.Object({}), { description: 'Always empty: Pennon has no change requests' }),
 })

@@ -6,7 +6,16 @@ import { dialectOf } from '../../db/dialect.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import { createGroupCommit, RetryAlone } from '../../db/group-commit.ts'
 import type { Database } from '../../db/tables.ts'
-import { exceedsLimit, invalidOperation, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import {
+  exceedsLimit,
+  invalidOperation,
+  nameExists,
+  notFound,
+  quote,
+  validationFailed,
+  type AppError,
+  type ErrorDetail,
+} from '../../http/errors.ts'
 import { ALL_CLEAN, allOf, field } from '../../http/body-rules.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
@@ -35,7 +44,8 @@ const NAME_MAX_LENGTH = 255
 function checkName(sent: string, trimmed: string): ErrorDetail[] {
   // Counted in code points, as the schema counts every other string.
   const length = [...trimmed].length
-  if (length === 0) return [{ path: '/body/name', message: `The \`/body/name\` property must not be empty or only whitespace. You sent ${quote(sent)}.` }]
+  if (length === 0)
+    return [{ path: '/body/name', message: `The \`/body/name\` property must not be empty or only whitespace. You sent ${quote(sent)}.` }]
   if (length > NAME_MAX_LENGTH) {
     const message = `The \`/body/name\` property must be at most ${NAME_MAX_LENGTH} characters long once outer whitespace is trimmed. You sent ${quote(sent)}.`
     return [{ path: '/body/name', message }]
@@ -76,7 +86,17 @@ async function write<T>(fields: SegmentFields, statement: Promise<T>): Promise<T
 // Most creates in one transaction (group commit).
 const CREATES_PER_COMMIT = 64
 
-export function createSegmentService({ db, config, legalValues, uses }: { db: Kysely<Database>; config: Config; legalValues: LegalValues; uses: SegmentUses }) {
+export function createSegmentService({
+  db,
+  config,
+  legalValues,
+  uses,
+}: {
+  db: Kysely<Database>
+  config: Config
+  legalValues: LegalValues
+  uses: SegmentUses
+}) {
   /**
    * Creates that arrive while one is written go together in the next transaction (group-commit.ts):
    * on PostgreSQL one statement, one lock hold on the counters and one flush for the batch; on
@@ -112,9 +132,10 @@ export function createSegmentService({ db, config, legalValues, uses }: { db: Ky
     }
     const nameDetails = nameRule(input, ALL_CLEAN)
     // Values outside a context field's legal values (those are remembered while nothing changes).
-    const constraintDetails = [...constraintsRuleOfSegments(input, ALL_CLEAN), ...await legalValues.problems(db, input.constraints)]
+    const constraintDetails = [...constraintsRuleOfSegments(input, ALL_CLEAN), ...(await legalValues.problems(db, input.constraints))]
     if (nameDetails.length + constraintDetails.length > 0) {
-      const projectDetails = fields.project !== null && !(await createSegmentStore(db).projectExists(fields.project)) ? [unknownProject(fields.project)] : []
+      const projectDetails =
+        fields.project !== null && !(await createSegmentStore(db).projectExists(fields.project)) ? [unknownProject(fields.project)] : []
       throw validationFailed([...nameDetails, ...projectDetails, ...constraintDetails])
     }
     return fields
@@ -178,7 +199,9 @@ export function createSegmentService({ db, config, legalValues, uses }: { db: Ky
         if (!before) throw noSuchSegment(id)
         await checkProject(store, fields.project)
         if (fields.project !== null && fields.project !== (before.project ?? null)) {
-          const elsewhere = [...new Set((await uses.strategiesUsing(trx, id)).filter((s) => s.projectId !== fields.project).map((s) => s.projectId))]
+          const elsewhere = [
+            ...new Set((await uses.strategiesUsing(trx, id)).filter((s) => s.projectId !== fields.project).map((s) => s.projectId)),
+          ]
           if (elsewhere.length > 0) {
             throw invalidOperation(
               `Segment ${id} cannot move to project ${quote(fields.project)}: strategies of project${elsewhere.length > 1 ? 's' : ''} ${elsewhere.map((p) => quote(p)).join(', ')} use it.`,

@@ -35,12 +35,24 @@ const toRow = (segment: Segment): SegmentsTable => ({
 })
 
 // Compiled once: creation is the hot write.
-const insertSegment = preparedInsert<SegmentsTable>('segments', ['id', 'name', 'description', 'project', 'constraints', 'created_by', 'created_at'])
+const insertSegment = preparedInsert<SegmentsTable>('segments', [
+  'id',
+  'name',
+  'description',
+  'project',
+  'constraints',
+  'created_by',
+  'created_at',
+])
 
 // SQLite's batch statements, compiled once. The three counters a create advances go in one statement.
 const CREATE_COUNTERS = ['segment_count', 'segment_id', 'event_id'] as const
 const advanceCreateCounters = prepared((db: Kysely<Database>) =>
-  db.updateTable('counters').set({ value: sql`value + ${0}` }).where('name', 'in', [...CREATE_COUNTERS]).returning(['name', 'value']),
+  db
+    .updateTable('counters')
+    .set({ value: sql`value + ${0}` })
+    .where('name', 'in', [...CREATE_COUNTERS])
+    .returning(['name', 'value']),
 )
 const storedNames = prepared((db: Kysely<Database>) =>
   db.selectFrom('segments').select('name').where('name', 'in', sql<string>`(select value from json_each(${'[]'}))`),
@@ -75,7 +87,15 @@ export function createSegmentStore(db: Kysely<Database>) {
     /** Which of these ids are segments. */
     async existing(ids: readonly number[]): Promise<Set<number>> {
       if (ids.length === 0) return new Set()
-      return new Set((await db.selectFrom('segments').select('id').where('id', 'in', [...ids]).execute()).map((row) => Number(row.id)))
+      return new Set(
+        (
+          await db
+            .selectFrom('segments')
+            .select('id')
+            .where('id', 'in', [...ids])
+            .execute()
+        ).map((row) => Number(row.id)),
+      )
     },
 
     async list(): Promise<Segment[]> {
@@ -116,7 +136,9 @@ export type CountedInsert = { id: number } | { refused: 'limit' | 'name taken' }
  * first. Refusals change nothing and raise nothing. Ids and events are gap-free, in order.
  */
 export function insertCountedWithEvents(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
-  return dialectOf(db) === 'postgres' ? insertOnPostgres(db, creates, limit) : db.transaction().execute((trx) => insertOnSqlite(trx, creates, limit))
+  return dialectOf(db) === 'postgres'
+    ? insertOnPostgres(db, creates, limit)
+    : db.transaction().execute((trx) => insertOnSqlite(trx, creates, limit))
 }
 
 /**

@@ -31,7 +31,10 @@ function assertInvalid(response: ApiResponse, ...details: Detail[]): void {
 }
 
 const badValue = (operator: string, expected: string, sent: string, index = 0): Detail =>
-  at(`/body/constraints/${index}/value`, `The \`/body/constraints/${index}/value\` property must be ${expected} for the ${operator} operator. You sent ${quote(sent)}.`)
+  at(
+    `/body/constraints/${index}/value`,
+    `The \`/body/constraints/${index}/value\` property must be ${expected} for the ${operator} operator. You sent ${quote(sent)}.`,
+  )
 const NUMBER = 'a finite number (optional sign, digits with an optional fraction, optional exponent, e.g. -1.5 or 1e3)'
 const DATE = 'an ISO-8601 date or date-time that exists (e.g. 2024-05-31 or 2024-05-31T12:00:00Z)'
 const SEMVER = 'a strict semantic version MAJOR.MINOR.PATCH[-prerelease][+build] (e.g. 1.2.3 or 2.0.0-beta.1)'
@@ -40,15 +43,27 @@ onEachDatabase('segment validation', (database) => {
   test('name: required string, trimmed, then 1–255 characters (code points)', async (t) => {
     const pennon = await useTestApp(t, database)
     for (const name of ['', '   ', '\n\t ']) {
-      assertInvalid(await post(pennon, { name, constraints: [] }), at('/body/name', `The \`/body/name\` property must not be empty or only whitespace. You sent ${JSON.stringify(name)}.`))
+      assertInvalid(
+        await post(pennon, { name, constraints: [] }),
+        at('/body/name', `The \`/body/name\` property must not be empty or only whitespace. You sent ${JSON.stringify(name)}.`),
+      )
     }
     const long = ` ${'n'.repeat(256)} `
     assertInvalid(
       await post(pennon, { name: long, constraints: [] }),
-      at('/body/name', `The \`/body/name\` property must be at most 255 characters long once outer whitespace is trimmed. You sent ${quote(long)}.`),
+      at(
+        '/body/name',
+        `The \`/body/name\` property must be at most 255 characters long once outer whitespace is trimmed. You sent ${quote(long)}.`,
+      ),
     )
-    assertInvalid(await post(pennon, { constraints: [] }), at('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.'))
-    assertInvalid(await post(pennon, { name: 5, constraints: [] }), at('/body/name', 'The `/body/name` property must be string. You sent 5.'))
+    assertInvalid(
+      await post(pennon, { constraints: [] }),
+      at('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.'),
+    )
+    assertInvalid(
+      await post(pennon, { name: 5, constraints: [] }),
+      at('/body/name', 'The `/body/name` property must be string. You sent 5.'),
+    )
 
     const longest = await post(pennon, { name: `  ${'😀'.repeat(255)}  `, constraints: [] })
     assert.equal(longest.status, 201)
@@ -57,11 +72,20 @@ onEachDatabase('segment validation', (database) => {
 
   test('constraints: a required array of objects with known properties of the right types, no coercion', async (t) => {
     const pennon = await useTestApp(t, database)
-    assertInvalid(await post(pennon, { name: 's' }), at('/body/constraints', 'The `/body/constraints` property is required. It was not present on the data you sent.'))
-    assertInvalid(await post(pennon, { name: 's', constraints: {} }), at('/body/constraints', 'The `/body/constraints` property must be array. You sent {}.'))
+    assertInvalid(
+      await post(pennon, { name: 's' }),
+      at('/body/constraints', 'The `/body/constraints` property is required. It was not present on the data you sent.'),
+    )
+    assertInvalid(
+      await post(pennon, { name: 's', constraints: {} }),
+      at('/body/constraints', 'The `/body/constraints` property must be array. You sent {}.'),
+    )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'IN', values: ['a'], colour: 'red' })),
-      at('/body/constraints/0/colour', 'The `/body/constraints/0` object does not allow the property `/body/constraints/0/colour`. Remove it.'),
+      at(
+        '/body/constraints/0/colour',
+        'The `/body/constraints/0` object does not allow the property `/body/constraints/0/colour`. Remove it.',
+      ),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'LIKE', values: ['a'] })),
@@ -72,18 +96,27 @@ onEachDatabase('segment validation', (database) => {
     )
     assertInvalid(
       await post(pennon, withConstraint({ operator: 'IN', values: ['a'] })),
-      at('/body/constraints/0/contextName', 'The `/body/constraints/0/contextName` property is required. It was not present on the data you sent.'),
+      at(
+        '/body/constraints/0/contextName',
+        'The `/body/constraints/0/contextName` property is required. It was not present on the data you sent.',
+      ),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: '', operator: 'NUM_EQ', value: '' })),
-      at('/body/constraints/0/contextName', 'The `/body/constraints/0/contextName` property must NOT have fewer than 1 characters. You sent "".'),
+      at(
+        '/body/constraints/0/contextName',
+        'The `/body/constraints/0/contextName` property must NOT have fewer than 1 characters. You sent "".',
+      ),
       at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must NOT have fewer than 1 characters. You sent "".'),
     )
     const tooLong = 'v'.repeat(101)
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'IN', values: ['v'.repeat(100), '', tooLong] })),
       at('/body/constraints/0/values/1', 'The `/body/constraints/0/values/1` property must NOT have fewer than 1 characters. You sent "".'),
-      at('/body/constraints/0/values/2', `The \`/body/constraints/0/values/2\` property must NOT have more than 100 characters. You sent ${quote(tooLong)}.`),
+      at(
+        '/body/constraints/0/values/2',
+        `The \`/body/constraints/0/values/2\` property must NOT have more than 100 characters. You sent ${quote(tooLong)}.`,
+      ),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'NUM_EQ', value: 42, values: [1], inverted: 'yes' })),
@@ -97,18 +130,27 @@ onEachDatabase('segment validation', (database) => {
     const pennon = await useTestApp(t, database)
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'IN', value: 'a' })),
-      at('/body/constraints/0/values', 'The `/body/constraints/0/values` property is required for the IN operator: it needs at least one value. It was not present on the data you sent.'),
+      at(
+        '/body/constraints/0/values',
+        'The `/body/constraints/0/values` property is required for the IN operator: it needs at least one value. It was not present on the data you sent.',
+      ),
     )
     for (const operator of ['NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS']) {
       assertInvalid(
         await post(pennon, withConstraint({ contextName: 'c', operator, values: [] })),
-        at('/body/constraints/0/values', `The \`/body/constraints/0/values\` property must hold at least one value for the ${operator} operator. You sent [].`),
+        at(
+          '/body/constraints/0/values',
+          `The \`/body/constraints/0/values\` property must hold at least one value for the ${operator} operator. You sent [].`,
+        ),
       )
     }
     for (const operator of ['NUM_LTE', 'DATE_BEFORE', 'SEMVER_GTE', 'REGEX']) {
       assertInvalid(
         await post(pennon, withConstraint({ contextName: 'c', operator, values: ['1'] })),
-        at('/body/constraints/0/value', `The \`/body/constraints/0/value\` property is required for the ${operator} operator. It was not present on the data you sent.`),
+        at(
+          '/body/constraints/0/value',
+          `The \`/body/constraints/0/value\` property is required for the ${operator} operator. It was not present on the data you sent.`,
+        ),
       )
     }
   })
@@ -117,12 +159,23 @@ onEachDatabase('segment validation', (database) => {
     const pennon = await useTestApp(t, database)
     const cases: Array<[string, string, string[], string[]]> = [
       ['NUM_GTE', NUMBER, ['-1.5', '1e3', '.5', '5.', '+5'], ['0x10', 'Infinity', 'NaN', '1,5', ' 1', '1e999']],
-      ['DATE_AFTER', DATE, ['2024-02-29', '2024-01-01T10:00', '2024-01-01T10:00:00.5+01:00'], ['2023-02-29', '2024-04-31', '2024-01-01T25:00', '1700000000000', 'tomorrow']],
+      [
+        'DATE_AFTER',
+        DATE,
+        ['2024-02-29', '2024-01-01T10:00', '2024-01-01T10:00:00.5+01:00'],
+        ['2023-02-29', '2024-04-31', '2024-01-01T25:00', '1700000000000', 'tomorrow'],
+      ],
       ['SEMVER_EQ', SEMVER, ['1.2.3', '1.2.3-rc.1+build.5'], ['1.2', 'v1.2.3', '01.2.3', '1.2.3.4', '1.2.3-']],
     ]
     for (const [operator, expected, good, bad] of cases) {
-      for (const value of good) assert.equal((await post(pennon, { name: `${operator} ${value}`, constraints: [{ contextName: 'c', operator, value }] })).status, 201, value)
-      for (const value of bad) assertInvalid(await post(pennon, withConstraint({ contextName: 'c', operator, value })), badValue(operator, expected, value))
+      for (const value of good)
+        assert.equal(
+          (await post(pennon, { name: `${operator} ${value}`, constraints: [{ contextName: 'c', operator, value }] })).status,
+          201,
+          value,
+        )
+      for (const value of bad)
+        assertInvalid(await post(pennon, withConstraint({ contextName: 'c', operator, value })), badValue(operator, expected, value))
     }
   })
 
@@ -130,15 +183,24 @@ onEachDatabase('segment validation', (database) => {
     const pennon = await useTestApp(t, database)
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '((' })),
-      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (missing closing ): `((`). You sent "((".'),
+      at(
+        '/body/constraints/0/value',
+        'The `/body/constraints/0/value` property must be a regular expression that compiles (missing closing ): `((`). You sent "((".',
+      ),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '(?=a)b' })),
-      at('/body/constraints/0/value', 'The `/body/constraints/0/value` property must be a regular expression that compiles (invalid or unsupported Perl syntax: `(?=`). You sent "(?=a)b".'),
+      at(
+        '/body/constraints/0/value',
+        'The `/body/constraints/0/value` property must be a regular expression that compiles (invalid or unsupported Perl syntax: `(?=`). You sent "(?=a)b".',
+      ),
     )
     assertInvalid(
       await post(pennon, withConstraint({ contextName: 'c', operator: 'REGEX', value: '^a$', inverted: true })),
-      at('/body/constraints/0/inverted', 'The `/body/constraints/0/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.'),
+      at(
+        '/body/constraints/0/inverted',
+        'The `/body/constraints/0/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.',
+      ),
     )
   })
 
@@ -161,12 +223,22 @@ onEachDatabase('segment validation', (database) => {
       badValue('NUM_EQ', NUMBER, 'one', 1),
       {
         path: '/body/constraints/2/values',
-        message: 'The `/body/constraints/2/values` property is required for the STR_CONTAINS operator: it needs at least one value. It was not present on the data you sent.',
+        message:
+          'The `/body/constraints/2/values` property is required for the STR_CONTAINS operator: it needs at least one value. It was not present on the data you sent.',
       },
-      at('/body/constraints/3/value', 'The `/body/constraints/3/value` property must be a regular expression that compiles (missing closing ]: `[`). You sent "[".'),
-      at('/body/constraints/3/inverted', 'The `/body/constraints/3/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.'),
+      at(
+        '/body/constraints/3/value',
+        'The `/body/constraints/3/value` property must be a regular expression that compiles (missing closing ]: `[`). You sent "[".',
+      ),
+      at(
+        '/body/constraints/3/inverted',
+        'The `/body/constraints/3/inverted` property must not be true: a REGEX constraint cannot be inverted. You sent true.',
+      ),
     )
-    assert.deepEqual((await allEvents(pennon)).filter((e) => e.type.startsWith('segment-')), [])
+    assert.deepEqual(
+      (await allEvents(pennon)).filter((e) => e.type.startsWith('segment-')),
+      [],
+    )
   })
 
   test('values limit: 1000 summed over the constraints is accepted, 1001 is refused at /body/constraints', async (t) => {
@@ -181,7 +253,10 @@ onEachDatabase('segment validation', (database) => {
     assert.equal(accepted.body.constraints[1].values.length, 400)
     assertInvalid(
       await post(pennon, { name: 'too many', constraints: split(1001) }),
-      at('/body/constraints', 'The `/body/constraints` property holds 1001 values in all; a segment may hold at most 1000. You sent 1001 values across 2 constraints.'),
+      at(
+        '/body/constraints',
+        'The `/body/constraints` property holds 1001 values in all; a segment may hold at most 1000. You sent 1001 values across 2 constraints.',
+      ),
     )
   })
 
@@ -190,15 +265,24 @@ onEachDatabase('segment validation', (database) => {
     assert.equal((await post(pennon, withConstraint({ contextName: 'c', operator: 'IN', values: ['a', 'b', 'c'] }))).status, 201)
     assertInvalid(
       await post(pennon, { name: 'four', constraints: [{ contextName: 'c', operator: 'IN', values: ['a', 'b', 'c', 'd'] }] }),
-      at('/body/constraints', 'The `/body/constraints` property holds 4 values in all; a segment may hold at most 3. You sent 4 values across 1 constraint.'),
+      at(
+        '/body/constraints',
+        'The `/body/constraints` property holds 4 values in all; a segment may hold at most 3. You sent 4 values across 1 constraint.',
+      ),
     )
   })
 
   test('an unknown project is a 400 at /body/project, never a 500', async (t) => {
     const pennon = await useTestApp(t, database)
-    assertInvalid(await post(pennon, { name: 's', project: 'ghost', constraints: [] }), at('/body/project', 'The `/body/project` property must name an existing project. You sent "ghost".'))
+    assertInvalid(
+      await post(pennon, { name: 's', project: 'ghost', constraints: [] }),
+      at('/body/project', 'The `/body/project` property must name an existing project. You sent "ghost".'),
+    )
     const long = 'p'.repeat(200)
-    assertInvalid(await post(pennon, { name: 's', project: long, constraints: [] }), at('/body/project', `The \`/body/project\` property must name an existing project. You sent ${quote(long)}.`))
+    assertInvalid(
+      await post(pennon, { name: 's', project: long, constraints: [] }),
+      at('/body/project', `The \`/body/project\` property must name an existing project. You sent ${quote(long)}.`),
+    )
     assert.equal((await post(pennon, { name: 's', project: 42, constraints: [] })).status, 400)
     assert.equal((await call(pennon, 'PUT', '/api/admin/segments/1', { name: 's', project: 'ghost', constraints: [] })).status, 404)
     assert.equal((await post(pennon, { name: 's', constraints: [] })).body.id, 1, 'refused creates used no id')
@@ -223,15 +307,24 @@ onEachDatabase('segment validation', (database) => {
     assert.equal((await post(pennon, { name: 'two', constraints: [] })).status, 201)
     const third = await post(pennon, { name: 'three', constraints: [] })
     assert.equal(third.status, 400)
-    assert.deepEqual(withoutId(third.body), errorOf('ExceedsLimitError', 'Failed to create the segment: this instance already holds the maximum of 2 segments.'))
-    assert.equal((await call(pennon, 'PUT', '/api/admin/segments/2', { name: 'two, renamed', constraints: [] })).status, 204, 'updates are not limited')
+    assert.deepEqual(
+      withoutId(third.body),
+      errorOf('ExceedsLimitError', 'Failed to create the segment: this instance already holds the maximum of 2 segments.'),
+    )
+    assert.equal(
+      (await call(pennon, 'PUT', '/api/admin/segments/2', { name: 'two, renamed', constraints: [] })).status,
+      204,
+      'updates are not limited',
+    )
   })
 
   test('many creates at once (written together): each outcome as if one by one; ids and events gap-free', async (t) => {
     const pennon = await useTestApp(t, database)
     assert.equal((await post(pennon, { name: 'stored', constraints: [] })).status, 201)
     const names = [...Array.from({ length: 30 }, (_, i) => `seg-${i}`), 'stored', 'seg-3', 'seg-3', 'seg-3']
-    const responses = await Promise.all(names.map((name) => post(pennon, { name, constraints: [{ contextName: 'userId', operator: 'IN', values: [name] }] })))
+    const responses = await Promise.all(
+      names.map((name) => post(pennon, { name, constraints: [{ contextName: 'userId', operator: 'IN', values: [name] }] })),
+    )
 
     for (const [index, response] of responses.entries()) {
       const name = names[index]!
@@ -240,18 +333,38 @@ onEachDatabase('segment validation', (database) => {
       assert.equal(response.body.name, name)
     }
     const outcomes = (name: string) => responses.filter((_, index) => names[index] === name)
-    assert.deepEqual(outcomes('stored').map((r) => [r.status, withoutId(r.body)]), [[409, errorOf('NameExistsError', 'A segment named "stored" already exists.')]])
-    assert.deepEqual(outcomes('seg-3').map((r) => r.status).sort(), [201, 409, 409, 409])
+    assert.deepEqual(
+      outcomes('stored').map((r) => [r.status, withoutId(r.body)]),
+      [[409, errorOf('NameExistsError', 'A segment named "stored" already exists.')]],
+    )
+    assert.deepEqual(
+      outcomes('seg-3')
+        .map((r) => r.status)
+        .sort(),
+      [201, 409, 409, 409],
+    )
     for (const refused of outcomes('seg-3').filter((r) => r.status === 409)) {
       assert.deepEqual(withoutId(refused.body), errorOf('NameExistsError', 'A segment named "seg-3" already exists.'))
     }
 
     const created = responses.filter((r) => r.status === 201).map((r) => r.body)
-    assert.deepEqual(created.map((s) => s.id).sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i + 2), 'segment ids gap-free')
+    assert.deepEqual(
+      created.map((s) => s.id).sort((a, b) => a - b),
+      Array.from({ length: 30 }, (_, i) => i + 2),
+      'segment ids gap-free',
+    )
     const events = await allEvents(pennon)
-    assert.deepEqual(events.map((e) => e.id), Array.from({ length: events.length }, (_, i) => i + 1), 'event ids gap-free')
+    assert.deepEqual(
+      events.map((e) => e.id),
+      Array.from({ length: events.length }, (_, i) => i + 1),
+      'event ids gap-free',
+    )
     const creations = events.filter((e) => e.type === 'segment-created')
-    assert.deepEqual(creations.map((e) => e.data.id), Array.from({ length: 31 }, (_, i) => i + 1), 'one event per segment, in id order')
+    assert.deepEqual(
+      creations.map((e) => e.data.id),
+      Array.from({ length: 31 }, (_, i) => i + 1),
+      'one event per segment, in id order',
+    )
     for (const segment of created) assert.deepEqual(creations[segment.id - 1].data, segment)
     const listed = await call(pennon, 'GET', '/api/admin/segments')
     assert.equal(listed.body.segments.length, 31)
@@ -266,9 +379,15 @@ onEachDatabase('segment validation', (database) => {
     assert.equal(refused.length, 6)
     for (const response of refused) {
       assert.equal(response.status, 400)
-      assert.deepEqual(withoutId(response.body), errorOf('ExceedsLimitError', 'Failed to create the segment: this instance already holds the maximum of 10 segments.'))
+      assert.deepEqual(
+        withoutId(response.body),
+        errorOf('ExceedsLimitError', 'Failed to create the segment: this instance already holds the maximum of 10 segments.'),
+      )
     }
-    const ids = responses.filter((r) => r.status === 201).map((r) => r.body.id).sort((a, b) => a - b)
+    const ids = responses
+      .filter((r) => r.status === 201)
+      .map((r) => r.body.id)
+      .sort((a, b) => a - b)
     assert.deepEqual(ids, [2, 3, 4, 5, 6, 7, 8, 9, 10])
     assert.equal((await allEvents(pennon)).filter((e) => e.type === 'segment-created').length, 10)
   })
@@ -292,7 +411,11 @@ onEachDatabase('segment validation', (database) => {
       assert.deepEqual(withoutId(conflict.body), errorOf('NameExistsError', `A segment named "race-${round}" already exists.`))
     }
     const list = await call(first, 'GET', '/api/admin/segments')
-    assert.deepEqual(list.body.segments.map((s: { id: number }) => s.id), [1, 2, 3, 4, 5], 'ids stay gap-free')
+    assert.deepEqual(
+      list.body.segments.map((s: { id: number }) => s.id),
+      [1, 2, 3, 4, 5],
+      'ids stay gap-free',
+    )
 
     // Two places left; four creates at once get exactly two.
     const creates = ['w', 'x', 'y', 'z'].map((name, i) => post(i % 2 === 0 ? first : viaSecond, { name, constraints: [] }))

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { allEvents, apiToken, call, errorOf, onEachDatabase, serviceAccountToken, sql, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import {
+  allEvents,
+  apiToken,
+  call,
+  errorOf,
+  onEachDatabase,
+  serviceAccountToken,
+  sql,
+  useTestApp,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -8,7 +19,19 @@ const post = (pennon: TestApp, body: unknown, token?: string) => call(pennon, 'P
 const segmentEvents = async (pennon: TestApp) => (await allEvents(pennon)).filter((event) => event.type.startsWith('segment-'))
 
 /** A global segment's creation event, keys in the order the API shows them. */
-const segmentCreated = ({ id, createdBy, createdByUserId, data, groupId }: { id: number; createdBy: string; createdByUserId: number; data: { createdAt: string }; groupId: string }) => ({
+const segmentCreated = ({
+  id,
+  createdBy,
+  createdByUserId,
+  data,
+  groupId,
+}: {
+  id: number
+  createdBy: string
+  createdByUserId: number
+  data: { createdAt: string }
+  groupId: string
+}) => ({
   id,
   type: 'segment-created',
   createdBy,
@@ -60,7 +83,10 @@ onEachDatabase('segments', (database) => {
 
     const [event, ...others] = await segmentEvents(pennon)
     assert.deepEqual(others, [])
-    assert.deepEqual(event, segmentCreated({ id: event.id, createdBy: 'admin', createdByUserId: -42, data: created.body, groupId: event.groupId }))
+    assert.deepEqual(
+      event,
+      segmentCreated({ id: event.id, createdBy: 'admin', createdByUserId: -42, data: created.body, groupId: event.groupId }),
+    )
   })
 
   test('the event is stored byte for byte as the API shows it, whatever text its creator and segment hold', async (t) => {
@@ -72,11 +98,27 @@ onEachDatabase('segments', (database) => {
     const created = await post(pennon, { name: lookalike, description: lookalike, constraints: [] }, token)
     assert.equal(created.status, 201, created.text)
     assert.equal(created.body.id, 2)
-    const { rows } = await sql<{ id: number; json: string }>`select id, json from events where type = 'segment-created' order by id`.execute(pennon.database.db)
+    const { rows } = await sql<{
+      id: number
+      json: string
+    }>`select id, json from events where type = 'segment-created' order by id`.execute(pennon.database.db)
     const last = rows.at(-1)!
     const event = JSON.parse(last.json)
-    const data = { id: 2, name: lookalike, description: lookalike, constraints: [], createdBy: `sa ${lookalike}`, createdAt: created.body.createdAt }
-    const expected = segmentCreated({ id: Number(last.id), createdBy: `sa ${lookalike}`, createdByUserId: event.createdByUserId, data, groupId: event.groupId })
+    const data = {
+      id: 2,
+      name: lookalike,
+      description: lookalike,
+      constraints: [],
+      createdBy: `sa ${lookalike}`,
+      createdAt: created.body.createdAt,
+    }
+    const expected = segmentCreated({
+      id: Number(last.id),
+      createdBy: `sa ${lookalike}`,
+      createdByUserId: event.createdByUserId,
+      data,
+      groupId: event.groupId,
+    })
     assert.equal(last.json, JSON.stringify(expected))
     assert.deepEqual(event.data, created.body)
   })
@@ -85,15 +127,47 @@ onEachDatabase('segments', (database) => {
     const pennon = await useTestApp(t, database)
     const scoped = await post(pennon, { name: 'scoped', project: 'default', description: null, constraints: [] })
     assert.equal(scoped.status, 201)
-    assert.deepEqual(scoped.body, { id: 1, name: 'scoped', description: null, project: 'default', constraints: [], createdBy: 'admin', createdAt: scoped.body.createdAt })
+    assert.deepEqual(scoped.body, {
+      id: 1,
+      name: 'scoped',
+      description: null,
+      project: 'default',
+      constraints: [],
+      createdBy: 'admin',
+      createdAt: scoped.body.createdAt,
+    })
     const emptyProject = await post(pennon, { name: 'empty-project', project: '', description: '', constraints: [] })
-    assert.deepEqual(emptyProject.body, { id: 2, name: 'empty-project', description: '', constraints: [], createdBy: 'admin', createdAt: emptyProject.body.createdAt })
+    assert.deepEqual(emptyProject.body, {
+      id: 2,
+      name: 'empty-project',
+      description: '',
+      constraints: [],
+      createdBy: 'admin',
+      createdAt: emptyProject.body.createdAt,
+    })
     const nullProject = await post(pennon, { name: 'null-project', project: null, constraints: [] })
-    assert.deepEqual(nullProject.body, { id: 3, name: 'null-project', description: null, constraints: [], createdBy: 'admin', createdAt: nullProject.body.createdAt })
+    assert.deepEqual(nullProject.body, {
+      id: 3,
+      name: 'null-project',
+      description: null,
+      constraints: [],
+      createdBy: 'admin',
+      createdAt: nullProject.body.createdAt,
+    })
 
     const events = await segmentEvents(pennon)
-    assert.deepEqual(events.map((e) => [e.type, e.project]), [['segment-created', 'default'], ['segment-created', null], ['segment-created', null]])
-    assert.deepEqual(events.map((e) => e.data), [scoped.body, emptyProject.body, nullProject.body])
+    assert.deepEqual(
+      events.map((e) => [e.type, e.project]),
+      [
+        ['segment-created', 'default'],
+        ['segment-created', null],
+        ['segment-created', null],
+      ],
+    )
+    assert.deepEqual(
+      events.map((e) => e.data),
+      [scoped.body, emptyProject.body, nullProject.body],
+    )
   })
 
   test('a segment with every operator is accepted and echoed', async (t) => {
@@ -120,7 +194,10 @@ onEachDatabase('segments', (database) => {
     ]
     const created = await post(pennon, { name: 'all-operators', constraints })
     assert.equal(created.status, 201)
-    assert.deepEqual(created.body.constraints, constraints.map((c) => ({ values: [], ...c })))
+    assert.deepEqual(
+      created.body.constraints,
+      constraints.map((c) => ({ values: [], ...c })),
+    )
   })
 
   test('list: sorted by code point, with usage counts; get: 404 for an unknown id, 400 for a non-integer one', async (t) => {
@@ -128,9 +205,21 @@ onEachDatabase('segments', (database) => {
     for (const name of ['beta', 'Zeta', 'alpha', 'Émile']) assert.equal((await post(pennon, { name, constraints: [] })).status, 201)
     const list = await call(pennon, 'GET', '/api/admin/segments')
     assert.equal(list.status, 200)
-    assert.deepEqual(list.body.segments.map((s: { name: string }) => s.name), ['Zeta', 'alpha', 'beta', 'Émile'])
+    assert.deepEqual(
+      list.body.segments.map((s: { name: string }) => s.name),
+      ['Zeta', 'alpha', 'beta', 'Émile'],
+    )
     const [first] = list.body.segments
-    assert.deepEqual(first, { id: 2, name: 'Zeta', description: null, constraints: [], usedInFeatures: 0, usedInProjects: 0, createdBy: 'admin', createdAt: first.createdAt })
+    assert.deepEqual(first, {
+      id: 2,
+      name: 'Zeta',
+      description: null,
+      constraints: [],
+      usedInFeatures: 0,
+      usedInProjects: 0,
+      createdBy: 'admin',
+      createdAt: first.createdAt,
+    })
 
     const missing = await call(pennon, 'GET', '/api/admin/segments/999')
     assert.equal(missing.status, 404)
@@ -145,7 +234,11 @@ onEachDatabase('segments', (database) => {
 
   test('PUT replaces the segment, keeps id and creation, writes segment-updated; a no-op PUT writes nothing', async (t) => {
     const pennon = await useTestApp(t, database)
-    const created = await post(pennon, { name: 'before', description: 'd', constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }] })
+    const created = await post(pennon, {
+      name: 'before',
+      description: 'd',
+      constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }],
+    })
     assert.equal((await post(pennon, { name: 'other', constraints: [] })).status, 201)
     const replacement = { name: ' after ', project: 'default', constraints: [{ contextName: 'score', operator: 'NUM_GT', value: '3' }] }
 
@@ -174,7 +267,10 @@ onEachDatabase('segments', (database) => {
     const missing = await call(pennon, 'PUT', '/api/admin/segments/42', { name: 'x', constraints: [] })
     assert.equal(missing.status, 404)
     assert.deepEqual(withoutId(missing.body), errorOf('NotFoundError', 'Segment 42 does not exist.'))
-    const invalid = await call(pennon, 'PUT', '/api/admin/segments/1', { name: 'x', constraints: [{ contextName: 'c', operator: 'REGEX', value: 'a', inverted: true }] })
+    const invalid = await call(pennon, 'PUT', '/api/admin/segments/1', {
+      name: 'x',
+      constraints: [{ contextName: 'c', operator: 'REGEX', value: 'a', inverted: true }],
+    })
     assert.equal(invalid.status, 400)
     assert.equal(invalid.body.details[0].path, '/body/constraints/0/inverted')
     const badId = await call(pennon, 'PUT', '/api/admin/segments/x', { name: 'x', constraints: [] })
@@ -208,7 +304,10 @@ onEachDatabase('segments', (database) => {
     const viewer = await serviceAccountToken(pennon, 3)
     const client = await apiToken(pennon, 'client')
 
-    for (const [token, name] of [[admin, 'by-admin'], [editor, 'by-editor']] as const) {
+    for (const [token, name] of [
+      [admin, 'by-admin'],
+      [editor, 'by-editor'],
+    ] as const) {
       const created = await post(pennon, { name, constraints: [] }, token)
       assert.equal(created.status, 201)
       assert.match(created.body.createdBy, /^sa-/)
@@ -239,7 +338,8 @@ onEachDatabase('segments', (database) => {
     assert.equal((await call(pennon, 'GET', '/api/admin/segments/3', undefined, { token: viewer })).status, 200)
     const clientRead = await call(pennon, 'GET', '/api/admin/segments', undefined, { token: client })
     assert.equal(clientRead.status, 403)
-    const message = 'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
+    const message =
+      'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
     assert.deepEqual(withoutId(clientRead.body), errorOf('NoAccessError', message, { permissions: [] }))
     assert.deepEqual((await segmentEvents(pennon)).map((e) => e.type).filter((type) => type === 'segment-created').length, 3)
   })
@@ -249,9 +349,15 @@ onEachDatabase('segments', (database) => {
     const anonymous = await call(pennon, 'POST', '/api/admin/segments', { name: 'x', constraints: 'not even an array' }, { token: null })
     assert.equal(anonymous.status, 401)
     assert.equal(anonymous.body.name, 'AuthenticationRequired')
-    const text = await call(pennon, 'POST', '/api/admin/segments', undefined, { raw: '{"name":"x","constraints":[]}', headers: { 'content-type': 'text/plain' } })
+    const text = await call(pennon, 'POST', '/api/admin/segments', undefined, {
+      raw: '{"name":"x","constraints":[]}',
+      headers: { 'content-type': 'text/plain' },
+    })
     assert.equal(text.status, 415)
-    assert.deepEqual(withoutId(text.body), errorOf('ContentTypeerror', 'The content type "text/plain" is not accepted. Accepted content types: application/json.'))
+    assert.deepEqual(
+      withoutId(text.body),
+      errorOf('ContentTypeerror', 'The content type "text/plain" is not accepted. Accepted content types: application/json.'),
+    )
     assert.deepEqual((await call(pennon, 'GET', '/api/admin/segments')).body, { segments: [] })
   })
 })

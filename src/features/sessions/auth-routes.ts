@@ -21,8 +21,14 @@ import type { SessionService } from './session-service.ts'
 
 const tags = ['Auth']
 
-const LoginBody = Type.Object({ username: Type.String({ maxLength: 255, description: 'A username or an email' }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
-const ResetBody = Type.Object({ token: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
+const LoginBody = Type.Object(
+  { username: Type.String({ maxLength: 255, description: 'A username or an email' }), password: Type.String({ maxLength: 1000 }) },
+  { additionalProperties: false },
+)
+const ResetBody = Type.Object(
+  { token: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: 1000 }) },
+  { additionalProperties: false },
+)
 const ValidateLinkBody = Type.Object({ token: Type.String({ maxLength: 200 }) }, { additionalProperties: false })
 const ValidatePasswordBody = Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
 const TokenUserResponse = Type.Object({
@@ -52,84 +58,121 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     if (request.routeOptions.schema?.body) checkContentType(request)
   })
 
-  app.post('/auth/simple/login', {
-    schema: {
-      tags,
-      summary: 'Sign in with a username (or email) and password; starts a session (an HttpOnly cookie)',
-      description:
-        'Sign-ins are counted from the moment they start, per account and address (LOGIN_FAILURES_PER_ACCOUNT failures per 15 minutes, and four times that per address over all accounts and links): past that, 429 with Retry-After for that address only, on every /auth request. ' +
-        'A sign-in posted by another site\'s page is refused (403).',
-      body: LoginBody,
-      response: { 200: UserResponse, ...errorResponses(400, 401, 403, 413, 415, 429) },
+  app.post(
+    '/auth/simple/login',
+    {
+      schema: {
+        tags,
+        summary: 'Sign in with a username (or email) and password; starts a session (an HttpOnly cookie)',
+        description:
+          'Sign-ins are counted from the moment they start, per account and address (LOGIN_FAILURES_PER_ACCOUNT failures per 15 minutes, and four times that per address over all accounts and links): past that, 429 with Retry-After for that address only, on every /auth request. ' +
+          "A sign-in posted by another site's page is refused (403).",
+        body: LoginBody,
+        response: { 200: UserResponse, ...errorResponses(400, 401, 403, 413, 415, 429) },
+      },
     },
-  }, async (request, reply) => {
-    // Signing a victim's browser into the attacker's account is a cross-site attack too.
-    if (isCrossSite(request, config.publicUrl)) throw crossSiteRefused()
-    const { user, secret } = await sessions.login(request.body.username, request.body.password, addressKey(request.ip))
-    setSessionCookie(reply, request, config, secret, config.sessionMaxAgeMs)
-    return user
-  })
+    async (request, reply) => {
+      // Signing a victim's browser into the attacker's account is a cross-site attack too.
+      if (isCrossSite(request, config.publicUrl)) throw crossSiteRefused()
+      const { user, secret } = await sessions.login(request.body.username, request.body.password, addressKey(request.ip))
+      setSessionCookie(reply, request, config, secret, config.sessionMaxAgeMs)
+      return user
+    },
+  )
 
-  app.post('/logout', {
-    schema: { tags, summary: 'Sign out: ends the session of the cookie sent, and clears the cookie', response: { 200: NoContent, ...errorResponses(403) } },
-  }, async (request, reply) => {
-    // The session itself (and the cross-site check that comes with it); no session, nothing to end.
-    const principal = await sessionOf(request)
-    if (principal?.session) await sessions.logout(principal.session)
-    clearSessionCookie(reply, request, config)
-    return sendEmpty(reply, 200)
-  })
+  app.post(
+    '/logout',
+    {
+      schema: {
+        tags,
+        summary: 'Sign out: ends the session of the cookie sent, and clears the cookie',
+        response: { 200: NoContent, ...errorResponses(403) },
+      },
+    },
+    async (request, reply) => {
+      // The session itself (and the cross-site check that comes with it); no session, nothing to end.
+      const principal = await sessionOf(request)
+      if (principal?.session) await sessions.logout(principal.session)
+      clearSessionCookie(reply, request, config)
+      return sendEmpty(reply, 200)
+    },
+  )
 
   /** Who a link is for, in the shape both routes answer. */
   const linkHolder = async (token: string, ip: string) => {
     const { user, createdBy } = await users.linkHolder(token, addressKey(ip))
     const role = rootRoleOf(user.rootRole)
-    return { id: user.id, name: user.name, email: user.email, username: user.username, token, createdBy, role: { id: role.id, type: role.type, name: role.name } }
+    return {
+      id: user.id,
+      name: user.name,
+      email: user.email,
+      username: user.username,
+      token,
+      createdBy,
+      role: { id: role.id, type: role.type, name: role.name },
+    }
   }
 
-  app.get('/auth/reset/validate', {
-    schema: {
-      tags,
-      summary: 'Who an invite or password-reset link is for (the token in the URL: prefer POST)',
-      description:
-        'Kept for tools written for Unleash. It puts the link\'s secret in the URL, where proxies and access logs record it: ' +
-        'POST /auth/reset/validate answers the same with the token in the body. Pennon\'s own pages never use this one.',
-      querystring: Type.Object({ token: Type.String({ maxLength: 200 }) }),
-      response: { 200: TokenUserResponse, ...errorResponses(400, 401, 429) },
+  app.get(
+    '/auth/reset/validate',
+    {
+      schema: {
+        tags,
+        summary: 'Who an invite or password-reset link is for (the token in the URL: prefer POST)',
+        description:
+          "Kept for tools written for Unleash. It puts the link's secret in the URL, where proxies and access logs record it: " +
+          "POST /auth/reset/validate answers the same with the token in the body. Pennon's own pages never use this one.",
+        querystring: Type.Object({ token: Type.String({ maxLength: 200 }) }),
+        response: { 200: TokenUserResponse, ...errorResponses(400, 401, 429) },
+      },
     },
-  }, async (request) => linkHolder(request.query.token, request.ip))
+    async (request) => linkHolder(request.query.token, request.ip),
+  )
 
   // The link's secret in the body: a URL is written down by proxies and access logs, a body is not.
-  app.post('/auth/reset/validate', {
-    schema: {
-      tags,
-      summary: 'Who an invite or password-reset link is for (the token in the body)',
-      body: ValidateLinkBody,
-      response: { 200: TokenUserResponse, ...errorResponses(400, 401, 413, 415, 429) },
+  app.post(
+    '/auth/reset/validate',
+    {
+      schema: {
+        tags,
+        summary: 'Who an invite or password-reset link is for (the token in the body)',
+        body: ValidateLinkBody,
+        response: { 200: TokenUserResponse, ...errorResponses(400, 401, 413, 415, 429) },
+      },
     },
-  }, async (request) => linkHolder(request.body.token, request.ip))
+    async (request) => linkHolder(request.body.token, request.ip),
+  )
 
-  app.post('/auth/reset/password', {
-    schema: {
-      tags,
-      summary: 'Set a password with an invite or reset link; the link is then used up, and every session of the user ends',
-      body: ResetBody,
-      response: { 200: NoContent, ...errorResponses(400, 401, 413, 415, 429) },
+  app.post(
+    '/auth/reset/password',
+    {
+      schema: {
+        tags,
+        summary: 'Set a password with an invite or reset link; the link is then used up, and every session of the user ends',
+        body: ResetBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 413, 415, 429) },
+      },
     },
-  }, async (request, reply) => {
-    await users.setPasswordWithLink(request.body.token, request.body.password, addressKey(request.ip))
-    return sendEmpty(reply, 200)
-  })
+    async (request, reply) => {
+      await users.setPasswordWithLink(request.body.token, request.body.password, addressKey(request.ip))
+      return sendEmpty(reply, 200)
+    },
+  )
 
-  app.post('/auth/reset/validate-password', {
-    schema: {
-      tags,
-      summary: 'Whether a password meets the rules (at least 10 characters; upper and lower case, a number and a symbol; no character three times in a row)',
-      body: ValidatePasswordBody,
-      response: { 200: NoContent, ...errorResponses(400, 413, 415, 429) },
+  app.post(
+    '/auth/reset/validate-password',
+    {
+      schema: {
+        tags,
+        summary:
+          'Whether a password meets the rules (at least 10 characters; upper and lower case, a number and a symbol; no character three times in a row)',
+        body: ValidatePasswordBody,
+        response: { 200: NoContent, ...errorResponses(400, 413, 415, 429) },
+      },
     },
-  }, async (request, reply) => {
-    checkPasswordRules(request.body.password)
-    return sendEmpty(reply, 200)
-  })
+    async (request, reply) => {
+      checkPasswordRules(request.body.password)
+      return sendEmpty(reply, 200)
+    },
+  )
 }

@@ -23,13 +23,20 @@ const MAX_SESSIONS_PER_USER = 20
 
 // Run on every request a session cookie authenticates: compiled once.
 const sessionBySecret = prepared((db: Kysely<Database>) =>
-  db
-    .selectFrom('user_sessions')
-    .select(['seen_at', 'expires_at', 'user_id'])
-    .where('secret_hash', '=', ''),
+  db.selectFrom('user_sessions').select(['seen_at', 'expires_at', 'user_id']).where('secret_hash', '=', ''),
 )
 
-export function createSessionService({ db, config, attempts, changes }: { db: Kysely<Database>; config: Config; attempts: PasswordAttempts; changes: ChangeWatch }) {
+export function createSessionService({
+  db,
+  config,
+  attempts,
+  changes,
+}: {
+  db: Kysely<Database>
+  config: Config
+  attempts: PasswordAttempts
+  changes: ChangeWatch
+}) {
   const remembered = createSessionCache(changes)
   /** The user whose password `password` is, or a 401; `address` is the client's address key (http/client-address.ts). */
   const checkPassword = (login: string, password: string, address: string) =>
@@ -56,11 +63,32 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const user = await db.transaction().execute(async (trx) => {
         await createUserStore(trx).signedIn(row.id, now.toISOString())
         await trx.deleteFrom('user_sessions').where('expires_at', '<=', now.toISOString()).execute()
-        const kept = await trx.selectFrom('user_sessions').select('secret_hash').where('user_id', '=', row.id).orderBy('created_at', 'desc').offset(MAX_SESSIONS_PER_USER - 1).limit(1000).execute()
-        if (kept.length > 0) await trx.deleteFrom('user_sessions').where('secret_hash', 'in', kept.map((session) => session.secret_hash)).execute()
+        const kept = await trx
+          .selectFrom('user_sessions')
+          .select('secret_hash')
+          .where('user_id', '=', row.id)
+          .orderBy('created_at', 'desc')
+          .offset(MAX_SESSIONS_PER_USER - 1)
+          .limit(1000)
+          .execute()
+        if (kept.length > 0)
+          await trx
+            .deleteFrom('user_sessions')
+            .where(
+              'secret_hash',
+              'in',
+              kept.map((session) => session.secret_hash),
+            )
+            .execute()
         await trx
           .insertInto('user_sessions')
-          .values({ secret_hash: hashSecret(secret), user_id: row.id, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString() })
+          .values({
+            secret_hash: hashSecret(secret),
+            user_id: row.id,
+            created_at: now.toISOString(),
+            seen_at: now.toISOString(),
+            expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString(),
+          })
           .execute()
         return toUser({ ...row, login_attempts: 0, seen_at: now.toISOString() })
       })
@@ -83,7 +111,11 @@ export function createSessionService({ db, config, attempts, changes }: { db: Ky
       const expiresAt = Date.parse(row.expires_at)
       if (expiresAt <= now || seenAt + config.sessionIdleMs <= now) return undefined
       if (now - seenAt >= TOUCH_EVERY_MS) {
-        await db.updateTable('user_sessions').set({ seen_at: new Date(now).toISOString() }).where('secret_hash', '=', secretHash).execute()
+        await db
+          .updateTable('user_sessions')
+          .set({ seen_at: new Date(now).toISOString() })
+          .where('secret_hash', '=', secretHash)
+          .execute()
         seenAt = now
       }
       const principal = userPrincipal(row, secretHash)

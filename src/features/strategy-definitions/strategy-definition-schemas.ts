@@ -9,10 +9,19 @@ export const DefinitionParams = Type.Object({ name: PathName })
 export const DeprecationParams = Type.Object({ strategyName: PathName })
 
 const ParameterBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255, description: 'Unique among the parameters: the key of a flag strategy\'s `parameters`' }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: "Unique among the parameters: the key of a flag strategy's `parameters`",
+  }),
   type: Type.Unsafe<ParameterType>({ type: 'string', enum: [...PARAMETER_TYPES] }),
   description: Type.Optional(Type.String({ maxLength: 1000, default: '' })),
-  required: Type.Optional(Type.Boolean({ default: false, description: 'Shown to people configuring the strategy; not enforced on flag strategies (as the reference)' })),
+  required: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Shown to people configuring the strategy; not enforced on flag strategies (as the reference)',
+    }),
+  ),
 })
 
 const Parameters = Type.Array(ParameterBody, { maxItems: 100 })
@@ -25,7 +34,9 @@ export const CreateStrategyDefinitionBody = Type.Object({
   description: Type.Optional(Description),
   parameters: Parameters,
   editable: Type.Optional(Type.Boolean({ description: 'Accepted and ignored, as the reference: a custom strategy is always editable' })),
-  deprecated: Type.Optional(Type.Boolean({ description: 'Accepted and ignored, as the reference: a new strategy is active (POST …/deprecate deprecates it)' })),
+  deprecated: Type.Optional(
+    Type.Boolean({ description: 'Accepted and ignored, as the reference: a new strategy is active (POST …/deprecate deprecates it)' }),
+  ),
 })
 export type CreateStrategyDefinitionBody = Static<typeof CreateStrategyDefinitionBody>
 

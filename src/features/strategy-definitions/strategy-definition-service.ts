@@ -17,16 +17,23 @@ import type { StrategyDefinition, StrategyParameterDefinition } from './strategy
 
 const noSuchStrategy = (name: string): AppError => notFound(`Strategy ${quote(name)} does not exist.`)
 const builtIn = (name: string, change: string): AppError =>
-  invalidOperation(`Strategy ${quote(name)} is built in: it cannot be ${change}. It can be deprecated (POST /api/admin/strategies/${name}/deprecate).`)
+  invalidOperation(
+    `Strategy ${quote(name)} is built in: it cannot be ${change}. It can be deprecated (POST /api/admin/strategies/${name}/deprecate).`,
+  )
 
 // A refusal to delete names this many flags, and says that there are more.
 const LISTED_FLAGS = 10
 
 function inUse(name: string, flags: readonly string[]): AppError {
-  const listed = flags.slice(0, LISTED_FLAGS).map((flag) => quote(flag)).join(', ')
+  const listed = flags
+    .slice(0, LISTED_FLAGS)
+    .map((flag) => quote(flag))
+    .join(', ')
   const more = flags.length > LISTED_FLAGS ? ' and more' : ''
   const plural = flags.length > 1 ? 's' : ''
-  return invalidOperation(`Strategy ${quote(name)} is used by the strategies of flag${plural} ${listed}${more}: remove them first, or deprecate it instead.`)
+  return invalidOperation(
+    `Strategy ${quote(name)} is used by the strategies of flag${plural} ${listed}${more}: remove them first, or deprecate it instead.`,
+  )
 }
 
 /** No two parameters of a definition share a name (each is a key of a flag strategy's `parameters`). */
@@ -42,7 +49,10 @@ const uniqueParameterNames: BodyRules = (body, clean) => {
     if (earlier === undefined) first.set(name, index)
     else {
       const path = `/body/parameters/${index}/name`
-      details.push({ path, message: `The \`${path}\` property must be unique among the parameters: parameter ${earlier} is named ${quote(name)} too.` })
+      details.push({
+        path,
+        message: `The \`${path}\` property must be unique among the parameters: parameter ${earlier} is named ${quote(name)} too.`,
+      })
     }
   })
   return details
@@ -143,7 +153,9 @@ export function createStrategyDefinitionService({ db, uses }: { db: Kysely<Datab
         if (!definition) throw noSuchStrategy(name)
         if (definition.deprecated === deprecated) return
         await store.setDeprecated(name, deprecated)
-        await appendEvents(trx, auditContext(actor), [{ type: deprecated ? 'strategy-deprecated' : 'strategy-reactivated', data: { name } }])
+        await appendEvents(trx, auditContext(actor), [
+          { type: deprecated ? 'strategy-deprecated' : 'strategy-reactivated', data: { name } },
+        ])
       }),
   }
 }

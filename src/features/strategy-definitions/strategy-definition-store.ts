@@ -17,7 +17,13 @@ export function createStrategyDefinitionStore(db: Kysely<Database>) {
   return {
     /** Built-in ones first, in their order; then custom ones by name. */
     async list(): Promise<StrategyDefinition[]> {
-      const rows = await db.selectFrom('strategy_definitions').selectAll().orderBy('editable').orderBy('sort_order').orderBy('name').execute()
+      const rows = await db
+        .selectFrom('strategy_definitions')
+        .selectAll()
+        .orderBy('editable')
+        .orderBy('sort_order')
+        .orderBy('name')
+        .execute()
       return rows.map(toDefinition)
     },
 

@@ -1,16 +1,43 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { apiToken, call, errorOf, type ApiResponse, onEachDatabase, serviceAccountToken, useTestApp, useTwoInstances, withoutId, type TestApp } from '../../../test/test-app.ts'
+import {
+  apiToken,
+  call,
+  errorOf,
+  type ApiResponse,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  useTwoInstances,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { archive, createFlag, eventMark } from '../../../test/helpers/flags.ts'
 import { UNKNOWABLE, type ChangeWatch } from '../../db/change-watch.ts'
 import { ulid } from '../../db/ulid.ts'
 import { createStrategyNames } from './strategy-names.ts'
-import { addStrategy, assertEmpty, at, fromOneRequestIn, jsonOk, listStrategies, strategiesPath, validationError } from '../../../test/helpers/strategies.ts'
+import {
+  addStrategy,
+  assertEmpty,
+  at,
+  fromOneRequestIn,
+  jsonOk,
+  listStrategies,
+  strategiesPath,
+  validationError,
+} from '../../../test/helpers/strategies.ts'
 
 const STRATEGIES = '/api/admin/strategies'
 const BUILT_IN = [
-  'flexibleRollout', 'default', 'userWithId', 'remoteAddress', 'applicationHostname', 'gradualRolloutRandom', 'gradualRolloutSessionId', 'gradualRolloutUserId',
+  'flexibleRollout',
+  'default',
+  'userWithId',
+  'remoteAddress',
+  'applicationHostname',
+  'gradualRolloutRandom',
+  'gradualRolloutSessionId',
+  'gradualRolloutUserId',
 ]
 
 /** A custom definition as the API shows it. */
@@ -27,7 +54,14 @@ const custom = (name: string, fields: Record<string, unknown> = {}) => ({
 const param = (name: string, type = 'string', description = '', required = false) => ({ name, type, description, required })
 
 /** An event of a definition, as fromOneRequestIn leaves it. */
-const definitionEvent = (type: string, data: unknown, preData: unknown = null) => ({ type, featureName: null, project: null, environment: null, data, preData })
+const definitionEvent = (type: string, data: unknown, preData: unknown = null) => ({
+  type,
+  featureName: null,
+  project: null,
+  environment: null,
+  data,
+  preData,
+})
 
 async function define(pennon: TestApp, body: Record<string, unknown>): Promise<any> {
   const response = await call(pennon, 'POST', STRATEGIES, { parameters: [], ...body })
@@ -35,7 +69,8 @@ async function define(pennon: TestApp, body: Record<string, unknown>): Promise<a
   return response.body
 }
 
-const names = async (pennon: TestApp): Promise<string[]> => jsonOk(await call(pennon, 'GET', STRATEGIES)).strategies.map((s: { name: string }) => s.name)
+const names = async (pennon: TestApp): Promise<string[]> =>
+  jsonOk(await call(pennon, 'GET', STRATEGIES)).strategies.map((s: { name: string }) => s.name)
 
 onEachDatabase('strategy definitions', (database) => {
   test('GET one: a built-in definition; an unknown name is a 404', async (t) => {
@@ -67,7 +102,10 @@ onEachDatabase('strategy definitions', (database) => {
       // Accepted and ignored, as the reference: a custom strategy is editable, and starts active.
       editable: false,
       deprecated: true,
-      parameters: [{ name: 'tiers', type: 'list', description: 'Comma-separated', required: true }, { name: 'beta', type: 'boolean', extra: 'ignored' }],
+      parameters: [
+        { name: 'tiers', type: 'list', description: 'Comma-separated', required: true },
+        { name: 'beta', type: 'boolean', extra: 'ignored' },
+      ],
     }
     const created = await call(pennon, 'POST', STRATEGIES, body)
     assert.equal(created.status, 201, created.text)
@@ -108,28 +146,57 @@ onEachDatabase('strategy definitions', (database) => {
       `The \`/body/name\` property must be URL-friendly (letters, digits and - _ . ! ~ * ' ( ) only, not "." or ".."). You sent ${sent}.`
     // The schema's faults and the rules' are listed together.
     await refuse(
-      { name: 'my strategy', title: 5, parameters: [{ name: 'a', type: 'string' }, { name: 'b', type: 'date' }, { name: 'a', type: 'list' }, { type: 'number' }] },
+      {
+        name: 'my strategy',
+        title: 5,
+        parameters: [{ name: 'a', type: 'string' }, { name: 'b', type: 'date' }, { name: 'a', type: 'list' }, { type: 'number' }],
+      },
       at('/body/title', 'The `/body/title` property must be string or null. You sent 5.'),
-      at('/body/parameters/1/type', 'The `/body/parameters/1/type` property must be one of "string", "percentage", "list", "number", "boolean". You sent "date".'),
+      at(
+        '/body/parameters/1/type',
+        'The `/body/parameters/1/type` property must be one of "string", "percentage", "list", "number", "boolean". You sent "date".',
+      ),
       at('/body/parameters/3/name', 'The `/body/parameters/3/name` property is required. It was not present on the data you sent.'),
       at('/body/name', urlFriendly('"my strategy"')),
-      at('/body/parameters/2/name', 'The `/body/parameters/2/name` property must be unique among the parameters: parameter 0 is named "a" too.'),
+      at(
+        '/body/parameters/2/name',
+        'The `/body/parameters/2/name` property must be unique among the parameters: parameter 0 is named "a" too.',
+      ),
     )
-    await refuse({ name: 'no-parameters' }, at('/body/parameters', 'The `/body/parameters` property is required. It was not present on the data you sent.'))
-    await refuse({ name: '', parameters: [{ name: '', type: 'string' }] },
+    await refuse(
+      { name: 'no-parameters' },
+      at('/body/parameters', 'The `/body/parameters` property is required. It was not present on the data you sent.'),
+    )
+    await refuse(
+      { name: '', parameters: [{ name: '', type: 'string' }] },
       at('/body/parameters/0/name', 'The `/body/parameters/0/name` property must NOT have fewer than 1 characters. You sent "".'),
-      at('/body/name', 'The `/body/name` property must not be empty.'))
-    await refuse({ name: 'x'.repeat(101), parameters: [] },
-      at('/body/name', `The \`/body/name\` property must be at most 100 characters long. You sent "${'x'.repeat(99)}….`))
+      at('/body/name', 'The `/body/name` property must not be empty.'),
+    )
+    await refuse(
+      { name: 'x'.repeat(101), parameters: [] },
+      at('/body/name', `The \`/body/name\` property must be at most 100 characters long. You sent "${'x'.repeat(99)}….`),
+    )
     assert.deepEqual(await mark.since(), [])
     assert.deepEqual(await names(pennon), [...BUILT_IN, 'mine'])
   })
 
   test('update: 200 and empty; parameters replaced, title and description kept unless sent (null clears); no event when nothing changes', async (t) => {
     const pennon = await useTestApp(t, database)
-    const before = await define(pennon, { name: 'tier', title: 'Tier', description: 'By tier', parameters: [{ name: 'tiers', type: 'list' }] })
+    const before = await define(pennon, {
+      name: 'tier',
+      title: 'Tier',
+      description: 'By tier',
+      parameters: [{ name: 'tiers', type: 'list' }],
+    })
     const mark = await eventMark(pennon)
-    assertEmpty(await call(pennon, 'PUT', `${STRATEGIES}/tier`, { parameters: [{ name: 'tiers', type: 'list', required: true }, { name: 'share', type: 'percentage' }] }))
+    assertEmpty(
+      await call(pennon, 'PUT', `${STRATEGIES}/tier`, {
+        parameters: [
+          { name: 'tiers', type: 'list', required: true },
+          { name: 'share', type: 'percentage' },
+        ],
+      }),
+    )
     const after = { ...before, parameters: [param('tiers', 'list', '', true), param('share', 'percentage')] }
     assert.deepEqual(jsonOk(await call(pennon, 'GET', `${STRATEGIES}/tier`)), after)
     assert.deepEqual(fromOneRequestIn(await mark.since()), [definitionEvent('strategy-updated', after, before)])
@@ -157,14 +224,29 @@ onEachDatabase('strategy definitions', (database) => {
     assert.equal(builtIn.status, 409)
     assert.deepEqual(
       withoutId(builtIn.body),
-      errorOf('InvalidOperationError', 'Strategy "flexibleRollout" is built in: it cannot be changed. It can be deprecated (POST /api/admin/strategies/flexibleRollout/deprecate).'),
+      errorOf(
+        'InvalidOperationError',
+        'Strategy "flexibleRollout" is built in: it cannot be changed. It can be deprecated (POST /api/admin/strategies/flexibleRollout/deprecate).',
+      ),
     )
-    const invalid = await call(pennon, 'PUT', `${STRATEGIES}/tier`, { description: 7, parameters: [{ name: 'a', type: 'list' }, { name: 'a', type: 'string' }] })
+    const invalid = await call(pennon, 'PUT', `${STRATEGIES}/tier`, {
+      description: 7,
+      parameters: [
+        { name: 'a', type: 'list' },
+        { name: 'a', type: 'string' },
+      ],
+    })
     assert.equal(invalid.status, 400)
-    assert.deepEqual(withoutId(invalid.body), validationError(
-      at('/body/description', 'The `/body/description` property must be string or null. You sent 7.'),
-      at('/body/parameters/1/name', 'The `/body/parameters/1/name` property must be unique among the parameters: parameter 0 is named "a" too.'),
-    ))
+    assert.deepEqual(
+      withoutId(invalid.body),
+      validationError(
+        at('/body/description', 'The `/body/description` property must be string or null. You sent 7.'),
+        at(
+          '/body/parameters/1/name',
+          'The `/body/parameters/1/name` property must be unique among the parameters: parameter 0 is named "a" too.',
+        ),
+      ),
+    )
     const noParameters = await call(pennon, 'PUT', `${STRATEGIES}/tier`, { title: 'x' })
     assert.equal(noParameters.status, 400)
     assert.deepEqual(await mark.since(), [])
@@ -180,22 +262,39 @@ onEachDatabase('strategy definitions', (database) => {
     const added = await addStrategy(pennon, 'checkout', 'development', { name: 'team-tier', parameters: { tiers: 'gold,silver' } })
     assert.deepEqual([added.name, added.parameters], ['team-tier', { tiers: 'gold,silver' }])
     // The legacy built-ins, deprecated, are still taken (as the reference): the SDKs evaluate them.
-    const legacy = await addStrategy(pennon, 'checkout', 'development', { name: 'gradualRolloutUserId', parameters: { percentage: 50, groupId: 'g' } })
+    const legacy = await addStrategy(pennon, 'checkout', 'development', {
+      name: 'gradualRolloutUserId',
+      parameters: { percentage: 50, groupId: 'g' },
+    })
     assert.deepEqual(legacy.parameters, { percentage: '50', groupId: 'g' })
     // A strategy changes to a custom one by PUT and by PATCH.
     const standard = await addStrategy(pennon, 'checkout', 'development', { name: 'default' })
     assert.equal(jsonOk(await call(pennon, 'PUT', `${path}/${standard.id}`, { name: 'team-tier' })).name, 'team-tier')
-    assert.equal(jsonOk(await call(pennon, 'PATCH', `${path}/${standard.id}`, [{ op: 'replace', path: '/name', value: 'default' }])).name, 'default')
-    assert.equal(jsonOk(await call(pennon, 'PATCH', `${path}/${standard.id}`, [{ op: 'replace', path: '/name', value: 'team-tier' }])).name, 'team-tier')
+    assert.equal(
+      jsonOk(await call(pennon, 'PATCH', `${path}/${standard.id}`, [{ op: 'replace', path: '/name', value: 'default' }])).name,
+      'default',
+    )
+    assert.equal(
+      jsonOk(await call(pennon, 'PATCH', `${path}/${standard.id}`, [{ op: 'replace', path: '/name', value: 'team-tier' }])).name,
+      'team-tier',
+    )
 
     // A body the schema refuses is reported with the names known now: team-tier is fine, ghost is not.
-    const known = '"applicationHostname", "default", "flexibleRollout", "gradualRolloutRandom", "gradualRolloutSessionId", "gradualRolloutUserId", "remoteAddress", "team-tier", "userWithId"'
-    const unknownName = (sent: string) => at('/body/name', `The \`/body/name\` property must name a strategy this instance knows (${known}). You sent "${sent}".`)
+    const known =
+      '"applicationHostname", "default", "flexibleRollout", "gradualRolloutRandom", "gradualRolloutSessionId", "gradualRolloutUserId", "remoteAddress", "team-tier", "userWithId"'
+    const unknownName = (sent: string) =>
+      at('/body/name', `The \`/body/name\` property must name a strategy this instance knows (${known}). You sent "${sent}".`)
     const titled = await call(pennon, 'POST', path, { name: 'team-tier', title: 5 })
     assert.equal(titled.status, 400)
-    assert.deepEqual(withoutId(titled.body), validationError(at('/body/title', 'The `/body/title` property must be string or null. You sent 5.')))
+    assert.deepEqual(
+      withoutId(titled.body),
+      validationError(at('/body/title', 'The `/body/title` property must be string or null. You sent 5.')),
+    )
     const ghost = await call(pennon, 'POST', path, { name: 'ghost', title: 5 })
-    assert.deepEqual(withoutId(ghost.body), validationError(at('/body/title', 'The `/body/title` property must be string or null. You sent 5.'), unknownName('ghost')))
+    assert.deepEqual(
+      withoutId(ghost.body),
+      validationError(at('/body/title', 'The `/body/title` property must be string or null. You sent 5.'), unknownName('ghost')),
+    )
     const ghostOnly = await call(pennon, 'POST', path, { name: 'ghost' })
     assert.equal(ghostOnly.status, 400)
     assert.deepEqual(withoutId(ghostOnly.body), validationError(unknownName('ghost')))
@@ -205,12 +304,22 @@ onEachDatabase('strategy definitions', (database) => {
     // Many custom strategies: the message names ten, and counts the rest.
     for (const name of ['c1', 'c2', 'c3']) await define(pennon, { name })
     const many = await call(pennon, 'POST', path, { name: 'ghost' })
-    assert.deepEqual(withoutId(many.body), validationError(at('/body/name',
-      'The `/body/name` property must name a strategy this instance knows ("applicationHostname", "c1", "c2", "c3", "default", "flexibleRollout", "gradualRolloutRandom", "gradualRolloutSessionId", "gradualRolloutUserId", "remoteAddress" and 2 more: GET /api/admin/strategies lists them). You sent "ghost".')))
-    assert.deepEqual((await listStrategies(pennon, 'checkout', 'development')).map((s) => s.name), ['team-tier', 'gradualRolloutUserId', 'team-tier'])
+    assert.deepEqual(
+      withoutId(many.body),
+      validationError(
+        at(
+          '/body/name',
+          'The `/body/name` property must name a strategy this instance knows ("applicationHostname", "c1", "c2", "c3", "default", "flexibleRollout", "gradualRolloutRandom", "gradualRolloutSessionId", "gradualRolloutUserId", "remoteAddress" and 2 more: GET /api/admin/strategies lists them). You sent "ghost".',
+        ),
+      ),
+    )
+    assert.deepEqual(
+      (await listStrategies(pennon, 'checkout', 'development')).map((s) => s.name),
+      ['team-tier', 'gradualRolloutUserId', 'team-tier'],
+    )
   })
 
-  test('delete: 200 and strategy-deleted; refused for a built-in, and while a flag strategy (an archived flag\'s too) uses it, naming the flags', async (t) => {
+  test("delete: 200 and strategy-deleted; refused for a built-in, and while a flag strategy (an archived flag's too) uses it, naming the flags", async (t) => {
     const pennon = await useTestApp(t, database)
     const definition = await define(pennon, { name: 'tier', description: 'By tier', parameters: [{ name: 'tiers', type: 'list' }] })
     await createFlag(pennon, 'b-flag')
@@ -222,7 +331,8 @@ onEachDatabase('strategy definitions', (database) => {
 
     const used = await call(pennon, 'DELETE', `${STRATEGIES}/tier`)
     assert.equal(used.status, 409)
-    const inUse = (flags: string) => errorOf('InvalidOperationError', `Strategy "tier" is used by the strategies of ${flags}: remove them first, or deprecate it instead.`)
+    const inUse = (flags: string) =>
+      errorOf('InvalidOperationError', `Strategy "tier" is used by the strategies of ${flags}: remove them first, or deprecate it instead.`)
     assert.deepEqual(withoutId(used.body), inUse('flags "a-flag", "b-flag"'))
     assertEmpty(await call(pennon, 'DELETE', `${strategiesPath('b-flag', 'development')}/${inB.id}`))
     assertEmpty(await call(pennon, 'DELETE', `${strategiesPath('a-flag', 'production')}/${inA.id}`))
@@ -234,7 +344,10 @@ onEachDatabase('strategy definitions', (database) => {
     assert.equal(builtIn.status, 409)
     assert.deepEqual(
       withoutId(builtIn.body),
-      errorOf('InvalidOperationError', 'Strategy "userWithId" is built in: it cannot be deleted. It can be deprecated (POST /api/admin/strategies/userWithId/deprecate).'),
+      errorOf(
+        'InvalidOperationError',
+        'Strategy "userWithId" is built in: it cannot be deleted. It can be deprecated (POST /api/admin/strategies/userWithId/deprecate).',
+      ),
     )
     const refusals = (await mark.since()).filter((e) => e.type.startsWith('strategy-'))
     assert.deepEqual(refusals, [])
@@ -298,7 +411,8 @@ onEachDatabase('strategy definitions', (database) => {
       for (const token of [client, frontend]) {
         const refused = await call(pennon, 'GET', url, undefined, { token })
         assert.equal(refused.status, 403)
-        const message = 'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
+        const message =
+          'This endpoint needs an admin API token or a service-account token: client and frontend tokens cannot use the admin API.'
         assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', message, { permissions: [] }))
       }
     }
@@ -314,7 +428,10 @@ onEachDatabase('strategy definitions', (database) => {
       for (const token of [viewer, client]) {
         const refused = await call(pennon, method, url, body, { token })
         assert.equal(refused.status, 403, `${method} ${url}`)
-        assert.deepEqual(withoutId(refused.body), errorOf('NoAccessError', `Missing permission: this operation needs "${permission}".`, { permissions: [permission] }))
+        assert.deepEqual(
+          withoutId(refused.body),
+          errorOf('NoAccessError', `Missing permission: this operation needs "${permission}".`, { permissions: [permission] }),
+        )
       }
     }
     assert.deepEqual(await mark.since(), [])
@@ -322,13 +439,16 @@ onEachDatabase('strategy definitions', (database) => {
       const response = await call(pennon, method, url, body, { token: editor })
       assert.equal(response.status, method === 'POST' && body !== undefined ? 201 : 200, `${method} ${url}: ${response.text}`)
     }
-    assert.deepEqual((await mark.since()).map((e) => [e.type, e.createdBy]), [
-      ['strategy-created', 'editor'],
-      ['strategy-updated', 'editor'],
-      ['strategy-deprecated', 'editor'],
-      ['strategy-reactivated', 'editor'],
-      ['strategy-deleted', 'editor'],
-    ])
+    assert.deepEqual(
+      (await mark.since()).map((e) => [e.type, e.createdBy]),
+      [
+        ['strategy-created', 'editor'],
+        ['strategy-updated', 'editor'],
+        ['strategy-deprecated', 'editor'],
+        ['strategy-reactivated', 'editor'],
+        ['strategy-deleted', 'editor'],
+      ],
+    )
   })
 
   test('the known names: read again only when the flags version moves; a strategy write confirms its own name in its transaction', async (t) => {
@@ -340,18 +460,37 @@ onEachDatabase('strategy definitions', (database) => {
     await names.refresh()
     assert.deepEqual([...names.known()].sort(), [...BUILT_IN].sort())
     // Written where this watch cannot see it (another instance, a moment before its notification arrives).
-    const row = { title: null, display_name: null, description: null, editable: true, deprecated: false, parameters: '[]', sort_order: 0, created_at: new Date().toISOString() }
-    await db.insertInto('strategy_definitions').values({ ...row, name: 'unseen' }).execute()
+    const row = {
+      title: null,
+      display_name: null,
+      description: null,
+      editable: true,
+      deprecated: false,
+      parameters: '[]',
+      sort_order: 0,
+      created_at: new Date().toISOString(),
+    }
+    await db
+      .insertInto('strategy_definitions')
+      .values({ ...row, name: 'unseen' })
+      .execute()
     await names.refresh()
     assert.equal(names.known().has('unseen'), false, 'same version: nothing read')
     const confirmed = await db.transaction().execute((trx) => names.confirm(trx, 'unseen'))
     assert.equal(confirmed.has('unseen'), true)
-    assert.equal(await db.transaction().execute((trx) => names.confirm(trx, 'default')), names.known(), 'what is remembered is right about it: no read')
+    assert.equal(
+      await db.transaction().execute((trx) => names.confirm(trx, 'default')),
+      names.known(),
+      'what is remembered is right about it: no read',
+    )
     await db.deleteFrom('strategy_definitions').where('name', '=', 'unseen').execute()
     version = 2
     await names.refresh()
     assert.equal(names.known().has('unseen'), false)
-    await db.insertInto('strategy_definitions').values({ ...row, name: 'seen' }).execute()
+    await db
+      .insertInto('strategy_definitions')
+      .values({ ...row, name: 'seen' })
+      .execute()
     version = 3
     await names.refresh()
     assert.equal(names.known().has('seen'), true)
@@ -372,14 +511,30 @@ onEachDatabase('strategy definitions', (database) => {
       deletion = call(pennon, 'DELETE', `${STRATEGIES}/tier`)
       // Time for the deletion to reach the definition: it must wait for this transaction.
       await sleep(200)
-      await trx.insertInto('feature_strategies').values({
-        id: ulid(), feature_name: 'racing', project: 'default', environment: 'development', strategy_name: 'tier', title: null, disabled: false,
-        parameters: '{}', constraints: '[]', variants: '[]', sort_order: 0, created_at: new Date().toISOString(),
-      }).execute()
+      await trx
+        .insertInto('feature_strategies')
+        .values({
+          id: ulid(),
+          feature_name: 'racing',
+          project: 'default',
+          environment: 'development',
+          strategy_name: 'tier',
+          title: null,
+          disabled: false,
+          parameters: '{}',
+          constraints: '[]',
+          variants: '[]',
+          sort_order: 0,
+          created_at: new Date().toISOString(),
+        })
+        .execute()
     })
     const refused = await deletion
     assert.equal(refused.status, 409, refused.text)
-    assert.equal(refused.body.message, 'Strategy "tier" is used by the strategies of flag "racing": remove them first, or deprecate it instead.')
+    assert.equal(
+      refused.body.message,
+      'Strategy "tier" is used by the strategies of flag "racing": remove them first, or deprecate it instead.',
+    )
   })
 
   test('two instances: a strategy defined on one is taken by flags on the other at once, and refused there once deleted', async (t) => {

@@ -3,13 +3,23 @@ import { test } from 'node:test'
 import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
 import { archive, createFlag, createProject, deleteFlags, eventMark, projectPath } from '../../../test/helpers/flags.ts'
 import { at, jsonOk, toggle, validationError } from '../../../test/helpers/strategies.ts'
-import { assertEmpty, createTagType, event, eventTag, flagTags, flagTagsPath, fromOneRequest, TAGS, tagFlag } from '../../../test/helpers/tags.ts'
+import {
+  assertEmpty,
+  createTagType,
+  event,
+  eventTag,
+  flagTags,
+  flagTagsPath,
+  fromOneRequest,
+  TAGS,
+  tagFlag,
+} from '../../../test/helpers/tags.ts'
 
 const tag = (type: string, value: string) => ({ type, value })
 const colored = (type: string, value: string, color: string | null = '#FFFFFF') => ({ type, value, color })
 
 onEachDatabase('flag tags', (database) => {
-  test('add: 201, Location, the tag; the tag is created if missing; its events record the flag\'s tags; adding it again changes nothing', async (t) => {
+  test("add: 201, Location, the tag; the tag is created if missing; its events record the flag's tags; adding it again changes nothing", async (t) => {
     const pennon = await useTestApp(t, database)
     await createFlag(pennon, 'checkout')
     assert.deepEqual(jsonOk(await call(pennon, 'GET', flagTagsPath('checkout'))), { version: 1, tags: [] })
@@ -30,7 +40,10 @@ onEachDatabase('flag tags', (database) => {
     await tagFlag(pennon, 'other', 'simple', 'web')
     const second = await eventMark(pennon)
     await tagFlag(pennon, 'checkout', 'team', 'core')
-    assert.deepEqual(fromOneRequest(await second.since()).map((e) => e.type), ['tag-created', 'feature-tagged'])
+    assert.deepEqual(
+      fromOneRequest(await second.since()).map((e) => e.type),
+      ['tag-created', 'feature-tagged'],
+    )
     assert.deepEqual(await flagTags(pennon, 'checkout'), [colored('simple', 'web'), colored('team', 'core', null)])
 
     const again = await eventMark(pennon)
@@ -49,12 +62,20 @@ onEachDatabase('flag tags', (database) => {
     assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'There\'s no flag named "ghost".'))
     const badType = await call(pennon, 'POST', flagTagsPath('checkout'), { type: 'team', value: 'core' })
     assert.equal(badType.status, 400)
-    assert.deepEqual(withoutId(badType.body), validationError(at('/body/type', 'The `/body/type` property must name an existing tag type. You sent "team".')))
+    assert.deepEqual(
+      withoutId(badType.body),
+      validationError(at('/body/type', 'The `/body/type` property must name an existing tag type. You sent "team".')),
+    )
     const badValue = await call(pennon, 'POST', flagTagsPath('checkout'), { type: 'simple', value: 'w' })
     assert.equal(badValue.status, 400)
     assert.deepEqual(
       withoutId(badValue.body),
-      validationError(at('/body/value', 'The `/body/value` property must be 2 to 50 characters long, leading and trailing white space aside. You sent "w".')),
+      validationError(
+        at(
+          '/body/value',
+          'The `/body/value` property must be 2 to 50 characters long, leading and trailing white space aside. You sent "w".',
+        ),
+      ),
     )
     assert.deepEqual(await mark.since(), [])
     assert.deepEqual(jsonOk(await call(pennon, 'GET', TAGS)).tags, [])
@@ -84,18 +105,37 @@ onEachDatabase('flag tags', (database) => {
     ])
 
     const nothing = await eventMark(pennon)
-    assert.deepEqual(jsonOk(await call(pennon, 'PUT', flagTagsPath('checkout'), { addedTags: [tag('simple', 'kept')], removedTags: [] })).tags.length, 2)
+    assert.deepEqual(
+      jsonOk(await call(pennon, 'PUT', flagTagsPath('checkout'), { addedTags: [tag('simple', 'kept')], removedTags: [] })).tags.length,
+      2,
+    )
     assert.deepEqual(await nothing.since(), [])
 
-    const refused = await call(pennon, 'PUT', flagTagsPath('checkout'), { addedTags: [tag('simple', 'ok'), tag('color', 'red')], removedTags: [tag('simple', 'x')] })
+    const refused = await call(pennon, 'PUT', flagTagsPath('checkout'), {
+      addedTags: [tag('simple', 'ok'), tag('color', 'red')],
+      removedTags: [tag('simple', 'x')],
+    })
     assert.equal(refused.status, 400)
     assert.deepEqual(
       withoutId(refused.body),
-      validationError(at('/body/removedTags/0/value', 'The `/body/removedTags/0/value` property must be 2 to 50 characters long, leading and trailing white space aside. You sent "x".')),
+      validationError(
+        at(
+          '/body/removedTags/0/value',
+          'The `/body/removedTags/0/value` property must be 2 to 50 characters long, leading and trailing white space aside. You sent "x".',
+        ),
+      ),
     )
-    const unknownType = await call(pennon, 'PUT', flagTagsPath('checkout'), { addedTags: [tag('simple', 'ok'), tag('color', 'red')], removedTags: [] })
+    const unknownType = await call(pennon, 'PUT', flagTagsPath('checkout'), {
+      addedTags: [tag('simple', 'ok'), tag('color', 'red')],
+      removedTags: [],
+    })
     assert.equal(unknownType.status, 400)
-    assert.deepEqual(withoutId(unknownType.body), validationError(at('/body/addedTags/1/type', 'The `/body/addedTags/1/type` property must name an existing tag type. You sent "color".')))
+    assert.deepEqual(
+      withoutId(unknownType.body),
+      validationError(
+        at('/body/addedTags/1/type', 'The `/body/addedTags/1/type` property must name an existing tag type. You sent "color".'),
+      ),
+    )
     const missing = await call(pennon, 'PUT', flagTagsPath('checkout'), { addedTags: [] })
     assert.equal(missing.status, 400)
     assert.equal(missing.body.details[0].path, '/body/removedTags')
@@ -133,7 +173,13 @@ onEachDatabase('flag tags', (database) => {
     const mark = await eventMark(pennon)
     assert.equal((await toggle(pennon, 'checkout', 'development', 'on')).status, 200)
     const switched = await mark.since()
-    assert.deepEqual(switched.map((e) => [e.type, e.tags]), [['feature-strategy-add', tags], ['feature-environment-enabled', tags]])
+    assert.deepEqual(
+      switched.map((e) => [e.type, e.tags]),
+      [
+        ['feature-strategy-add', tags],
+        ['feature-environment-enabled', tags],
+      ],
+    )
 
     assert.equal((await archive(pennon, ['checkout'])).status, 202)
     assert.deepEqual(await flagTags(pennon, 'checkout'), [colored('simple', 'core'), colored('simple', 'web')])
@@ -157,10 +203,12 @@ onEachDatabase('flag tags', (database) => {
     await createFlag(pennon, 'elsewhere', 'shop')
     await tagFlag(pennon, 'b', 'simple', 'old')
     const mark = await eventMark(pennon)
-    assertEmpty(await call(pennon, 'PUT', `${projectPath()}/tags`, {
-      features: ['b', 'a', 'b'],
-      tags: { addedTags: [tag('simple', 'web'), tag('simple', 'old')], removedTags: [tag('simple', 'old')] },
-    }))
+    assertEmpty(
+      await call(pennon, 'PUT', `${projectPath()}/tags`, {
+        features: ['b', 'a', 'b'],
+        tags: { addedTags: [tag('simple', 'web'), tag('simple', 'old')], removedTags: [tag('simple', 'old')] },
+      }),
+    )
     assert.deepEqual(fromOneRequest(await mark.since()), [
       event('tag-created', { data: tag('simple', 'web') }),
       event('feature-tagged', { featureName: 'b', data: tag('simple', 'web'), tags: [eventTag('simple', 'web')] }),
@@ -171,14 +219,31 @@ onEachDatabase('flag tags', (database) => {
     assert.deepEqual(await flagTags(pennon, 'c'), [])
 
     const nothing = await eventMark(pennon)
-    const refused = await call(pennon, 'PUT', `${projectPath()}/tags`, { features: ['c', 'elsewhere', 'ghost'], tags: { addedTags: [tag('simple', 'new')], removedTags: [] } })
+    const refused = await call(pennon, 'PUT', `${projectPath()}/tags`, {
+      features: ['c', 'elsewhere', 'ghost'],
+      tags: { addedTags: [tag('simple', 'new')], removedTags: [] },
+    })
     assert.equal(refused.status, 400)
-    assert.deepEqual(withoutId(refused.body), validationError(
-      at('/body/features/1', 'The `/body/features/1` property must name a flag of project "default": flag "elsewhere" is in project "shop".'),
-      at('/body/features/2', 'The `/body/features/2` property must name a flag of project "default": flag "ghost" does not exist.'),
-    ))
-    const badType = await call(pennon, 'PUT', `${projectPath()}/tags`, { features: ['c'], tags: { addedTags: [tag('team', 'x1')], removedTags: [] } })
-    assert.deepEqual(withoutId(badType.body), validationError(at('/body/tags/addedTags/0/type', 'The `/body/tags/addedTags/0/type` property must name an existing tag type. You sent "team".')))
+    assert.deepEqual(
+      withoutId(refused.body),
+      validationError(
+        at(
+          '/body/features/1',
+          'The `/body/features/1` property must name a flag of project "default": flag "elsewhere" is in project "shop".',
+        ),
+        at('/body/features/2', 'The `/body/features/2` property must name a flag of project "default": flag "ghost" does not exist.'),
+      ),
+    )
+    const badType = await call(pennon, 'PUT', `${projectPath()}/tags`, {
+      features: ['c'],
+      tags: { addedTags: [tag('team', 'x1')], removedTags: [] },
+    })
+    assert.deepEqual(
+      withoutId(badType.body),
+      validationError(
+        at('/body/tags/addedTags/0/type', 'The `/body/tags/addedTags/0/type` property must name an existing tag type. You sent "team".'),
+      ),
+    )
     const unknown = await call(pennon, 'PUT', `${projectPath('ghost')}/tags`, { features: [], tags: { addedTags: [], removedTags: [] } })
     assert.equal(unknown.status, 404)
     assert.deepEqual(withoutId(unknown.body), errorOf('NotFoundError', 'Project "ghost" does not exist.'))
@@ -186,7 +251,7 @@ onEachDatabase('flag tags', (database) => {
     assert.deepEqual(await flagTags(pennon, 'c'), [])
   })
 
-  test('permissions: Viewers read a flag\'s tags; tagging needs UPDATE_FEATURE (Editors have it)', async (t) => {
+  test("permissions: Viewers read a flag's tags; tagging needs UPDATE_FEATURE (Editors have it)", async (t) => {
     const pennon = await useTestApp(t, database)
     await createFlag(pennon, 'checkout')
     const viewer = await serviceAccountToken(pennon, 3)

@@ -19,7 +19,9 @@ export function parseTagFilter(values: readonly string[]): TagFilter[] {
   return values.map((value, index) => {
     const at = value.indexOf(':')
     if (at <= 0 || at === value.length - 1) {
-      throw validationFailed([{ path: `/query/tag/${index}`, message: `The \`/query/tag\` filter must look like "type:value". You sent ${quote(value)}.` }])
+      throw validationFailed([
+        { path: `/query/tag/${index}`, message: `The \`/query/tag\` filter must look like "type:value". You sent ${quote(value)}.` },
+      ])
     }
     return [value.slice(0, at), value.slice(at + 1)]
   })
@@ -34,12 +36,21 @@ export function hasAnyTag(tags: readonly TagFilter[]) {
       eb
         .selectFrom('feature_tags')
         .select('feature_tags.feature_name')
-        .where((inner) => inner.or(tags.map(([type, value]) => inner.and([inner('feature_tags.tag_type', '=', type), inner('feature_tags.tag_value', '=', value)])))),
+        .where((inner) =>
+          inner.or(
+            tags.map(([type, value]) =>
+              inner.and([inner('feature_tags.tag_type', '=', type), inner('feature_tags.tag_value', '=', value)]),
+            ),
+          ),
+        ),
     )
 }
 
 /** Each flag with its tags, as the reference's flag list shows them: one query for the whole list. */
-export async function withTags<F extends { name: string }>(db: Kysely<Database>, flags: readonly F[]): Promise<Array<F & { tags: EventTag[] }>> {
+export async function withTags<F extends { name: string }>(
+  db: Kysely<Database>,
+  flags: readonly F[],
+): Promise<Array<F & { tags: EventTag[] }>> {
   const tags = await createTagStore(db).ofFlags(flags.map((flag) => flag.name))
   return flags.map((flag) => ({ ...flag, tags: (tags.get(flag.name) ?? []).map(({ type, value }) => ({ value, type })) }))
 }

@@ -22,7 +22,7 @@ async function clientNames(pennon: Pick<TestApp, 'app' | 'adminToken'>, token: s
 }
 
 onEachDatabase('tag filters', (database) => {
-  test('the project flag list shows each flag\'s tags, and ?tag= keeps the flags with any of them, paged or not', async (t) => {
+  test("the project flag list shows each flag's tags, and ?tag= keeps the flags with any of them, paged or not", async (t) => {
     const pennon = await useTestApp(t, database)
     await createTagType(pennon, 'team')
     await createProject(pennon, 'shop')
@@ -38,19 +38,37 @@ onEachDatabase('tag filters', (database) => {
     assert.equal((await archive(pennon, ['gone'])).status, 202)
 
     const all = jsonOk(await call(pennon, 'GET', `${projectPath()}/features`))
-    assert.deepEqual(all.features.map((flag: { name: string; tags: unknown[] }) => [flag.name, flag.tags]), [
-      ['a', [listed('simple', 'web'), listed('team', 'core')]],
-      ['b', [listed('simple', 'web')]],
-      ['c', [listed('team', 'growth')]],
-      ['d', []],
+    assert.deepEqual(
+      all.features.map((flag: { name: string; tags: unknown[] }) => [flag.name, flag.tags]),
+      [
+        ['a', [listed('simple', 'web'), listed('team', 'core')]],
+        ['b', [listed('simple', 'web')]],
+        ['c', [listed('team', 'growth')]],
+        ['d', []],
+      ],
+    )
+    assert.deepEqual(Object.keys(all.features[0]), [
+      'name',
+      'description',
+      'type',
+      'project',
+      'stale',
+      'createdAt',
+      'impressionData',
+      'archived',
+      'potentiallyStale',
+      'tags',
     ])
-    assert.deepEqual(Object.keys(all.features[0]), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived', 'potentiallyStale', 'tags'])
 
     const web = jsonOk(await call(pennon, 'GET', `${projectPath()}/features?tag=simple:web`))
     assert.deepEqual(Object.keys(web), ['version', 'features'])
     assert.deepEqual(names(web.features), ['a', 'b'])
     assert.deepEqual(web.features[0].tags, [listed('simple', 'web'), listed('team', 'core')])
-    assert.deepEqual(names(jsonOk(await call(pennon, 'GET', `${projectPath()}/features?tag=simple:web&tag=team:growth`)).features), ['a', 'b', 'c'])
+    assert.deepEqual(names(jsonOk(await call(pennon, 'GET', `${projectPath()}/features?tag=simple:web&tag=team:growth`)).features), [
+      'a',
+      'b',
+      'c',
+    ])
     assert.deepEqual(names(jsonOk(await call(pennon, 'GET', `${projectPath()}/features?tag=team:nobody`)).features), [])
     assert.deepEqual(names(jsonOk(await call(pennon, 'GET', `${projectPath('shop')}/features?tag=simple:web`)).features), ['shop-a'])
 
@@ -58,7 +76,10 @@ onEachDatabase('tag filters', (database) => {
     const page = jsonOk(await call(pennon, 'GET', `${projectPath()}/features?tag=simple:web&tag=team:growth&limit=2&sortOrder=desc`))
     assert.deepEqual({ names: names(page.features), total: page.total }, { names: ['c', 'b'], total: 3 })
     const archived = jsonOk(await call(pennon, 'GET', `${projectPath()}/features?tag=simple:web&archived=true`))
-    assert.deepEqual(archived.features.map((flag: { name: string; tags: unknown[] }) => [flag.name, flag.tags]), [['gone', [listed('simple', 'web')]]])
+    assert.deepEqual(
+      archived.features.map((flag: { name: string; tags: unknown[] }) => [flag.name, flag.tags]),
+      [['gone', [listed('simple', 'web')]]],
+    )
 
     const malformed = await call(pennon, 'GET', `${projectPath()}/features?tag=simple:web&tag=web`)
     assert.equal(malformed.status, 400)
@@ -66,7 +87,7 @@ onEachDatabase('tag filters', (database) => {
     assert.equal(malformed.body.message, 'The `/query/tag` filter must look like "type:value". You sent "web".')
   })
 
-  test('the client API\'s tag filter follows the tags at once on this instance: tagged, untagged, a tag or its type deleted', async (t) => {
+  test("the client API's tag filter follows the tags at once on this instance: tagged, untagged, a tag or its type deleted", async (t) => {
     const pennon = await useTestApp(t, database)
     const client = await apiToken(pennon, 'client')
     await createTagType(pennon, 'team')
@@ -81,7 +102,15 @@ onEachDatabase('tag filters', (database) => {
     const second = await call(pennon, 'GET', `/api/client/features${filter}`, undefined, { token: client })
     assert.notEqual(second.headers.etag, first.headers.etag)
     // The old ETag is no longer current: the whole answer, not a 304.
-    assert.equal((await call(pennon, 'GET', `/api/client/features${filter}`, undefined, { token: client, headers: { 'if-none-match': first.headers.etag as string } })).status, 200)
+    assert.equal(
+      (
+        await call(pennon, 'GET', `/api/client/features${filter}`, undefined, {
+          token: client,
+          headers: { 'if-none-match': first.headers.etag as string },
+        })
+      ).status,
+      200,
+    )
 
     assertEmpty(await call(pennon, 'DELETE', `${flagTagsPath('a')}/team/core`))
     assert.deepEqual(await clientNames(pennon, client, filter), ['b'])
@@ -103,16 +132,23 @@ onEachDatabase('tag filters', (database) => {
     await createFlag(first, 'b')
     assert.deepEqual(await clientNames(second, client, '?tag=simple:web'), [])
     await tagFlag(first, 'b', 'simple', 'web')
-    await eventually(async () => (await clientNames(second, client, '?tag=simple:web')).join() === 'b', 'the second instance serves the new tag')
+    await eventually(
+      async () => (await clientNames(second, client, '?tag=simple:web')).join() === 'b',
+      'the second instance serves the new tag',
+    )
     assertEmpty(await call(first, 'DELETE', tagPath('simple', 'web')))
-    await eventually(async () => (await clientNames(second, client, '?tag=simple:web')).length === 0, 'the second instance serves the deleted tag')
+    await eventually(
+      async () => (await clientNames(second, client, '?tag=simple:web')).length === 0,
+      'the second instance serves the deleted tag',
+    )
   })
 
   test('the real Node SDK with its tags option gets the flags with any of those tags', { timeout: 60_000 }, async (t) => {
     const pennon = await useTestApp(t, database)
     await createTagType(pennon, 'team')
     for (const name of ['checkout', 'search', 'billing', 'other']) await createFlag(pennon, name)
-    for (const name of ['checkout', 'search', 'billing', 'other']) assert.equal((await toggle(pennon, name, 'development', 'on')).status, 200)
+    for (const name of ['checkout', 'search', 'billing', 'other'])
+      assert.equal((await toggle(pennon, name, 'development', 'on')).status, 200)
     await tagFlag(pennon, 'checkout', 'team', 'a: b/c')
     await tagFlag(pennon, 'search', 'simple', 'web')
     await tagFlag(pennon, 'other', 'simple', 'mobile')
@@ -122,7 +158,10 @@ onEachDatabase('tag filters', (database) => {
       url: `http://127.0.0.1:${port}/api/`,
       appName: 'tags',
       customHeaders: { Authorization: await apiToken(pennon, 'client') },
-      tags: [{ name: 'team', value: 'a: b/c' }, { name: 'simple', value: 'web' }],
+      tags: [
+        { name: 'team', value: 'a: b/c' },
+        { name: 'simple', value: 'web' },
+      ],
       disableMetrics: true,
       refreshInterval: 60_000,
       storageProvider: new InMemStorageProvider(),
@@ -130,7 +169,13 @@ onEachDatabase('tag filters', (database) => {
     t.after(() => sdk.destroy())
     const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
     await Promise.race([once(sdk, 'synchronized'), failed])
-    assert.deepEqual(sdk.getFeatureToggleDefinitions().map((flag) => flag.name).sort(), ['checkout', 'search'])
+    assert.deepEqual(
+      sdk
+        .getFeatureToggleDefinitions()
+        .map((flag) => flag.name)
+        .sort(),
+      ['checkout', 'search'],
+    )
     assert.equal(sdk.isEnabled('checkout'), true)
     assert.equal(sdk.isEnabled('billing'), false)
   })

@@ -32,16 +32,31 @@ async function tagViolations(db: Kysely<Database>): Promise<string[]> {
   const problems: string[] = []
   const compare = (what: string, replayed: Set<string>, stored: string[]) => {
     const sorted = (values: Iterable<string>) => [...values].sort()
-    if (JSON.stringify(sorted(replayed)) !== JSON.stringify(sorted(stored))) problems.push(`${what}: events say ${JSON.stringify(sorted(replayed))}, tables hold ${JSON.stringify(sorted(stored))}`)
+    if (JSON.stringify(sorted(replayed)) !== JSON.stringify(sorted(stored)))
+      problems.push(`${what}: events say ${JSON.stringify(sorted(replayed))}, tables hold ${JSON.stringify(sorted(stored))}`)
   }
-  compare('flag tags', flagTags, (await db.selectFrom('feature_tags').selectAll().execute()).map((row) => `${row.feature_name} ${row.tag_type}:${row.tag_value}`))
-  compare('tags', tags, (await db.selectFrom('tags').selectAll().execute()).map((row) => `${row.type}:${row.value}`))
-  compare('tag types', types, (await db.selectFrom('tag_types').select('name').execute()).map((row) => row.name))
+  compare(
+    'flag tags',
+    flagTags,
+    (await db.selectFrom('feature_tags').selectAll().execute()).map((row) => `${row.feature_name} ${row.tag_type}:${row.tag_value}`),
+  )
+  compare(
+    'tags',
+    tags,
+    (await db.selectFrom('tags').selectAll().execute()).map((row) => `${row.type}:${row.value}`),
+  )
+  compare(
+    'tag types',
+    types,
+    (await db.selectFrom('tag_types').select('name').execute()).map((row) => row.name),
+  )
   return problems
 }
 
 onEachDatabase('tag races', (database) => {
-  test(`${ROUNDS} rounds: tagging against deleting its type or tag, two requests creating one tag, two changing the same flags`, { timeout: 300_000 }, async (t) => {
+  test(`${ROUNDS} rounds: tagging against deleting its type or tag, two requests creating one tag, two changing the same flags`, {
+    timeout: 300_000,
+  }, async (t) => {
     const { first: a, second: b } = await useTwoInstances(t, database)
     const tally = { typeDeletedFirst: 0, taggedFirst: 0 }
     for (let round = 0; round < ROUNDS; round++) {
@@ -52,11 +67,17 @@ onEachDatabase('tag races', (database) => {
 
       // Tagging two flags with a new tag of a type that is being deleted.
       const [tagged, typeDeleted] = await Promise.all([
-        call(a, 'PUT', `${projectPath()}/tags`, { features: flags.slice(0, 2), tags: { addedTags: [{ type, value: 'x1' }], removedTags: [] } }),
+        call(a, 'PUT', `${projectPath()}/tags`, {
+          features: flags.slice(0, 2),
+          tags: { addedTags: [{ type, value: 'x1' }], removedTags: [] },
+        }),
         call(b, 'DELETE', `${TAG_TYPES}/${type}`),
       ])
       assert.equal(typeDeleted.status, 200, typeDeleted.text)
-      assert.ok(tagged.status === 200 || (tagged.status === 400 && tagged.body.details[0].path === '/body/tags/addedTags/0/type'), `round ${round}: ${tagged.status} ${tagged.text}`)
+      assert.ok(
+        tagged.status === 200 || (tagged.status === 400 && tagged.body.details[0].path === '/body/tags/addedTags/0/type'),
+        `round ${round}: ${tagged.status} ${tagged.text}`,
+      )
       if (tagged.status === 200) tally.taggedFirst++
       else tally.typeDeletedFirst++
 
@@ -72,8 +93,16 @@ onEachDatabase('tag races', (database) => {
       // Two requests creating one tag, on two flags: one tag-created event, both flags tagged.
       const same = { type: 'simple', value: `same-${round}` }
       const both = await Promise.all([call(a, 'POST', flagTagsPath(flags[0]!), same), call(b, 'POST', flagTagsPath(flags[1]!), same)])
-      assert.deepEqual(both.map((response) => response.status), [201, 201])
-      const created = await a.database.db.selectFrom('events').select('id').where('type', '=', 'tag-created').where('json', 'like', `%"value":"same-${round}"%`).execute()
+      assert.deepEqual(
+        both.map((response) => response.status),
+        [201, 201],
+      )
+      const created = await a.database.db
+        .selectFrom('events')
+        .select('id')
+        .where('type', '=', 'tag-created')
+        .where('json', 'like', `%"value":"same-${round}"%`)
+        .execute()
       assert.equal(created.length, 1, `round ${round}: tag-created events`)
 
       // Two requests changing the same flags' tags in opposite orders: they queue, neither fails.
@@ -85,7 +114,11 @@ onEachDatabase('tag races', (database) => {
         call(a, 'PUT', flagTagsPath(flags[2]!), { addedTags: [tagB], removedTags: [tagA] }),
         call(b, 'PUT', flagTagsPath(flags[2]!), { addedTags: [tagA], removedTags: [tagB] }),
       ])
-      assert.deepEqual(opposite.map((response) => response.status), [200, 200, 200, 200], opposite.map((response) => response.text).join('\n'))
+      assert.deepEqual(
+        opposite.map((response) => response.status),
+        [200, 200, 200, 200],
+        opposite.map((response) => response.text).join('\n'),
+      )
     }
     assert.deepEqual(await tagViolations(a.database.db), [])
     t.diagnostic(`[${database.name}] the tagging won ${tally.taggedFirst} times, the type's deletion ${tally.typeDeletedFirst} times`)

@@ -12,7 +12,12 @@ export const TAG_MAX_LENGTH = 50
 
 export function tagTypeNameProblems(value: string, path: string): ErrorDetail[] {
   if (value.length < TAG_MIN_LENGTH || value.length > TAG_MAX_LENGTH) {
-    return [{ path, message: `The \`${path}\` property must be ${TAG_MIN_LENGTH} to ${TAG_MAX_LENGTH} characters long. You sent ${quote(value)}.` }]
+    return [
+      {
+        path,
+        message: `The \`${path}\` property must be ${TAG_MIN_LENGTH} to ${TAG_MAX_LENGTH} characters long. You sent ${quote(value)}.`,
+      },
+    ]
   }
   return urlFriendlyNameProblems(value, path)
 }
@@ -20,14 +25,20 @@ export function tagTypeNameProblems(value: string, path: string): ErrorDetail[] 
 export function tagValueProblems(value: string, path: string): ErrorDetail[] {
   const length = value.trim().length
   if (length >= TAG_MIN_LENGTH && length <= TAG_MAX_LENGTH) return []
-  return [{ path, message: `The \`${path}\` property must be ${TAG_MIN_LENGTH} to ${TAG_MAX_LENGTH} characters long, leading and trailing white space aside. You sent ${quote(value)}.` }]
+  return [
+    {
+      path,
+      message: `The \`${path}\` property must be ${TAG_MIN_LENGTH} to ${TAG_MAX_LENGTH} characters long, leading and trailing white space aside. You sent ${quote(value)}.`,
+    },
+  ]
 }
 
 /** The value rule of every tag in a list at `pointer` (relative to the body). */
 function tagListRules(pointer: string): BodyRules {
   return (body, clean: Clean) => {
     let list: unknown = body
-    for (const key of pointer.split('/').slice(1)) list = typeof list === 'object' && list !== null ? (list as Record<string, unknown>)[key] : undefined
+    for (const key of pointer.split('/').slice(1))
+      list = typeof list === 'object' && list !== null ? (list as Record<string, unknown>)[key] : undefined
     if (!Array.isArray(list)) return []
     return list.flatMap((tag: unknown, index) => {
       const value = typeof tag === 'object' && tag !== null ? (tag as { value?: unknown }).value : undefined

@@ -44,14 +44,20 @@ export const TagTypeListResponse = Type.Object({ version: Type.Literal(1), tagTy
 export const OneTagTypeResponse = Type.Object({ version: Type.Literal(1), tagType: TagTypeResponse })
 export const ValidTagTypeResponse = Type.Object({
   valid: Type.Literal(true),
-  tagType: Type.Object({ name: Type.String(), description: Type.Optional(Type.String()), icon: Type.Optional(Icon), color: Type.Optional(Color) }, { description: 'The body, as sent' }),
+  tagType: Type.Object(
+    { name: Type.String(), description: Type.Optional(Type.String()), icon: Type.Optional(Icon), color: Type.Optional(Color) },
+    { description: 'The body, as sent' },
+  ),
 })
 
 /** A tag in a body, as the reference's tagSchema: `color` is accepted and ignored (a tag's color is its type's). */
 export const TagBody = Type.Object(
   {
     type: Type.String({ minLength: 2, maxLength: 50, description: 'An existing tag type' }),
-    value: Type.String({ maxLength: 1000, description: '2–50 characters once leading and trailing white space is trimmed (it is stored trimmed)' }),
+    value: Type.String({
+      maxLength: 1000,
+      description: '2–50 characters once leading and trailing white space is trimmed (it is stored trimmed)',
+    }),
     color: Type.Optional(Color),
   },
   { additionalProperties: false },

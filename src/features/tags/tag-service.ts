@@ -45,13 +45,21 @@ function distinct(tags: readonly Tag[]): Tag[] {
  * is created, and ends up on none of the flags). Returns the events of what changed: the tags
  * created, then each flag's tags added, then those removed, flag by flag, tag by tag.
  */
-async function changeTags(trx: Kysely<Database>, flags: readonly TaggedFlag[], change: TagChange, audit: AuditContext, userId: number): Promise<NewEvent[]> {
+async function changeTags(
+  trx: Kysely<Database>,
+  flags: readonly TaggedFlag[],
+  change: TagChange,
+  audit: AuditContext,
+  userId: number,
+): Promise<NewEvent[]> {
   const added = distinct(change.added)
   const removed = distinct(change.removed)
   const types = await createTagTypeStore(trx).hold([...new Set(added.map((tag) => tag.type))])
   const unknown: ErrorDetail[] = change.added.flatMap((tag, index) => {
     const path = change.typeAt(index)
-    return types.has(tag.type) ? [] : [{ path, message: `The \`${path}\` property must name an existing tag type. You sent ${quote(tag.type)}.` }]
+    return types.has(tag.type)
+      ? []
+      : [{ path, message: `The \`${path}\` property must name an existing tag type. You sent ${quote(tag.type)}.` }]
   })
   if (unknown.length > 0) throw validationFailed(unknown)
 
@@ -61,7 +69,8 @@ async function changeTags(trx: Kysely<Database>, flags: readonly TaggedFlag[], c
   const removing = new Set(removed.map(tagKey))
   const tagged = new Map<string, Set<string>>()
   // Rows are written in key order whatever the order sent, so two requests writing the same rows cannot deadlock.
-  for (const tag of [...added].sort(compareTags)) if (!removing.has(tagKey(tag))) tagged.set(tagKey(tag), await store.tag(names, tag, userId, audit.createdAt))
+  for (const tag of [...added].sort(compareTags))
+    if (!removing.has(tagKey(tag))) tagged.set(tagKey(tag), await store.tag(names, tag, userId, audit.createdAt))
   const untagged = new Map<string, Set<string>>()
   for (const tag of removed) untagged.set(tagKey(tag), await store.untag(names, tag))
 
@@ -70,7 +79,12 @@ async function changeTags(trx: Kysely<Database>, flags: readonly TaggedFlag[], c
   return [
     ...created.map((tag): NewEvent => ({ type: 'tag-created', data: tag })),
     ...flagEvents(tagged, added, (flag, tag) => ({ type: 'feature-tagged', featureName: flag.feature, project: flag.project, data: tag })),
-    ...flagEvents(untagged, removed, (flag, tag) => ({ type: 'feature-untagged', featureName: flag.feature, project: flag.project, preData: tag })),
+    ...flagEvents(untagged, removed, (flag, tag) => ({
+      type: 'feature-untagged',
+      featureName: flag.feature,
+      project: flag.project,
+      preData: tag,
+    })),
   ]
 }
 
@@ -108,7 +122,8 @@ export function createTagService({ db, flags }: { db: Kysely<Database>; flags: F
         }
         const audit = auditContext(actor)
         // (A create that raced this one to the same tag finds it there: the insert does nothing.)
-        if ((await createTagStore(trx).ensure([tag], audit.createdAt)).length === 0) throw nameExists(`A tag ${tagText(tag)} already exists.`)
+        if ((await createTagStore(trx).ensure([tag], audit.createdAt)).length === 0)
+          throw nameExists(`A tag ${tagText(tag)} already exists.`)
         await appendEvents(trx, audit, [{ type: 'tag-created', data: tag }])
         return tag
       })
@@ -142,19 +157,29 @@ export function createTagService({ db, flags }: { db: Kysely<Database>; flags: F
     /** Adds, then removes; returns the flag's tags after. */
     updateFlagTags: async (featureName: string, input: UpdateTagsBody, actor: Actor) => {
       check(updateTagsRules, input)
-      await changeFlagTags(featureName, { added: input.addedTags.map(stored), removed: input.removedTags.map(stored), typeAt: (index) => `/body/addedTags/${index}/type` }, actor)
+      await changeFlagTags(
+        featureName,
+        { added: input.addedTags.map(stored), removed: input.removedTags.map(stored), typeAt: (index) => `/body/addedTags/${index}/type` },
+        actor,
+      )
       return flagTags(featureName)
     },
 
     /** Removes a tag from a flag; nothing to do (and no event) when the flag lacks it. The path's value is taken as it is. */
-    removeFromFlag: (featureName: string, tag: Tag, actor: Actor): Promise<void> => changeFlagTags(featureName, { added: [], removed: [tag], typeAt: () => '' }, actor),
+    removeFromFlag: (featureName: string, tag: Tag, actor: Actor): Promise<void> =>
+      changeFlagTags(featureName, { added: [], removed: [tag], typeAt: () => '' }, actor),
 
     /**
      * Inside the caller's transaction: each flag's tags made exactly those given (an import), by
      * the same steps as PUT …/tags — flags with the same change in one go; events only for what changed.
      * The tags' types must exist.
      */
-    setFlagTagsIn: async (trx: Kysely<Database>, wanted: ReadonlyMap<string, readonly Tag[]>, audit: AuditContext, userId: number): Promise<void> => {
+    setFlagTagsIn: async (
+      trx: Kysely<Database>,
+      wanted: ReadonlyMap<string, readonly Tag[]>,
+      audit: AuditContext,
+      userId: number,
+    ): Promise<void> => {
       const held = await flags.find(trx, [...wanted.keys()], { hold: true })
       const current = await createTagStore(trx).ofFlags(held.map((flag) => flag.feature))
       const groups = new Map<string, { flags: TaggedFlag[]; added: Tag[]; removed: Tag[] }>()
@@ -190,12 +215,28 @@ export function createTagService({ db, flags }: { db: Kysely<Database>; flags: F
           if (flag?.project === projectId) return []
           const path = `/body/features/${index}`
           const where = flag ? `is in project ${quote(flag.project)}` : 'does not exist'
-          return [{ path, message: `The \`${path}\` property must name a flag of project ${quote(projectId)}: flag ${quote(name)} ${where}.` }]
+          return [
+            { path, message: `The \`${path}\` property must name a flag of project ${quote(projectId)}: flag ${quote(name)} ${where}.` },
+          ]
         })
         if (misplaced.length > 0) throw validationFailed(misplaced)
         const audit = auditContext(actor)
-        const change = { added: input.tags.addedTags.map(stored), removed: input.tags.removedTags.map(stored), typeAt: (index: number) => `/body/tags/addedTags/${index}/type` }
-        await appendEvents(trx, audit, await changeTags(trx, names.map((name) => held.get(name)!), change, audit, actor.userId))
+        const change = {
+          added: input.tags.addedTags.map(stored),
+          removed: input.tags.removedTags.map(stored),
+          typeAt: (index: number) => `/body/tags/addedTags/${index}/type`,
+        }
+        await appendEvents(
+          trx,
+          audit,
+          await changeTags(
+            trx,
+            names.map((name) => held.get(name)!),
+            change,
+            audit,
+            actor.userId,
+          ),
+        )
       })
     },
   }

@@ -101,7 +101,9 @@ export function createTagStore(db: Kysely<Database>) {
         .orderBy('feature_name')
         .execute()
       // Each flag's project, from flags/ (FlagsOfTags).
-      const projects = new Map((await flags.find(db, [...new Set(rows.map((row) => row.feature_name))])).map((flag) => [flag.feature, flag.project]))
+      const projects = new Map(
+        (await flags.find(db, [...new Set(rows.map((row) => row.feature_name))])).map((flag) => [flag.feature, flag.project]),
+      )
       return rows.flatMap((row) => {
         const project = projects.get(row.feature_name)
         return project === undefined ? [] : [{ feature: row.feature_name, project, type: row.tag_type, value: row.tag_value }]
@@ -148,13 +150,15 @@ export function createTagStore(db: Kysely<Database>) {
       for (let start = 0; start < flags.length; start += ROWS_PER_INSERT) {
         const rows = await db
           .insertInto('feature_tags')
-          .values(flags.slice(start, start + ROWS_PER_INSERT).map((feature) => ({
-            feature_name: feature,
-            tag_type: tag.type,
-            tag_value: tag.value,
-            created_by_user_id: userId,
-            created_at: createdAt,
-          })))
+          .values(
+            flags.slice(start, start + ROWS_PER_INSERT).map((feature) => ({
+              feature_name: feature,
+              tag_type: tag.type,
+              tag_value: tag.value,
+              created_by_user_id: userId,
+              created_at: createdAt,
+            })),
+          )
           .onConflict((oc) => oc.columns(['feature_name', 'tag_type', 'tag_value']).doNothing())
           .returning('feature_name')
           .execute()
@@ -179,7 +183,8 @@ export function createTagStore(db: Kysely<Database>) {
 }
 
 /** By type, then value: the one order every request writes tags in. */
-export const compareTags = (a: Tag, b: Tag): number => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
+export const compareTags = (a: Tag, b: Tag): number =>
+  a.type < b.type ? -1 : a.type > b.type ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0
 
 /** One string per tag: a type is URL-friendly, so it holds no `:`. */
 export const tagKey = (tag: Tag): string => `${tag.type}:${tag.value}`

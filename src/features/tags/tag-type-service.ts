@@ -24,7 +24,12 @@ async function createIn(trx: Kysely<Database>, input: TagTypeBody, audit: AuditC
   check(tagTypeRules, input)
   const store = createTagTypeStore(trx)
   if (await store.find(input.name)) throw tagTypeTaken(input.name)
-  const tagType: TagType = { name: input.name, description: input.description ?? null, icon: input.icon ?? null, color: input.color ?? null }
+  const tagType: TagType = {
+    name: input.name,
+    description: input.description ?? null,
+    icon: input.icon ?? null,
+    color: input.color ?? null,
+  }
   try {
     await store.insert(tagType, audit.createdAt)
   } catch (error) {
@@ -53,7 +58,8 @@ export function createTagTypeService({ db, flags }: { db: Kysely<Database>; flag
       return input
     },
 
-    create: (input: TagTypeBody, actor: Actor): Promise<TagType> => db.transaction().execute((trx) => createIn(trx, input, auditContext(actor))),
+    create: (input: TagTypeBody, actor: Actor): Promise<TagType> =>
+      db.transaction().execute((trx) => createIn(trx, input, auditContext(actor))),
 
     createIn,
 
@@ -86,7 +92,14 @@ export function createTagTypeService({ db, flags }: { db: Kysely<Database>; flag
         const ofType = await tags.list(name)
         await store.delete(name)
         const events: NewEvent[] = [
-          ...tagged.map(({ feature, project, type, value }): NewEvent => ({ type: 'feature-untagged', featureName: feature, project, preData: { type, value } })),
+          ...tagged.map(
+            ({ feature, project, type, value }): NewEvent => ({
+              type: 'feature-untagged',
+              featureName: feature,
+              project,
+              preData: { type, value },
+            }),
+          ),
           ...ofType.map((tag): NewEvent => ({ type: 'tag-deleted', data: tag })),
           { type: 'tag-type-deleted', preData: tagType },
         ]

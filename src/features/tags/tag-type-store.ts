@@ -53,7 +53,10 @@ export function createTagTypeStore(db: Kysely<Database>) {
     },
 
     async insert(tagType: TagType, createdAt: string): Promise<void> {
-      await db.insertInto('tag_types').values({ ...tagType, created_at: createdAt }).execute()
+      await db
+        .insertInto('tag_types')
+        .values({ ...tagType, created_at: createdAt })
+        .execute()
     },
 
     async update(tagType: TagType): Promise<void> {

@@ -3,7 +3,18 @@ import { test } from 'node:test'
 import { apiToken, call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
 import { createFlag, eventMark } from '../../../test/helpers/flags.ts'
 import { at, jsonOk, validationError } from '../../../test/helpers/strategies.ts'
-import { assertEmpty, createTagType, event, eventTag, flagTags, fromOneRequest, SIMPLE, TAG_TYPES, TAGS, tagFlag } from '../../../test/helpers/tags.ts'
+import {
+  assertEmpty,
+  createTagType,
+  event,
+  eventTag,
+  flagTags,
+  fromOneRequest,
+  SIMPLE,
+  TAG_TYPES,
+  TAGS,
+  tagFlag,
+} from '../../../test/helpers/tags.ts'
 
 const tagType = (name: string, fields: Record<string, unknown> = {}) => ({ name, description: null, icon: null, color: null, ...fields })
 
@@ -48,11 +59,24 @@ onEachDatabase('tag types', (database) => {
       assert.equal(response.status, 400, JSON.stringify(body))
       assert.deepEqual(withoutId(response.body), validationError(...details))
     }
-    const length = (sent: string) => at('/body/name', `The \`/body/name\` property must be 2 to 50 characters long. You sent ${JSON.stringify(sent)}.`)
+    const length = (sent: string) =>
+      at('/body/name', `The \`/body/name\` property must be 2 to 50 characters long. You sent ${JSON.stringify(sent)}.`)
     await refuse({ name: 'a' }, length('a'))
     await refuse({ name: 'x'.repeat(51) }, length('x'.repeat(51)))
-    await refuse({ name: 'my team' }, at('/body/name', 'The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "my team".'))
-    await refuse({ name: 'team:a' }, at('/body/name', 'The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "team:a".'))
+    await refuse(
+      { name: 'my team' },
+      at(
+        '/body/name',
+        'The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "my team".',
+      ),
+    )
+    await refuse(
+      { name: 'team:a' },
+      at(
+        '/body/name',
+        'The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "team:a".',
+      ),
+    )
     // The schema's faults and the name rule are listed together.
     await refuse(
       { name: 'a b', color: 'red', description: 5, extra: true },
@@ -60,11 +84,17 @@ onEachDatabase('tag types', (database) => {
       at('/body/description', 'The `/body/description` property must be string. You sent 5.'),
       at('/body/color', 'The `/body/color` property must match pattern "^#[0-9A-Fa-f]{6}$". You sent "red".'),
       at('/body/color', 'The `/body/color` property must be null. You sent "red".'),
-      at('/body/name', 'The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "a b".'),
+      at(
+        '/body/name',
+        'The `/body/name` property must be URL-friendly (letters, digits and - _ . ! ~ * \' ( ) only, not "." or ".."). You sent "a b".',
+      ),
     )
     await refuse({}, at('/body/name', 'The `/body/name` property is required. It was not present on the data you sent.'))
     assert.deepEqual(await mark.since(), [])
-    assert.deepEqual(jsonOk(await call(pennon, 'GET', TAG_TYPES)).tagTypes.map((type: { name: string }) => type.name), ['simple', 'team'])
+    assert.deepEqual(
+      jsonOk(await call(pennon, 'GET', TAG_TYPES)).tagTypes.map((type: { name: string }) => type.name),
+      ['simple', 'team'],
+    )
   })
 
   test('validate: the body when a create would work; 409 for a taken name, 400 for a bad one; writes nothing; a Viewer may ask', async (t) => {
@@ -78,7 +108,10 @@ onEachDatabase('tag types', (database) => {
     assert.deepEqual(withoutId(taken.body), errorOf('NameExistsError', 'A tag type named "simple" already exists.'))
     const bad = await call(pennon, 'POST', `${TAG_TYPES}/validate`, { name: '.' })
     assert.equal(bad.status, 400)
-    assert.deepEqual(withoutId(bad.body), validationError(at('/body/name', 'The `/body/name` property must be 2 to 50 characters long. You sent ".".')))
+    assert.deepEqual(
+      withoutId(bad.body),
+      validationError(at('/body/name', 'The `/body/name` property must be 2 to 50 characters long. You sent ".".')),
+    )
     assert.deepEqual(await mark.since(), [])
     assert.equal((await call(pennon, 'GET', `${TAG_TYPES}/team`)).status, 404)
   })

@@ -3,7 +3,17 @@ import { test } from 'node:test'
 import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId } from '../../../test/test-app.ts'
 import { createFlag, eventMark } from '../../../test/helpers/flags.ts'
 import { at, jsonOk, validationError } from '../../../test/helpers/strategies.ts'
-import { assertEmpty, createTagType, event, eventTag, flagTags, fromOneRequest, TAGS, tagFlag, tagPath } from '../../../test/helpers/tags.ts'
+import {
+  assertEmpty,
+  createTagType,
+  event,
+  eventTag,
+  flagTags,
+  fromOneRequest,
+  TAGS,
+  tagFlag,
+  tagPath,
+} from '../../../test/helpers/tags.ts'
 
 onEachDatabase('tags', (database) => {
   test('create: 201, Location, {version, tag}, its event; the value stored trimmed; listed by type then value; GET by type and one', async (t) => {
@@ -20,8 +30,16 @@ onEachDatabase('tags', (database) => {
     const odd = await call(pennon, 'POST', TAGS, { type: 'simple', value: 'a/b: ü 日本 %', color: '#000000' })
     assert.equal(odd.status, 201, odd.text)
     assert.equal(odd.headers.location, `tags/simple/${encodeURIComponent('a/b: ü 日本 %')}`)
-    assert.deepEqual(jsonOk(await call(pennon, 'GET', tagPath('simple', 'a/b: ü 日本 %'))), { version: 1, tag: { type: 'simple', value: 'a/b: ü 日本 %' } })
-    for (const [type, value] of [['team', 'ab'], ['simple', 'Zed'], ['simple', 'web']]) assert.equal((await call(pennon, 'POST', TAGS, { type, value })).status, 201)
+    assert.deepEqual(jsonOk(await call(pennon, 'GET', tagPath('simple', 'a/b: ü 日本 %'))), {
+      version: 1,
+      tag: { type: 'simple', value: 'a/b: ü 日本 %' },
+    })
+    for (const [type, value] of [
+      ['team', 'ab'],
+      ['simple', 'Zed'],
+      ['simple', 'web'],
+    ])
+      assert.equal((await call(pennon, 'POST', TAGS, { type, value })).status, 201)
 
     const all = [
       { type: 'simple', value: 'Zed' },
@@ -53,8 +71,15 @@ onEachDatabase('tags', (database) => {
       assert.equal(response.status, 400, JSON.stringify(body))
       assert.deepEqual(withoutId(response.body), validationError(...details))
     }
-    await refuse({ type: 'team', value: 'core' }, at('/body/type', 'The `/body/type` property must name an existing tag type. You sent "team".'))
-    const length = (sent: string) => at('/body/value', `The \`/body/value\` property must be 2 to 50 characters long, leading and trailing white space aside. You sent ${JSON.stringify(sent)}.`)
+    await refuse(
+      { type: 'team', value: 'core' },
+      at('/body/type', 'The `/body/type` property must name an existing tag type. You sent "team".'),
+    )
+    const length = (sent: string) =>
+      at(
+        '/body/value',
+        `The \`/body/value\` property must be 2 to 50 characters long, leading and trailing white space aside. You sent ${JSON.stringify(sent)}.`,
+      )
     await refuse({ type: 'simple', value: ' a ' }, length(' a '))
     await refuse({ type: 'simple', value: 'x'.repeat(51) }, length('x'.repeat(51)))
     await refuse(
@@ -105,7 +130,10 @@ onEachDatabase('tags', (database) => {
     assert.equal((await call(pennon, 'POST', TAGS, { type: 'simple', value: 'web' }, { token: editor })).status, 201)
     assert.deepEqual(jsonOk(await call(pennon, 'GET', TAGS, undefined, { token: viewer })).tags, [{ type: 'simple', value: 'web' }])
     assert.equal((await call(pennon, 'GET', tagPath('simple', 'web'), undefined, { token: viewer })).status, 200)
-    for (const [method, path, body] of [['POST', TAGS, { type: 'simple', value: 'other' }], ['DELETE', tagPath('simple', 'web'), undefined]] as const) {
+    for (const [method, path, body] of [
+      ['POST', TAGS, { type: 'simple', value: 'other' }],
+      ['DELETE', tagPath('simple', 'web'), undefined],
+    ] as const) {
       const refused = await call(pennon, method, path, body, { token: viewer })
       assert.equal(refused.status, 403, `${method} ${path}`)
       assert.deepEqual(refused.body.permissions, ['UPDATE_FEATURE'])

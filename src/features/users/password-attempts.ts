@@ -19,7 +19,8 @@ const isWrong = (error: unknown): boolean => error instanceof AppError && error.
 export function createPasswordAttempts(failuresPerAccount: number) {
   const perAccount = createAuthThrottle(failuresPerAccount, WINDOW_MS)
   const perAddress = createAuthThrottle(failuresPerAccount * ADDRESS_FACTOR, WINDOW_MS)
-  const refused = (seconds: number) => tooManyRequests(seconds, `Too many failed sign-ins from this address: try again in ${seconds} seconds.`)
+  const refused = (seconds: number) =>
+    tooManyRequests(seconds, `Too many failed sign-ins from this address: try again in ${seconds} seconds.`)
 
   return {
     /** 429 while `address` (a key of http/client-address.ts) is held: asked before any work. */

@@ -25,7 +25,9 @@ export const MAX_HASHES_PER_ADDRESS = 4
 owasp.config({ allowPassphrases: false, maxLength: 128, minLength: 10 })
 
 function derive(password: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))))
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))),
+  )
 }
 
 // One queue per process: it shares out the process's CPU and memory, whatever app or command asks.
@@ -39,8 +41,10 @@ const heldBy = new Map<string, number>()
  */
 async function inTurn<T>(owner: string, work: () => Promise<T>): Promise<T> {
   const held = heldBy.get(owner) ?? 0
-  if (held >= MAX_HASHES_PER_ADDRESS) throw tooManyRequests(1, 'Too many sign-ins and password changes from this address at once: try again in a second.')
-  if (running >= MAX_RUNNING && waiting.length >= MAX_WAITING) throw tooManyRequests(1, 'Too many sign-ins and password changes at once: try again in a second.')
+  if (held >= MAX_HASHES_PER_ADDRESS)
+    throw tooManyRequests(1, 'Too many sign-ins and password changes from this address at once: try again in a second.')
+  if (running >= MAX_RUNNING && waiting.length >= MAX_WAITING)
+    throw tooManyRequests(1, 'Too many sign-ins and password changes at once: try again in a second.')
   heldBy.set(owner, held + 1)
   try {
     if (running >= MAX_RUNNING) await new Promise<void>((resolve) => waiting.push(resolve))

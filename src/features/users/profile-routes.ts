@@ -12,7 +12,8 @@ const tags = ['Users']
 
 /** The user id of a principal that is a person; 404 for tokens (they have no profile, no password, no personal tokens). */
 export function personOf(principal: Principal): number {
-  if (principal.kind !== 'user') throw notFound('This is for signed-in users and their personal access tokens: the credential used is not a person.')
+  if (principal.kind !== 'user')
+    throw notFound('This is for signed-in users and their personal access tokens: the credential used is not a person.')
   return principal.userId
 }
 
@@ -32,33 +33,62 @@ const ProfileResponse = Type.Object({
 })
 
 export const profileRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = async (app, { users }) => {
-  app.get('/user', {
-    config: { permission: 'NONE' },
-    schema: { tags, summary: 'The signed-in user and their permissions', response: { 200: MeUserResponse, ...errorResponses(401, 403, 404) } },
-  }, async (request) => {
-    const user = await users.get(personOf(request.principal))
-    return { user, permissions: PERMISSIONS.filter((p) => request.principal.permissions.has(p)).map((permission) => ({ permission })), feedback: [], splash: {} }
-  })
-
-  app.get('/user/profile', {
-    config: { permission: 'NONE' },
-    schema: { tags, summary: "The signed-in user's root role", response: { 200: ProfileResponse, ...errorResponses(401, 403, 404) } },
-  }, async (request) => {
-    const user = await users.get(personOf(request.principal))
-    return { rootRole: rootRoleOf(user.rootRole), projects: ['default'], groups: [], features: [], subscriptions: [], canChangePassword: true }
-  })
-
-  app.post('/user/change-password', {
-    config: { permission: 'NONE' },
-    schema: {
-      tags,
-      summary: 'Change your own password: send the current one as oldPassword; your other sessions end',
-      description: 'Wrong current passwords count as failed sign-ins do (LOGIN_FAILURES_PER_ACCOUNT per 15 minutes per address): past that, 429 with Retry-After.',
-      body: PasswordBody,
-      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+  app.get(
+    '/user',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'The signed-in user and their permissions',
+        response: { 200: MeUserResponse, ...errorResponses(401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    await users.changeOwnPassword(personOf(request.principal), request.body, addressKey(request.ip), request.principal.session)
-    return sendEmpty(reply, 200)
-  })
+    async (request) => {
+      const user = await users.get(personOf(request.principal))
+      return {
+        user,
+        permissions: PERMISSIONS.filter((p) => request.principal.permissions.has(p)).map((permission) => ({ permission })),
+        feedback: [],
+        splash: {},
+      }
+    },
+  )
+
+  app.get(
+    '/user/profile',
+    {
+      config: { permission: 'NONE' },
+      schema: { tags, summary: "The signed-in user's root role", response: { 200: ProfileResponse, ...errorResponses(401, 403, 404) } },
+    },
+    async (request) => {
+      const user = await users.get(personOf(request.principal))
+      return {
+        rootRole: rootRoleOf(user.rootRole),
+        projects: ['default'],
+        groups: [],
+        features: [],
+        subscriptions: [],
+        canChangePassword: true,
+      }
+    },
+  )
+
+  app.post(
+    '/user/change-password',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Change your own password: send the current one as oldPassword; your other sessions end',
+        description:
+          'Wrong current passwords count as failed sign-ins do (LOGIN_FAILURES_PER_ACCOUNT per 15 minutes per address): past that, 429 with Retry-After.',
+        body: PasswordBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      await users.changeOwnPassword(personOf(request.principal), request.body, addressKey(request.ip), request.principal.session)
+      return sendEmpty(reply, 200)
+    },
+  )
 }

@@ -13,12 +13,24 @@ export const INVITE_VALID_MS = 7 * 24 * 3_600_000
 export const RESET_VALID_MS = 24 * 3_600_000
 
 /** Stores a new link's secret for `userId`, valid `validMs`; returns the link under `baseUrl`. */
-export async function createResetLink(trx: Kysely<Database>, userId: number, createdBy: string, baseUrl: string, validMs: number): Promise<string> {
+export async function createResetLink(
+  trx: Kysely<Database>,
+  userId: number,
+  createdBy: string,
+  baseUrl: string,
+  validMs: number,
+): Promise<string> {
   const secret = generateSecretPart()
   const now = Date.now()
   await trx
     .insertInto('password_reset_tokens')
-    .values({ secret_hash: hashSecret(secret), user_id: userId, created_by: createdBy, expires_at: new Date(now + validMs).toISOString(), created_at: new Date(now).toISOString() })
+    .values({
+      secret_hash: hashSecret(secret),
+      user_id: userId,
+      created_by: createdBy,
+      expires_at: new Date(now + validMs).toISOString(),
+      created_at: new Date(now).toISOString(),
+    })
     .execute()
   return `${baseUrl.replace(/\/+$/, '')}/#/reset-password?token=${secret}`
 }
@@ -34,12 +46,17 @@ export async function findResetToken(db: Kysely<Database>, secret: string): Prom
   return row && row.expires_at > new Date().toISOString() ? { userId: row.user_id, createdBy: row.created_by } : undefined
 }
 
-export const invalidLink = () => new AppError(401, 'AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.')
+export const invalidLink = () =>
+  new AppError(401, 'AuthenticationRequired', 'This link is unknown, used or expired: ask an admin for a new one.')
 
 /** Deletes a link's row if it is current, returning its user: of two uses at once, one finds it. */
 export async function useResetLink(trx: Kysely<Database>, secret: string): Promise<number | undefined> {
   if (secret.length === 0 || secret.length > 200) return undefined
-  const row = await trx.deleteFrom('password_reset_tokens').where('secret_hash', '=', hashSecret(secret)).returning(['user_id', 'expires_at']).executeTakeFirst()
+  const row = await trx
+    .deleteFrom('password_reset_tokens')
+    .where('secret_hash', '=', hashSecret(secret))
+    .returning(['user_id', 'expires_at'])
+    .executeTakeFirst()
   return row && row.expires_at > new Date().toISOString() ? row.user_id : undefined
 }
 

@@ -6,7 +6,17 @@ import type { Config } from '../../config.ts'
 import { errorResponses, IntegerIdParam, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
 import { addressKey } from '../../http/client-address.ts'
 import { checkPasswordRules } from './password.ts'
-import { CreatedUserResponse, CreateUserBody, IdBody, PasswordBody, ResetPasswordResponse, SearchQuery, UpdateUserBody, UserListResponse, UserResponse } from './user-schemas.ts'
+import {
+  CreatedUserResponse,
+  CreateUserBody,
+  IdBody,
+  PasswordBody,
+  ResetPasswordResponse,
+  SearchQuery,
+  UpdateUserBody,
+  UserListResponse,
+  UserResponse,
+} from './user-schemas.ts'
 import { ROOT_ROLE_LIST, type UserService } from './user-service.ts'
 
 const tags = ['Users']
@@ -16,93 +26,139 @@ const UserParams = Type.Object({ id: IntegerIdParam })
 export const baseUrlOf = (request: FastifyRequest, config: Config): string => config.publicUrl ?? `${request.protocol}://${request.host}`
 
 export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config: Config }> = async (app, { users, config }) => {
-  app.get('/user-admin', {
-    config: { permission: 'ADMIN' },
-    schema: { tags, summary: 'List users, with the root roles', response: { 200: UserListResponse, ...errorResponses(401, 403) } },
-  }, async () => ({ users: await users.list(), rootRoles: ROOT_ROLE_LIST }))
-
-  app.get('/user-admin/search', {
-    config: { permission: 'ADMIN' },
-    schema: {
-      tags,
-      summary: 'Users whose username, email or name contains q (any case), at most 100',
-      querystring: SearchQuery,
-      response: { 200: Type.Array(UserResponse), ...errorResponses(400, 401, 403) },
+  app.get(
+    '/user-admin',
+    {
+      config: { permission: 'ADMIN' },
+      schema: { tags, summary: 'List users, with the root roles', response: { 200: UserListResponse, ...errorResponses(401, 403) } },
     },
-  }, async (request) => users.search(request.query.q ?? ''))
+    async () => ({ users: await users.list(), rootRoles: ROOT_ROLE_LIST }),
+  )
 
-  app.post('/user-admin', {
-    config: { permission: 'ADMIN' },
-    schema: {
-      tags,
-      summary: 'Create a user with a root role; without a password the answer has an invite link to hand over (no email is sent)',
-      body: CreateUserBody,
-      response: { 201: CreatedUserResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+  app.get(
+    '/user-admin/search',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Users whose username, email or name contains q (any case), at most 100',
+        querystring: SearchQuery,
+        response: { 200: Type.Array(UserResponse), ...errorResponses(400, 401, 403) },
+      },
     },
-  }, async (request, reply) => reply.status(201).send(await users.create(request.body, request.principal, baseUrlOf(request, config), addressKey(request.ip))))
+    async (request) => users.search(request.query.q ?? ''),
+  )
 
-  app.post('/user-admin/validate-password', {
-    config: { permission: 'NONE' },
-    schema: { tags, summary: 'Whether a password meets the rules', body: PasswordBody, response: { 200: NoContent, ...errorResponses(400, 401, 403, 413, 415) } },
-  }, async (request, reply) => {
-    checkPasswordRules(request.body.password)
-    return sendEmpty(reply, 200)
-  })
-
-  app.post('/user-admin/reset-password', {
-    config: { permission: 'ADMIN' },
-    schema: {
-      tags,
-      summary: 'A link (valid a day) for a user to set a new password; no email is sent',
-      body: IdBody,
-      response: { 200: ResetPasswordResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+  app.post(
+    '/user-admin',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Create a user with a root role; without a password the answer has an invite link to hand over (no email is sent)',
+        body: CreateUserBody,
+        response: { 201: CreatedUserResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      },
     },
-  }, async (request) => ({
-    resetPasswordUrl: await users.resetLink(parseIntegerId(String(request.body.id), '/body/id'), request.principal, baseUrlOf(request, config)),
-  }))
+    async (request, reply) =>
+      reply.status(201).send(await users.create(request.body, request.principal, baseUrlOf(request, config), addressKey(request.ip))),
+  )
 
-  app.get('/user-admin/:id', {
-    config: { permission: 'ADMIN' },
-    schema: { tags, summary: 'A user', params: UserParams, response: { 200: UserResponse, ...errorResponses(400, 401, 403, 404) } },
-  }, async (request) => users.get(parseIntegerId(request.params.id, '/params/id')))
-
-  app.put('/user-admin/:id', {
-    config: { permission: 'ADMIN' },
-    schema: {
-      tags,
-      summary: "Change a user's name, email or root role; a new role ends their sessions",
-      description: 'Refused (409) when it takes the Admin role from the last credential that can administer Pennon.',
-      params: UserParams,
-      body: UpdateUserBody,
-      response: { 200: UserResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+  app.post(
+    '/user-admin/validate-password',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Whether a password meets the rules',
+        body: PasswordBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+      },
     },
-  }, async (request) => users.update(parseIntegerId(request.params.id, '/params/id'), request.body, request.principal))
-
-  app.delete('/user-admin/:id', {
-    config: { permission: 'ADMIN' },
-    schema: {
-      tags,
-      summary: 'Delete a user: their sessions and personal tokens stop working at once',
-      description: 'Refused (409) when they are the last credential that can administer Pennon.',
-      params: UserParams,
-      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+    async (request, reply) => {
+      checkPasswordRules(request.body.password)
+      return sendEmpty(reply, 200)
     },
-  }, async (request, reply) => {
-    await users.delete(parseIntegerId(request.params.id, '/params/id'), request.principal)
-    return sendEmpty(reply, 200)
-  })
+  )
 
-  app.post('/user-admin/:id/change-password', {
-    config: { permission: 'ADMIN' },
-    schema: {
-      tags,
-      summary: "Set a user's password; every session of theirs ends",
-      params: UserParams,
-      body: PasswordBody,
-      response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+  app.post(
+    '/user-admin/reset-password',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'A link (valid a day) for a user to set a new password; no email is sent',
+        body: IdBody,
+        response: { 200: ResetPasswordResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
     },
-  }, async (request, reply) => {
-    await users.setPassword(parseIntegerId(request.params.id, '/params/id'), request.body.password, addressKey(request.ip))
-    return sendEmpty(reply, 200)
-  })
+    async (request) => ({
+      resetPasswordUrl: await users.resetLink(
+        parseIntegerId(String(request.body.id), '/body/id'),
+        request.principal,
+        baseUrlOf(request, config),
+      ),
+    }),
+  )
+
+  app.get(
+    '/user-admin/:id',
+    {
+      config: { permission: 'ADMIN' },
+      schema: { tags, summary: 'A user', params: UserParams, response: { 200: UserResponse, ...errorResponses(400, 401, 403, 404) } },
+    },
+    async (request) => users.get(parseIntegerId(request.params.id, '/params/id')),
+  )
+
+  app.put(
+    '/user-admin/:id',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: "Change a user's name, email or root role; a new role ends their sessions",
+        description: 'Refused (409) when it takes the Admin role from the last credential that can administer Pennon.',
+        params: UserParams,
+        body: UpdateUserBody,
+        response: { 200: UserResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => users.update(parseIntegerId(request.params.id, '/params/id'), request.body, request.principal),
+  )
+
+  app.delete(
+    '/user-admin/:id',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Delete a user: their sessions and personal tokens stop working at once',
+        description: 'Refused (409) when they are the last credential that can administer Pennon.',
+        params: UserParams,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await users.delete(parseIntegerId(request.params.id, '/params/id'), request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  app.post(
+    '/user-admin/:id/change-password',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: "Set a user's password; every session of theirs ends",
+        params: UserParams,
+        body: PasswordBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await users.setPassword(parseIntegerId(request.params.id, '/params/id'), request.body.password, addressKey(request.ip))
+      return sendEmpty(reply, 200)
+    },
+  )
 }

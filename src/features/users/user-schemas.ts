@@ -14,7 +14,9 @@ export const CreateUserBody = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 255 })),
     password: Type.Optional(Password),
     rootRole: RootRoleInput,
-    sendEmail: Type.Optional(Type.Boolean({ description: 'Ignored: Pennon sends no email; the response has the invite link to hand over' })),
+    sendEmail: Type.Optional(
+      Type.Boolean({ description: 'Ignored: Pennon sends no email; the response has the invite link to hand over' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -44,7 +46,12 @@ export const CreatedUserResponse = Type.Object({
   emailSent: Type.Boolean({ description: 'Always false: Pennon sends no email' }),
 })
 
-export const RootRoleResponse = Type.Object({ id: Type.Integer(), type: Type.Literal('root'), name: Type.String(), description: Type.String() })
+export const RootRoleResponse = Type.Object({
+  id: Type.Integer(),
+  type: Type.Literal('root'),
+  name: Type.String(),
+  description: Type.String(),
+})
 export const UserListResponse = Type.Object({ users: Type.Array(UserResponse), rootRoles: Type.Array(RootRoleResponse) })
 
 export const PasswordBody = Type.Object(

@@ -15,8 +15,19 @@ import type { SessionsOfUsers } from './sessions-of-users.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
 
 export const ROOT_ROLE_LIST = [
-  { id: ROOT_ROLES.Admin, type: 'root' as const, name: 'Admin', description: 'Users with the root admin role have superuser access to Pennon and can do everything.' },
-  { id: ROOT_ROLES.Editor, type: 'root' as const, name: 'Editor', description: 'Users with the root editor role can change flags, strategies, segments, context fields, tag types and projects, but not tokens or users.' },
+  {
+    id: ROOT_ROLES.Admin,
+    type: 'root' as const,
+    name: 'Admin',
+    description: 'Users with the root admin role have superuser access to Pennon and can do everything.',
+  },
+  {
+    id: ROOT_ROLES.Editor,
+    type: 'root' as const,
+    name: 'Editor',
+    description:
+      'Users with the root editor role can change flags, strategies, segments, context fields, tag types and projects, but not tokens or users.',
+  },
   { id: ROOT_ROLES.Viewer, type: 'root' as const, name: 'Viewer', description: 'Users with the root viewer role can only read.' },
 ]
 
@@ -29,7 +40,11 @@ const SEARCH_LIMIT = 100
 /** A root role given by id or by name (as the reference accepts either); 400 for anything else. */
 export function parseRootRole(value: number | string, path: string): number {
   const role = ROOT_ROLE_LIST.find((candidate) => candidate.id === value || candidate.name === value)
-  if (!role) throw invalid(`The \`${path}\` property must be a root role: 1 (Admin), 2 (Editor) or 3 (Viewer), by id or name. You sent ${quote(value)}.`, path)
+  if (!role)
+    throw invalid(
+      `The \`${path}\` property must be a root role: 1 (Admin), 2 (Editor) or 3 (Viewer), by id or name. You sent ${quote(value)}.`,
+      path,
+    )
   return role.id
 }
 
@@ -52,13 +67,18 @@ async function lockedUser(trx: Kysely<Database>, id: number): Promise<UserRow> {
 }
 
 /** A new password hash: the user's links are used up, and their sessions end (but `keepSessionHash`). */
-async function storePassword(trx: Kysely<Database>, sessions: SessionsOfUsers, id: number, passwordHash: string, keepSessionHash?: string): Promise<void> {
+async function storePassword(
+  trx: Kysely<Database>,
+  sessions: SessionsOfUsers,
+  id: number,
+  passwordHash: string,
+  keepSessionHash?: string,
+): Promise<void> {
   await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute()
   await trx.updateTable('user_activity').set({ login_attempts: 0 }).where('user_id', '=', id).execute()
   await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
   await sessions.endAll(trx, id, keepSessionHash)
 }
-
 
 function uniqueness(error: unknown, username: string | null, email: string | null): never {
   const constraint = uniqueConstraintOf(error)
@@ -72,7 +92,15 @@ function uniqueness(error: unknown, username: string | null, email: string | nul
  * arguments are the asking client's address key (http/client-address.ts), which hashing and those
  * counts go by.
  */
-export function createUserService({ db, attempts, sessions }: { db: Kysely<Database>; attempts: PasswordAttempts; sessions: SessionsOfUsers }) {
+export function createUserService({
+  db,
+  attempts,
+  sessions,
+}: {
+  db: Kysely<Database>
+  attempts: PasswordAttempts
+  sessions: SessionsOfUsers
+}) {
   /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSessionHash`. */
   async function setPassword(id: number, password: string, address: string, keepSessionHash?: string): Promise<void> {
     checkPasswordRules(password)
@@ -96,9 +124,18 @@ export function createUserService({ db, attempts, sessions }: { db: Kysely<Datab
      * A new user with a root role; with a password (checked against the rules), or without one and
      * an invite link (under `baseUrl`) for them to set it.
      */
-    async create(input: CreateUserBody, actor: Actor, baseUrl: string, address: string): Promise<User & { inviteLink?: string; emailSent: false }> {
+    async create(
+      input: CreateUserBody,
+      actor: Actor,
+      baseUrl: string,
+      address: string,
+    ): Promise<User & { inviteLink?: string; emailSent: false }> {
       const username = blankToNull(input.username)
-      if (username?.includes('@')) throw invalid(`The \`/body/username\` property cannot contain "@": sign-in tells usernames from emails by it. You sent ${quote(username)}.`, '/body/username')
+      if (username?.includes('@'))
+        throw invalid(
+          `The \`/body/username\` property cannot contain "@": sign-in tells usernames from emails by it. You sent ${quote(username)}.`,
+          '/body/username',
+        )
       const email = normalEmail(input.email, '/body/email')
       if (username === null && email === null) throw invalid('A user needs a username or an email: send at least one of them.', '/body')
       const rootRole = parseRootRole(input.rootRole, '/body/rootRole')
@@ -137,7 +174,11 @@ export function createUserService({ db, attempts, sessions }: { db: Kysely<Datab
           const admins = await lockAdminCredentials(trx)
           const before = await lockedUser(trx, id)
           if (rootRole !== undefined && rootRole !== ROOT_ROLES.Admin) {
-            keepAnAdmin(admins, (credential) => credential.kind === 'user' && credential.userId === id, `User ${quote(before.username ?? before.email)} is`)
+            keepAnAdmin(
+              admins,
+              (credential) => credential.kind === 'user' && credential.userId === id,
+              `User ${quote(before.username ?? before.email)} is`,
+            )
           }
           const after: UserRow = {
             ...before,
@@ -145,11 +186,17 @@ export function createUserService({ db, attempts, sessions }: { db: Kysely<Datab
             ...(email === undefined ? {} : { email }),
             ...(rootRole === undefined ? {} : { root_role: rootRole }),
           }
-          if (after.username === null && after.email === null) throw invalid('A user needs a username or an email: this one has no username, so keep its email.', '/body/email')
-          await trx.updateTable('users').set({ name: after.name, email: after.email, root_role: after.root_role }).where('id', '=', id).execute()
+          if (after.username === null && after.email === null)
+            throw invalid('A user needs a username or an email: this one has no username, so keep its email.', '/body/email')
+          await trx
+            .updateTable('users')
+            .set({ name: after.name, email: after.email, root_role: after.root_role })
+            .where('id', '=', id)
+            .execute()
           if (after.root_role !== before.root_role) await sessions.endAll(trx, id)
           const [preData, data] = [eventDataOf(toUser(before)), eventDataOf(toUser(after))]
-          if (JSON.stringify(preData) !== JSON.stringify(data)) await appendEvents(trx, auditContext(actor), [{ type: 'user-updated', data, preData }])
+          if (JSON.stringify(preData) !== JSON.stringify(data))
+            await appendEvents(trx, auditContext(actor), [{ type: 'user-updated', data, preData }])
           return toUser(after)
         })
       } catch (error) {
@@ -162,7 +209,11 @@ export function createUserService({ db, attempts, sessions }: { db: Kysely<Datab
       db.transaction().execute(async (trx) => {
         const admins = await lockAdminCredentials(trx)
         const before = await lockedUser(trx, id)
-        keepAnAdmin(admins, (credential) => credential.kind === 'user' && credential.userId === id, `User ${quote(before.username ?? before.email)} is`)
+        keepAnAdmin(
+          admins,
+          (credential) => credential.kind === 'user' && credential.userId === id,
+          `User ${quote(before.username ?? before.email)} is`,
+        )
         await createUserStore(trx).delete(id)
         await appendEvents(trx, auditContext(actor), [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
       }),
@@ -174,13 +225,20 @@ export function createUserService({ db, attempts, sessions }: { db: Kysely<Datab
      * current one (`oldPassword`) to replace it, and its guesses count as failed sign-ins do; their
      * other sessions end.
      */
-    async changeOwnPassword(id: number, { password, confirmPassword, oldPassword }: PasswordBody, address: string, keepSessionHash?: string): Promise<void> {
-      if (confirmPassword !== undefined && confirmPassword !== password) throw invalid('The `confirmPassword` property must equal `password`.', '/body/confirmPassword')
+    async changeOwnPassword(
+      id: number,
+      { password, confirmPassword, oldPassword }: PasswordBody,
+      address: string,
+      keepSessionHash?: string,
+    ): Promise<void> {
+      if (confirmPassword !== undefined && confirmPassword !== password)
+        throw invalid('The `confirmPassword` property must equal `password`.', '/body/confirmPassword')
       const row = await createUserStore(db).find(id)
       if (!row) throw notFound(`No user has id ${id}.`)
       const hash = row.password_hash
       if (hash !== null) {
-        if (oldPassword === undefined) throw invalid('The `oldPassword` property is required: send your current password.', '/body/oldPassword')
+        if (oldPassword === undefined)
+          throw invalid('The `oldPassword` property is required: send your current password.', '/body/oldPassword')
         await attempts.prove(address, `user:${id}`, async () => {
           if (!(await verifyPassword(oldPassword, hash, address))) throw passwordMismatch()
         })

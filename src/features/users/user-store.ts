@@ -37,11 +37,17 @@ export const eventDataOf = ({ id, name, username, email, rootRole }: User): User
 /** `%`, `_` and the escape itself taken literally in a LIKE pattern. */
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-const principalRowOf = prepared((db: Kysely<Database>) => db.selectFrom('users').select(['id', 'email', 'username', 'root_role']).where('id', '=', 0))
+const principalRowOf = prepared((db: Kysely<Database>) =>
+  db.selectFrom('users').select(['id', 'email', 'username', 'root_role']).where('id', '=', 0),
+)
 
 export function createUserStore(db: Kysely<Database>) {
   const usersWithActivity = () =>
-    db.selectFrom('users').leftJoin('user_activity', 'user_activity.user_id', 'users.id').selectAll('users').select(['user_activity.login_attempts', 'user_activity.seen_at'])
+    db
+      .selectFrom('users')
+      .leftJoin('user_activity', 'user_activity.user_id', 'users.id')
+      .selectAll('users')
+      .select(['user_activity.login_attempts', 'user_activity.seen_at'])
 
   return {
     async list(): Promise<User[]> {
@@ -52,7 +58,11 @@ export function createUserStore(db: Kysely<Database>) {
     async search(text: string, limit: number): Promise<User[]> {
       const pattern = `%${literalLike(text.toLowerCase())}%`
       const rows = await usersWithActivity()
-        .where((eb) => eb.or(['username', 'email', 'name'].map((column) => sql<boolean>`lower(${sql.ref(`users.${column}`)}) like ${pattern} escape '\\'`)))
+        .where((eb) =>
+          eb.or(
+            ['username', 'email', 'name'].map((column) => sql<boolean>`lower(${sql.ref(`users.${column}`)}) like ${pattern} escape '\\'`),
+          ),
+        )
         .orderBy('users.id')
         .limit(limit)
         .execute()
@@ -106,7 +116,11 @@ export function createUserStore(db: Kysely<Database>) {
 
     /** Throws the driver's unique violation for a taken email. */
     async update(id: number, changes: Pick<UsersTable, 'name' | 'email' | 'root_role'>): Promise<void> {
-      await db.updateTable('users').set({ name: changes.name, email: changes.email, root_role: changes.root_role }).where('id', '=', id).execute()
+      await db
+        .updateTable('users')
+        .set({ name: changes.name, email: changes.email, root_role: changes.root_role })
+        .where('id', '=', id)
+        .execute()
     },
 
     /** Its activity, sessions and links go with it (foreign key cascades). */

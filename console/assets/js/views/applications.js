@@ -22,17 +22,29 @@ const PAGE_SIZE = 50
 
 /** @param {import('../router.js').ViewContext} context */
 export async function applicationsView({ main, query, current }) {
-  const search = h('input', { type: 'search', name: 'query', value: query.get('query') ?? '', autocomplete: 'off', 'aria-label': 'Search applications', placeholder: 'Part of a name' })
+  const search = h('input', {
+    type: 'search',
+    name: 'query',
+    value: query.get('query') ?? '',
+    autocomplete: 'off',
+    'aria-label': 'Search applications',
+    placeholder: 'Part of a name',
+  })
   const results = h('div', { class: 'results' }, loading())
-  replace(main,
+  replace(
+    main,
     pageHeader('Applications', { subtitle: 'The applications whose SDKs registered or reported metrics in the last 48 hours.' }),
     h('div', { class: 'toolbar' }, h('div', { class: 'field' }, search)),
-    results)
+    results,
+  )
   let page = 0
   let timer = 0
   search.addEventListener('input', () => {
     clearTimeout(timer)
-    timer = window.setTimeout(() => { page = 0; void load() }, 250)
+    timer = window.setTimeout(() => {
+      page = 0
+      void load()
+    }, 250)
   })
 
   async function load() {
@@ -48,26 +60,88 @@ export async function applicationsView({ main, query, current }) {
     }
     if (!current()) return
     if (answer.total === 0) {
-      replace(results, h('p', { class: 'empty' }, search.value.trim() ? 'No application has that in its name.' : 'No application has registered or reported metrics yet. Point an SDK at Pennon with a client token.'))
+      replace(
+        results,
+        h(
+          'p',
+          { class: 'empty' },
+          search.value.trim()
+            ? 'No application has that in its name.'
+            : 'No application has registered or reported metrics yet. Point an SDK at Pennon with a client token.',
+        ),
+      )
       return
     }
     const pages = Math.ceil(answer.total / PAGE_SIZE)
-    replace(results,
-      h('p', { class: 'result-count' }, `${page * PAGE_SIZE + 1}–${page * PAGE_SIZE + answer.applications.length} of ${answer.total} application${answer.total === 1 ? '' : 's'}`),
-      h('table', { class: 'table' },
+    replace(
+      results,
+      h(
+        'p',
+        { class: 'result-count' },
+        `${page * PAGE_SIZE + 1}–${page * PAGE_SIZE + answer.applications.length} of ${answer.total} application${answer.total === 1 ? '' : 's'}`,
+      ),
+      h(
+        'table',
+        { class: 'table' },
         h('caption', { class: 'visually-hidden' }, 'Applications'),
-        h('thead', null, h('tr', null, ['Application', 'SDK', 'Projects and environments', 'Strategies'].map((title) => h('th', { scope: 'col' }, title)))),
-        h('tbody', null, answer.applications.map((application) => h('tr', { 'data-application': application.appName },
-          h('th', { scope: 'row' }, h('a', { href: link('applications', application.appName) }, application.appName)),
-          h('td', null, application.sdkVersion ? h('code', null, application.sdkVersion) : '–'),
-          h('td', null, usageText(application.usage ?? [])),
-          h('td', null, (application.strategies ?? []).length ? (application.strategies ?? []).join(', ') : '–'))))),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ['Application', 'SDK', 'Projects and environments', 'Strategies'].map((title) => h('th', { scope: 'col' }, title)),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          answer.applications.map((application) =>
+            h(
+              'tr',
+              { 'data-application': application.appName },
+              h('th', { scope: 'row' }, h('a', { href: link('applications', application.appName) }, application.appName)),
+              h('td', null, application.sdkVersion ? h('code', null, application.sdkVersion) : '–'),
+              h('td', null, usageText(application.usage ?? [])),
+              h('td', null, (application.strategies ?? []).length ? (application.strategies ?? []).join(', ') : '–'),
+            ),
+          ),
+        ),
+      ),
       pages > 1
-        ? h('nav', { class: 'pager', 'aria-label': 'Pages' },
-          h('button', { type: 'button', class: 'secondary', disabled: page === 0, onclick: () => { page -= 1; void load() } }, 'Previous'),
-          h('span', null, `Page ${page + 1} of ${pages}`),
-          h('button', { type: 'button', class: 'secondary', disabled: page + 1 >= pages, onclick: () => { page += 1; void load() } }, 'Next'))
-        : null)
+        ? h(
+            'nav',
+            { class: 'pager', 'aria-label': 'Pages' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                disabled: page === 0,
+                onclick: () => {
+                  page -= 1
+                  void load()
+                },
+              },
+              'Previous',
+            ),
+            h('span', null, `Page ${page + 1} of ${pages}`),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                disabled: page + 1 >= pages,
+                onclick: () => {
+                  page += 1
+                  void load()
+                },
+              },
+              'Next',
+            ),
+          )
+        : null,
+    )
   }
 
   await load()
@@ -101,55 +175,148 @@ export async function applicationView({ main, params, current }) {
   /** @type {Instance[]} */
   let instances = application.instances ?? []
   if (!application.instances && environments.length) {
-    const lists = await Promise.all(environments.map((environment) =>
-      api('GET', `/metrics/instances/${seg(appName)}/environment/${seg(environment.name)}`)
-        .then((/** @type {{ instances: Instance[] }} */ answer) => answer.instances.map((instance) => ({ ...instance, environment: environment.name })))
-        .catch(() => [])))
+    const lists = await Promise.all(
+      environments.map((environment) =>
+        api('GET', `/metrics/instances/${seg(appName)}/environment/${seg(environment.name)}`)
+          .then((/** @type {{ instances: Instance[] }} */ answer) =>
+            answer.instances.map((instance) => ({ ...instance, environment: environment.name })),
+          )
+          .catch(() => []),
+      ),
+    )
     instances = lists.flat()
     if (!current()) return
   }
-  const flags = (application.seenToggles ?? []).map((flag) => typeof flag === 'string' ? { name: flag } : flag)
+  const flags = (application.seenToggles ?? []).map((flag) => (typeof flag === 'string' ? { name: flag } : flag))
   const missingStrategies = overview?.issues?.missingStrategies ?? []
   const missingFeatures = [...new Set(environments.flatMap((environment) => environment.issues?.missingFeatures ?? []))]
-  replace(main,
+  replace(
+    main,
     pageHeader(appName, { crumbs, subtitle: application.description || undefined }),
     missingStrategies.length
-      ? h('p', { class: 'alert warn' }, `It registered strategies Pennon does not define: ${missingStrategies.join(', ')}. Flags using them are off in it.`)
+      ? h(
+          'p',
+          { class: 'alert warn' },
+          `It registered strategies Pennon does not define: ${missingStrategies.join(', ')}. Flags using them are off in it.`,
+        )
       : null,
     missingFeatures.length
       ? h('p', { class: 'alert warn' }, `It asks for names that are no flags here: ${missingFeatures.join(', ')}.`)
       : null,
-    h('div', { class: 'grid-2' },
-      section('About',
-        h('dl', { class: 'facts' },
-          h('dt', null, 'SDK'), h('dd', null, application.sdkVersion ? h('code', null, application.sdkVersion) : '–'),
-          h('dt', null, 'Tokens for'), h('dd', null, usageText(application.usage ?? [])),
-          h('dt', null, 'Strategies'), h('dd', null, (application.strategies ?? []).join(', ') || '–'),
-          application.url ? [h('dt', null, 'Link'), h('dd', null, h('a', { href: application.url, rel: 'noreferrer' }, application.url))] : null)),
-      section('Environments', environments.length
-        ? h('table', { class: 'table compact' },
-          h('thead', null, h('tr', null, ['Environment', 'Instances', 'SDK versions', 'Last seen'].map((title) => h('th', { scope: 'col' }, title)))),
-          h('tbody', null, environments.map((environment) => h('tr', { 'data-environment': environment.name },
-            h('th', { scope: 'row' }, environment.name),
-            h('td', null, String(environment.instanceCount)),
-            h('td', null, environment.sdks.map((sdk, index) => [index ? ', ' : '', h('code', null, sdk)])),
-            h('td', { title: formatDate(environment.lastSeen) }, timeAgo(environment.lastSeen))))))
-        : h('p', { class: 'empty' }, 'Not seen in any environment in the last 24 hours.'))),
-    section('Instances', instances.length
-      ? h('table', { class: 'table' },
-        h('caption', { class: 'visually-hidden' }, 'Instances'),
-        h('thead', null, h('tr', null, ['Instance', 'Environment', 'SDK version', 'Address', 'Last seen'].map((title) => h('th', { scope: 'col' }, title)))),
-        h('tbody', null, instances.map((instance) => h('tr', { 'data-instance': instance.instanceId },
-          h('th', { scope: 'row' }, h('code', null, instance.instanceId)),
-          h('td', null, instance.environment ?? '–'),
-          h('td', null, instance.sdkVersion ? h('code', null, instance.sdkVersion) : '–', instance.sdkType ? [' ', badge(instance.sdkType)] : null),
-          h('td', null, instance.clientIp ?? '–'),
-          h('td', { title: formatDate(instance.lastSeen) }, timeAgo(instance.lastSeen))))))
-      : h('p', { class: 'empty' }, 'No instance seen in the last 48 hours.')),
-    section(`Flags used${overview ? ` (${overview.featureCount})` : ''}`, flags.length
-      ? h('ul', { class: 'plain flag-uses' }, flags.map((flag) => h('li', { 'data-flag': flag.name },
-        flag.project ? h('a', { href: link('projects', flag.project, 'features', flag.name) }, flag.name) : h('code', null, flag.name),
-        flag.project ? h('span', { class: 'hint' }, ` in ${flag.project}`) : null,
-        flag.notFound ? [' ', badge('no longer a flag', 'warn')] : null)))
-      : h('p', { class: 'empty' }, 'No flag reported in the last 48 hours.')))
+    h(
+      'div',
+      { class: 'grid-2' },
+      section(
+        'About',
+        h(
+          'dl',
+          { class: 'facts' },
+          h('dt', null, 'SDK'),
+          h('dd', null, application.sdkVersion ? h('code', null, application.sdkVersion) : '–'),
+          h('dt', null, 'Tokens for'),
+          h('dd', null, usageText(application.usage ?? [])),
+          h('dt', null, 'Strategies'),
+          h('dd', null, (application.strategies ?? []).join(', ') || '–'),
+          application.url
+            ? [h('dt', null, 'Link'), h('dd', null, h('a', { href: application.url, rel: 'noreferrer' }, application.url))]
+            : null,
+        ),
+      ),
+      section(
+        'Environments',
+        environments.length
+          ? h(
+              'table',
+              { class: 'table compact' },
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  ['Environment', 'Instances', 'SDK versions', 'Last seen'].map((title) => h('th', { scope: 'col' }, title)),
+                ),
+              ),
+              h(
+                'tbody',
+                null,
+                environments.map((environment) =>
+                  h(
+                    'tr',
+                    { 'data-environment': environment.name },
+                    h('th', { scope: 'row' }, environment.name),
+                    h('td', null, String(environment.instanceCount)),
+                    h(
+                      'td',
+                      null,
+                      environment.sdks.map((sdk, index) => [index ? ', ' : '', h('code', null, sdk)]),
+                    ),
+                    h('td', { title: formatDate(environment.lastSeen) }, timeAgo(environment.lastSeen)),
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'empty' }, 'Not seen in any environment in the last 24 hours.'),
+      ),
+    ),
+    section(
+      'Instances',
+      instances.length
+        ? h(
+            'table',
+            { class: 'table' },
+            h('caption', { class: 'visually-hidden' }, 'Instances'),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ['Instance', 'Environment', 'SDK version', 'Address', 'Last seen'].map((title) => h('th', { scope: 'col' }, title)),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              instances.map((instance) =>
+                h(
+                  'tr',
+                  { 'data-instance': instance.instanceId },
+                  h('th', { scope: 'row' }, h('code', null, instance.instanceId)),
+                  h('td', null, instance.environment ?? '–'),
+                  h(
+                    'td',
+                    null,
+                    instance.sdkVersion ? h('code', null, instance.sdkVersion) : '–',
+                    instance.sdkType ? [' ', badge(instance.sdkType)] : null,
+                  ),
+                  h('td', null, instance.clientIp ?? '–'),
+                  h('td', { title: formatDate(instance.lastSeen) }, timeAgo(instance.lastSeen)),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'empty' }, 'No instance seen in the last 48 hours.'),
+    ),
+    section(
+      `Flags used${overview ? ` (${overview.featureCount})` : ''}`,
+      flags.length
+        ? h(
+            'ul',
+            { class: 'plain flag-uses' },
+            flags.map((flag) =>
+              h(
+                'li',
+                { 'data-flag': flag.name },
+                flag.project
+                  ? h('a', { href: link('projects', flag.project, 'features', flag.name) }, flag.name)
+                  : h('code', null, flag.name),
+                flag.project ? h('span', { class: 'hint' }, ` in ${flag.project}`) : null,
+                flag.notFound ? [' ', badge('no longer a flag', 'warn')] : null,
+              ),
+            ),
+          )
+        : h('p', { class: 'empty' }, 'No flag reported in the last 48 hours.'),
+    ),
+  )
 }

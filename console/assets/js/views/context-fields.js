@@ -17,8 +17,15 @@ import { badge, errorBox, guard, loading, openFormDialog, pageHeader, runAction,
 export async function contextFieldsView({ main, current }) {
   const notice = h('div', { 'aria-live': 'polite' })
   const results = h('div', null, loading())
-  replace(main, pageHeader('Context fields', { subtitle: 'The names constraints offer, and the values they may take. A field with legal values takes only those in constraints.' }),
-    notice, section('Defined fields', results), section('New context field', createForm()))
+  replace(
+    main,
+    pageHeader('Context fields', {
+      subtitle: 'The names constraints offer, and the values they may take. A field with legal values takes only those in constraints.',
+    }),
+    notice,
+    section('Defined fields', results),
+    section('New context field', createForm()),
+  )
 
   async function load() {
     /** @type {ContextField[]} */
@@ -34,19 +41,89 @@ export async function contextFieldsView({ main, current }) {
 
   /** @param {ContextField[]} fields */
   function table(fields) {
-    return h('table', { class: 'table' },
+    return h(
+      'table',
+      { class: 'table' },
       h('caption', { class: 'visually-hidden' }, 'Context fields'),
-      h('thead', null, h('tr', null, ['Field', 'Legal values', 'Stickiness', 'Used in', 'Actions'].map((title) => h('th', { scope: 'col' }, title)))),
-      h('tbody', null, fields.map((contextField) => h('tr', { 'data-context-field': contextField.name },
-        h('th', { scope: 'row' }, h('code', null, contextField.name), contextField.description ? h('p', { class: 'hint' }, contextField.description) : null),
-        h('td', null, contextField.legalValues.length
-          ? h('ul', { class: 'plain' }, contextField.legalValues.map((legalValue) => h('li', null, h('code', null, legalValue.value), legalValue.description ? ` ${legalValue.description}` : '')))
-          : h('span', { class: 'hint' }, 'any value')),
-        h('td', null, contextField.stickiness ? badge('sticky', 'ok') : '–'),
-        h('td', null, `${contextField.usedInFeatures ?? 0} flag${contextField.usedInFeatures === 1 ? '' : 's'} in ${contextField.usedInProjects ?? 0} project${contextField.usedInProjects === 1 ? '' : 's'}`),
-        h('td', null, h('span', { class: 'row-actions' },
-          guard(h('button', { type: 'button', class: 'secondary small', 'aria-label': `Edit context field ${contextField.name}`, onclick: () => edit(contextField) }, 'Edit'), 'UPDATE_CONTEXT_FIELD'),
-          guard(h('button', { type: 'button', class: 'link danger', 'aria-label': `Delete context field ${contextField.name}`, onclick: () => remove(contextField) }, 'Delete'), 'DELETE_CONTEXT_FIELD')))))))
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ['Field', 'Legal values', 'Stickiness', 'Used in', 'Actions'].map((title) => h('th', { scope: 'col' }, title)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        fields.map((contextField) =>
+          h(
+            'tr',
+            { 'data-context-field': contextField.name },
+            h(
+              'th',
+              { scope: 'row' },
+              h('code', null, contextField.name),
+              contextField.description ? h('p', { class: 'hint' }, contextField.description) : null,
+            ),
+            h(
+              'td',
+              null,
+              contextField.legalValues.length
+                ? h(
+                    'ul',
+                    { class: 'plain' },
+                    contextField.legalValues.map((legalValue) =>
+                      h('li', null, h('code', null, legalValue.value), legalValue.description ? ` ${legalValue.description}` : ''),
+                    ),
+                  )
+                : h('span', { class: 'hint' }, 'any value'),
+            ),
+            h('td', null, contextField.stickiness ? badge('sticky', 'ok') : '–'),
+            h(
+              'td',
+              null,
+              `${contextField.usedInFeatures ?? 0} flag${contextField.usedInFeatures === 1 ? '' : 's'} in ${contextField.usedInProjects ?? 0} project${contextField.usedInProjects === 1 ? '' : 's'}`,
+            ),
+            h(
+              'td',
+              null,
+              h(
+                'span',
+                { class: 'row-actions' },
+                guard(
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'secondary small',
+                      'aria-label': `Edit context field ${contextField.name}`,
+                      onclick: () => edit(contextField),
+                    },
+                    'Edit',
+                  ),
+                  'UPDATE_CONTEXT_FIELD',
+                ),
+                guard(
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'link danger',
+                      'aria-label': `Delete context field ${contextField.name}`,
+                      onclick: () => remove(contextField),
+                    },
+                    'Delete',
+                  ),
+                  'DELETE_CONTEXT_FIELD',
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    )
   }
 
   /** @param {ContextField} contextField */
@@ -65,7 +142,13 @@ export async function contextFieldsView({ main, current }) {
       confirm: 'Delete context field',
       danger: true,
     })
-    if (sure) await runAction(notice, load, () => api('DELETE', `/context/${seg(contextField.name)}`), `Context field ${contextField.name} deleted.`)
+    if (sure)
+      await runAction(
+        notice,
+        load,
+        () => api('DELETE', `/context/${seg(contextField.name)}`),
+        `Context field ${contextField.name} deleted.`,
+      )
   }
 
   function createForm() {
@@ -74,19 +157,34 @@ export async function contextFieldsView({ main, current }) {
     const stickiness = h('input', { type: 'checkbox', name: 'stickiness', id: uid('stickiness') })
     const legalValues = legalValueEditor([])
     const general = h('div')
-    const form = h('form', { novalidate: true },
-      h('div', { class: 'form-grid' },
+    const form = h(
+      'form',
+      { novalidate: true },
+      h(
+        'div',
+        { class: 'form-grid' },
         field('Name', name, { path: '/body/name', hint: 'URL-friendly, unique among the context fields' }),
-        field('Description', description, { path: '/body/description' })),
+        field('Description', description, { path: '/body/description' }),
+      ),
       h('label', { class: 'check', for: stickiness.id }, stickiness, ' Sticky: rollouts may keep users in or out by this field'),
       legalValues.element,
       general,
-      h('div', { class: 'actions' }, guard(h('button', { type: 'submit', class: 'primary' }, 'Create context field'), 'CREATE_CONTEXT_FIELD')))
+      h(
+        'div',
+        { class: 'actions' },
+        guard(h('button', { type: 'submit', class: 'primary' }, 'Create context field'), 'CREATE_CONTEXT_FIELD'),
+      ),
+    )
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       replace(general)
       try {
-        const created = await api('POST', '/context', { name: name.value.trim(), description: description.value.trim() || null, stickiness: stickiness.checked, legalValues: legalValues.value() })
+        const created = await api('POST', '/context', {
+          name: name.value.trim(),
+          description: description.value.trim() || null,
+          stickiness: stickiness.checked,
+          legalValues: legalValues.value(),
+        })
         announce(`Context field ${created.name} created.`)
         form.reset()
         legalValues.clear()
@@ -114,28 +212,38 @@ function editDialog(contextField) {
   const general = h('div')
   const titleId = uid('dialog-title')
   const save = h('button', { type: 'submit', class: 'primary' }, 'Save context field')
-  const form = h('form', { method: 'dialog', novalidate: true },
+  const form = h(
+    'form',
+    { method: 'dialog', novalidate: true },
     h('h2', { id: titleId }, `Context field ${contextField.name}`),
-    h('div', { class: 'form-grid' },
+    h(
+      'div',
+      { class: 'form-grid' },
       field('Description', description, { path: '/body/description' }),
-      field('Sort order', sortOrder, { path: '/body/sortOrder', hint: 'Lower comes first where fields are offered' })),
+      field('Sort order', sortOrder, { path: '/body/sortOrder', hint: 'Lower comes first where fields are offered' }),
+    ),
     h('label', { class: 'check', for: stickiness.id }, stickiness, ' Sticky: rollouts may keep users in or out by this field'),
     legalValues.element,
     general,
-    h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'),
-      save))
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'), save),
+  )
   const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId }, form)
-  return openFormDialog({ dialog, form, save, general, send: async () => {
-    await api('PUT', `/context/${seg(contextField.name)}`, {
-      description: description.value.trim() || null,
-      // Left empty: kept. Not a whole number: the server says so beside the field.
-      sortOrder: sortOrder.value === '' ? undefined : Number(sortOrder.value),
-      stickiness: stickiness.checked,
-      legalValues: legalValues.value(),
-    })
-    return true
-  } })
+  return openFormDialog({
+    dialog,
+    form,
+    save,
+    general,
+    send: async () => {
+      await api('PUT', `/context/${seg(contextField.name)}`, {
+        description: description.value.trim() || null,
+        // Left empty: kept. Not a whole number: the server says so beside the field.
+        sortOrder: sortOrder.value === '' ? undefined : Number(sortOrder.value),
+        stickiness: stickiness.checked,
+        legalValues: legalValues.value(),
+      })
+      return true
+    },
+  })
 }
 
 /**
@@ -148,44 +256,90 @@ function legalValueEditor(initial) {
   /** @type {(() => LegalValue)[]} */
   let readers = []
   const list = h('ol', { class: 'plain' })
-  const sync = () => { values = readers.map((read) => read()) }
+  const sync = () => {
+    values = readers.map((read) => read())
+  }
 
   function render() {
     readers = []
-    replace(list, values.map((legalValue, index) => {
-      const path = `/body/legalValues/${index}`
-      const value = h('input', { type: 'text', name: 'legalValue', value: legalValue.value, autocomplete: 'off' })
-      const description = h('input', { type: 'text', name: 'legalValueDescription', value: legalValue.description ?? '', autocomplete: 'off' })
-      readers.push(() => {
-        const text = description.value.trim()
-        return text ? { value: value.value.trim(), description: text } : { value: value.value.trim() }
-      })
-      return h('li', { class: 'constraint', 'data-path': path },
-        h('p', { class: 'field-error', hidden: true }),
-        h('div', { class: 'form-grid' },
-          field(`Legal value ${index + 1}`, value, { path: `${path}/value` }),
-          field(`Legal value ${index + 1} description`, description, { path: `${path}/description` })),
-        h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove legal value ${index + 1}`, onclick: () => {
-          sync()
-          values.splice(index, 1)
-          render()
-        } }, 'Remove'))
-    }))
+    replace(
+      list,
+      values.map((legalValue, index) => {
+        const path = `/body/legalValues/${index}`
+        const value = h('input', { type: 'text', name: 'legalValue', value: legalValue.value, autocomplete: 'off' })
+        const description = h('input', {
+          type: 'text',
+          name: 'legalValueDescription',
+          value: legalValue.description ?? '',
+          autocomplete: 'off',
+        })
+        readers.push(() => {
+          const text = description.value.trim()
+          return text ? { value: value.value.trim(), description: text } : { value: value.value.trim() }
+        })
+        return h(
+          'li',
+          { class: 'constraint', 'data-path': path },
+          h('p', { class: 'field-error', hidden: true }),
+          h(
+            'div',
+            { class: 'form-grid' },
+            field(`Legal value ${index + 1}`, value, { path: `${path}/value` }),
+            field(`Legal value ${index + 1} description`, description, { path: `${path}/description` }),
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'link danger',
+              'aria-label': `Remove legal value ${index + 1}`,
+              onclick: () => {
+                sync()
+                values.splice(index, 1)
+                render()
+              },
+            },
+            'Remove',
+          ),
+        )
+      }),
+    )
     if (values.length === 0) list.append(h('li', { class: 'empty' }, 'No legal values: constraints may use any value.'))
   }
 
   render()
-  const element = h('fieldset', { 'data-path': '/body/legalValues' },
+  const element = h(
+    'fieldset',
+    { 'data-path': '/body/legalValues' },
     h('legend', null, 'Legal values'),
     h('p', { class: 'field-error', hidden: true }),
     list,
-    h('button', { type: 'button', class: 'secondary small', onclick: () => {
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small',
+        onclick: () => {
+          sync()
+          values.push({ value: '' })
+          render()
+          const inputs = list.querySelectorAll('input[name="legalValue"]')
+          const last = inputs[inputs.length - 1]
+          if (last instanceof HTMLInputElement) last.focus()
+        },
+      },
+      'Add legal value',
+    ),
+  )
+  return {
+    element,
+    value: () => {
       sync()
-      values.push({ value: '' })
+      return values
+    },
+    clear: () => {
+      values = []
       render()
-      const inputs = list.querySelectorAll('input[name="legalValue"]')
-      const last = inputs[inputs.length - 1]
-      if (last instanceof HTMLInputElement) last.focus()
-    } }, 'Add legal value'))
-  return { element, value: () => { sync(); return values }, clear: () => { values = []; render() } }
+    },
+  }
 }

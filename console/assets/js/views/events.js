@@ -29,14 +29,32 @@ const SHOWN = 200
  */
 function eventItem(event, fresh, control = null) {
   const lines = diffLines(event.preData, event.data)
-  return h('li', { class: `event${fresh ? ' fresh' : ''}`, 'data-event-id': event.id, 'data-event-type': event.type },
-    h('div', { class: 'event-head' },
+  return h(
+    'li',
+    { class: `event${fresh ? ' fresh' : ''}`, 'data-event-id': event.id, 'data-event-type': event.type },
+    h(
+      'div',
+      { class: 'event-head' },
       h('span', { class: 'event-type' }, event.type),
       control,
-      event.featureName && event.project ? h('a', { href: link('projects', event.project, 'features', event.featureName) }, event.featureName) : null,
+      event.featureName && event.project
+        ? h('a', { href: link('projects', event.project, 'features', event.featureName) }, event.featureName)
+        : null,
       event.environment ? h('span', { class: 'badge' }, event.environment) : null,
-      h('span', { class: 'event-meta' }, `#${event.id} · ${formatDate(event.createdAt)} · by ${event.createdBy}${event.project ? ` · project ${event.project}` : ''}`)),
-    lines.length ? h('ul', { class: 'diff', 'aria-label': 'Change' }, lines.map((line) => h('li', { class: line.kind }, line.text))) : null)
+      h(
+        'span',
+        { class: 'event-meta' },
+        `#${event.id} · ${formatDate(event.createdAt)} · by ${event.createdBy}${event.project ? ` · project ${event.project}` : ''}`,
+      ),
+    ),
+    lines.length
+      ? h(
+          'ul',
+          { class: 'diff', 'aria-label': 'Change' },
+          lines.map((line) => h('li', { class: line.kind }, line.text)),
+        )
+      : null,
+  )
 }
 
 /** @param {import('../router.js').ViewContext} context */
@@ -44,12 +62,25 @@ export async function eventsView({ main, params, onLeave, current }) {
   const { projectId, name } = params
   const title = name ? `History of ${name}` : projectId ? `Events of ${projectId}` : 'Event log'
   /** @type {[string, string][]} */
-  const crumbs = projectId ? [['Projects', '#/projects'], [projectId, link('projects', projectId)]] : []
+  const crumbs = projectId
+    ? [
+        ['Projects', '#/projects'],
+        [projectId, link('projects', projectId)],
+      ]
+    : []
   if (name && projectId) crumbs.push([name, link('projects', projectId, 'features', name)])
   const path = name ? `/events/${seg(name)}` : projectId ? `/events?project=${seg(projectId)}` : '/events'
   // Project and instance reads need ADMIN; a flag's history is open to every admin-API credential.
   if (!name && !can('ADMIN')) {
-    replace(main, pageHeader(title, { crumbs }), h('p', { class: 'alert warn' }, 'Reading the event log of a project or of the instance needs ADMIN. A flag’s history (on its page) is open to you.'))
+    replace(
+      main,
+      pageHeader(title, { crumbs }),
+      h(
+        'p',
+        { class: 'alert warn' },
+        'Reading the event log of a project or of the instance needs ADMIN. A flag’s history (on its page) is open to you.',
+      ),
+    )
     return
   }
   const live = h('span', { class: 'live', role: 'status' }, 'Live')
@@ -85,8 +116,12 @@ export async function eventsView({ main, params, onLeave, current }) {
       if (top !== newest) {
         const first = newest === 0
         const fresh = answer.events.filter((event) => !first && event.id > newest)
-        replace(list, answer.events.slice(0, SHOWN).map((event) => eventItem(event, !first && event.id > newest, controlOf(event))))
-        if (fresh.length) announce(`${fresh.length} new event${fresh.length === 1 ? '' : 's'}: ${fresh.map((event) => event.type).join(', ')}`)
+        replace(
+          list,
+          answer.events.slice(0, SHOWN).map((event) => eventItem(event, !first && event.id > newest, controlOf(event))),
+        )
+        if (fresh.length)
+          announce(`${fresh.length} new event${fresh.length === 1 ? '' : 's'}: ${fresh.map((event) => event.type).join(', ')}`)
         newest = top
       }
       status.textContent = `${answer.totalEvents.toLocaleString()} event${answer.totalEvents === 1 ? '' : 's'}${answer.events.length > SHOWN ? `, the newest ${SHOWN} shown` : ''}`
@@ -102,7 +137,9 @@ export async function eventsView({ main, params, onLeave, current }) {
     live.classList.remove('paused')
     live.textContent = 'Live'
     clearInterval(timer)
-    timer = window.setInterval(() => { void poll() }, POLL_MS)
+    timer = window.setInterval(() => {
+      void poll()
+    }, POLL_MS)
   }
   function stop() {
     clearInterval(timer)

@@ -33,21 +33,41 @@ export function exposureSection(name, environments, current) {
     }
     if (!current()) return
     const lastSeen = new Map(environments.map((environment) => [environment.name, environment.lastSeenAt ?? null]))
-    const exposures = exposureByEnvironment(answer.data, environments.map((environment) => environment.name))
-    replace(body,
-      h('p', { class: 'legend' },
-        h('span', { class: 'swatch yes', 'aria-hidden': 'true' }), ' on (yes) ',
-        h('span', { class: 'swatch no', 'aria-hidden': 'true' }), ' off (no), per hour, every application added up'),
+    const exposures = exposureByEnvironment(
+      answer.data,
+      environments.map((environment) => environment.name),
+    )
+    replace(
+      body,
+      h(
+        'p',
+        { class: 'legend' },
+        h('span', { class: 'swatch yes', 'aria-hidden': 'true' }),
+        ' on (yes) ',
+        h('span', { class: 'swatch no', 'aria-hidden': 'true' }),
+        ' off (no), per hour, every application added up',
+      ),
       exposures.map((exposure) => {
         const seen = lastSeen.get(exposure.environment) ?? null
-        return h('div', { class: 'exposure-environment', 'data-exposure': exposure.environment },
-          h('div', { class: 'environment-head' },
+        return h(
+          'div',
+          { class: 'exposure-environment', 'data-exposure': exposure.environment },
+          h(
+            'div',
+            { class: 'environment-head' },
             h('h3', null, exposure.environment),
-            h('span', { class: 'hint', 'data-last-seen': seen ?? '', title: seen ? formatDate(seen) : undefined }, `Last seen ${timeAgo(seen)}`),
-            h('span', { class: 'hint' }, `${exposure.yes + exposure.no} evaluations: ${exposure.yes} yes, ${exposure.no} no`)),
+            h(
+              'span',
+              { class: 'hint', 'data-last-seen': seen ?? '', title: seen ? formatDate(seen) : undefined },
+              `Last seen ${timeAgo(seen)}`,
+            ),
+            h('span', { class: 'hint' }, `${exposure.yes + exposure.no} evaluations: ${exposure.yes} yes, ${exposure.no} no`),
+          ),
           exposure.yes + exposure.no > 0
             ? h('div', { class: 'chart-box' }, exposureChart(exposure))
-            : h('p', { class: 'empty' }, `No evaluations reported in the last ${EXPOSURE_HOURS} hours.`))
-      }))
+            : h('p', { class: 'empty' }, `No evaluations reported in the last ${EXPOSURE_HOURS} hours.`),
+        )
+      }),
+    )
   }
 }

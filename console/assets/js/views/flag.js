@@ -26,7 +26,10 @@ export async function flagView({ main, params, current }) {
   const projectId = params.projectId ?? ''
   const name = params.name ?? ''
   const base = `/projects/${seg(projectId)}/features/${seg(name)}`
-  const crumbs = /** @type {[string, string][]} */ ([['Projects', '#/projects'], [projectId, link('projects', projectId)]])
+  const crumbs = /** @type {[string, string][]} */ ([
+    ['Projects', '#/projects'],
+    [projectId, link('projects', projectId)],
+  ])
   replace(main, pageHeader(name, { crumbs }), loading())
   const notice = h('div', { 'aria-live': 'polite' })
 
@@ -34,7 +37,14 @@ export async function flagView({ main, params, current }) {
     /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }, { types: import('../metadata-form.js').FeatureType[] }, { tags: import('./flag-tags.js').FlagTag[] }, { tagTypes: import('./flag-tags.js').TagType[] }]} */
     let loaded
     try {
-      loaded = await Promise.all([api('GET', base), api('GET', '/segments'), api('GET', '/strategies'), api('GET', '/feature-types'), api('GET', `/features/${seg(name)}/tags`), api('GET', '/tag-types')])
+      loaded = await Promise.all([
+        api('GET', base),
+        api('GET', '/segments'),
+        api('GET', '/strategies'),
+        api('GET', '/feature-types'),
+        api('GET', `/features/${seg(name)}/tags`),
+        api('GET', '/tag-types'),
+      ])
     } catch (error) {
       if (current()) replace(main, pageHeader(name, { crumbs }), errorBox(error))
       return
@@ -50,35 +60,84 @@ export async function flagView({ main, params, current }) {
     }
     const segmentNames = new Map(segments.map((segment) => [segment.id, segment.name]))
     const actions = flag.archived
-      ? [guard(h('button', { type: 'button', class: 'secondary', onclick: () => act(() => api('POST', `/projects/${seg(projectId)}/revive`, { features: [name] }), `${name} revived.`) }, 'Revive'), 'UPDATE_FEATURE'),
-        guard(h('button', { type: 'button', class: 'danger', onclick: deleteFlag }, 'Delete'), 'DELETE_FEATURE')]
-      : [guard(h('button', { type: 'button', class: 'secondary', onclick: editMetadata }, 'Edit'), 'UPDATE_FEATURE'),
-        guard(h('button', { type: 'button', class: 'danger', onclick: () => archiveFlag(flag) }, 'Archive'), 'DELETE_FEATURE')]
-    replace(main,
+      ? [
+          guard(
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                onclick: () => act(() => api('POST', `/projects/${seg(projectId)}/revive`, { features: [name] }), `${name} revived.`),
+              },
+              'Revive',
+            ),
+            'UPDATE_FEATURE',
+          ),
+          guard(h('button', { type: 'button', class: 'danger', onclick: deleteFlag }, 'Delete'), 'DELETE_FEATURE'),
+        ]
+      : [
+          guard(h('button', { type: 'button', class: 'secondary', onclick: editMetadata }, 'Edit'), 'UPDATE_FEATURE'),
+          guard(h('button', { type: 'button', class: 'danger', onclick: () => archiveFlag(flag) }, 'Archive'), 'DELETE_FEATURE'),
+        ]
+    replace(
+      main,
       pageHeader(name, {
         crumbs,
-        actions: [h('a', { class: 'button secondary', href: link('projects', projectId, 'features', name, 'events') }, 'History'), ...actions],
+        actions: [
+          h('a', { class: 'button secondary', href: link('projects', projectId, 'features', name, 'events') }, 'History'),
+          ...actions,
+        ],
         subtitle: flag.description ?? undefined,
       }),
       notice,
-      flag.archived ? h('p', { class: 'alert warn' }, `Archived ${formatDate(flag.archivedAt)}: off everywhere, and SDKs no longer get it. Revive it to use it again.`) : null,
-      flag.potentiallyStale
-        ? h('p', { class: 'alert warn', 'data-potentially-stale': '' },
-          `Potentially stale: a ${flag.type} flag is expected to live ${lifetimeText(lifetime)}, and this one was created ${formatDate(flag.createdAt)}. `,
-          'Mark it stale once its code is gone, or archive it.')
+      flag.archived
+        ? h(
+            'p',
+            { class: 'alert warn' },
+            `Archived ${formatDate(flag.archivedAt)}: off everywhere, and SDKs no longer get it. Revive it to use it again.`,
+          )
         : null,
-      h('div', { class: 'grid-2' },
-        section('About',
-          h('dl', { class: 'facts' },
-            h('dt', null, 'Type'), h('dd', null, badge(flag.type), ` expected lifetime: ${lifetimeText(lifetime)}`),
-            h('dt', null, 'Project'), h('dd', null, h('a', { href: link('projects', projectId) }, flag.project)),
-            h('dt', null, 'Created'), h('dd', null, formatDate(flag.createdAt)),
-            h('dt', null, 'Stale'), h('dd', null, flag.stale ? badge('stale', 'warn') : flag.potentiallyStale ? badge('potentially stale', 'warn') : 'no'),
-            h('dt', null, 'Impression data'), h('dd', null, flag.impressionData ? 'on' : 'off'))),
-        dependencySection(flag)),
+      flag.potentiallyStale
+        ? h(
+            'p',
+            { class: 'alert warn', 'data-potentially-stale': '' },
+            `Potentially stale: a ${flag.type} flag is expected to live ${lifetimeText(lifetime)}, and this one was created ${formatDate(flag.createdAt)}. `,
+            'Mark it stale once its code is gone, or archive it.',
+          )
+        : null,
+      h(
+        'div',
+        { class: 'grid-2' },
+        section(
+          'About',
+          h(
+            'dl',
+            { class: 'facts' },
+            h('dt', null, 'Type'),
+            h('dd', null, badge(flag.type), ` expected lifetime: ${lifetimeText(lifetime)}`),
+            h('dt', null, 'Project'),
+            h('dd', null, h('a', { href: link('projects', projectId) }, flag.project)),
+            h('dt', null, 'Created'),
+            h('dd', null, formatDate(flag.createdAt)),
+            h('dt', null, 'Stale'),
+            h('dd', null, flag.stale ? badge('stale', 'warn') : flag.potentiallyStale ? badge('potentially stale', 'warn') : 'no'),
+            h('dt', null, 'Impression data'),
+            h('dd', null, flag.impressionData ? 'on' : 'off'),
+          ),
+        ),
+        dependencySection(flag),
+      ),
       tagSection({ name, tags, tagTypes, act, reload: render }),
-      section('Environments', h('div', { class: 'environments' }, flag.environments.map((environment) => environmentCard(flag, environment, segmentNames, segments, definitions)))),
-      exposureSection(name, flag.environments, current))
+      section(
+        'Environments',
+        h(
+          'div',
+          { class: 'environments' },
+          flag.environments.map((environment) => environmentCard(flag, environment, segmentNames, segments, definitions)),
+        ),
+      ),
+      exposureSection(name, flag.environments, current),
+    )
   }
 
   /**
@@ -101,11 +160,20 @@ export async function flagView({ main, params, current }) {
     const toggle = toggleSwitch({
       label: `${name} in ${environment.name}`,
       checked: environment.enabled,
-      onchange: (next) => act(() => api('POST', `${place}/${next ? 'on' : 'off'}`), `${name} is ${next ? 'on' : 'off'} in ${environment.name}.`),
+      onchange: (next) =>
+        act(() => api('POST', `${place}/${next ? 'on' : 'off'}`), `${name} is ${next ? 'on' : 'off'} in ${environment.name}.`),
     })
     if (flag.archived) toggle.disabled = true
     const openEditor = (/** @type {import('../strategy-form.js').Strategy | undefined} */ strategy) => async () => {
-      const saved = await strategyDialog({ place, flagName: name, project: projectId, environment: environment.name, strategy, definitions, segments })
+      const saved = await strategyDialog({
+        place,
+        flagName: name,
+        project: projectId,
+        environment: environment.name,
+        strategy,
+        definitions,
+        segments,
+      })
       if (saved) {
         announce(`Strategy ${strategy ? 'saved' : 'added'} in ${environment.name}.`)
         await render()
@@ -118,19 +186,52 @@ export async function flagView({ main, params, current }) {
         await render()
       }
     }
-    return h('article', { class: 'environment', 'aria-label': `Environment ${environment.name}`, 'data-environment': environment.name },
-      h('div', { class: 'environment-head' },
+    return h(
+      'article',
+      { class: 'environment', 'aria-label': `Environment ${environment.name}`, 'data-environment': environment.name },
+      h(
+        'div',
+        { class: 'environment-head' },
         h('h3', null, environment.name),
         badge(environment.type),
         guard(toggle, 'UPDATE_FEATURE_ENVIRONMENT'),
-        environment.enabled && !environment.strategies.some((strategy) => !strategy.disabled) ? badge('no active strategy', 'warn') : null),
+        environment.enabled && !environment.strategies.some((strategy) => !strategy.disabled) ? badge('no active strategy', 'warn') : null,
+      ),
       environment.strategies.length === 0
         ? h('p', { class: 'empty' }, 'No strategies. Switching on adds a 100% gradual rollout.')
-        : environment.strategies.map((strategy, index) => strategyCard(place, environment.name, strategy, segmentNames, openEditor(strategy),
-          environment.strategies.length > 1 ? { up: index > 0 ? moveStrategy(place, environment, index, -1) : null, down: index < environment.strategies.length - 1 ? moveStrategy(place, environment, index, 1) : null } : null)),
-      flag.archived ? null : guard(h('button', { type: 'button', class: 'secondary small', onclick: openEditor(undefined) }, `Add strategy in ${environment.name}`), 'CREATE_FEATURE_STRATEGY'),
+        : environment.strategies.map((strategy, index) =>
+            strategyCard(
+              place,
+              environment.name,
+              strategy,
+              segmentNames,
+              openEditor(strategy),
+              environment.strategies.length > 1
+                ? {
+                    up: index > 0 ? moveStrategy(place, environment, index, -1) : null,
+                    down: index < environment.strategies.length - 1 ? moveStrategy(place, environment, index, 1) : null,
+                  }
+                : null,
+            ),
+          ),
+      flag.archived
+        ? null
+        : guard(
+            h(
+              'button',
+              { type: 'button', class: 'secondary small', onclick: openEditor(undefined) },
+              `Add strategy in ${environment.name}`,
+            ),
+            'CREATE_FEATURE_STRATEGY',
+          ),
       environment.variants.length ? h('div', null, h('h4', null, 'Variants'), variantList(environment.variants, true)) : null,
-      flag.archived ? null : guard(h('button', { type: 'button', class: 'secondary small', onclick: editVariants }, `Edit variants in ${environment.name}`), 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS'))
+      flag.archived
+        ? null
+        : guard(
+            h('button', { type: 'button', class: 'secondary small', onclick: editVariants }, `Edit variants in ${environment.name}`),
+            'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+          ),
+    )
   }
 
   /**
@@ -148,12 +249,21 @@ export async function flagView({ main, params, current }) {
       ids.splice(index + by, 0, moved)
       const strategy = environment.strategies[index]
       const label = strategy ? strategyLabel(strategy) : moved
-      await act(() => api('POST', `${place}/strategies/set-sort-order`, ids.map((id, sortOrder) => ({ id, sortOrder }))),
-        `Strategy ${label} moved ${by < 0 ? 'up' : 'down'} in ${environment.name}.`)
+      await act(
+        () =>
+          api(
+            'POST',
+            `${place}/strategies/set-sort-order`,
+            ids.map((id, sortOrder) => ({ id, sortOrder })),
+          ),
+        `Strategy ${label} moved ${by < 0 ? 'up' : 'down'} in ${environment.name}.`,
+      )
       // The page was rebuilt: keep the keyboard on the moved strategy's buttons.
       const buttons = [...main.querySelectorAll(`[data-strategy="${CSS.escape(moved)}"] button.move`)]
-      const next = buttons.find((button) => button instanceof HTMLButtonElement && !button.disabled && button.dataset.direction === (by < 0 ? 'up' : 'down')) ??
-        buttons.find((button) => button instanceof HTMLButtonElement && !button.disabled)
+      const next =
+        buttons.find(
+          (button) => button instanceof HTMLButtonElement && !button.disabled && button.dataset.direction === (by < 0 ? 'up' : 'down'),
+        ) ?? buttons.find((button) => button instanceof HTMLButtonElement && !button.disabled)
       if (next instanceof HTMLElement) next.focus()
     }
   }
@@ -172,63 +282,170 @@ export async function flagView({ main, params, current }) {
     /** @param {'up' | 'down'} direction */
     const moveButton = (direction) => {
       const move = moves?.[direction]
-      return guard(h('button', { type: 'button', class: 'secondary small move', 'data-direction': direction, disabled: !move, onclick: move,
-        'aria-label': `Move strategy ${label} ${direction} in ${environment}` }, direction === 'up' ? 'Move up' : 'Move down'), 'UPDATE_FEATURE_STRATEGY')
+      return guard(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small move',
+            'data-direction': direction,
+            disabled: !move,
+            onclick: move,
+            'aria-label': `Move strategy ${label} ${direction} in ${environment}`,
+          },
+          direction === 'up' ? 'Move up' : 'Move down',
+        ),
+        'UPDATE_FEATURE_STRATEGY',
+      )
     }
-    return h('div', { class: `strategy${strategy.disabled ? ' paused' : ''}`, 'data-strategy': strategy.id },
-      h('div', { class: 'strategy-head' },
+    return h(
+      'div',
+      { class: `strategy${strategy.disabled ? ' paused' : ''}`, 'data-strategy': strategy.id },
+      h(
+        'div',
+        { class: 'strategy-head' },
         h('strong', null, label),
         strategy.title ? h('span', { class: 'hint' }, strategy.name) : null,
         strategy.disabled ? badge('paused', 'warn') : null,
-        rollout === null ? null : h('span', { class: 'rollout' },
-          h('meter', { min: 0, max: 100, value: rollout, 'aria-label': 'Rollout' }), ` ${rollout}% of ${strategy.parameters.stickiness ?? 'default'}`,
-          h('span', { class: 'hint' }, ` · group ${strategy.parameters.groupId ?? ''}`)),
-        h('span', { class: 'row-actions' },
+        rollout === null
+          ? null
+          : h(
+              'span',
+              { class: 'rollout' },
+              h('meter', { min: 0, max: 100, value: rollout, 'aria-label': 'Rollout' }),
+              ` ${rollout}% of ${strategy.parameters.stickiness ?? 'default'}`,
+              h('span', { class: 'hint' }, ` · group ${strategy.parameters.groupId ?? ''}`),
+            ),
+        h(
+          'span',
+          { class: 'row-actions' },
           moves ? [moveButton('up'), moveButton('down')] : null,
-          guard(h('button', { type: 'button', class: 'secondary small', onclick: edit, 'aria-label': `Edit strategy ${label} in ${environment}` }, 'Edit'), 'UPDATE_FEATURE_STRATEGY'),
-          guard(h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove strategy ${label} in ${environment}`, onclick: async () => {
-            const sure = await confirmDialog({ title: `Remove ${label} from ${environment}?`, body: 'If it was the last active strategy, the flag is switched off there.', confirm: 'Remove', danger: true })
-            if (sure) await act(() => api('DELETE', `${place}/strategies/${seg(strategy.id)}`), `Strategy removed from ${environment}.`)
-          } }, 'Remove'), 'DELETE_FEATURE_STRATEGY'))),
+          guard(
+            h(
+              'button',
+              { type: 'button', class: 'secondary small', onclick: edit, 'aria-label': `Edit strategy ${label} in ${environment}` },
+              'Edit',
+            ),
+            'UPDATE_FEATURE_STRATEGY',
+          ),
+          guard(
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'link danger',
+                'aria-label': `Remove strategy ${label} in ${environment}`,
+                onclick: async () => {
+                  const sure = await confirmDialog({
+                    title: `Remove ${label} from ${environment}?`,
+                    body: 'If it was the last active strategy, the flag is switched off there.',
+                    confirm: 'Remove',
+                    danger: true,
+                  })
+                  if (sure)
+                    await act(() => api('DELETE', `${place}/strategies/${seg(strategy.id)}`), `Strategy removed from ${environment}.`)
+                },
+              },
+              'Remove',
+            ),
+            'DELETE_FEATURE_STRATEGY',
+          ),
+        ),
+      ),
       rollout === null && Object.keys(strategy.parameters).length
-        ? h('ul', null, Object.entries(strategy.parameters).map(([key, value]) => h('li', null, h('code', null, key), `: ${value}`)))
+        ? h(
+            'ul',
+            null,
+            Object.entries(strategy.parameters).map(([key, value]) => h('li', null, h('code', null, key), `: ${value}`)),
+          )
         : null,
       strategy.segments.length
-        ? h('p', null, 'Segments: ', strategy.segments.map((id, index) => [index ? ', ' : '', h('a', { href: `#/segments/${id}` }, segmentNames.get(id) ?? `#${id}`)]))
+        ? h(
+            'p',
+            null,
+            'Segments: ',
+            strategy.segments.map((id, index) => [
+              index ? ', ' : '',
+              h('a', { href: `#/segments/${id}` }, segmentNames.get(id) ?? `#${id}`),
+            ]),
+          )
         : null,
       strategy.constraints.length
-        ? h('div', null, 'Constraints:', h('ul', { class: 'constraint-list' }, strategy.constraints.map((constraint) => h('li', null, h('code', null, describeConstraint(constraint))))))
+        ? h(
+            'div',
+            null,
+            'Constraints:',
+            h(
+              'ul',
+              { class: 'constraint-list' },
+              strategy.constraints.map((constraint) => h('li', null, h('code', null, describeConstraint(constraint)))),
+            ),
+          )
         : null,
-      strategy.variants.length ? h('div', null, 'Variants:', variantList(/** @type {Variant[]} */ (strategy.variants))) : null)
+      strategy.variants.length ? h('div', null, 'Variants:', variantList(/** @type {Variant[]} */ (strategy.variants))) : null,
+    )
   }
 
   /** @param {FlagDetails} flag */
   function dependencySection(flag) {
     const parent = flag.dependencies[0]
     const parentPart = parent
-      ? h('p', null, 'Depends on ', h('a', { href: link('projects', projectId, 'features', parent.feature) }, parent.feature),
-        parent.enabled ? ' being on' : ' being off', parent.variants.length ? ` with variant ${parent.variants.join(' or ')}` : '', ' ',
-        guard(h('button', { type: 'button', class: 'link danger', onclick: () => act(() => api('DELETE', `${base}/dependencies/${seg(parent.feature)}`), `Dependency on ${parent.feature} removed.`) }, 'Remove'), 'UPDATE_FEATURE_DEPENDENCY'))
+      ? h(
+          'p',
+          null,
+          'Depends on ',
+          h('a', { href: link('projects', projectId, 'features', parent.feature) }, parent.feature),
+          parent.enabled ? ' being on' : ' being off',
+          parent.variants.length ? ` with variant ${parent.variants.join(' or ')}` : '',
+          ' ',
+          guard(
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'link danger',
+                onclick: () =>
+                  act(() => api('DELETE', `${base}/dependencies/${seg(parent.feature)}`), `Dependency on ${parent.feature} removed.`),
+              },
+              'Remove',
+            ),
+            'UPDATE_FEATURE_DEPENDENCY',
+          ),
+        )
       : h('p', { class: 'empty' }, 'No parent.')
     const children = flag.children.length
-      ? h('p', null, 'Children: ', flag.children.map((child, index) => [index ? ', ' : '', h('a', { href: link('projects', projectId, 'features', child) }, child)]))
+      ? h(
+          'p',
+          null,
+          'Children: ',
+          flag.children.map((child, index) => [index ? ', ' : '', h('a', { href: link('projects', projectId, 'features', child) }, child)]),
+        )
       : h('p', { class: 'empty' }, 'No children.')
     const allowed = can('UPDATE_FEATURE_DEPENDENCY')
     const picker = h('select', { name: 'parent', disabled: !allowed }, h('option', { value: '' }, 'Choose a parent…'))
     const requireOn = h('input', { type: 'checkbox', checked: true, disabled: !allowed })
-    const add = h('form', { class: 'actions' },
+    const add = h(
+      'form',
+      { class: 'actions' },
       field('New parent', picker),
       h('label', { class: 'check' }, requireOn, ' only while the parent is on'),
-      guard(h('button', { type: 'submit', class: 'secondary small' }, 'Set parent'), 'UPDATE_FEATURE_DEPENDENCY'))
+      guard(h('button', { type: 'submit', class: 'secondary small' }, 'Set parent'), 'UPDATE_FEATURE_DEPENDENCY'),
+    )
     add.addEventListener('submit', (event) => {
       event.preventDefault()
-      if (picker.value) void act(() => api('POST', `${base}/dependencies`, { feature: picker.value, enabled: requireOn.checked }), `${name} now depends on ${picker.value}.`)
+      if (picker.value)
+        void act(
+          () => api('POST', `${base}/dependencies`, { feature: picker.value, enabled: requireOn.checked }),
+          `${name} now depends on ${picker.value}.`,
+        )
     })
     // A child cannot be a parent, and a parent cannot be a child (one level): offered only when possible.
     if (!flag.archived && flag.children.length === 0 && allowed) {
-      api('GET', `${base}/parents`).then((/** @type {string[]} */ names) => {
-        picker.append(...names.map((candidate) => h('option', { value: candidate }, candidate)))
-      }).catch(() => {})
+      api('GET', `${base}/parents`)
+        .then((/** @type {string[]} */ names) => {
+          picker.append(...names.map((candidate) => h('option', { value: candidate }, candidate)))
+        })
+        .catch(() => {})
     }
     return section('Dependencies', parentPart, children, flag.archived || flag.children.length ? null : add)
   }
@@ -248,16 +465,39 @@ export async function flagView({ main, params, current }) {
       ...flag.dependencies.map((dependency) => `${name} → ${dependency.feature}`),
       ...orphans.map((child) => `${child} → ${name}`),
     ]
-    const body = h('div', null,
+    const body = h(
+      'div',
+      null,
       orphans.length
-        ? h('div', { class: 'alert warn', role: 'alert' },
-          h('p', null, h('strong', null, `${name} is the parent of ${orphans.join(', ')}.`)),
-          h('p', null, `Archived alone it would orphan ${orphans.length === 1 ? 'that child' : 'those children'}, so Pennon refuses it. You can archive them together:`),
-          h('ul', null, [name, ...orphans].map((item) => h('li', null, item))))
+        ? h(
+            'div',
+            { class: 'alert warn', role: 'alert' },
+            h('p', null, h('strong', null, `${name} is the parent of ${orphans.join(', ')}.`)),
+            h(
+              'p',
+              null,
+              `Archived alone it would orphan ${orphans.length === 1 ? 'that child' : 'those children'}, so Pennon refuses it. You can archive them together:`,
+            ),
+            h(
+              'ul',
+              null,
+              [name, ...orphans].map((item) => h('li', null, item)),
+            ),
+          )
         : h('p', null, 'Archiving switches it off in every environment; SDKs stop getting it. Its strategies stay, for a revive.'),
       check.hasDeletedDependencies
-        ? h('div', { class: 'alert info' }, h('p', null, 'These dependencies go, and are not restored by a revive:'), h('ul', null, goes.map((item) => h('li', null, item))))
-        : null)
+        ? h(
+            'div',
+            { class: 'alert info' },
+            h('p', null, 'These dependencies go, and are not restored by a revive:'),
+            h(
+              'ul',
+              null,
+              goes.map((item) => h('li', null, item)),
+            ),
+          )
+        : null,
+    )
     const confirmed = await confirmDialog({
       title: `Archive ${name}?`,
       body,
@@ -265,13 +505,19 @@ export async function flagView({ main, params, current }) {
       danger: true,
     })
     if (!confirmed) return
-    await act(() => orphans.length
-      ? api('POST', `/projects/${seg(projectId)}/archive`, { features: [name, ...orphans] })
-      : api('DELETE', base), `${name} archived.`)
+    await act(
+      () => (orphans.length ? api('POST', `/projects/${seg(projectId)}/archive`, { features: [name, ...orphans] }) : api('DELETE', base)),
+      `${name} archived.`,
+    )
   }
 
   async function deleteFlag() {
-    const sure = await confirmDialog({ title: `Delete ${name} for good?`, body: 'The flag and its strategies are removed; its events stay in the log.', confirm: 'Delete flag', danger: true })
+    const sure = await confirmDialog({
+      title: `Delete ${name} for good?`,
+      body: 'The flag and its strategies are removed; its events stay in the log.',
+      confirm: 'Delete flag',
+      danger: true,
+    })
     if (!sure) return
     try {
       await api('POST', `/projects/${seg(projectId)}/delete`, { features: [name] })
@@ -295,12 +541,42 @@ function strategyLabel(strategy) {
  * @param {boolean} [withOverrides] environment variants have overrides; strategy variants none
  */
 function variantList(variants, withOverrides = false) {
-  return h('table', { class: 'table compact' },
-    h('thead', null, h('tr', null, ['Variant', 'Weight', 'Stickiness', 'Payload', withOverrides ? 'Overrides' : ''].filter(Boolean).map((title) => h('th', { scope: 'col' }, title)))),
-    h('tbody', null, variants.map((variant) => h('tr', null,
-      h('th', { scope: 'row' }, variant.name),
-      h('td', null, `${(variant.weight / 10).toFixed(1)}%${variant.weightType === 'fix' ? ' (fixed)' : ''}`),
-      h('td', null, variant.stickiness),
-      h('td', null, variant.payload ? h('code', null, `${variant.payload.type}: ${variant.payload.value}`) : '–'),
-      withOverrides ? h('td', null, variant.overrides?.length ? variant.overrides.map((override) => `${override.contextName}: ${override.values.join(', ')}`).join('; ') : '–') : null))))
+  return h(
+    'table',
+    { class: 'table compact' },
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        ['Variant', 'Weight', 'Stickiness', 'Payload', withOverrides ? 'Overrides' : '']
+          .filter(Boolean)
+          .map((title) => h('th', { scope: 'col' }, title)),
+      ),
+    ),
+    h(
+      'tbody',
+      null,
+      variants.map((variant) =>
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'row' }, variant.name),
+          h('td', null, `${(variant.weight / 10).toFixed(1)}%${variant.weightType === 'fix' ? ' (fixed)' : ''}`),
+          h('td', null, variant.stickiness),
+          h('td', null, variant.payload ? h('code', null, `${variant.payload.type}: ${variant.payload.value}`) : '–'),
+          withOverrides
+            ? h(
+                'td',
+                null,
+                variant.overrides?.length
+                  ? variant.overrides.map((override) => `${override.contextName}: ${override.values.join(', ')}`).join('; ')
+                  : '–',
+              )
+            : null,
+        ),
+      ),
+    ),
+  )
 }

@@ -34,18 +34,66 @@ export function projectEnvironments(projectId, current) {
 
   /** @param {ProjectEnvironment[]} environments */
   function table(environments) {
-    return h('table', { class: 'table', 'data-environments': projectId },
+    return h(
+      'table',
+      { class: 'table', 'data-environments': projectId },
       h('caption', { class: 'visually-hidden' }, `Environments, and whether ${projectId} has them`),
-      h('thead', null, h('tr', null, ['Environment', 'Type', `In ${projectId}`, 'Flags on', 'Actions'].map((title) => h('th', { scope: 'col' }, title)))),
-      h('tbody', null, environments.map((environment) => h('tr', { 'data-environment': environment.name },
-        h('th', { scope: 'row' }, environment.name, environment.enabled ? null : [' ', badge('disabled', 'warn')]),
-        h('td', null, badge(environment.type)),
-        h('td', null, environment.visible ? badge('yes', 'ok') : 'no'),
-        h('td', null, environment.visible ? String(environment.projectEnabledToggleCount) : '–'),
-        h('td', null, environment.visible
-          ? guard(h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove environment ${environment.name} from ${projectId}`, onclick: () => remove(environment) }, 'Remove'), 'ADMIN')
-          : guard(h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add environment ${environment.name} to ${projectId}`, onclick: () => run(
-            () => api('POST', place, { environment: environment.name }), `${environment.name} added to ${projectId}.`) }, 'Add'), 'ADMIN'))))))
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ['Environment', 'Type', `In ${projectId}`, 'Flags on', 'Actions'].map((title) => h('th', { scope: 'col' }, title)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        environments.map((environment) =>
+          h(
+            'tr',
+            { 'data-environment': environment.name },
+            h('th', { scope: 'row' }, environment.name, environment.enabled ? null : [' ', badge('disabled', 'warn')]),
+            h('td', null, badge(environment.type)),
+            h('td', null, environment.visible ? badge('yes', 'ok') : 'no'),
+            h('td', null, environment.visible ? String(environment.projectEnabledToggleCount) : '–'),
+            h(
+              'td',
+              null,
+              environment.visible
+                ? guard(
+                    h(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'link danger',
+                        'aria-label': `Remove environment ${environment.name} from ${projectId}`,
+                        onclick: () => remove(environment),
+                      },
+                      'Remove',
+                    ),
+                    'ADMIN',
+                  )
+                : guard(
+                    h(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'secondary small',
+                        'aria-label': `Add environment ${environment.name} to ${projectId}`,
+                        onclick: () =>
+                          run(() => api('POST', place, { environment: environment.name }), `${environment.name} added to ${projectId}.`),
+                      },
+                      'Add',
+                    ),
+                    'ADMIN',
+                  ),
+            ),
+          ),
+        ),
+      ),
+    )
   }
 
   /** @param {ProjectEnvironment} environment */

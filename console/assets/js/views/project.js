@@ -28,7 +28,9 @@ export async function projectView({ main, params, query, current }) {
     page: Math.max(0, Number(query.get('page') ?? '0') || 0),
     /** @type {Tab} */
     tab: query.get('archived') === 'true' ? 'archived' : query.get('stale') === 'true' ? 'stale' : 'active',
-    get archived() { return this.tab === 'archived' },
+    get archived() {
+      return this.tab === 'archived'
+    },
     tag: query.get('tag') ?? '',
   }
   const editProject = async () => {
@@ -36,7 +38,7 @@ export async function projectView({ main, params, query, current }) {
       /** @type {{ projects: { id: string, name: string, description: string | null }[] }} */
       const { projects } = await api('GET', '/projects')
       const project = projects.find((candidate) => candidate.id === projectId)
-      if (project && await projectDialog({ path: `/projects/${seg(projectId)}`, project })) announce(`Project ${projectId} saved.`)
+      if (project && (await projectDialog({ path: `/projects/${seg(projectId)}`, project }))) announce(`Project ${projectId} saved.`)
     } catch (error) {
       results.prepend(errorBox(error))
     }
@@ -52,23 +54,48 @@ export async function projectView({ main, params, query, current }) {
   const status = h('p', { class: 'result-count', role: 'status' })
   const search = h('input', { type: 'search', name: 'query', value: state.query, autocomplete: 'off', placeholder: 'Part of a flag name' })
   /** @type {[Tab, string][]} */
-  const tabNames = [['active', 'Active'], ['stale', 'Stale and potentially stale'], ['archived', 'Archived']]
-  const tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Which flags' },
-    tabNames.map(([tab, label]) => h('button', { type: 'button', class: 'tab', 'aria-pressed': String(state.tab === tab), onclick: () => setTab(tab) }, label)))
+  const tabNames = [
+    ['active', 'Active'],
+    ['stale', 'Stale and potentially stale'],
+    ['archived', 'Archived'],
+  ]
+  const tabs = h(
+    'div',
+    { class: 'tabs', role: 'group', 'aria-label': 'Which flags' },
+    tabNames.map(([tab, label]) =>
+      h('button', { type: 'button', class: 'tab', 'aria-pressed': String(state.tab === tab), onclick: () => setTab(tab) }, label),
+    ),
+  )
   // Any tag that exists (type:value, as the filter takes it); filled once the tags are read.
-  const tagFilter = h('select', { name: 'tag' }, h('option', { value: '' }, 'Any tag'), state.tag ? h('option', { value: state.tag, selected: true }, state.tag) : null)
+  const tagFilter = h(
+    'select',
+    { name: 'tag' },
+    h('option', { value: '' }, 'Any tag'),
+    state.tag ? h('option', { value: state.tag, selected: true }, state.tag) : null,
+  )
   tagFilter.addEventListener('change', () => {
     state.tag = tagFilter.value
     state.page = 0
     void load()
   })
-  api('GET', '/tags').then((/** @type {{ tags: { type: string, value: string }[] }} */ { tags }) => {
-    const values = tags.map((tag) => `${tag.type}:${tag.value}`)
-    const options = [...new Set([...values, ...(state.tag ? [state.tag] : [])])].map((value) => h('option', { value, selected: value === state.tag }, value))
-    tagFilter.replaceChildren(h('option', { value: '' }, 'Any tag'), ...options)
-  }).catch(() => {})
-  replace(main, header, h('div', { class: 'toolbar' }, tabs, field('Search flags', search), field('Tag', tagFilter)), status, results,
-    section('New flag', createFlagForm(projectId)), projectEnvironments(projectId, current))
+  api('GET', '/tags')
+    .then((/** @type {{ tags: { type: string, value: string }[] }} */ { tags }) => {
+      const values = tags.map((tag) => `${tag.type}:${tag.value}`)
+      const options = [...new Set([...values, ...(state.tag ? [state.tag] : [])])].map((value) =>
+        h('option', { value, selected: value === state.tag }, value),
+      )
+      tagFilter.replaceChildren(h('option', { value: '' }, 'Any tag'), ...options)
+    })
+    .catch(() => {})
+  replace(
+    main,
+    header,
+    h('div', { class: 'toolbar' }, tabs, field('Search flags', search), field('Tag', tagFilter)),
+    status,
+    results,
+    section('New flag', createFlagForm(projectId)),
+    projectEnvironments(projectId, current),
+  )
 
   /** @param {Tab} tab */
   function setTab(tab) {
@@ -103,7 +130,12 @@ export async function projectView({ main, params, query, current }) {
     if (state.tag) kept.set('tag', state.tag)
     history.replaceState(null, '', `${link('projects', projectId)}${kept.size ? `?${kept}` : ''}`)
 
-    const asked = new URLSearchParams({ offset: String(state.page * PAGE_SIZE), limit: String(PAGE_SIZE), sortBy: state.sortBy, sortOrder: state.sortOrder })
+    const asked = new URLSearchParams({
+      offset: String(state.page * PAGE_SIZE),
+      limit: String(PAGE_SIZE),
+      sortBy: state.sortBy,
+      sortOrder: state.sortOrder,
+    })
     if (state.query) asked.set('query', state.query)
     if (state.archived) asked.set('archived', 'true')
     if (state.tab === 'stale') asked.set('stale', 'true')
@@ -123,15 +155,45 @@ export async function projectView({ main, params, query, current }) {
     const pages = Math.max(1, Math.ceil(answer.total / PAGE_SIZE))
     const first = answer.total === 0 ? 0 : state.page * PAGE_SIZE + 1
     const last = state.page * PAGE_SIZE + answer.features.length
-    status.textContent = answer.total === 0
-      ? (state.query || state.tag
-        ? `No ${state.archived ? 'archived ' : ''}flag matches${state.query ? ` “${state.query}”` : ''}${state.tag ? ` with tag ${state.tag}` : ''}.`
-        : `No ${state.archived ? 'archived ' : ''}flags yet.`)
-      : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : state.tab === 'stale' ? 'stale or potentially stale ' : ''}flag${answer.total === 1 ? '' : 's'}`
-    results.append(h('nav', { class: 'pager', 'aria-label': 'Pages' },
-      h('button', { type: 'button', class: 'secondary', disabled: state.page === 0, onclick: () => { state.page -= 1; void load() } }, 'Previous'),
-      h('span', null, `Page ${state.page + 1} of ${pages.toLocaleString()}`),
-      h('button', { type: 'button', class: 'secondary', disabled: state.page + 1 >= pages, onclick: () => { state.page += 1; void load() } }, 'Next')))
+    status.textContent =
+      answer.total === 0
+        ? state.query || state.tag
+          ? `No ${state.archived ? 'archived ' : ''}flag matches${state.query ? ` “${state.query}”` : ''}${state.tag ? ` with tag ${state.tag}` : ''}.`
+          : `No ${state.archived ? 'archived ' : ''}flags yet.`
+        : `${first.toLocaleString()}–${last.toLocaleString()} of ${answer.total.toLocaleString()} ${state.archived ? 'archived ' : state.tab === 'stale' ? 'stale or potentially stale ' : ''}flag${answer.total === 1 ? '' : 's'}`
+    results.append(
+      h(
+        'nav',
+        { class: 'pager', 'aria-label': 'Pages' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            disabled: state.page === 0,
+            onclick: () => {
+              state.page -= 1
+              void load()
+            },
+          },
+          'Previous',
+        ),
+        h('span', null, `Page ${state.page + 1} of ${pages.toLocaleString()}`),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            disabled: state.page + 1 >= pages,
+            onclick: () => {
+              state.page += 1
+              void load()
+            },
+          },
+          'Next',
+        ),
+      ),
+    )
     const rendered = performance.now()
     // Read by the browser test (and visible in any profiler): server time vs. rendering time.
     performance.measure('pennon:flags-fetch', { start: started, end: fetched })
@@ -144,45 +206,135 @@ export async function projectView({ main, params, query, current }) {
     /** @param {string} key @param {string} label */
     const sortable = (key, label) => {
       const active = state.sortBy === key
-      return h('th', { scope: 'col', 'aria-sort': active ? (state.sortOrder === 'asc' ? 'ascending' : 'descending') : 'none' },
-        h('button', { type: 'button', class: 'sort', onclick: () => {
-          state.sortOrder = active && state.sortOrder === 'asc' ? 'desc' : 'asc'
-          state.sortBy = key
-          state.page = 0
-          void load()
-        } }, label, h('span', { 'aria-hidden': 'true' }, active ? (state.sortOrder === 'asc' ? ' ▲' : ' ▼') : '')))
+      return h(
+        'th',
+        { scope: 'col', 'aria-sort': active ? (state.sortOrder === 'asc' ? 'ascending' : 'descending') : 'none' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'sort',
+            onclick: () => {
+              state.sortOrder = active && state.sortOrder === 'asc' ? 'desc' : 'asc'
+              state.sortBy = key
+              state.page = 0
+              void load()
+            },
+          },
+          label,
+          h('span', { 'aria-hidden': 'true' }, active ? (state.sortOrder === 'asc' ? ' ▲' : ' ▼') : ''),
+        ),
+      )
     }
-    return h('table', { class: 'table flags' },
+    return h(
+      'table',
+      { class: 'table flags' },
       h('caption', { class: 'visually-hidden' }, `${state.archived ? 'Archived' : 'Active'} flags of ${projectId}; column headers sort`),
-      h('thead', null, h('tr', null, sortable('name', 'Name'), sortable('type', 'Type'), sortable('createdAt', 'Created'), h('th', { scope: 'col' }, state.tab === 'active' ? 'Description' : 'Actions'))),
-      h('tbody', null, flags.map((flag) => h('tr', null,
-        h('th', { scope: 'row' }, h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name),
-          flag.stale ? [' ', badge('stale', 'warn')] : flag.potentiallyStale ? [' ', badge('potentially stale', 'warn')] : null,
-          flag.tags.map((tag) => [' ', badge(`${tag.type}: ${tag.value}`)])),
-        h('td', null, badge(flag.type)),
-        h('td', null, formatDate(flag.createdAt)),
-        h('td', null, state.tab === 'archived' ? archivedActions(flag.name) : state.tab === 'stale' ? staleActions(flag) : flag.description ?? '')))))
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          sortable('name', 'Name'),
+          sortable('type', 'Type'),
+          sortable('createdAt', 'Created'),
+          h('th', { scope: 'col' }, state.tab === 'active' ? 'Description' : 'Actions'),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        flags.map((flag) =>
+          h(
+            'tr',
+            null,
+            h(
+              'th',
+              { scope: 'row' },
+              h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name),
+              flag.stale ? [' ', badge('stale', 'warn')] : flag.potentiallyStale ? [' ', badge('potentially stale', 'warn')] : null,
+              flag.tags.map((tag) => [' ', badge(`${tag.type}: ${tag.value}`)]),
+            ),
+            h('td', null, badge(flag.type)),
+            h('td', null, formatDate(flag.createdAt)),
+            h(
+              'td',
+              null,
+              state.tab === 'archived' ? archivedActions(flag.name) : state.tab === 'stale' ? staleActions(flag) : (flag.description ?? ''),
+            ),
+          ),
+        ),
+      ),
+    )
   }
 
   /** @param {Flag} flag */
   function staleActions(flag) {
     const stale = !flag.stale
-    return guard(h('button', { type: 'button', class: 'secondary small', 'aria-label': `${stale ? 'Mark' : 'Unmark'} ${flag.name} stale`, onclick: async () => {
-      await run(() => api('POST', `/projects/${seg(projectId)}/stale`, { features: [flag.name], stale }), `${flag.name} ${stale ? 'marked' : 'no longer'} stale.`)
-    } }, stale ? 'Mark stale' : 'Not stale'), 'UPDATE_FEATURE')
+    return guard(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small',
+          'aria-label': `${stale ? 'Mark' : 'Unmark'} ${flag.name} stale`,
+          onclick: async () => {
+            await run(
+              () => api('POST', `/projects/${seg(projectId)}/stale`, { features: [flag.name], stale }),
+              `${flag.name} ${stale ? 'marked' : 'no longer'} stale.`,
+            )
+          },
+        },
+        stale ? 'Mark stale' : 'Not stale',
+      ),
+      'UPDATE_FEATURE',
+    )
   }
 
   /** @param {string} name */
   function archivedActions(name) {
-    return h('span', { class: 'row-actions' },
-      guard(h('button', { type: 'button', class: 'secondary small', 'aria-label': `Revive ${name}`, onclick: async () => {
-        await run(() => api('POST', `/projects/${seg(projectId)}/revive`, { features: [name] }), `${name} revived.`)
-      } }, 'Revive'), 'UPDATE_FEATURE'),
+    return h(
+      'span',
+      { class: 'row-actions' },
+      guard(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small',
+            'aria-label': `Revive ${name}`,
+            onclick: async () => {
+              await run(() => api('POST', `/projects/${seg(projectId)}/revive`, { features: [name] }), `${name} revived.`)
+            },
+          },
+          'Revive',
+        ),
+        'UPDATE_FEATURE',
+      ),
       ' ',
-      guard(h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete ${name}`, onclick: async () => {
-        const sure = await confirmDialog({ title: `Delete ${name} for good?`, body: 'The flag and its strategies are removed. Its events stay in the log.', confirm: 'Delete flag', danger: true })
-        if (sure) await run(() => api('POST', `/projects/${seg(projectId)}/delete`, { features: [name] }), `${name} deleted.`)
-      } }, 'Delete'), 'DELETE_FEATURE'))
+      guard(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger small',
+            'aria-label': `Delete ${name}`,
+            onclick: async () => {
+              const sure = await confirmDialog({
+                title: `Delete ${name} for good?`,
+                body: 'The flag and its strategies are removed. Its events stay in the log.',
+                confirm: 'Delete flag',
+                danger: true,
+              })
+              if (sure) await run(() => api('POST', `/projects/${seg(projectId)}/delete`, { features: [name] }), `${name} deleted.`)
+            },
+          },
+          'Delete',
+        ),
+        'DELETE_FEATURE',
+      ),
+    )
   }
 
   /** @param {() => Promise<unknown>} action @param {string} done */
@@ -202,19 +354,30 @@ export async function projectView({ main, params, query, current }) {
 /** @param {string} projectId */
 function createFlagForm(projectId) {
   const name = h('input', { type: 'text', name: 'name', required: true, autocomplete: 'off' })
-  const type = h('select', { name: 'type' }, FLAG_TYPES.map((value) => h('option', { value }, value)))
+  const type = h(
+    'select',
+    { name: 'type' },
+    FLAG_TYPES.map((value) => h('option', { value }, value)),
+  )
   const description = h('textarea', { name: 'description', rows: 2 })
   const general = h('div')
-  const form = h('form', { class: 'form-grid', novalidate: true },
+  const form = h(
+    'form',
+    { class: 'form-grid', novalidate: true },
     field('Name', name, { path: '/body/name', hint: 'URL-friendly, unique across all projects' }),
     field('Type', type, { path: '/body/type' }),
     field('Description', description, { path: '/body/description' }),
     general,
-    h('div', { class: 'actions' }, guard(h('button', { type: 'submit', class: 'primary' }, 'Create flag'), 'CREATE_FEATURE')))
+    h('div', { class: 'actions' }, guard(h('button', { type: 'submit', class: 'primary' }, 'Create flag'), 'CREATE_FEATURE')),
+  )
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
     try {
-      const flag = await api('POST', `/projects/${seg(projectId)}/features`, { name: name.value.trim(), type: type.value, description: description.value || null })
+      const flag = await api('POST', `/projects/${seg(projectId)}/features`, {
+        name: name.value.trim(),
+        type: type.value,
+        description: description.value || null,
+      })
       announce(`Flag ${flag.name} created.`)
       navigate(link('projects', projectId, 'features', flag.name))
     } catch (error) {

@@ -17,23 +17,56 @@ export async function projectsView({ main, current }) {
     return
   }
   if (!current()) return
-  const rows = answer.projects.map((project) => h('tr', null,
-    h('th', { scope: 'row' }, h('a', { href: link('projects', project.id) }, project.name)),
-    h('td', null, h('code', null, project.id)),
-    h('td', null, project.description ?? ''),
-    h('td', null, formatDate(project.createdAt)),
-    h('td', { class: 'row-actions' },
-      h('a', { href: link('projects', project.id, 'events') }, 'Events'),
-      ' ',
-      guard(h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete project ${project.name}`, onclick: () => deleteProject(project.id, main) }, 'Delete'), 'DELETE_PROJECT'))))
-  replace(main,
+  const rows = answer.projects.map((project) =>
+    h(
+      'tr',
+      null,
+      h('th', { scope: 'row' }, h('a', { href: link('projects', project.id) }, project.name)),
+      h('td', null, h('code', null, project.id)),
+      h('td', null, project.description ?? ''),
+      h('td', null, formatDate(project.createdAt)),
+      h(
+        'td',
+        { class: 'row-actions' },
+        h('a', { href: link('projects', project.id, 'events') }, 'Events'),
+        ' ',
+        guard(
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger small',
+              'aria-label': `Delete project ${project.name}`,
+              onclick: () => deleteProject(project.id, main),
+            },
+            'Delete',
+          ),
+          'DELETE_PROJECT',
+        ),
+      ),
+    ),
+  )
+  replace(
+    main,
     pageHeader('Projects'),
     h('div', { id: 'project-error' }),
-    h('table', { class: 'table' },
+    h(
+      'table',
+      { class: 'table' },
       h('caption', { class: 'visually-hidden' }, 'Projects'),
-      h('thead', null, h('tr', null, ['Name', 'Id', 'Description', 'Created', 'Actions'].map((title) => h('th', { scope: 'col' }, title)))),
-      h('tbody', null, rows)),
-    section('New project', createProjectForm()))
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ['Name', 'Id', 'Description', 'Created', 'Actions'].map((title) => h('th', { scope: 'col' }, title)),
+        ),
+      ),
+      h('tbody', null, rows),
+    ),
+    section('New project', createProjectForm()),
+  )
 }
 
 /**
@@ -41,7 +74,12 @@ export async function projectsView({ main, current }) {
  * @param {HTMLElement} main
  */
 async function deleteProject(id, main) {
-  const confirmed = await confirmDialog({ title: `Delete project ${id}?`, body: 'A project that still holds flags or segments cannot be deleted.', confirm: 'Delete project', danger: true })
+  const confirmed = await confirmDialog({
+    title: `Delete project ${id}?`,
+    body: 'A project that still holds flags or segments cannot be deleted.',
+    confirm: 'Delete project',
+    danger: true,
+  })
   if (!confirmed) return
   try {
     await api('DELETE', `/projects/${seg(id)}`)
@@ -59,12 +97,15 @@ function createProjectForm() {
   const description = h('textarea', { name: 'description', rows: 2 })
   const general = h('div')
   const submit = guard(h('button', { type: 'submit', class: 'primary' }, 'Create project'), 'CREATE_PROJECT')
-  const form = h('form', { class: 'form-grid', novalidate: true },
+  const form = h(
+    'form',
+    { class: 'form-grid', novalidate: true },
     field('Id', id, { path: '/body/id', hint: 'URL-friendly: letters, digits, - _ . ~' }),
     field('Name', name, { path: '/body/name' }),
     field('Description', description, { path: '/body/description' }),
     general,
-    h('div', { class: 'actions' }, submit))
+    h('div', { class: 'actions' }, submit),
+  )
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
     try {

@@ -27,7 +27,10 @@ export async function resetPasswordView(main, token, done) {
     // In a body, never a URL: proxies and access logs write request lines down (docs/security.md).
     owner = await request('POST', '/auth/reset/validate', { token }, { token: null })
   } catch (error) {
-    replace(main, h('div', { class: 'signin card' }, title, errorBox(error), h('p', null, h('a', { href: '#/projects' }, 'Go to the sign-in page.'))))
+    replace(
+      main,
+      h('div', { class: 'signin card' }, title, errorBox(error), h('p', null, h('a', { href: '#/projects' }, 'Go to the sign-in page.'))),
+    )
     return
   }
   const login = owner.email ?? owner.username ?? ''
@@ -35,18 +38,29 @@ export async function resetPasswordView(main, token, done) {
   const again = h('input', { type: 'password', name: 'confirmPassword', autocomplete: 'new-password', required: true })
   const message = h('div', { 'aria-live': 'polite' })
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Set password')
-  const form = h('form', { class: 'signin card', novalidate: true },
+  const form = h(
+    'form',
+    { class: 'signin card', novalidate: true },
     title,
-    h('dl', { class: 'facts' },
-      h('dt', null, 'For'), h('dd', { 'data-login': '' }, owner.name ? `${owner.name} (${login})` : login),
-      h('dt', null, 'Root role'), h('dd', null, owner.role.name),
-      h('dt', null, 'Link made by'), h('dd', null, owner.createdBy)),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', null, 'For'),
+      h('dd', { 'data-login': '' }, owner.name ? `${owner.name} (${login})` : login),
+      h('dt', null, 'Root role'),
+      h('dd', null, owner.role.name),
+      h('dt', null, 'Link made by'),
+      h('dd', null, owner.createdBy),
+    ),
     // For password managers: the account this password belongs to.
     h('input', { type: 'text', name: 'username', autocomplete: 'username', value: login, hidden: true, readonly: true }),
-    field('New password', password, { hint: 'At least 10 characters, with upper and lower case letters, a number and a symbol; no character three times in a row.' }),
+    field('New password', password, {
+      hint: 'At least 10 characters, with upper and lower case letters, a number and a symbol; no character three times in a row.',
+    }),
     field('Repeat the password', again),
     message,
-    h('div', { class: 'actions' }, submit))
+    h('div', { class: 'actions' }, submit),
+  )
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
     if (password.value !== again.value) {
@@ -73,7 +87,14 @@ export async function resetPasswordView(main, token, done) {
 export function passwordErrors(error) {
   const rules = error instanceof ApiError ? error.details[0]?.validationErrors : undefined
   if (!rules?.length) return errorBox(error)
-  return h('div', { class: 'alert error', role: 'alert' },
+  return h(
+    'div',
+    { class: 'alert error', role: 'alert' },
     h('p', null, 'The password does not meet the rules:'),
-    h('ul', null, rules.map((rule) => h('li', null, rule))))
+    h(
+      'ul',
+      null,
+      rules.map((rule) => h('li', null, rule)),
+    ),
+  )
 }

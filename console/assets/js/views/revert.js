@@ -50,20 +50,33 @@ export function changeLines(changes) {
         lines.push({ kind: 'chg', text: `~ switched ${change.to ? 'on' : 'off'}${where}` })
         break
       case 'strategy-added':
-        lines.push({ kind: 'add', text: `+ strategy ${change.strategy.title ?? change.strategy.name} added${where}` }, ...indented('    ', diffLines(null, change.strategy)))
+        lines.push(
+          { kind: 'add', text: `+ strategy ${change.strategy.title ?? change.strategy.name} added${where}` },
+          ...indented('    ', diffLines(null, change.strategy)),
+        )
         break
       case 'strategy-removed':
-        lines.push({ kind: 'del', text: `- strategy ${change.strategy.title ?? change.strategy.name} removed${where}` }, ...indented('    ', diffLines(change.strategy, null)))
+        lines.push(
+          { kind: 'del', text: `- strategy ${change.strategy.title ?? change.strategy.name} removed${where}` },
+          ...indented('    ', diffLines(change.strategy, null)),
+        )
         break
       case 'strategy-updated':
         lines.push({ kind: 'head', text: `~ strategy ${change.strategyId} changed${where}` })
-        for (const field of change.fields ?? []) lines.push(...indented('    ', diffLines({ [field.field]: field.from }, { [field.field]: field.to })))
+        for (const field of change.fields ?? [])
+          lines.push(...indented('    ', diffLines({ [field.field]: field.from }, { [field.field]: field.to })))
         break
       case 'variants':
-        lines.push({ kind: 'head', text: `~ variants${where}` }, ...indented('    ', diffLines({ variants: change.from }, { variants: change.to })))
+        lines.push(
+          { kind: 'head', text: `~ variants${where}` },
+          ...indented('    ', diffLines({ variants: change.from }, { variants: change.to })),
+        )
         break
       case 'dependency-added':
-        lines.push({ kind: 'add', text: `+ depends on ${change.parent} (${change.enabled ? 'enabled' : 'disabled'}${change.variants?.length ? `, variants ${change.variants.join(', ')}` : ''})` })
+        lines.push({
+          kind: 'add',
+          text: `+ depends on ${change.parent} (${change.enabled ? 'enabled' : 'disabled'}${change.variants?.length ? `, variants ${change.variants.join(', ')}` : ''})`,
+        })
         break
       case 'dependency-removed':
         lines.push({ kind: 'del', text: `- no longer depends on ${change.parent}` })
@@ -76,7 +89,11 @@ export function changeLines(changes) {
 /** @param {Change[]} changes */
 function diffView(changes) {
   if (changes.length === 0) return h('p', { class: 'hint' }, 'Nothing to change: the flag is already as it was before this event.')
-  return h('ul', { class: 'diff', 'aria-label': 'Changes the revert makes' }, changeLines(changes).map((line) => h('li', { class: line.kind }, line.text)))
+  return h(
+    'ul',
+    { class: 'diff', 'aria-label': 'Changes the revert makes' },
+    changeLines(changes).map((line) => h('li', { class: line.kind }, line.text)),
+  )
 }
 
 /**
@@ -88,7 +105,11 @@ function confirmForce(error) {
     title: 'Later changes touched the same things',
     body: [
       h('p', { role: 'alert' }, error.message),
-      h('ul', { class: 'conflicts' }, error.details.map((detail) => h('li', null, detail.message))),
+      h(
+        'ul',
+        { class: 'conflicts' },
+        error.details.map((detail) => h('li', null, detail.message)),
+      ),
       h('p', null, 'Reverting anyway overwrites those later changes.'),
     ],
     confirm: 'Revert anyway',
@@ -97,7 +118,8 @@ function confirmForce(error) {
 }
 
 /** @param {unknown} error */
-const isConflict = (error) => error instanceof ApiError && error.status === 409 && error.details.some((detail) => detail.eventId !== undefined)
+const isConflict = (error) =>
+  error instanceof ApiError && error.status === 409 && error.details.some((detail) => detail.eventId !== undefined)
 
 /**
  * The dry run, the dialog, the revert. Resolves whether something was reverted.

@@ -11,7 +11,10 @@ import { errorBox, guard, loading, pageHeader, section } from '../ui.js'
 
 /** @param {import('../router.js').ViewContext} context */
 export async function segmentsView({ main, current }) {
-  const newButton = guard(h('button', { type: 'button', class: 'primary', onclick: () => navigate('#/segments/new') }, 'New segment'), 'CREATE_SEGMENT')
+  const newButton = guard(
+    h('button', { type: 'button', class: 'primary', onclick: () => navigate('#/segments/new') }, 'New segment'),
+    'CREATE_SEGMENT',
+  )
   replace(main, pageHeader('Segments', { actions: [newButton] }), loading())
   /** @type {{ segments: Segment[] }} */
   let answer
@@ -22,18 +25,60 @@ export async function segmentsView({ main, current }) {
     return
   }
   if (!current()) return
-  replace(main, pageHeader('Segments', { actions: [newButton], subtitle: 'Reusable sets of constraints that strategies take up.' }),
+  replace(
+    main,
+    pageHeader('Segments', { actions: [newButton], subtitle: 'Reusable sets of constraints that strategies take up.' }),
     answer.segments.length === 0
       ? h('p', { class: 'empty' }, 'No segments yet.')
-      : h('table', { class: 'table' },
-        h('caption', { class: 'visually-hidden' }, 'Segments and where they are used'),
-        h('thead', null, h('tr', null, ['Name', 'Project', 'Constraints', 'Used in', 'Created'].map((title) => h('th', { scope: 'col' }, title)))),
-        h('tbody', null, answer.segments.map((segment) => h('tr', null,
-          h('th', { scope: 'row' }, h('a', { href: `#/segments/${segment.id}` }, segment.name), segment.description ? h('p', { class: 'hint' }, segment.description) : null),
-          h('td', null, segment.project ?? 'all projects'),
-          h('td', null, segment.constraints.length === 0 ? '–' : h('ul', { class: 'plain' }, segment.constraints.map((constraint) => h('li', null, h('code', null, describeConstraint(constraint)))))),
-          h('td', null, `${segment.usedInFeatures ?? 0} flag${segment.usedInFeatures === 1 ? '' : 's'} in ${segment.usedInProjects ?? 0} project${segment.usedInProjects === 1 ? '' : 's'}`),
-          h('td', null, `${formatDate(segment.createdAt)} by ${segment.createdBy}`))))))
+      : h(
+          'table',
+          { class: 'table' },
+          h('caption', { class: 'visually-hidden' }, 'Segments and where they are used'),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['Name', 'Project', 'Constraints', 'Used in', 'Created'].map((title) => h('th', { scope: 'col' }, title)),
+            ),
+          ),
+          h(
+            'tbody',
+            null,
+            answer.segments.map((segment) =>
+              h(
+                'tr',
+                null,
+                h(
+                  'th',
+                  { scope: 'row' },
+                  h('a', { href: `#/segments/${segment.id}` }, segment.name),
+                  segment.description ? h('p', { class: 'hint' }, segment.description) : null,
+                ),
+                h('td', null, segment.project ?? 'all projects'),
+                h(
+                  'td',
+                  null,
+                  segment.constraints.length === 0
+                    ? '–'
+                    : h(
+                        'ul',
+                        { class: 'plain' },
+                        segment.constraints.map((constraint) => h('li', null, h('code', null, describeConstraint(constraint)))),
+                      ),
+                ),
+                h(
+                  'td',
+                  null,
+                  `${segment.usedInFeatures ?? 0} flag${segment.usedInFeatures === 1 ? '' : 's'} in ${segment.usedInProjects ?? 0} project${segment.usedInProjects === 1 ? '' : 's'}`,
+                ),
+                h('td', null, `${formatDate(segment.createdAt)} by ${segment.createdBy}`),
+              ),
+            ),
+          ),
+        ),
+  )
 }
 
 /** @param {import('../router.js').ViewContext} context */
@@ -61,25 +106,39 @@ export async function segmentEditView({ main, params, current }) {
   const name = h('input', { type: 'text', name: 'name', value: segment?.name ?? '', required: true, autocomplete: 'off' })
   const description = h('textarea', { name: 'description', rows: 2 })
   description.value = segment?.description ?? ''
-  const project = h('select', { name: 'project' },
+  const project = h(
+    'select',
+    { name: 'project' },
     h('option', { value: '' }, 'All projects (global)'),
-    projects.map((candidate) => h('option', { value: candidate.id, selected: candidate.id === segment?.project }, candidate.name)))
+    projects.map((candidate) => h('option', { value: candidate.id, selected: candidate.id === segment?.project }, candidate.name)),
+  )
   const constraints = constraintEditor(segment?.constraints ?? [])
   const general = h('div', { 'aria-live': 'polite' })
   const save = h('button', { type: 'submit', class: 'primary', disabled: !editable }, segment ? 'Save segment' : 'Create segment')
-  const form = h('form', { novalidate: true, class: 'card' },
-    h('div', { class: 'form-grid' },
+  const form = h(
+    'form',
+    { novalidate: true, class: 'card' },
+    h(
+      'div',
+      { class: 'form-grid' },
       field('Name', name, { path: '/body/name' }),
       field('Project', project, { path: '/body/project', hint: 'A project segment can be used by that project’s flags only' }),
-      field('Description', description, { path: '/body/description' })),
+      field('Description', description, { path: '/body/description' }),
+    ),
     constraints.element,
     general,
-    h('div', { class: 'actions' }, editable ? save : guard(save, permission)))
+    h('div', { class: 'actions' }, editable ? save : guard(save, permission)),
+  )
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
     clearFieldErrors(form)
     replace(general)
-    const body = { name: name.value, description: description.value || null, project: project.value || null, constraints: constraints.value() }
+    const body = {
+      name: name.value,
+      description: description.value || null,
+      project: project.value || null,
+      constraints: constraints.value(),
+    }
     save.disabled = true
     try {
       if (segment) {
@@ -98,25 +157,56 @@ export async function segmentEditView({ main, params, current }) {
     }
   })
   const deleteButton = segment
-    ? guard(h('button', { type: 'button', class: 'danger', onclick: async () => {
-      const sure = await confirmDialog({ title: `Delete segment ${segment.name}?`, body: 'A segment that strategies use cannot be deleted.', confirm: 'Delete segment', danger: true })
-      if (!sure) return
-      try {
-        await api('DELETE', `/segments/${segment.id}`)
-        announce(`Segment ${segment.name} deleted.`)
-        navigate('#/segments')
-      } catch (error) {
-        replace(general, errorBox(error))
-      }
-    } }, 'Delete'), 'DELETE_SEGMENT')
+    ? guard(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: async () => {
+              const sure = await confirmDialog({
+                title: `Delete segment ${segment.name}?`,
+                body: 'A segment that strategies use cannot be deleted.',
+                confirm: 'Delete segment',
+                danger: true,
+              })
+              if (!sure) return
+              try {
+                await api('DELETE', `/segments/${segment.id}`)
+                announce(`Segment ${segment.name} deleted.`)
+                navigate('#/segments')
+              } catch (error) {
+                replace(general, errorBox(error))
+              }
+            },
+          },
+          'Delete',
+        ),
+        'DELETE_SEGMENT',
+      )
     : null
-  replace(main,
+  replace(
+    main,
     pageHeader(segment ? segment.name : title, { crumbs, actions: deleteButton ? [deleteButton] : [] }),
     form,
-    usage ? section('Used by',
-      usage.strategies.length === 0
-        ? h('p', { class: 'empty' }, 'No strategy uses this segment.')
-        : h('ul', null, usage.strategies.map((strategy) => h('li', null,
-          h('a', { href: link('projects', strategy.projectId, 'features', strategy.featureName) }, strategy.featureName),
-          ` in ${strategy.environment} (${strategy.strategyName})`)))) : null)
+    usage
+      ? section(
+          'Used by',
+          usage.strategies.length === 0
+            ? h('p', { class: 'empty' }, 'No strategy uses this segment.')
+            : h(
+                'ul',
+                null,
+                usage.strategies.map((strategy) =>
+                  h(
+                    'li',
+                    null,
+                    h('a', { href: link('projects', strategy.projectId, 'features', strategy.featureName) }, strategy.featureName),
+                    ` in ${strategy.environment} (${strategy.strategyName})`,
+                  ),
+                ),
+              ),
+        )
+      : null,
+  )
 }

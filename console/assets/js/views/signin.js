@@ -18,9 +18,17 @@ let way = /** @type {'password' | 'token'} */ ('password')
 export async function signInView(main, notice, done, prefill = {}) {
   const message = h('div', { 'aria-live': 'polite' }, notice ? h('p', { class: 'alert info' }, notice) : null)
   const slot = h('div')
-  const choices = /** @type {const} */ ([['password', 'Email and password'], ['token', 'API token']])
-  const tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Sign in with' },
-    choices.map(([value, label]) => h('button', { type: 'button', class: 'tab', 'aria-pressed': String(way === value), onclick: () => show(value, true) }, label)))
+  const choices = /** @type {const} */ ([
+    ['password', 'Email and password'],
+    ['token', 'API token'],
+  ])
+  const tabs = h(
+    'div',
+    { class: 'tabs', role: 'group', 'aria-label': 'Sign in with' },
+    choices.map(([value, label]) =>
+      h('button', { type: 'button', class: 'tab', 'aria-pressed': String(way === value), onclick: () => show(value, true) }, label),
+    ),
+  )
   replace(main, h('div', { class: 'signin card' }, h('h1', null, 'Sign in to Pennon'), tabs, message, slot))
   document.title = 'Sign in · Pennon'
   show(way, false)
@@ -43,13 +51,23 @@ export async function signInView(main, notice, done, prefill = {}) {
   }
 
   function passwordForm() {
-    const username = h('input', { type: 'text', name: 'username', autocomplete: 'username', spellcheck: 'false', required: true, value: prefill.username ?? '' })
+    const username = h('input', {
+      type: 'text',
+      name: 'username',
+      autocomplete: 'username',
+      spellcheck: 'false',
+      required: true,
+      value: prefill.username ?? '',
+    })
     const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true })
     const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in')
-    const form = h('form', { novalidate: true },
+    const form = h(
+      'form',
+      { novalidate: true },
       field('Email or username', username),
       field('Password', password, { hint: 'Forgot it? An admin can make you a link to set a new one.' }),
-      h('div', { class: 'actions' }, submit))
+      h('div', { class: 'actions' }, submit),
+    )
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       if (username.value.trim() === '' || password.value === '') {
@@ -75,10 +93,17 @@ export async function signInView(main, notice, done, prefill = {}) {
   function tokenForm() {
     const token = h('input', { type: 'password', name: 'token', autocomplete: 'off', spellcheck: 'false', required: true })
     const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in')
-    const form = h('form', { novalidate: true },
-      h('p', null, 'For automation: paste an admin API token, a service-account token or a personal access token. It is kept in this tab only, until you sign out or close it.'),
+    const form = h(
+      'form',
+      { novalidate: true },
+      h(
+        'p',
+        null,
+        'For automation: paste an admin API token, a service-account token or a personal access token. It is kept in this tab only, until you sign out or close it.',
+      ),
       field('API token', token, { hint: 'Starts with *:*. for an admin token. Client and frontend tokens cannot use the admin API.' }),
-      h('div', { class: 'actions' }, submit))
+      h('div', { class: 'actions' }, submit),
+    )
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       const value = token.value.trim()
@@ -93,11 +118,16 @@ export async function signInView(main, notice, done, prefill = {}) {
         token.value = ''
         done()
       } catch (error) {
-        refuse(error instanceof ApiError && error.status === 403
-          ? 'This token cannot use the admin API: client and frontend tokens are for SDKs.'
-          : error instanceof ApiError && error.status === 401
-            ? 'This token is unknown, deleted or expired.'
-            : error instanceof ApiError ? error.message : 'Pennon could not be reached.', token)
+        refuse(
+          error instanceof ApiError && error.status === 403
+            ? 'This token cannot use the admin API: client and frontend tokens are for SDKs.'
+            : error instanceof ApiError && error.status === 401
+              ? 'This token is unknown, deleted or expired.'
+              : error instanceof ApiError
+                ? error.message
+                : 'Pennon could not be reached.',
+          token,
+        )
       } finally {
         submit.disabled = false
       }

@@ -17,8 +17,16 @@ const PARAMETER_TYPES = ['string', 'percentage', 'list', 'number', 'boolean']
 export async function strategiesView({ main, current }) {
   const notice = h('div', { 'aria-live': 'polite' })
   const results = h('div', null, loading())
-  replace(main, pageHeader('Strategies', { subtitle: 'What flag strategies can be: SDKs implement the built-in ones; a custom one needs an implementation in each SDK that meets it.' }),
-    notice, section('Defined strategies', results), section('New custom strategy', createForm()))
+  replace(
+    main,
+    pageHeader('Strategies', {
+      subtitle:
+        'What flag strategies can be: SDKs implement the built-in ones; a custom one needs an implementation in each SDK that meets it.',
+    }),
+    notice,
+    section('Defined strategies', results),
+    section('New custom strategy', createForm()),
+  )
 
   async function load() {
     /** @type {{ strategies: StrategyDefinition[] }} */
@@ -34,23 +42,75 @@ export async function strategiesView({ main, current }) {
 
   /** @param {StrategyDefinition[]} definitions */
   function table(definitions) {
-    return h('table', { class: 'table' },
+    return h(
+      'table',
+      { class: 'table' },
       h('caption', { class: 'visually-hidden' }, 'Strategy definitions'),
-      h('thead', null, h('tr', null, ['Strategy', 'Description', 'Parameters', 'State', 'Actions'].map((title) => h('th', { scope: 'col' }, title)))),
-      h('tbody', null, definitions.map((definition) => {
-        const shown = definition.displayName ?? definition.title ?? definition.name
-        const action = definition.deprecated ? 'reactivate' : 'deprecate'
-        return h('tr', { 'data-strategy-definition': definition.name },
-          h('th', { scope: 'row' }, shown, shown === definition.name ? null : h('span', { class: 'hint' }, ` ${definition.name}`)),
-          h('td', null, definition.description ?? ''),
-          h('td', null, definition.parameters.length
-            ? h('ul', { class: 'plain' }, definition.parameters.map((parameter) => h('li', null, h('code', null, parameter.name), ` ${parameter.type}${parameter.required ? ', required' : ''}`)))
-            : '–'),
-          h('td', null, badge(definition.editable ? 'custom' : 'built in'), ' ', definition.deprecated ? badge('deprecated', 'warn') : null),
-          h('td', null, guard(h('button', { type: 'button', class: 'secondary small', 'aria-label': `${definition.deprecated ? 'Reactivate' : 'Deprecate'} strategy ${definition.name}`, onclick: () => run(
-            () => api('POST', `/strategies/${seg(definition.name)}/${action}`), `${definition.name} ${definition.deprecated ? 'reactivated' : 'deprecated'}.`) },
-          definition.deprecated ? 'Reactivate' : 'Deprecate'), 'UPDATE_STRATEGY')))
-      })))
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ['Strategy', 'Description', 'Parameters', 'State', 'Actions'].map((title) => h('th', { scope: 'col' }, title)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        definitions.map((definition) => {
+          const shown = definition.displayName ?? definition.title ?? definition.name
+          const action = definition.deprecated ? 'reactivate' : 'deprecate'
+          return h(
+            'tr',
+            { 'data-strategy-definition': definition.name },
+            h('th', { scope: 'row' }, shown, shown === definition.name ? null : h('span', { class: 'hint' }, ` ${definition.name}`)),
+            h('td', null, definition.description ?? ''),
+            h(
+              'td',
+              null,
+              definition.parameters.length
+                ? h(
+                    'ul',
+                    { class: 'plain' },
+                    definition.parameters.map((parameter) =>
+                      h('li', null, h('code', null, parameter.name), ` ${parameter.type}${parameter.required ? ', required' : ''}`),
+                    ),
+                  )
+                : '–',
+            ),
+            h(
+              'td',
+              null,
+              badge(definition.editable ? 'custom' : 'built in'),
+              ' ',
+              definition.deprecated ? badge('deprecated', 'warn') : null,
+            ),
+            h(
+              'td',
+              null,
+              guard(
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'secondary small',
+                    'aria-label': `${definition.deprecated ? 'Reactivate' : 'Deprecate'} strategy ${definition.name}`,
+                    onclick: () =>
+                      run(
+                        () => api('POST', `/strategies/${seg(definition.name)}/${action}`),
+                        `${definition.name} ${definition.deprecated ? 'reactivated' : 'deprecated'}.`,
+                      ),
+                  },
+                  definition.deprecated ? 'Reactivate' : 'Deprecate',
+                ),
+                'UPDATE_STRATEGY',
+              ),
+            ),
+          )
+        }),
+      ),
+    )
   }
 
   /** @param {() => Promise<unknown>} action @param {string} done */
@@ -63,18 +123,28 @@ export async function strategiesView({ main, current }) {
     const description = h('textarea', { name: 'description', rows: 2 })
     const parameters = parameterEditor()
     const general = h('div')
-    const form = h('form', { novalidate: true },
-      h('div', { class: 'form-grid' },
+    const form = h(
+      'form',
+      { novalidate: true },
+      h(
+        'div',
+        { class: 'form-grid' },
         field('Name', name, { path: '/body/name', hint: 'URL-friendly, unique among the strategies' }),
-        field('Description', description, { path: '/body/description' })),
+        field('Description', description, { path: '/body/description' }),
+      ),
       parameters.element,
       general,
-      h('div', { class: 'actions' }, guard(h('button', { type: 'submit', class: 'primary' }, 'Create strategy'), 'CREATE_STRATEGY')))
+      h('div', { class: 'actions' }, guard(h('button', { type: 'submit', class: 'primary' }, 'Create strategy'), 'CREATE_STRATEGY')),
+    )
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       replace(general)
       try {
-        const created = await api('POST', '/strategies', { name: name.value.trim(), description: description.value.trim() || null, parameters: parameters.value() })
+        const created = await api('POST', '/strategies', {
+          name: name.value.trim(),
+          description: description.value.trim() || null,
+          parameters: parameters.value(),
+        })
         announce(`Strategy ${created.name} created.`)
         form.reset()
         parameters.clear()
@@ -96,43 +166,96 @@ function parameterEditor() {
   /** @type {(() => Parameter)[]} */
   let readers = []
   const list = h('ol', { class: 'plain' })
-  const sync = () => { parameters = readers.map((read) => read()) }
+  const sync = () => {
+    parameters = readers.map((read) => read())
+  }
 
   function render() {
     readers = []
-    replace(list, parameters.map((parameter, index) => {
-      const path = `/body/parameters/${index}`
-      const name = h('input', { type: 'text', name: 'parameterName', value: parameter.name, autocomplete: 'off' })
-      const type = h('select', { name: 'parameterType' }, PARAMETER_TYPES.map((value) => h('option', { value, selected: value === parameter.type }, value)))
-      const description = h('input', { type: 'text', name: 'parameterDescription', value: parameter.description, autocomplete: 'off' })
-      const required = h('input', { type: 'checkbox', name: 'parameterRequired', checked: parameter.required, id: uid('required') })
-      readers.push(() => ({ name: name.value.trim(), type: type.value, description: description.value.trim(), required: required.checked }))
-      return h('li', { class: 'constraint', 'data-path': path },
-        h('p', { class: 'field-error', hidden: true }),
-        h('div', { class: 'form-grid' },
-          field(`Parameter ${index + 1} name`, name, { path: `${path}/name` }),
-          field(`Parameter ${index + 1} type`, type, { path: `${path}/type` }),
-          field(`Parameter ${index + 1} description`, description, { path: `${path}/description` })),
-        h('div', { class: 'constraint-foot' },
-          h('label', { class: 'check', for: required.id }, required, ` Parameter ${index + 1} required`),
-          h('button', { type: 'button', class: 'link danger', 'aria-label': `Remove parameter ${index + 1}`, onclick: () => {
-            sync()
-            parameters.splice(index, 1)
-            render()
-          } }, 'Remove')))
-    }))
+    replace(
+      list,
+      parameters.map((parameter, index) => {
+        const path = `/body/parameters/${index}`
+        const name = h('input', { type: 'text', name: 'parameterName', value: parameter.name, autocomplete: 'off' })
+        const type = h(
+          'select',
+          { name: 'parameterType' },
+          PARAMETER_TYPES.map((value) => h('option', { value, selected: value === parameter.type }, value)),
+        )
+        const description = h('input', { type: 'text', name: 'parameterDescription', value: parameter.description, autocomplete: 'off' })
+        const required = h('input', { type: 'checkbox', name: 'parameterRequired', checked: parameter.required, id: uid('required') })
+        readers.push(() => ({
+          name: name.value.trim(),
+          type: type.value,
+          description: description.value.trim(),
+          required: required.checked,
+        }))
+        return h(
+          'li',
+          { class: 'constraint', 'data-path': path },
+          h('p', { class: 'field-error', hidden: true }),
+          h(
+            'div',
+            { class: 'form-grid' },
+            field(`Parameter ${index + 1} name`, name, { path: `${path}/name` }),
+            field(`Parameter ${index + 1} type`, type, { path: `${path}/type` }),
+            field(`Parameter ${index + 1} description`, description, { path: `${path}/description` }),
+          ),
+          h(
+            'div',
+            { class: 'constraint-foot' },
+            h('label', { class: 'check', for: required.id }, required, ` Parameter ${index + 1} required`),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'link danger',
+                'aria-label': `Remove parameter ${index + 1}`,
+                onclick: () => {
+                  sync()
+                  parameters.splice(index, 1)
+                  render()
+                },
+              },
+              'Remove',
+            ),
+          ),
+        )
+      }),
+    )
     if (parameters.length === 0) list.append(h('li', { class: 'empty' }, 'No parameters.'))
   }
 
   render()
-  const element = h('fieldset', { 'data-path': '/body/parameters' },
+  const element = h(
+    'fieldset',
+    { 'data-path': '/body/parameters' },
     h('legend', null, 'Parameters'),
     h('p', { class: 'field-error', hidden: true }),
     list,
-    h('button', { type: 'button', class: 'secondary small', onclick: () => {
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small',
+        onclick: () => {
+          sync()
+          parameters.push({ name: '', type: 'string', description: '', required: false })
+          render()
+        },
+      },
+      'Add parameter',
+    ),
+  )
+  return {
+    element,
+    value: () => {
       sync()
-      parameters.push({ name: '', type: 'string', description: '', required: false })
+      return parameters
+    },
+    clear: () => {
+      parameters = []
       render()
-    } }, 'Add parameter'))
-  return { element, value: () => { sync(); return parameters }, clear: () => { parameters = []; render() } }
+    },
+  }
 }
