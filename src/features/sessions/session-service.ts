@@ -8,23 +8,18 @@ import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/tables.ts'
-import { prepared } from '../../db/prepared.ts'
 import { userPrincipal, type Principal } from '../../http/permissions.ts'
 import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
 import { passwordMismatch, verifyPassword } from '../users/password.ts'
 import { createUserStore, toUser, type User } from '../users/user-store.ts'
 import type { PasswordAttempts } from '../users/password-attempts.ts'
 import { createSessionCache } from './session-cache.ts'
+import { createSessionStore } from './session-store.ts'
 
 // A session's seen_at is written at most this often: activity is known to the minute, with one write a minute per session at most.
 const TOUCH_EVERY_MS = 60_000
 // Sessions one user may hold; signing in past it ends their oldest.
 const MAX_SESSIONS_PER_USER = 20
-
-// Run on every request a session cookie authenticates: compiled once.
-const sessionBySecret = prepared((db: Kysely<Database>) =>
-  db.selectFrom('user_sessions').select(['seen_at', 'expires_at', 'user_id']).where('secret_hash', '=', ''),
-)
 
 export function createSessionService({
   db,
@@ -62,34 +57,16 @@ export function createSessionService({
       const now = new Date()
       const user = await db.transaction().execute(async (trx) => {
         await createUserStore(trx).signedIn(row.id, now.toISOString())
-        await trx.deleteFrom('user_sessions').where('expires_at', '<=', now.toISOString()).execute()
-        const kept = await trx
-          .selectFrom('user_sessions')
-          .select('secret_hash')
-          .where('user_id', '=', row.id)
-          .orderBy('created_at', 'desc')
-          .offset(MAX_SESSIONS_PER_USER - 1)
-          .limit(1000)
-          .execute()
-        if (kept.length > 0)
-          await trx
-            .deleteFrom('user_sessions')
-            .where(
-              'secret_hash',
-              'in',
-              kept.map((session) => session.secret_hash),
-            )
-            .execute()
-        await trx
-          .insertInto('user_sessions')
-          .values({
+        await createSessionStore(trx).start(
+          {
             secret_hash: hashSecret(secret),
             user_id: row.id,
             created_at: now.toISOString(),
             seen_at: now.toISOString(),
             expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString(),
-          })
-          .execute()
+          },
+          MAX_SESSIONS_PER_USER,
+        )
         return toUser({ ...row, login_attempts: 0, seen_at: now.toISOString() })
       })
       return { user, secret }
@@ -101,7 +78,7 @@ export function createSessionService({
       const known = remembered.get(secret, version, Date.now())
       if (known) return known
       const secretHash = hashSecret(secret)
-      const session = (await db.executeQuery(sessionBySecret(db, [secretHash]))).rows[0]
+      const session = await createSessionStore(db).find(secretHash)
       // A user's sessions go with the user (a cascading key): none is found without its user but while a delete commits.
       const user = session && (await createUserStore(db).principalRow(session.user_id))
       if (!session || !user) return undefined
@@ -111,11 +88,7 @@ export function createSessionService({
       const expiresAt = Date.parse(row.expires_at)
       if (expiresAt <= now || seenAt + config.sessionIdleMs <= now) return undefined
       if (now - seenAt >= TOUCH_EVERY_MS) {
-        await db
-          .updateTable('user_sessions')
-          .set({ seen_at: new Date(now).toISOString() })
-          .where('secret_hash', '=', secretHash)
-          .execute()
+        await createSessionStore(db).touch(secretHash, new Date(now).toISOString())
         seenAt = now
       }
       const principal = userPrincipal(row, secretHash)
@@ -125,7 +98,7 @@ export function createSessionService({
     },
 
     async logout(secretHash: string): Promise<void> {
-      await db.deleteFrom('user_sessions').where('secret_hash', '=', secretHash).execute()
+      await createSessionStore(db).end(secretHash)
     },
   }
 }

@@ -8,7 +8,15 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
 import { checkPasswordRules, hashPassword, passwordMismatch, verifyPassword } from './password.ts'
-import { createResetLink, findResetToken, INVITE_VALID_MS, invalidLink, RESET_VALID_MS, useResetLink } from './reset-tokens.ts'
+import {
+  createResetLink,
+  deleteResetLinks,
+  findResetToken,
+  invalidLink,
+  INVITE_VALID_MS,
+  RESET_VALID_MS,
+  useResetLink,
+} from './reset-tokens.ts'
 import { createUserStore, eventDataOf, toUser, type User, type UserRow } from './user-store.ts'
 import type { PasswordAttempts } from './password-attempts.ts'
 import type { SessionsOfUsers } from './sessions-of-users.ts'
@@ -74,9 +82,8 @@ async function storePassword(
   passwordHash: string,
   keepSessionHash?: string,
 ): Promise<void> {
-  await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute()
-  await trx.updateTable('user_activity').set({ login_attempts: 0 }).where('user_id', '=', id).execute()
-  await trx.deleteFrom('password_reset_tokens').where('user_id', '=', id).execute()
+  await createUserStore(trx).setPasswordHash(id, passwordHash)
+  await deleteResetLinks(trx, id)
   await sessions.endAll(trx, id, keepSessionHash)
 }
 
@@ -188,11 +195,7 @@ export function createUserService({
           }
           if (after.username === null && after.email === null)
             throw invalid('A user needs a username or an email: this one has no username, so keep its email.', '/body/email')
-          await trx
-            .updateTable('users')
-            .set({ name: after.name, email: after.email, root_role: after.root_role })
-            .where('id', '=', id)
-            .execute()
+          await createUserStore(trx).update(id, { name: after.name, email: after.email, root_role: after.root_role })
           if (after.root_role !== before.root_role) await sessions.endAll(trx, id)
           const [preData, data] = [eventDataOf(toUser(before)), eventDataOf(toUser(after))]
           if (JSON.stringify(preData) !== JSON.stringify(data))
