@@ -42,3 +42,27 @@ export function field(name: string, check: (value: any, path: string) => ErrorDe
 export function allOf(...rules: BodyRules[]): BodyRules {
   return (body, clean) => rules.flatMap((rule) => rule(body, clean))
 }
+
+/**
+ * No two items of the top-level list `list` share the string at `key`: each repeat is reported at
+ * its own path, `describe` saying which earlier item it repeats. Items whose key is not a clean string are skipped.
+ */
+export function uniqueAmong(list: string, key: string, describe: (earlier: number, value: string) => string): BodyRules {
+  return (body, clean) => {
+    const items = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[list] : undefined
+    if (!Array.isArray(items)) return []
+    const first = new Map<string, number>()
+    const details: ErrorDetail[] = []
+    for (const [index, item] of items.entries()) {
+      const value = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined
+      if (typeof value !== 'string' || !clean(`/${list}/${index}/${key}`)) continue
+      const earlier = first.get(value)
+      if (earlier === undefined) first.set(value, index)
+      else {
+        const path = `/body/${list}/${index}/${key}`
+        details.push({ path, message: `The \`${path}\` property must be unique among ${describe(earlier, value)} too.` })
+      }
+    }
+    return details
+  }
+}

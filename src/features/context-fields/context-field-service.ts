@@ -8,18 +8,9 @@ import type { Kysely } from 'kysely'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
-import { ALL_CLEAN, allOf, field, type BodyRules } from '../../http/body-rules.ts'
+import { ALL_CLEAN, allOf, field, type BodyRules, uniqueAmong } from '../../http/body-rules.ts'
 import { urlFriendlyNameProblems } from '../../http/common-schemas.ts'
-import {
-  exceedsLimit,
-  invalidOperation,
-  nameExists,
-  notFound,
-  quote,
-  validationFailed,
-  type AppError,
-  type ErrorDetail,
-} from '../../http/errors.ts'
+import { exceedsLimit, invalidOperation, nameExists, notFound, quote, validationFailed, type AppError } from '../../http/errors.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
@@ -60,26 +51,11 @@ function inUse(name: string, flags: readonly string[]): AppError {
 }
 
 /** No two legal values of a field share a value (the reference's joi `unique`). */
-const uniqueLegalValues: BodyRules = (body, clean) => {
-  const values = typeof body === 'object' && body !== null ? (body as { legalValues?: unknown }).legalValues : undefined
-  if (!Array.isArray(values)) return []
-  const first = new Map<string, number>()
-  const details: ErrorDetail[] = []
-  values.forEach((legalValue: unknown, index) => {
-    const value = typeof legalValue === 'object' && legalValue !== null ? (legalValue as { value?: unknown }).value : undefined
-    if (typeof value !== 'string' || !clean(`/legalValues/${index}/value`)) return
-    const earlier = first.get(value)
-    if (earlier === undefined) first.set(value, index)
-    else {
-      const path = `/body/legalValues/${index}/value`
-      details.push({
-        path,
-        message: `The \`${path}\` property must be unique among the legal values: legal value ${earlier} is ${quote(value)} too.`,
-      })
-    }
-  })
-  return details
-}
+const uniqueLegalValues = uniqueAmong(
+  'legalValues',
+  'value',
+  (earlier, value) => `the legal values: legal value ${earlier} is ${quote(value)}`,
+)
 
 /** The rules of a create body beyond its schema (body-rules.ts): a URL-friendly name, unique legal values. */
 export const createFieldRules = allOf(field('name', urlFriendlyNameProblems), uniqueLegalValues)

@@ -5,9 +5,9 @@
 import type { Kysely } from 'kysely'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import type { Database } from '../../db/tables.ts'
-import { ALL_CLEAN, allOf, field, type BodyRules } from '../../http/body-rules.ts'
+import { ALL_CLEAN, allOf, field, type BodyRules, uniqueAmong } from '../../http/body-rules.ts'
 import { urlFriendlyNameProblems } from '../../http/common-schemas.ts'
-import { invalidOperation, nameExists, notFound, quote, validationFailed, type AppError, type ErrorDetail } from '../../http/errors.ts'
+import { invalidOperation, nameExists, notFound, quote, validationFailed, type AppError } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { CreateStrategyDefinitionBody, UpdateStrategyDefinitionBody } from './strategy-definition-schemas.ts'
@@ -37,26 +37,11 @@ function inUse(name: string, flags: readonly string[]): AppError {
 }
 
 /** No two parameters of a definition share a name (each is a key of a flag strategy's `parameters`). */
-const uniqueParameterNames: BodyRules = (body, clean) => {
-  const parameters = typeof body === 'object' && body !== null ? (body as { parameters?: unknown }).parameters : undefined
-  if (!Array.isArray(parameters)) return []
-  const first = new Map<string, number>()
-  const details: ErrorDetail[] = []
-  parameters.forEach((parameter: unknown, index) => {
-    const name = typeof parameter === 'object' && parameter !== null ? (parameter as { name?: unknown }).name : undefined
-    if (typeof name !== 'string' || !clean(`/parameters/${index}/name`)) return
-    const earlier = first.get(name)
-    if (earlier === undefined) first.set(name, index)
-    else {
-      const path = `/body/parameters/${index}/name`
-      details.push({
-        path,
-        message: `The \`${path}\` property must be unique among the parameters: parameter ${earlier} is named ${quote(name)} too.`,
-      })
-    }
-  })
-  return details
-}
+const uniqueParameterNames = uniqueAmong(
+  'parameters',
+  'name',
+  (earlier, name) => `the parameters: parameter ${earlier} is named ${quote(name)}`,
+)
 
 /** The rules of a create body beyond its schema (body-rules.ts): a URL-friendly name, unique parameter names. */
 export const createDefinitionRules = allOf(field('name', urlFriendlyNameProblems), uniqueParameterNames)
