@@ -44,6 +44,7 @@ const { createDb } = await import('../src/db/database.ts')
 const { migrateToLatest } = await import('../src/db/migrate.ts')
 const { buildApp } = await import('../src/app.ts')
 const { createTokenService } = await import('../src/features/api-tokens/token-service.ts')
+const { lockSigningInAdmins } = await import('../src/features/users/user-store.ts')
 const { createEvaluator } = await import('../src/features/evaluation/evaluate.ts')
 const { contextFrom } = await import('../src/features/client-api/frontend-service.ts')
 
@@ -80,7 +81,7 @@ const config = loadConfig({
 })
 const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
 await migrateToLatest(database.db, async () => {
-  await createTokenService({ db: database.db }).bootstrap(config.initAdminApiTokens, true)
+  await createTokenService({ db: database.db, lockSigningInAdmins }).bootstrap(config.initAdminApiTokens, true)
 })
 const app = await buildApp({ config, database })
 await app.listen({ port: 0, host: '127.0.0.1' })

@@ -73,6 +73,7 @@ import { applicationRoutes } from './features/applications/application-routes.ts
 import { createApplicationService } from './features/applications/application-service.ts'
 import { createUsageService } from './features/metrics/usage-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
+import { lockSigningInAdmins } from './features/users/user-store.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
 import { contextFieldRoutes } from './features/context-fields/context-field-routes.ts'
@@ -103,6 +104,7 @@ import { userRoutes } from './features/users/user-routes.ts'
 import { profileRoutes } from './features/users/profile-routes.ts'
 import { patRoutes } from './features/personal-tokens/pat-routes.ts'
 import { createPatService } from './features/personal-tokens/pat-service.ts'
+import { createPersonalTokenLookup } from './features/personal-tokens/pat-principals.ts'
 
 export interface AppOptions {
   config: Config
@@ -126,7 +128,14 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   const sessionOf = createSessionAuthentication(sessions, config)
   // One count of failed authentications per address for every route that checks a credential (Edge's validation too).
   const authFailures = createAuthThrottle(config.authFailuresPerMinute)
-  const authenticate = createAuthenticator({ db, config, changes, session: sessionOf, throttle: authFailures })
+  const authenticate = createAuthenticator({
+    db,
+    config,
+    changes,
+    personalTokens: createPersonalTokenLookup(db),
+    session: sessionOf,
+    throttle: authFailures,
+  })
   const users = createUserService({ db, attempts, sessions: sessionsOfUsers })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
@@ -254,7 +263,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
       await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
       await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
       await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
-      await admin.register(tokenRoutes, { tokens: createTokenService({ db }) })
+      await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
       await admin.register(meRoutes)
       await admin.register(userRoutes, { users, config })
       await admin.register(profileRoutes, { users })

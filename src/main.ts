@@ -4,6 +4,7 @@ import { createDb } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { buildApp } from './app.ts'
 import { createTokenService, type BootstrapOutcome } from './features/api-tokens/token-service.ts'
+import { lockSigningInAdmins } from './features/users/user-store.ts'
 
 async function main(): Promise<void> {
   let config: Config
@@ -20,7 +21,10 @@ async function main(): Promise<void> {
   const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
   let bootstrap: BootstrapOutcome = { kind: 'nothing' }
   await migrateToLatest(database.db, async () => {
-    bootstrap = await createTokenService({ db: database.db }).bootstrap(config.initAdminApiTokens, config.authType === 'open-source')
+    bootstrap = await createTokenService({ db: database.db, lockSigningInAdmins }).bootstrap(
+      config.initAdminApiTokens,
+      config.authType === 'open-source',
+    )
   })
 
   const app = await buildApp({ config, database })

@@ -18,12 +18,23 @@ export type AdminCredential =
   | { kind: 'user'; userId: number }
 
 /**
+ * The Admin users who can sign in (have a password), their rows locked in the transaction, by id.
+ * The users feature answers it (users/user-store.ts `lockSigningInAdmins`), wired in where a
+ * token service is made: users/ ranks above api-tokens/.
+ */
+export type LockSigningInAdmins = (trx: Kysely<Database>) => Promise<number[]>
+
+/**
  * Every admin-capable credential, read inside the transaction that may remove some, with the rows
  * locked: on PostgreSQL `FOR UPDATE` (in a fixed order, so two removers queue instead of
  * deadlocking; the second then reads what the first left); SQLite's `BEGIN IMMEDIATE` already
  * holds the write lock. So two concurrent removals of the last two never both see the other's.
  */
-export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date().toISOString()): Promise<AdminCredential[]> {
+export async function lockAdminCredentials(
+  trx: Kysely<Database>,
+  lockSigningInAdmins: LockSigningInAdmins,
+  now = new Date().toISOString(),
+): Promise<AdminCredential[]> {
   const apiTokens = await trx
     .selectFrom('api_tokens')
     .select(['token_name', 'expires_at'])
@@ -40,16 +51,9 @@ export async function lockAdminCredentials(trx: Kysely<Database>, now = new Date
     .orderBy('t.id')
     .$call(lockedRows(trx))
     .execute()
-  const adminUsers = await trx
-    .selectFrom('users')
-    .select('id')
-    .where('root_role', '=', ROOT_ROLES.Admin)
-    .where('password_hash', 'is not', null)
-    .orderBy('id')
-    .$call(lockedRows(trx))
-    .execute()
+  const adminUsers = await lockSigningInAdmins(trx)
   return [
-    ...adminUsers.map((user) => ({ kind: 'user' as const, userId: user.id })),
+    ...adminUsers.map((userId) => ({ kind: 'user' as const, userId })),
     ...apiTokens
       .filter((token) => !isExpired(token.expires_at, now))
       .map((token) => ({ kind: 'api-token' as const, tokenName: token.token_name })),

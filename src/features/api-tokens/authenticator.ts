@@ -9,7 +9,7 @@ import { tooManyRequests, unauthenticated } from '../../http/errors.ts'
 import { OPEN_ACCESS_PRINCIPAL, type Principal } from '../../http/permissions.ts'
 import { changesState, crossSiteRefused, isCrossSite } from '../../http/same-origin.ts'
 import { isFrontendPath } from '../../http/sdk-pipeline.ts'
-import { createTokenStore, type TokenStore } from './token-store.ts'
+import { createTokenStore, type CredentialLookup } from './token-store.ts'
 import { hashSecret } from './token-secret.ts'
 import { createPrincipalCache, createPrincipalSnapshot } from './principal-cache.ts'
 
@@ -22,8 +22,10 @@ export interface AuthenticatorOptions {
   db: Kysely<Database>
   config: Config
   changes: ChangeWatch
-  /** Where tokens are looked up (tests count the lookups); the store over `db` by default. */
-  tokens?: TokenStore
+  /** Where API and service-account tokens are looked up (tests count the lookups); the store over `db` by default. */
+  tokens?: CredentialLookup
+  /** Where the rest are: personal access tokens (personal-tokens/pat-principals.ts, wired in app.ts). */
+  personalTokens?: CredentialLookup
   /** The signed-in user of a request without an Authorization credential (a session cookie), if any. */
   session?: (request: FastifyRequest) => Promise<Principal | undefined>
   /** Failed authentications per address; shared with the routes that check credentials of their own (Edge's validation). */
@@ -42,11 +44,23 @@ export function createAuthenticator({
   config,
   changes,
   tokens = createTokenStore(db),
+  personalTokens,
   session,
   throttle = createAuthThrottle(config.authFailuresPerMinute),
 }: AuthenticatorOptions): Authenticate {
+  const lookups = personalTokens ? [tokens, personalTokens] : [tokens]
+  const findPrincipal = async (secretHash: string, now: string) => {
+    for (const lookup of lookups) {
+      const found = await lookup.findPrincipal(secretHash, now)
+      if (found) return found
+    }
+    return undefined
+  }
   const cache = createPrincipalCache(changes)
-  const snapshot = createPrincipalSnapshot(changes, (now) => tokens.allPrincipals(now))
+  const snapshot = createPrincipalSnapshot(changes, async (now) => {
+    const all = await Promise.all(lookups.map((lookup) => lookup.allPrincipals(now)))
+    return new Map(all.flatMap((principals) => [...principals]))
+  })
   // The secret hash of Authorization headers whose token was remembered: an SDK polling sends the
   // same header every time, and the hash is the same each time. Holds working tokens' headers only.
   const rememberedHeaders = new Map<string, string>()
@@ -76,7 +90,7 @@ export function createAuthenticator({
     if (cached) return cached
     const now = new Date().toISOString()
     if (throttled) return (await snapshot.find(secretHash, now))?.principal
-    const resolved = await tokens.findPrincipal(secretHash, now)
+    const resolved = await findPrincipal(secretHash, now)
     if (!resolved) return undefined
     cache.set(secretHash, version, resolved)
     return resolved.principal

@@ -8,7 +8,7 @@ import { auditContext, SYSTEM_ACTOR, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ServiceAccountData } from '../events/event-types.ts'
 import { createTokenStore, type ApiToken } from './token-store.ts'
-import { keepAnAdmin, lockAdminCredentials } from './admin-credentials.ts'
+import { keepAnAdmin, lockAdminCredentials, type LockSigningInAdmins } from './admin-credentials.ts'
 import { apiTokenSecret, hashSecret, accountTokenSecret } from './token-secret.ts'
 import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccountTokenBody } from './token-schemas.ts'
 
@@ -56,7 +56,14 @@ async function storeSystemAdminTokens(trx: Kysely<Database>, tokenName: string, 
   }
 }
 
-export function createTokenService({ db }: { db: Kysely<Database> }) {
+export interface TokenServiceOptions {
+  db: Kysely<Database>
+  /** The users feature's part of the last-admin rule (admin-credentials.ts). */
+  lockSigningInAdmins: LockSigningInAdmins
+}
+
+export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOptions) {
+  const lockAdmins = (trx: Kysely<Database>) => lockAdminCredentials(trx, lockSigningInAdmins)
   return {
     /**
      * At start-up, when no API token exists or none can administer Pennon: store the
@@ -69,7 +76,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
       db.transaction().execute(async (trx) => {
         const store = createTokenStore(trx)
         const empty = await store.isEmpty()
-        const adminless = (await lockAdminCredentials(trx)).length === 0
+        const adminless = (await lockAdmins(trx)).length === 0
         if (!empty && !adminless) return { kind: 'nothing' }
         const hashes = await store.notStored([...new Set(initTokens.map(hashSecret))])
         if (hashes.length > 0) {
@@ -122,7 +129,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
 
     deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
-        const admins = await lockAdminCredentials(trx)
+        const admins = await lockAdmins(trx)
         keepAnAdmin(
           admins,
           (credential) => credential.kind === 'api-token' && credential.tokenName === tokenName,
@@ -172,7 +179,7 @@ export function createTokenService({ db }: { db: Kysely<Database> }) {
 
     deleteServiceAccount: (id: number, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
-        const admins = await lockAdminCredentials(trx)
+        const admins = await lockAdmins(trx)
         const store = createTokenStore(trx)
         const account = await store.findServiceAccount(id)
         if (!account) throw notFound(`No service account has id ${id}.`)

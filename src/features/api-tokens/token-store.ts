@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { ApiTokensTable, Database, ServiceAccountsTable } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { ApiTokenData, ServiceAccountData } from '../events/event-types.ts'
-import { adminTokenPrincipal, rolePermissions, userPrincipal, type Principal } from '../../http/permissions.ts'
+import { adminTokenPrincipal, rolePermissions, type Principal } from '../../http/permissions.ts'
 import { sameHash } from './token-secret.ts'
 
 export type ApiToken = ApiTokenData
@@ -58,12 +58,13 @@ function serviceAccountPrincipal(account: { expires_at: string | null; id: numbe
   }
 }
 
-/** A personal access token's user, as a principal (the token acts as them, with their root role). */
-const personalTokenOwner = (db: Kysely<Database>) =>
-  db
-    .selectFrom('personal_access_tokens as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.secret_hash', 't.expires_at', 'u.id', 'u.email', 'u.username', 'u.root_role'])
+/** Where a presented credential is resolved: this store (API and service-account tokens), and personal tokens (personal-tokens/). */
+export interface CredentialLookup {
+  /** The principal of a credential by its hash, and until when it works; expired or unknown → undefined. */
+  findPrincipal(secretHash: string, now: string): Promise<ResolvedToken | undefined>
+  /** Every credential that works at `now`, by secret hash, as findPrincipal resolves it. */
+  allPrincipals(now: string): Promise<Map<string, ResolvedToken>>
+}
 
 export function createTokenStore(db: Kysely<Database>) {
   return {
@@ -80,13 +81,8 @@ export function createTokenStore(db: Kysely<Database>) {
         .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
         .where('t.secret_hash', '=', secretHash)
         .executeTakeFirst()
-      if (account)
-        return sameHash(account.secret_hash, secretHash) && !isExpired(account.expires_at, now)
-          ? serviceAccountPrincipal(account)
-          : undefined
-      const owner = await personalTokenOwner(db).where('t.secret_hash', '=', secretHash).executeTakeFirst()
-      if (!owner || !sameHash(owner.secret_hash, secretHash) || isExpired(owner.expires_at, now)) return undefined
-      return { principal: userPrincipal(owner), expiresAt: owner.expires_at }
+      if (!account || !sameHash(account.secret_hash, secretHash) || isExpired(account.expires_at, now)) return undefined
+      return serviceAccountPrincipal(account)
     },
 
     /**
@@ -103,11 +99,7 @@ export function createTokenStore(db: Kysely<Database>) {
         .innerJoin('service_accounts as a', 'a.id', 't.service_account_id')
         .select(['t.secret_hash', 't.expires_at', 'a.id', 'a.username', 'a.root_role'])
         .execute()
-      const owners = await personalTokenOwner(db).execute()
       const principals = new Map<string, ResolvedToken>()
-      for (const owner of owners)
-        if (!isExpired(owner.expires_at, now))
-          principals.set(owner.secret_hash, { principal: userPrincipal(owner), expiresAt: owner.expires_at })
       for (const account of accountTokens)
         if (!isExpired(account.expires_at, now)) principals.set(account.secret_hash, serviceAccountPrincipal(account))
       for (const token of apiTokens) if (!isExpired(token.expires_at, now)) principals.set(token.secret_hash, apiTokenPrincipal(token))

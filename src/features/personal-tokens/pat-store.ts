@@ -1,4 +1,4 @@
-/** The personal_access_tokens table (api-tokens/token-store.ts resolves the tokens; this feature writes them). */
+/** The personal_access_tokens table. */
 import type { Kysely } from 'kysely'
 import type { Database, PersonalAccessTokensTable } from '../../db/tables.ts'
 
@@ -19,6 +19,10 @@ const toPersonalToken = (row: PersonalAccessTokensTable): PersonalToken => ({
   seenAt: row.seen_at,
   userId: row.user_id,
 })
+
+/** What resolving a token needs: whose it is, and until when. */
+export type TokenOwner = Pick<PersonalAccessTokensTable, 'secret_hash' | 'expires_at' | 'user_id'>
+const OWNER_COLUMNS = ['secret_hash', 'expires_at', 'user_id'] as const
 
 export function createPatStore(db: Kysely<Database>) {
   return {
@@ -46,6 +50,16 @@ export function createPatStore(db: Kysely<Database>) {
           created_at: token.createdAt,
         })
         .execute()
+    },
+
+    /** A token by its secret's hash, for sign-in by token (pat-principals.ts). */
+    async findByHash(secretHash: string): Promise<TokenOwner | undefined> {
+      return db.selectFrom('personal_access_tokens').select(OWNER_COLUMNS).where('secret_hash', '=', secretHash).executeTakeFirst()
+    },
+
+    /** Every token, as findByHash reads it. */
+    async all(): Promise<TokenOwner[]> {
+      return db.selectFrom('personal_access_tokens').select(OWNER_COLUMNS).execute()
     },
 
     /** The deleted token, if the user had one with that id. */

@@ -17,7 +17,7 @@ import {
   RESET_VALID_MS,
   useResetLink,
 } from './reset-tokens.ts'
-import { createUserStore, eventDataOf, toUser, type User, type UserRow } from './user-store.ts'
+import { createUserStore, eventDataOf, lockSigningInAdmins, toUser, type User, type UserRow } from './user-store.ts'
 import type { PasswordAttempts } from './password-attempts.ts'
 import type { SessionsOfUsers } from './sessions-of-users.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
@@ -178,7 +178,7 @@ export function createUserService({
       const email = input.email === undefined ? undefined : normalEmail(input.email, '/body/email')
       try {
         return await db.transaction().execute(async (trx) => {
-          const admins = await lockAdminCredentials(trx)
+          const admins = await lockAdminCredentials(trx, lockSigningInAdmins)
           const before = await lockedUser(trx, id)
           if (rootRole !== undefined && rootRole !== ROOT_ROLES.Admin) {
             keepAnAdmin(
@@ -210,7 +210,7 @@ export function createUserService({
     /** Deletes a user; their sessions, personal tokens and links go with them (cascade). */
     delete: (id: number, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
-        const admins = await lockAdminCredentials(trx)
+        const admins = await lockAdminCredentials(trx, lockSigningInAdmins)
         const before = await lockedUser(trx, id)
         keepAnAdmin(
           admins,

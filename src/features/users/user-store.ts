@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, UsersTable } from '../../db/tables.ts'
-import { lockRows } from '../../db/row-lock.ts'
+import { lockedRows, lockRows } from '../../db/row-lock.ts'
+import { ROOT_ROLES } from '../../http/permissions.ts'
 import type { UserEventData } from '../events/event-types.ts'
 import { prepared } from '../../db/prepared.ts'
 
@@ -41,6 +42,9 @@ const principalRowOf = prepared((db: Kysely<Database>) =>
   db.selectFrom('users').select(['id', 'email', 'username', 'root_role']).where('id', '=', 0),
 )
 
+/** For a token service (api-tokens/admin-credentials.ts): the signing-in Admin users, locked in `trx`. */
+export const lockSigningInAdmins = (trx: Kysely<Database>): Promise<number[]> => createUserStore(trx).lockSigningInAdmins()
+
 export function createUserStore(db: Kysely<Database>) {
   const usersWithActivity = () =>
     db
@@ -74,6 +78,12 @@ export function createUserStore(db: Kysely<Database>) {
       return (await db.executeQuery(principalRowOf(db, [id]))).rows[0]
     },
 
+    /** What principals are made of, for these users (one read; personal-tokens/pat-principals.ts). */
+    async principalRows(ids: readonly number[]): Promise<Pick<UsersTable, 'id' | 'email' | 'username' | 'root_role'>[]> {
+      if (ids.length === 0) return []
+      return db.selectFrom('users').select(['id', 'email', 'username', 'root_role']).where('id', 'in', ids).execute()
+    },
+
     /** A failed sign-in of an existing user: one more attempt counted. */
     async countFailedSignIn(id: number): Promise<void> {
       await db
@@ -102,6 +112,22 @@ export function createUserStore(db: Kysely<Database>) {
       return usersWithActivity()
         .where(byEmail ? 'users.email' : 'users.username', '=', byEmail ? login.toLowerCase() : login)
         .executeTakeFirst()
+    },
+
+    /**
+     * The Admin users who can sign in (have a password), by id, their rows locked until the
+     * transaction ends (api-tokens/admin-credentials.ts: the last admin credential stays).
+     */
+    async lockSigningInAdmins(): Promise<number[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select('id')
+        .where('root_role', '=', ROOT_ROLES.Admin)
+        .where('password_hash', 'is not', null)
+        .orderBy('id')
+        .$call(lockedRows(db))
+        .execute()
+      return rows.map((row) => row.id)
     },
 
     /** Locks the user's row until the transaction ends (PostgreSQL; SQLite's writers are serialized already): two changes of one user queue. */
