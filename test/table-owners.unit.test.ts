@@ -94,8 +94,6 @@ export const NOT_YET_MOVED: Record<string, string[]> = {
   'src/features/events/event-store.ts': ['feature_tags'],
   // The flag read's lastSeenAt, in the same statement as the row lock's read; metrics/ is above.
   'src/features/flag-environments/flag-environment-store.ts': ['last_seen_at_metrics'],
-  // PostgreSQL's batch create: count, ids, segments and events in one statement (and SQLite's three counters in one).
-  'src/features/segments/segment-store.ts': ['counters', 'events'],
 }
 
 const root = join(import.meta.dirname, '..')
