@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import { advanceCounter, counterValue } from '../../db/counters.ts'
 import { preparedInsert } from '../../db/prepared.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
@@ -142,6 +142,30 @@ export function eventAroundIds(audit: AuditContext, event: NewEvent & { data: { 
   if (!json.startsWith('{"id":0,') || dataId < 0) throw new Error('event JSON does not begin with its id, or its data with theirs')
   const beforeDataId = dataId + '"data":{"id":'.length
   return { row, jsonAround: [json.slice(0, 6), json.slice(7, beforeDataId), json.slice(beforeDataId + 1)] }
+}
+
+/** An EventAroundIds as one JSON object, for a statement that inserts events (insertEventsAroundIds). */
+export function eventAroundIdsRecord(event: EventAroundIds) {
+  const [head, middle, tail] = event.jsonAround
+  return { ...event.row, head, middle, tail }
+}
+
+/**
+ * A PostgreSQL CTE body that inserts events whose ids are drawn by the same statement: one per
+ * row of `from`, where `event` is an eventAroundIdsRecord (json) and `id` and `dataId` are the
+ * event's id and the id its `data` begins with; inserted in `orderBy` order.
+ */
+export function insertEventsAroundIds(
+  parts: Record<'from' | 'event' | 'id' | 'dataId' | 'orderBy', RawBuilder<unknown>>,
+): RawBuilder<unknown> {
+  const { from, event, id, dataId, orderBy } = parts
+  return sql`insert into events (id, type, created_by, created_by_user_id, created_at, feature_name, project, environment, group_type, group_id, json)
+      select ${id}, e.type, e.created_by, e.created_by_user_id, e.created_at, e.feature_name, e.project, e.environment, e.group_type, e.group_id,
+        e.head || (${id}) || e.middle || (${dataId}) || e.tail
+      from ${from}
+        cross join json_to_record(${event}) as e(type text, created_by text, created_by_user_id integer, created_at timestamptz, feature_name text,
+          project text, environment text, group_type text, group_id text, head text, middle text, tail text)
+      order by ${orderBy}`
 }
 
 /** One event as stored: the API object serialized once, served verbatim. */

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely'
-import { readCounter } from '../../db/counters.ts'
+import { advanceCounterBy, advanceCounters, lockedCounterValue, readCounter } from '../../db/counters.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, SegmentsTable } from '../../db/tables.ts'
 import type { SegmentData } from '../events/event-types.ts'
-import { insertEventAroundIds, type EventAroundIds } from '../events/event-store.ts'
+import { eventAroundIdsRecord, insertEventAroundIds, insertEventsAroundIds, type EventAroundIds } from '../events/event-store.ts'
 import type { Constraint } from '../constraints/constraints.ts'
 import { lockedRows } from '../../db/row-lock.ts'
 
@@ -45,15 +45,7 @@ const insertSegment = preparedInsert<SegmentsTable>('segments', [
   'created_at',
 ])
 
-// SQLite's batch statements, compiled once. The three counters a create advances go in one statement.
-const CREATE_COUNTERS = ['segment_count', 'segment_id', 'event_id'] as const
-const advanceCreateCounters = prepared((db: Kysely<Database>) =>
-  db
-    .updateTable('counters')
-    .set({ value: sql`value + ${0}` })
-    .where('name', 'in', [...CREATE_COUNTERS])
-    .returning(['name', 'value']),
-)
+// SQLite's read of a batch's names already stored, compiled once.
 const storedNames = prepared((db: Kysely<Database>) =>
   db.selectFrom('segments').select('name').where('name', 'in', sql<string>`(select value from json_each(${'[]'}))`),
 )
@@ -162,10 +154,7 @@ async function insertOnSqlite(trx: Kysely<Database>, creates: readonly SegmentCr
   })
   if (accepted === 0) return places.map((place) => ({ refused: place as 'limit' | 'name taken' }))
 
-  const { rows } = await trx.executeQuery(advanceCreateCounters(trx, [accepted, ...CREATE_COUNTERS]))
-  const after = new Map(rows.map((row) => [row.name, Number(row.value)]))
-  const [lastSegmentId, lastEventId] = [after.get('segment_id'), after.get('event_id')]
-  if (lastSegmentId === undefined || lastEventId === undefined) throw new Error('a segment counter is missing')
+  const [, lastSegmentId, lastEventId] = await advanceCounters(trx, ['segment_count', 'segment_id', 'event_id'], accepted)
   const results: CountedInsert[] = []
   for (const [index, place] of places.entries()) {
     if (typeof place !== 'number') {
@@ -194,9 +183,9 @@ async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentC
   const items = creates.map(({ segment, event }) => {
     // The id is drawn by the statement.
     const { id: _id, ...row } = toRow({ ...segment, id: 0 })
-    const [head, middle, tail] = event.jsonAround
-    return { ...row, event: { ...event.row, head, middle, tail } }
+    return { ...row, event: eventAroundIdsRecord(event) }
   })
+  const taken = sql`(select n from taken)`
   const result = await sql<{ id: number | null; at_limit: boolean }>`
     with item as (
       select t.*, sent.ord
@@ -209,34 +198,30 @@ async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentC
       where not exists (select from segments where segments.name = item.name)
         and ord = (select min(same.ord) from item same where same.name = item.name)
     ), segment_count as (
-      select value as before from counters where name = 'segment_count' for update
+      ${lockedCounterValue('segment_count')}
     ), accepted as (
       select candidate.* from candidate, segment_count where place <= ${limit} - segment_count.before
     ), taken as (
       select count(*) as n from accepted
     ), counted as (
-      update counters set value = value + (select n from taken) where name = 'segment_count' and (select n from taken) > 0 returning value
+      ${advanceCounterBy('segment_count', taken, sql`${taken} > 0`)}
     ), drawn as (
-      update counters set value = value + (select n from taken) where name = 'segment_id' and exists (select from counted)
-      returning value - (select n from taken) as before
+      ${advanceCounterBy('segment_id', taken, sql`exists (select from counted)`)}
     ), inserted as (
       insert into segments (id, name, description, project, constraints, created_by, created_at)
       select drawn.before + place, name, description, project, constraints, created_by, created_at
       from accepted cross join drawn
       returning id
     ), event_ids as (
-      update counters set value = value + (select n from taken) where name = 'event_id' and exists (select from inserted)
-      returning value - (select n from taken) as before
+      ${advanceCounterBy('event_id', taken, sql`exists (select from inserted)`)}
     ), appended as (
-      insert into events (id, type, created_by, created_by_user_id, created_at, feature_name, project, environment, group_type, group_id, json)
-      select event_ids.before + place, e.type, e.created_by, e.created_by_user_id, e.created_at, e.feature_name, e.project, e.environment, e.group_type, e.group_id,
-        e.head || (event_ids.before + place) || e.middle || (drawn.before + place) || e.tail
-      from accepted
-        cross join drawn
-        cross join event_ids
-        cross join json_to_record(accepted.event) as e(type text, created_by text, created_by_user_id integer, created_at timestamptz, feature_name text,
-          project text, environment text, group_type text, group_id text, head text, middle text, tail text)
-      order by place
+      ${insertEventsAroundIds({
+        from: sql`accepted cross join drawn cross join event_ids`,
+        event: sql`accepted.event`,
+        id: sql`event_ids.before + place`,
+        dataId: sql`drawn.before + place`,
+        orderBy: sql`place`,
+      })}
     )
     select (select before from drawn) + accepted.place as id,
       segment_count.before + (select count(*) from accepted earlier where earlier.ord < item.ord) >= ${limit} as at_limit
