@@ -1,7 +1,8 @@
 /**
  * Test harness: a real app on a real, freshly migrated database — a SQLite file of
- * its own, or a PostgreSQL schema of its own when TEST_DATABASE_URL is set — so
- * test files run in parallel without sharing rows.
+ * its own, or a PostgreSQL schema of its own when TEST_DATABASE_URL is set (migrated
+ * once, and emptied back to its migrated rows for the next test: schema-pool.ts) — so
+ * tests and test files run in parallel without sharing rows.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,6 +22,7 @@ import { createTokenService } from '../src/features/api-tokens/token-service.ts'
 import { lockSigningInAdmins } from '../src/features/users/user-store.ts'
 import type { MetricsIngestionService } from '../src/features/metrics/metrics-ingestion-service.ts'
 import { keptSchemaCompilers } from './schema-cache.ts'
+import { createSchemaPool, type SchemaPool } from './schema-pool.ts'
 
 export interface TestDatabase {
   name: 'sqlite' | 'postgres'
@@ -70,6 +72,20 @@ export async function createTestStorage(database: TestDatabase): Promise<TestSto
       }
     },
   }
+}
+
+const schemaPools = new Map<string, SchemaPool>()
+
+/**
+ * Storage for a test app: as createTestStorage, but on PostgreSQL a schema migrated already and kept
+ * for the process's next test once this one is done with it (schema-pool.ts).
+ */
+export async function createAppStorage(database: TestDatabase): Promise<TestStorage> {
+  if (database.name === 'sqlite') return createTestStorage(database)
+  let pool = schemaPools.get(database.url!)
+  if (!pool) schemaPools.set(database.url!, (pool = createSchemaPool(database.url!)))
+  const schema = await pool.take()
+  return { options: { databaseUrl: database.url, schema }, drop: () => pool.give(schema) }
 }
 
 /**
@@ -122,7 +138,7 @@ export interface TestAppOptions {
 }
 
 export async function createTestApp(database: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
-  const storage = options.storage ?? (await createTestStorage(database))
+  const storage = options.storage ?? (await createAppStorage(database))
   const adminToken = `*:*.test-${randomBytes(16).toString('hex')}`
   const config = loadConfig({ INIT_ADMIN_API_TOKENS: adminToken, LOG_LEVEL: 'info', ...options.env })
   const db = createDb({ ...storage.options, poolSize: 4 })
@@ -184,7 +200,7 @@ export async function useTwoInstances(
   database: TestDatabase,
   env?: Record<string, string>,
 ): Promise<{ first: TestApp; second: TestApp; storage: TestStorage }> {
-  const storage = await createTestStorage(database)
+  const storage = await createAppStorage(database)
   const first = await createTestApp(database, { storage, ...(env ? { env } : {}) })
   const second = await createTestApp(database, { storage, ...(env ? { env } : {}) })
   t.after(async () => {
