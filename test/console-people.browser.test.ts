@@ -152,7 +152,7 @@ onEachDatabase('console people in a browser', (database) => {
     const paragraphs = () => dialog.locator('.dialog-body p').allInnerTexts()
 
     // Someone else's role: Cancel (or Escape) changes nothing and puts the select back.
-    const veraRole = admin.getByLabel('Root role of vera@example.com')
+    const veraRole = admin.getByLabel('Root role of vera@example.com', { exact: true })
     await veraRole.selectOption({ label: 'Editor' })
     await dialog.getByRole('heading', { name: 'Change the root role of vera@example.com to Editor?' }).waitFor()
     assert.deepEqual(await paragraphs(), [
@@ -177,7 +177,7 @@ onEachDatabase('console people in a browser', (database) => {
     assert.equal(await roleOf(veraId), 2)
 
     // Your own role: a warning of its own; Cancel keeps you signed in, an Admin.
-    const ownRole = admin.getByLabel('Root role of root@example.com')
+    const ownRole = admin.getByLabel('Root role of root@example.com', { exact: true })
     await ownRole.selectOption({ label: 'Viewer' })
     await dialog.getByRole('heading', { name: 'Change your own root role to Viewer?' }).waitFor()
     assert.deepEqual(await paragraphs(), [
@@ -249,7 +249,7 @@ onEachDatabase('console people in a browser', (database) => {
       inviteLink = await admin.getByLabel('Link', { exact: true }).inputValue()
       assert.match(inviteLink, new RegExp(`^${base}/#/reset-password\\?token=[0-9a-f]+$`))
       const row = admin.locator('tr[data-user="vera@example.com"]')
-      assert.equal(await row.getByLabel('Root role of vera@example.com').inputValue(), '3')
+      assert.equal(await row.getByLabel('Root role of vera@example.com', { exact: true }).inputValue(), '3')
       assert.match(await row.innerText(), /Vera\s.*never/s)
       await shot(admin, 'users')
       const users = (await call(pennon, 'GET', '/api/admin/user-admin')).body.users as Array<{
@@ -458,7 +458,7 @@ onEachDatabase('console people in a browser', (database) => {
     await t.test("the admin changes the Viewer's root role, makes a reset link, and is refused deleting the last Admin", async () => {
       await admin.goto(`${base}/#/users`)
       await heading(admin, 'Users')
-      await admin.getByLabel('Root role of vera@example.com').selectOption({ label: 'Editor' })
+      await admin.getByLabel('Root role of vera@example.com', { exact: true }).selectOption({ label: 'Editor' })
       await admin.getByRole('dialog').getByRole('button', { name: 'Change root role' }).click()
       await admin.getByText('vera@example.com is now Editor; their sessions ended.').waitFor({ state: 'attached' })
       assert.equal((await call(pennon, 'GET', `/api/admin/user-admin/${veraId}`)).body.rootRole, 2)

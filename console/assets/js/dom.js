@@ -161,18 +161,28 @@ export function confirmDialog({ title, body, confirm, danger = false, confirmDis
       h(
         'div',
         { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close('cancel') }, 'Cancel'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => settle(false) }, 'Cancel'),
         h(
           'button',
-          { type: 'button', class: danger ? 'danger' : 'primary', disabled: confirmDisabled, onclick: () => dialog.close('confirm') },
+          { type: 'button', class: danger ? 'danger' : 'primary', disabled: confirmDisabled, onclick: () => settle(true) },
           confirm,
         ),
       ),
     )
-    dialog.addEventListener('close', () => {
+    // Settled at the user's action, in the same task that hides the dialog: the browser fires
+    // `close` a task later, and the page must not show the dialog gone with its answer not yet taken.
+    /** @param {boolean} confirmed */
+    function settle(confirmed) {
+      resolve(confirmed)
+      dialog.close()
       dialog.remove()
-      resolve(dialog.returnValue === 'confirm')
+    }
+    dialog.addEventListener('cancel', (event) => {
+      event.preventDefault()
+      settle(false)
     })
+    // Closed any other way (a browser may close it after all): not confirmed.
+    dialog.addEventListener('close', () => settle(false))
     document.body.appendChild(dialog)
     dialog.showModal()
   })
