@@ -1,0 +1,169 @@
+/**
+ * Pennon's memory under the SDK load: one server (as `npm start` runs it, on a fresh SQLite file,
+ * or a fresh PostgreSQL database beside BENCH_DATABASE_URL) with `npm run bench`'s data (seed.ts,
+ * then the SDK cases' sdk-data.ts:
+ * 1,000 flags × 3 strategies, and issue 35's shape), loaded in turn by (f) the client answer, (f′)
+ * its 304, (g) and (g620) the frontend answer for random contexts, and (h) SDK metrics, each for
+ * BENCH_SECONDS (default 10) over 10 connections. After each case: the peak RSS so far (VmHWM),
+ * and after a full collection the RSS, the V8 heap and the memory outside it (Buffers' bytes).
+ * At the end, a heap snapshot's largest kinds of object (self size, by constructor), so the
+ * retained structures have names.
+ *   node bench/sdk-memory.ts
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/sdk-memory.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { load, peakRssMb, SECONDS, startProcess, warmCompileCache, withFreshPostgres, type Server } from './lib.ts'
+import { seedBenchData } from './seed.ts'
+import { clientHeaders, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
+
+const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
+const MB = 1024 * 1024
+
+/** A DevTools protocol session with the server (started with --inspect). */
+async function inspector(server: Server) {
+  const url = server.output().match(/Debugger listening on (ws:\/\/\S+)/)![1]!
+  const socket = new WebSocket(url)
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve
+    socket.onerror = reject
+  })
+  let id = 0
+  const listeners = new Set<(message: any) => void>()
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data))
+    for (const listener of listeners) listener(message)
+  }
+  const call = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      const mine = ++id
+      const listener = (message: any) => {
+        if (message.id !== mine) return
+        listeners.delete(listener)
+        resolve(message.result)
+      }
+      listeners.add(listener)
+      socket.send(JSON.stringify({ id: mine, method, params }))
+    })
+  return { call, listeners, close: () => socket.close() }
+}
+type Inspector = Awaited<ReturnType<typeof inspector>>
+
+async function memoryAfterCollection(session: Inspector, pid: number) {
+  await session.call('HeapProfiler.collectGarbage')
+  const usage = await session.call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })
+  const memory = JSON.parse(usage.result.value) as NodeJS.MemoryUsage
+  return { peak: peakRssMb(pid), rss: memory.rss / MB, heap: memory.heapUsed / MB, external: memory.external / MB }
+}
+
+/** The snapshot's objects grouped by constructor (or kind), largest self size first. */
+async function largestKinds(session: Inspector, top: number): Promise<string[]> {
+  let text = ''
+  const collect = (message: any) => {
+    if (message.method === 'HeapProfiler.addHeapSnapshotChunk') text += message.params.chunk
+  }
+  session.listeners.add(collect)
+  await session.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false })
+  session.listeners.delete(collect)
+  const snapshot = JSON.parse(text) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }
+    nodes: number[]
+    strings: string[]
+  }
+  const fields = snapshot.snapshot.meta.node_fields
+  const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((field) => fields.indexOf(field))
+  const types = snapshot.snapshot.meta.node_types[0]
+  const kinds = new Map<string, { size: number; count: number }>()
+  const strings: { size: number; text: string }[] = []
+  let total = 0
+  for (let at = 0; at < snapshot.nodes.length; at += fields.length) {
+    const type = types[snapshot.nodes[at + typeAt!]!]!
+    const name = type === 'object' || type === 'native' ? snapshot.strings[snapshot.nodes[at + nameAt!]!]! : `(${type})`
+    const size = snapshot.nodes[at + sizeAt!]!
+    if (type === 'string' && size > 64 * 1024) strings.push({ size, text: snapshot.strings[snapshot.nodes[at + nameAt!]!]! })
+    total += size
+    const kind = kinds.get(name) ?? { size: 0, count: 0 }
+    kind.size += size
+    kind.count++
+    kinds.set(name, kind)
+  }
+  return [
+    `heap snapshot: ${(total / MB).toFixed(1)} MB in all; largest kinds by self size:`,
+    ...[...kinds]
+      .sort((a, b) => b[1].size - a[1].size)
+      .slice(0, top)
+      .map(([name, kind]) => `  ${(kind.size / MB).toFixed(2).padStart(6)} MB  ${String(kind.count).padStart(8)}  ${name.slice(0, 80)}`),
+    'strings over 64 KB:',
+    ...strings
+      .sort((a, b) => b.size - a.size)
+      .slice(0, top)
+      .map(({ size, text }) => `  ${(size / MB).toFixed(2).padStart(6)} MB  ${JSON.stringify(text.slice(0, 90))}`),
+  ]
+}
+
+/** An SDK's metrics bucket for the first 50 flags of the client answer. */
+function metricsBody(flagNames: readonly string[]): string {
+  const toggles = Object.fromEntries(flagNames.slice(0, 50).map((name, i) => [name, { yes: (i % 5) + 1, no: i % 3, variants: {} }]))
+  const now = new Date().toISOString()
+  return JSON.stringify({ appName: 'memory-bench', instanceId: 'memory-bench-1', bucket: { start: now, stop: now, toggles } })
+}
+
+async function bench(label: string, env: Record<string, string>): Promise<void> {
+  const serverEnv = { ...env, INIT_ADMIN_API_TOKENS: TOKEN, SEGMENTS_LIMIT: '2000000000', AUTH_FAILURES_PER_MINUTE: '0' }
+  const seeder = await startProcess('src/main.ts', serverEnv)
+  // As `npm run bench` seeds: its flags first (seed.ts), the SDK cases' strategies on them next.
+  await seedBenchData(seeder.url, TOKEN, env)
+  const tokens = await seedSdkDataWithShape(seeder.url, TOKEN)
+  await seeder.stop()
+  const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: '--inspect=127.0.0.1:0' })
+  const session = await inspector(server)
+  try {
+    const lines: string[] = []
+    const report = async (what: string) => {
+      const memory = await memoryAfterCollection(session, server.pid)
+      lines.push(
+        `| ${what} | ${memory.peak.toFixed(0)} | ${memory.rss.toFixed(0)} | ${memory.heap.toFixed(1)} | ${memory.external.toFixed(1)} |`,
+      )
+    }
+    await report('started')
+    const answers = await recordSdkAnswers(server.url, tokens)
+    const flagNames = (JSON.parse(answers.features.body) as { features: { name: string }[] }).features.map((flag) => flag.name)
+    for (const sdkCase of sdkCases(server.url, tokens, answers)) {
+      const result = await load({ ...sdkCase.options, seconds: SECONDS }, server.pid)
+      await report(`after ${sdkCase.label}: ${result.requestsPerSecond.toFixed(0)} req/s`)
+    }
+    const metrics = await load(
+      {
+        url: `${server.url}/api/client/metrics`,
+        method: 'POST',
+        headers: { ...clientHeaders(tokens.client), 'content-type': 'application/json' },
+        body: metricsBody(flagNames),
+        expectedStatus: 202,
+        seconds: SECONDS,
+      },
+      server.pid,
+    )
+    await report(`after (h) POST /api/client/metrics, 50 flags: ${metrics.requestsPerSecond.toFixed(0)} req/s`)
+    console.log(`\n${label}\n`)
+    console.log('| when | peak RSS MB | RSS MB after a full GC | V8 heap MB | outside the heap MB |')
+    console.log('|---|---|---|---|---|')
+    for (const line of lines) console.log(line)
+    console.log(`\n${(await largestKinds(session, 15)).join('\n')}`)
+  } finally {
+    session.close()
+    await server.stop()
+  }
+}
+
+await warmCompileCache()
+const dir = mkdtempSync(join(tmpdir(), 'pennon-memory-'))
+try {
+  await bench('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+if (process.env.BENCH_DATABASE_URL) {
+  await withFreshPostgres(process.env.BENCH_DATABASE_URL, 'memory', (url) => bench('PostgreSQL', { DATABASE_URL: url }))
+}
