@@ -15,6 +15,7 @@ import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
 import { isSdkPath, registerSdkPipeline } from './http/sdk-pipeline.ts'
 import { createCorsHandler } from './http/cors.ts'
 import { docsUi } from './http/docs-ui.ts'
+import { lazySchemaController } from './http/schema-compilers.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
 import { parseJsonBody } from './http/json-body.ts'
@@ -113,7 +114,7 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream
   /** Handed the SDK metrics service once built: tests see what it holds, and flush it. */
   onMetrics?: (metrics: MetricsIngestionService) => void
-  /** Fastify's schema compilers; tests keep what they compiled from one app to the next (test/schema-cache.ts). */
+  /** Fastify's schema compilers (lazy by default); tests keep what they compiled from one app to the next (test/schema-cache.ts). */
   schemaController?: FastifyServerOptions['schemaController']
 }
 
@@ -167,7 +168,8 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
         allowUnionTypes: true,
       },
     },
-    ...(schemaController ? { schemaController } : {}),
+    // Each route's schemas compiled on its first request (http/schema-compilers.ts).
+    schemaController: schemaController ?? lazySchemaController(),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerErrorHandler(app)

@@ -1,30 +1,14 @@
 /**
- * Fastify's own schema compilers (Ajv for request schemas, fast-json-stringify for response
- * schemas), with what they compile kept for the whole test process. Compiling the routes' schemas
- * is most of building an app — about a second of CPU, at each `app.ready()` — and the suite builds
- * a fresh app for nearly every test: with this, the apps of a test file after its first compile
- * (almost) nothing. A compiled function depends only on its schema (plain data, so its JSON says
- * all of it), on the part of the request or response it is for, and on the shared schemas and the
- * compiler's options: all of them are in its key.
+ * Fastify's schema compilers with what they compile kept for the whole test process. Compiling a
+ * route's schemas is most of what building an app costs, and the suite builds a fresh app for
+ * nearly every test: with this, a test's app reuses what an earlier app of the same file compiled.
+ * A compiled function depends only on its schema (plain data, so its JSON says all of it), on the
+ * part of the request or response it is for, and on the shared schemas and the compiler's options:
+ * all of them are in its key. Compiled on first use, as the app's own compilers are
+ * (src/http/schema-compilers.ts); test/schema-compilers.api.test.ts compiles every route eagerly.
  */
-import { createRequire } from 'node:module'
 import type { FastifyServerOptions } from 'fastify'
-
-// The compilers Fastify itself uses (its dependencies), as Fastify resolves them.
-const fromFastify = createRequire(import.meta.resolve('fastify'))
-const { AjvCompiler } = fromFastify('@fastify/ajv-compiler')
-const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler')
-
-interface RouteSchema {
-  schema: object
-  method: string
-  url: string
-  httpPart?: string
-  httpStatus?: string
-  contentType?: string
-}
-type Compile = (route: RouteSchema) => unknown
-type CompilerFactory = (externalSchemas: unknown, options: unknown) => Compile
+import { type CompilerFactory, fastifyCompilers, lazySchemaController } from '../src/http/schema-compilers.ts'
 
 function kept(factory: CompilerFactory): CompilerFactory {
   const compiled = new Map<string, unknown>()
@@ -44,6 +28,7 @@ function kept(factory: CompilerFactory): CompilerFactory {
 }
 
 /** For `buildApp({ schemaController })`: one per process, shared by every app it builds. */
-export const keptSchemaCompilers = {
-  compilersFactory: { buildValidator: kept(AjvCompiler()), buildSerializer: kept(SerializerSelector()) },
-} as FastifyServerOptions['schemaController']
+export const keptSchemaCompilers: FastifyServerOptions['schemaController'] = lazySchemaController({
+  validator: kept(fastifyCompilers.validator),
+  serializer: kept(fastifyCompilers.serializer),
+})
