@@ -90,11 +90,8 @@ export async function warmCompileCache(): Promise<void> {
   }
 }
 
-/**
- * The server's V8 heap after a full collection (through its inspector: start it with
- * `NODE_OPTIONS=--inspect=127.0.0.1:0`), and its RSS then.
- */
-export async function serverMemory(server: Server): Promise<{ rssMb: number; heapMb: number }> {
+/** A DevTools protocol session with a server started with `NODE_OPTIONS=--inspect=127.0.0.1:0`. */
+export async function inspectorOf(server: Server) {
   const url = server.output().match(/Debugger listening on (ws:\/\/\S+)/)![1]!
   const socket = new WebSocket(url)
   await new Promise((resolve, reject) => {
@@ -102,24 +99,37 @@ export async function serverMemory(server: Server): Promise<{ rssMb: number; hea
     socket.onerror = reject
   })
   let id = 0
-  const call = (method: string) =>
+  // Every message (answers and events such as heap snapshot chunks) goes to each listener.
+  const listeners = new Set<(message: any) => void>()
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data))
+    for (const listener of listeners) listener(message)
+  }
+  const call = (method: string, params: object = {}) =>
     new Promise<any>((resolve) => {
       const mine = ++id
-      socket.addEventListener('message', function answer(event) {
-        const message = JSON.parse(String(event.data))
+      const listener = (message: any) => {
         if (message.id !== mine) return
-        socket.removeEventListener('message', answer)
+        listeners.delete(listener)
         resolve(message.result)
-      })
-      socket.send(JSON.stringify({ id: mine, method }))
+      }
+      listeners.add(listener)
+      socket.send(JSON.stringify({ id: mine, method, params }))
     })
+  return { call, listeners, close: () => socket.close() }
+}
+export type Inspector = Awaited<ReturnType<typeof inspectorOf>>
+
+/** The server's V8 heap after a full collection (through its inspector), and its RSS then. */
+export async function serverMemory(server: Server): Promise<{ rssMb: number; heapMb: number }> {
+  const session = await inspectorOf(server)
   try {
-    await call('HeapProfiler.collectGarbage')
-    const heap = await call('Runtime.getHeapUsage')
+    await session.call('HeapProfiler.collectGarbage')
+    const heap = await session.call('Runtime.getHeapUsage')
     const rssKb = Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)![1])
     return { rssMb: rssKb / 1024, heapMb: heap.usedSize / 1024 / 1024 }
   } finally {
-    socket.close()
+    session.close()
   }
 }
 

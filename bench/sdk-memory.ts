@@ -15,41 +15,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { load, peakRssMb, SECONDS, startProcess, warmCompileCache, withFreshPostgres, type Server } from './lib.ts'
+import { type Inspector, inspectorOf, load, peakRssMb, SECONDS, startProcess, warmCompileCache, withFreshPostgres } from './lib.ts'
 import { seedBenchData } from './seed.ts'
 import { clientHeaders, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const MB = 1024 * 1024
-
-/** A DevTools protocol session with the server (started with --inspect). */
-async function inspector(server: Server) {
-  const url = server.output().match(/Debugger listening on (ws:\/\/\S+)/)![1]!
-  const socket = new WebSocket(url)
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve
-    socket.onerror = reject
-  })
-  let id = 0
-  const listeners = new Set<(message: any) => void>()
-  socket.onmessage = (event) => {
-    const message = JSON.parse(String(event.data))
-    for (const listener of listeners) listener(message)
-  }
-  const call = (method: string, params: object = {}) =>
-    new Promise<any>((resolve) => {
-      const mine = ++id
-      const listener = (message: any) => {
-        if (message.id !== mine) return
-        listeners.delete(listener)
-        resolve(message.result)
-      }
-      listeners.add(listener)
-      socket.send(JSON.stringify({ id: mine, method, params }))
-    })
-  return { call, listeners, close: () => socket.close() }
-}
-type Inspector = Awaited<ReturnType<typeof inspector>>
 
 async function memoryAfterCollection(session: Inspector, pid: number) {
   await session.call('HeapProfiler.collectGarbage')
@@ -118,7 +89,7 @@ async function bench(label: string, env: Record<string, string>): Promise<void> 
   const tokens = await seedSdkDataWithShape(seeder.url, TOKEN)
   await seeder.stop()
   const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: '--inspect=127.0.0.1:0' })
-  const session = await inspector(server)
+  const session = await inspectorOf(server)
   try {
     const lines: string[] = []
     const report = async (what: string) => {
