@@ -147,25 +147,30 @@ export function secretPanel(secret, { label = 'Secret', note = 'Copy this secret
  */
 export function openFormDialog({ dialog, form, save, general, send }) {
   return new Promise((resolve) => {
-    let saved = false
+    // Settled in the task that hides the dialog (the browser fires `close` a task later): the page
+    // never shows the dialog gone with its outcome not yet taken (as confirmDialog, dom.js).
+    /** @param {boolean} saved */
+    const settle = (saved) => {
+      resolve(saved)
+      dialog.close()
+      dialog.remove()
+    }
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       save.disabled = true
       try {
-        if (await send()) {
-          saved = true
-          dialog.close()
-        }
+        if (await send()) settle(true)
       } catch (error) {
         showFieldErrors(form, error instanceof ApiError ? error.details : [{ message: String(error) }], general)
       } finally {
         save.disabled = false
       }
     })
-    dialog.addEventListener('close', () => {
-      dialog.remove()
-      resolve(saved)
+    dialog.addEventListener('cancel', (event) => {
+      event.preventDefault()
+      settle(false)
     })
+    dialog.addEventListener('close', () => settle(false))
     document.body.appendChild(dialog)
     dialog.showModal()
   })
