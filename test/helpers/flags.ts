@@ -1,6 +1,7 @@
 /** Request helpers and checks shared by the flag test files. */
 import assert from 'node:assert/strict'
 import { allEvents, call, type ApiResponse, type TestApp } from '../test-app.ts'
+import { checkOneRequest } from './events.ts'
 
 export const projectPath = (project = 'default') => `/api/admin/projects/${project}`
 
@@ -68,36 +69,10 @@ export async function eventMark(pennon: TestApp): Promise<{ since(): Promise<any
  * admin token as author) and returns what is left to compare exactly.
  */
 export function fromOneRequest(events: readonly any[], createdBy = 'admin', createdByUserId = -42): any[] {
-  assert.ok(events.length > 0, 'expected events')
-  const [first] = events
-  assert.match(first.groupId, /^[0-9a-f-]{36}$/)
-  assert.match(first.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-  return events.map((event, index) => {
-    const { id, createdAt, groupId, ...rest } = event
-    assert.equal(typeof id, 'number')
-    assert.equal(createdAt, first.createdAt, `event ${index} createdAt`)
-    assert.equal(groupId, first.groupId, `event ${index} groupId`)
-    assert.deepEqual(Object.keys(event), [
-      'id',
-      'type',
-      'createdBy',
-      'createdAt',
-      'createdByUserId',
-      'data',
-      'preData',
-      'tags',
-      'featureName',
-      'project',
-      'environment',
-      'groupType',
-      'groupId',
-    ])
-    assert.equal(rest.createdBy, createdBy)
-    assert.equal(rest.createdByUserId, createdByUserId)
-    assert.equal(rest.groupType, 'transaction')
-    assert.deepEqual(rest.tags, [])
-    assert.equal(rest.environment, null)
-    const { type, data, preData, featureName, project } = rest
+  return checkOneRequest(events, createdBy, createdByUserId).map((event) => {
+    assert.deepEqual(event.tags, [])
+    assert.equal(event.environment, null)
+    const { type, data, preData, featureName, project } = event
     return { type, featureName, project, data, preData }
   })
 }

@@ -1,6 +1,7 @@
 /** Request helpers and checks shared by the strategy and flag-environment test files. */
 import assert from 'node:assert/strict'
 import { call, type ApiResponse, type TestApp } from '../test-app.ts'
+import { checkOneRequest } from './events.ts'
 import { projectPath } from './flags.ts'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
@@ -72,32 +73,7 @@ export const defaultStrategy = (feature: string, id: string, sortOrder = 0) => (
  * what is left to compare exactly.
  */
 export function fromOneRequestIn(events: readonly any[], createdBy = 'admin', createdByUserId = -42): any[] {
-  assert.ok(events.length > 0, 'expected events')
-  const [first] = events
-  assert.match(first.groupId, /^[0-9a-f-]{36}$/)
-  assert.match(first.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-  return events.map((event, index) => {
-    assert.deepEqual(Object.keys(event), [
-      'id',
-      'type',
-      'createdBy',
-      'createdAt',
-      'createdByUserId',
-      'data',
-      'preData',
-      'tags',
-      'featureName',
-      'project',
-      'environment',
-      'groupType',
-      'groupId',
-    ])
-    assert.equal(typeof event.id, 'number')
-    assert.equal(event.createdAt, first.createdAt, `event ${index} createdAt`)
-    assert.equal(event.groupId, first.groupId, `event ${index} groupId`)
-    assert.equal(event.createdBy, createdBy)
-    assert.equal(event.createdByUserId, createdByUserId)
-    assert.equal(event.groupType, 'transaction')
+  return checkOneRequest(events, createdBy, createdByUserId).map((event) => {
     assert.deepEqual(event.tags, [])
     const { type, featureName, project, environment, data, preData } = event
     return { type, featureName, project, environment, data, preData }

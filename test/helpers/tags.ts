@@ -1,6 +1,7 @@
 /** Request helpers and checks shared by the tag test files. */
 import assert from 'node:assert/strict'
 import { call, type ApiResponse, type TestApp } from '../test-app.ts'
+import { checkOneRequest } from './events.ts'
 
 export const TAG_TYPES = '/api/admin/tag-types'
 export const TAGS = '/api/admin/tags'
@@ -39,29 +40,7 @@ export function assertEmpty(response: ApiResponse): void {
  * author, keys in order, no environment) and returns what is left to compare exactly.
  */
 export function fromOneRequest(events: readonly any[]): any[] {
-  assert.ok(events.length > 0, 'expected events')
-  const [first] = events
-  return events.map((event, index) => {
-    assert.deepEqual(Object.keys(event), [
-      'id',
-      'type',
-      'createdBy',
-      'createdAt',
-      'createdByUserId',
-      'data',
-      'preData',
-      'tags',
-      'featureName',
-      'project',
-      'environment',
-      'groupType',
-      'groupId',
-    ])
-    assert.equal(event.createdAt, first.createdAt, `event ${index} createdAt`)
-    assert.equal(event.groupId, first.groupId, `event ${index} groupId`)
-    assert.equal(event.createdBy, 'admin')
-    assert.equal(event.createdByUserId, -42)
-    assert.equal(event.groupType, 'transaction')
+  return checkOneRequest(events).map((event) => {
     assert.equal(event.environment, null)
     const { type, featureName, project, data, preData, tags } = event
     return { type, featureName, project, data, preData, tags }
