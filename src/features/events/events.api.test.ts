@@ -10,6 +10,7 @@ import {
   withoutId,
   type TestApp,
 } from '../../../test/test-app.ts'
+import { EVENT_KEYS } from '../../../test/helpers/events.ts'
 import type { AuditContext } from './audit.ts'
 import { appendEvents } from './event-store.ts'
 import type { FlagData, NewEvent } from './event-types.ts'
@@ -72,21 +73,7 @@ onEachDatabase('events', (database) => {
     const all = await getEvents(pennon, '/api/admin/events')
     assert.equal(all.status, 200)
     assert.equal(all.text, `{"version":1,"events":[${[archived, created, ...before].join(',')}],"totalEvents":${first + 1}}`)
-    assert.deepEqual(Object.keys(all.body.events[0]), [
-      'id',
-      'type',
-      'createdBy',
-      'createdAt',
-      'createdByUserId',
-      'data',
-      'preData',
-      'tags',
-      'featureName',
-      'project',
-      'environment',
-      'groupType',
-      'groupId',
-    ])
+    assert.deepEqual(Object.keys(all.body.events[0]), EVENT_KEYS)
 
     const project = await getEvents(pennon, '/api/admin/events?project=default')
     assert.equal(project.status, 200)
