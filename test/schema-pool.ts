@@ -3,7 +3,8 @@
  * costs 1–1.5 s and dropping it up to 0.9 s on a busy 2-core machine, for nearly every test of the
  * PostgreSQL run; putting a used one back to its just-migrated rows costs a few milliseconds. The
  * rows of a just-migrated schema (the seeds: built-in environments, strategy definitions, counters…)
- * are read once per process and written back after every table is emptied, in one transaction.
+ * are read once per process and written back after every table is emptied, and its sequences set
+ * back, in one transaction.
  * The schema's tables, indexes, functions and triggers are the migrations' own and never change.
  */
 import { randomBytes } from 'node:crypto'
@@ -16,6 +17,8 @@ interface Seed {
   tables: string[]
   /** The tables with rows after migrating, and the rows as JSON. */
   rows: { table: string; json: string }[]
+  /** Every sequence as the migrations left it (setval's arguments). */
+  sequences: { name: string; value: string; called: boolean }[]
 }
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
@@ -48,7 +51,18 @@ export function createSchemaPool(url: string) {
         )
         if (found[0]?.json) rows.push({ table, json: found[0].json })
       }
-      return { tables, rows }
+      const sequences: Seed['sequences'] = []
+      const listedSequences = await client.query<{ name: string }>(
+        'select sequencename as name from pg_sequences where schemaname = $1 order by sequencename',
+        [schema],
+      )
+      for (const { name } of listedSequences.rows) {
+        const { rows: state } = await client.query<{ value: string; called: boolean }>(
+          `select last_value::text as value, is_called as called from ${quoted(schema)}.${quoted(name)}`,
+        )
+        sequences.push({ name, ...state[0]! })
+      }
+      return { tables, rows, sequences }
     })
 
   async function migrated(): Promise<string> {
@@ -81,7 +95,7 @@ export function createSchemaPool(url: string) {
 
   /** Every row back to the just-migrated state; triggers and foreign keys off meanwhile (a superuser's setting). */
   async function reset(schema: string): Promise<void> {
-    const { tables, rows } = await seed!
+    const { tables, rows, sequences } = await seed!
     await withClient(url, async (client) => {
       await client.query('begin')
       try {
@@ -92,6 +106,9 @@ export function createSchemaPool(url: string) {
         for (const { table, json } of rows) {
           const target = `${quoted(schema)}.${quoted(table)}`
           await client.query(`insert into ${target} select * from json_populate_recordset(null::${target}, $1)`, [json])
+        }
+        for (const { name, value, called } of sequences) {
+          await client.query('select setval($1, $2, $3)', [`${quoted(schema)}.${quoted(name)}`, value, called])
         }
         await client.query('commit')
       } catch (error) {

@@ -1,14 +1,42 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from './tables.ts'
 import { prepared } from './prepared.ts'
+import { dialectOf } from './dialect.ts'
 
-export type CounterName =
-  | 'event_id'
-  | 'segment_id'
-  | 'segment_count'
-  | 'service_account_id'
-  | 'service_account_token_id'
-  | 'personal_token_id'
+/** Counters of both databases; on PostgreSQL, ids of events and segments come from sequences instead (IdName). */
+export type CounterName = IdName | 'segment_count' | 'service_account_id' | 'service_account_token_id' | 'personal_token_id'
+
+/** Ids drawn by drawIds: a counter on SQLite, a sequence on PostgreSQL (migration 0015). */
+export type IdName = 'event_id' | 'segment_id'
+const SEQUENCE_OF: Record<IdName, string> = { event_id: 'event_ids', segment_id: 'segment_ids' }
+
+/**
+ * `count` new ids, ascending, inside the writing transaction. SQLite: from the counter, under
+ * its write lock, so they are consecutive and commit in order. PostgreSQL: from a sequence, which
+ * locks nothing until the commit: unique and ascending within the call, but another transaction's
+ * may interleave, a rollback leaves a gap, and a later id may commit first (read events in
+ * commit order with events/event-log.ts).
+ */
+export async function drawIds(db: Kysely<Database>, name: IdName, count: number): Promise<number[]> {
+  if (count <= 0) return []
+  if (dialectOf(db) === 'postgres') {
+    const { rows } = await db.executeQuery(
+      CompiledQuery.raw(`select nextval('${SEQUENCE_OF[name]}') as id from generate_series(1, $1::integer)`, [count]),
+    )
+    return rows.map((row) => Number((row as { id: string }).id)).sort((a, b) => a - b)
+  }
+  const last = await advanceCounter(db, name, count)
+  return Array.from({ length: count }, (_, index) => last - count + 1 + index)
+}
+
+/**
+ * A PostgreSQL CTE body that draws `amount` ids from a sequence (rows `id`, `place` 1…amount,
+ * ascending together), for a statement that numbers what it inserts itself.
+ */
+export function drawnIds(name: IdName, amount: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select id, row_number() over (order by id) as place
+      from (select nextval(${sql.lit(SEQUENCE_OF[name])}) as id from generate_series(1, (${amount})::integer)) as drawn`
+}
 
 /**
  * Adds `by` to a counter and returns its new value. Call it inside the writing
@@ -67,18 +95,35 @@ export async function advanceCounters(db: Kysely<Database>, names: readonly Coun
   })
 }
 
-// CTE bodies for a PostgreSQL statement that draws from counters itself. Names are literals
-// (a CounterName is never user input), so each caller's statement text stays the same.
-
-/** A counter's value before the statement advances it (one row, `before`), its row locked FOR UPDATE. */
-export function lockedCounterValue(name: CounterName): RawBuilder<unknown> {
-  return sql`select value as before from counters where name = ${sql.lit(name)} for update`
+/**
+ * Adds up to `wanted` to a counter without passing `limit` (nor going below its value): the value
+ * before and how much was added. Its row stays locked until the transaction ends.
+ */
+export async function reserveUpTo(
+  db: Kysely<Database>,
+  name: CounterName,
+  wanted: number,
+  limit: number,
+): Promise<{ before: number; reserved: number }> {
+  const row = (
+    await sql<{ before: string; after: string }>`
+      with counted as (select value from counters where name = ${name} for update)
+      update counters set value = greatest(counted.value, least(counted.value + ${wanted}, ${limit}))
+      from counted where counters.name = ${name}
+      returning counted.value as before, counters.value as after`.execute(db)
+  ).rows[0]
+  if (row === undefined) throw new Error(`counter ${name} is missing`)
+  return { before: Number(row.before), reserved: Number(row.after) - Number(row.before) }
 }
 
-/**
- * Adds `amount` to a counter when `condition` holds; one row, `before` (its value before), or none.
- * Both are SQL expressions, evaluated in the statement (e.g. over earlier CTEs).
- */
-export function advanceCounterBy(name: CounterName, amount: RawBuilder<unknown>, condition: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`update counters set value = value + ${amount} where name = ${sql.lit(name)} and ${condition} returning value - ${amount} as before`
+/** A counter's value, its row locked until the transaction ends (PostgreSQL: FOR UPDATE). */
+export async function lockCounter(db: Kysely<Database>, name: CounterName): Promise<number> {
+  const row = await db.selectFrom('counters').select('value').where('name', '=', name).forUpdate().executeTakeFirst()
+  if (row === undefined) throw new Error(`counter ${name} is missing`)
+  return Number(row.value)
+}
+
+/** Sets a counter. */
+export async function setCounter(db: Kysely<Database>, name: CounterName, value: number): Promise<void> {
+  await db.updateTable('counters').set({ value }).where('name', '=', name).execute()
 }

@@ -13,6 +13,7 @@ import * as contextFields from './migrations/0011-context-fields.ts'
 import * as usageReads from './migrations/0012-usage-reads.ts'
 import * as users from './migrations/0013-users.ts'
 import * as sessionEndsNotify from './migrations/0014-session-ends-notify.ts'
+import * as eventSequence from './migrations/0015-event-sequence.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0012-usage-reads': usageReads,
   '0013-users': users,
   '0014-session-ends-notify': sessionEndsNotify,
+  '0015-event-sequence': eventSequence,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import type { Constraint } from '../constraints/constraints.ts'
 import type { Variant } from '../flag-environments/variant-rules.ts'
+import { latestEventId } from '../events/event-log.ts'
 
 export interface ClientStrategy {
   name: string
@@ -119,7 +120,7 @@ async function readIn(db: Kysely<Database>, environment: string, explained: bool
       .where('id', 'in', (eb) => eb.selectFrom('feature_strategy_segments').select('segment_id'))
       .execute(),
     db.selectFrom('feature_dependencies').selectAll().orderBy('child').orderBy('parent').execute(),
-    db.selectFrom('counters').select('value').where('name', '=', 'event_id').executeTakeFirst(),
+    latestEventId(db).executeTakeFirst(),
   ])
 
   const segmentsOf = new Map<string, number[]>()
@@ -175,7 +176,7 @@ async function readIn(db: Kysely<Database>, environment: string, explained: bool
         { id: Number(row.id), name: row.name, constraints: JSON.parse(row.constraints) as Constraint[] },
       ]),
     ),
-    revisionId: Number(revision?.value ?? 0),
+    revisionId: Number(revision?.id ?? 0),
   }
 }
 

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
-import { advanceCounter, counterValue } from '../../db/counters.ts'
+import { counterValue, drawIds } from '../../db/counters.ts'
+import { dialectOf } from '../../db/dialect.ts'
 import { preparedInsert } from '../../db/prepared.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
 import type { AuditContext } from './audit.ts'
@@ -13,8 +14,8 @@ const ROWS_PER_INSERT = 1000
 /**
  * Appends events inside the caller's transaction, so a change and its events
  * commit or vanish together. An event whose data deep-equals its preData records
- * nothing and is dropped. Ids come from a gap-free counter, so the newest event's
- * id is also the number of events. An event about a flag records the tags the flag
+ * nothing and is dropped. Ids ascend in the order the events are given (counters.ts: drawIds;
+ * on PostgreSQL they may have gaps, and commit out of order: event-log.ts reads in commit order). An event about a flag records the tags the flag
  * has then (after the change), as the reference does, unless it brings its own.
  */
 export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, events: readonly NewEvent[]): Promise<void> {
@@ -26,10 +27,9 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   if (kept.length === 0) return
 
   const tags = await flagTags(trx, kept)
-  const lastId = await advanceCounter(trx, 'event_id', kept.length)
-  const firstId = lastId - kept.length + 1
+  const ids = await drawIds(trx, 'event_id', kept.length)
   const rows = kept.map((event, index) =>
-    toRow(firstId + index, audit, event, event.tags ?? (event.featureName ? tags.get(event.featureName) : undefined)),
+    toRow(ids[index]!, audit, event, event.tags ?? (event.featureName ? tags.get(event.featureName) : undefined)),
   )
   if (rows.length === 1) {
     await trx.executeQuery(insertOne(trx, rows[0]!))
@@ -174,18 +174,9 @@ export interface EventJsonRow {
 }
 export type EventJsonQuery = SelectQueryBuilder<Database, 'events', EventJsonRow>
 
-/**
- * The newest events and the number of events in the instance, read by one statement
- * (one snapshot): newest first along the primary key, the count from the event-id counter.
- */
 /** One event's stored JSON, or undefined when there is none with that id. */
 export async function eventJson(db: Kysely<Database>, id: number): Promise<string | undefined> {
   return (await db.selectFrom('events').select('json').where('id', '=', id).executeTakeFirst())?.json
-}
-
-/** The stored JSON of every event after `id`, oldest first (what a transaction has just written, read inside it). */
-export async function eventsAfter(db: Kysely<Database>, id: number): Promise<string[]> {
-  return (await db.selectFrom('events').select('json').where('id', '>', id).orderBy('id').execute()).map((row) => row.json)
 }
 
 /** A flag's events after `id`, oldest first (events_feature_name_id_idx). */
@@ -232,16 +223,25 @@ export async function lastEventAtOfFlags(db: Kysely<Database>, names: readonly s
   return new Map(rows.map((row) => [row.feature_name!, new Date(row.created_at).toISOString()]))
 }
 
+/** The newest events and the number of events in the instance, read by one statement (one snapshot), newest first along the primary key. */
 export async function latestEvents(db: Kysely<Database>, limit: number): Promise<{ events: string[]; total: number }> {
   const rows = await latestEventsQuery(db, limit).execute()
-  // No row means no event in this snapshot: the counter (updated with every append) is 0 there too.
+  // No row means no event in this snapshot: the total is 0 there too.
   return { events: rows.map((row) => row.json), total: rows.length === 0 ? 0 : Number(rows[0]?.total) }
 }
 
+/**
+ * SQLite's event ids are gap-free, so the counter is the number of events (a lookup by key);
+ * PostgreSQL's may have gaps (counters.ts: drawIds), so the events are counted, as the reference does.
+ */
 export function latestEventsQuery(db: Kysely<Database>, limit: number) {
+  const total =
+    dialectOf(db) === 'postgres'
+      ? db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('total'))
+      : counterValue(db, 'event_id')
   return db
     .selectFrom('events')
-    .select(['json', counterValue(db, 'event_id').as('total')])
+    .select(['json', total.as('total')])
     .orderBy('id', 'desc')
     .limit(limit)
 }

@@ -5,7 +5,6 @@
  * exactly what applying would do. The history is the event log itself (no second one).
  */
 import type { Kysely } from 'kysely'
-import { readCounter } from '../../db/counters.ts'
 import type { Database } from '../../db/tables.ts'
 import { AppError, forbidden, invalid, invalidOperation, notFound, quote } from '../../http/errors.ts'
 import { missingPermissions, type Principal } from '../../http/permissions.ts'
@@ -21,7 +20,8 @@ import { createFlagStore } from '../flags/flag-store.ts'
 import type { StrategyInput, StrategyService } from '../flag-environments/strategy-service.ts'
 import { createStrategyStore } from '../flag-environments/strategy-store.ts'
 import { createSegmentStore } from '../segments/segment-store.ts'
-import { eventJson, eventsAfter, flagEventsAfter, flagEventsBefore } from '../events/event-store.ts'
+import { eventJson, flagEventsAfter, flagEventsBefore } from '../events/event-store.ts'
+import { eventMark, eventsWrittenSince } from '../events/event-log.ts'
 import { changedMetadata, changesOf, conflictsOf, isRevertible, REVERTIBLE, type Change, type StoredEvent } from './revert-diff.ts'
 
 export interface RevertResult {
@@ -225,7 +225,7 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
       )
     }
 
-    const mark = await readCounter(trx, 'event_id')
+    const mark = await eventMark(trx)
     try {
       await restore(trx, event, auditContext(actor))
     } catch (error) {
@@ -236,7 +236,7 @@ export function createRevertService({ db, metadata, flagEnvironments, strategies
       }
       throw error
     }
-    const written = await eventsAfter(trx, mark)
+    const written = await eventsWrittenSince(trx, mark)
     const result: RevertResult = {
       event: { id, type: event.type, featureName: event.featureName, project: event.project, environment: event.environment },
       dryRun: options.dryRun,

@@ -49,6 +49,7 @@ onEachDatabase('segment store', (database) => {
       { id: 3, name: 'c', description: 'about "c"' },
       { id: 4, name: 'd', description: 'about "d"' },
     ])
+    // SQLite draws ids from counters; PostgreSQL from sequences (migration 0015), so only the count is a counter there.
     const counters = await db
       .selectFrom('counters')
       .select(['name', 'value'])
@@ -57,11 +58,13 @@ onEachDatabase('segment store', (database) => {
       .execute()
     assert.deepEqual(
       counters.map((c) => [c.name, Number(c.value)]),
-      [
-        ['event_id', 5],
-        ['segment_count', 4],
-        ['segment_id', 4],
-      ],
+      database.name === 'sqlite'
+        ? [
+            ['event_id', 5],
+            ['segment_count', 4],
+            ['segment_id', 4],
+          ]
+        : [['segment_count', 4]],
     )
   })
 })

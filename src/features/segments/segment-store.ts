@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { advanceCounterBy, advanceCounters, lockedCounterValue, readCounter } from '../../db/counters.ts'
+import { advanceCounter, advanceCounters, drawnIds, lockCounter, readCounter, reserveUpTo, setCounter } from '../../db/counters.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
@@ -171,21 +171,94 @@ async function insertOnSqlite(trx: Kysely<Database>, creates: readonly SegmentCr
 }
 
 /**
- * PostgreSQL: the whole batch as one statement, in its own transaction. The counter rows are
- * then locked only while it runs and commits, never across a round trip to Pennon: concurrent
- * creates (and every other event writer) serialize on those rows, so the time they are held
- * bounds how many writes a second the database takes, and a batch shares one hold and one flush
- * of the log. The counters are read and updated in the same order as every other writer's
- * (segment count, segment id, event id): no lock-order deadlock. A name taken by another
- * transaction that commits meanwhile raises a unique violation, for the whole statement.
+ * PostgreSQL. The count is reserved first, in a transaction of its own that commits without
+ * waiting for its flush: the count's row is locked for that statement only, never across the
+ * batch's commit, so creates of all instances do not queue behind each other's flushes. Then the
+ * whole batch is one statement (its own transaction, one flush): names, ids from the sequences,
+ * segments and events. Room reserved and not used (a name taken, a failed statement) is given
+ * back. Only a crash between the reservation and the batch's end leaves room reserved for
+ * nothing: when a batch falls short of room, the count is recounted from the stored segments,
+ * once no reservation is under way (each holds a shared advisory lock; the recount takes it
+ * exclusively), and the batch tries again. A name taken by another transaction that commits
+ * meanwhile raises a unique violation, for the whole statement.
  */
 async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
+  const first = await reserveAndInsert(db, creates, limit)
+  if (!first.shortOfRoom || !(await recountSegments(db))) return first.results
+  return (await reserveAndInsert(db, creates, limit)).results
+}
+
+// Any constant: the same in every instance (migrate.ts's is 727_001).
+const SEGMENT_COUNT_LOCK_KEY = 727_002
+
+async function reserveAndInsert(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number) {
+  return db.connection().execute(async (connection) => {
+    const { before, reserved } = await connection.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_lock_shared(${SEGMENT_COUNT_LOCK_KEY}), set_config('synchronous_commit', 'off', true)`.execute(trx)
+      return reserveUpTo(trx, 'segment_count', creates.length, limit)
+    })
+    let used = 0
+    try {
+      const results = await insertReserved(connection, creates, before, reserved, limit)
+      used = results.filter((result) => 'id' in result).length
+      return { results, shortOfRoom: results.some((result) => 'refused' in result && result.refused === 'limit') }
+    } catch (error) {
+      // Whether a batch whose connection failed took effect is unknown: its room stays reserved (a recount frees it).
+      if (!isStatementError(error)) used = reserved
+      throw error
+    } finally {
+      try {
+        if (used < reserved) await advanceCounter(connection, 'segment_count', used - reserved)
+      } finally {
+        await sql`select pg_advisory_unlock_shared(${SEGMENT_COUNT_LOCK_KEY})`.execute(connection)
+      }
+    }
+  })
+}
+
+/** The database refused a statement (it rolled back), as opposed to a connection lost with the outcome unknown. */
+const isStatementError = (error: unknown): boolean =>
+  typeof (error as { code?: unknown })?.code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code)
+
+/** The count set to the stored segments once no reservation is under way; whether it fell. */
+async function recountSegments(db: Kysely<Database>): Promise<boolean> {
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${SEGMENT_COUNT_LOCK_KEY})`.execute(connection)
+    try {
+      return await connection.transaction().execute(async (trx) => {
+        // The row first, then the count in a snapshot taken after it: a delete committing meanwhile is counted.
+        const counted = await lockCounter(trx, 'segment_count')
+        const stored = Number(
+          (
+            await trx
+              .selectFrom('segments')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
+        await setCounter(trx, 'segment_count', stored)
+        return stored < counted
+      })
+    } finally {
+      await sql`select pg_advisory_unlock(${SEGMENT_COUNT_LOCK_KEY})`.execute(connection)
+    }
+  })
+}
+
+/** The batch as one statement, taking at most `reserved` creates (the count was `before`). */
+async function insertReserved(
+  db: Kysely<Database>,
+  creates: readonly SegmentCreate[],
+  before: number,
+  reserved: number,
+  limit: number,
+): Promise<CountedInsert[]> {
   const items = creates.map(({ segment, event }) => {
     // The id is drawn by the statement.
     const { id: _id, ...row } = toRow({ ...segment, id: 0 })
     return { ...row, event: eventAroundIdsRecord(event) }
   })
-  const taken = sql`(select n from taken)`
+  const taken = sql`(select count(*) from accepted)`
   const result = await sql<{ id: number | null; at_limit: boolean }>`
     with item as (
       select t.*, sent.ord
@@ -197,37 +270,31 @@ async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentC
       from item
       where not exists (select from segments where segments.name = item.name)
         and ord = (select min(same.ord) from item same where same.name = item.name)
-    ), segment_count as (
-      ${lockedCounterValue('segment_count')}
     ), accepted as (
-      select candidate.* from candidate, segment_count where place <= ${limit} - segment_count.before
-    ), taken as (
-      select count(*) as n from accepted
-    ), counted as (
-      ${advanceCounterBy('segment_count', taken, sql`${taken} > 0`)}
-    ), drawn as (
-      ${advanceCounterBy('segment_id', taken, sql`exists (select from counted)`)}
+      select candidate.* from candidate where place <= ${reserved}
+    ), segment_ids as (
+      ${drawnIds('segment_id', taken)}
     ), inserted as (
       insert into segments (id, name, description, project, constraints, created_by, created_at)
-      select drawn.before + place, name, description, project, constraints, created_by, created_at
-      from accepted cross join drawn
+      select segment_ids.id, name, description, project, constraints, created_by, created_at
+      from accepted join segment_ids using (place)
       returning id
     ), event_ids as (
-      ${advanceCounterBy('event_id', taken, sql`exists (select from inserted)`)}
+      ${drawnIds('event_id', taken)}
     ), appended as (
       ${insertEventsAroundIds({
-        from: sql`accepted cross join drawn cross join event_ids`,
+        from: sql`accepted join segment_ids using (place) join event_ids as e_ids on e_ids.place = accepted.place`,
         event: sql`accepted.event`,
-        id: sql`event_ids.before + place`,
-        dataId: sql`drawn.before + place`,
-        orderBy: sql`place`,
+        id: sql`e_ids.id`,
+        dataId: sql`segment_ids.id`,
+        orderBy: sql`accepted.place`,
       })}
     )
-    select (select before from drawn) + accepted.place as id,
-      segment_count.before + (select count(*) from accepted earlier where earlier.ord < item.ord) >= ${limit} as at_limit
+    select segment_ids.id,
+      ${before} + (select count(*) from accepted earlier where earlier.ord < item.ord) >= ${limit} as at_limit
     from item
-      cross join segment_count
       left join accepted on accepted.ord = item.ord
+      left join segment_ids on segment_ids.place = accepted.place
     order by item.ord`.execute(db)
   return result.rows.map(({ id, at_limit: atLimit }) => (id !== null ? { id: Number(id) } : { refused: atLimit ? 'limit' : 'name taken' }))
 }
