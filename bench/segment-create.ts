@@ -5,7 +5,8 @@
  * never to be reached. autocannon posts a unique name per request (one IN constraint,
  * three values) over 10 connections for BENCH_SECONDS (default 10) after a 2 s warm-up. On
  * PostgreSQL also two instances on one database, 5 connections each at once, as a deployment of
- * two behind a load balancer writes (every event writer of both queues on the event counter).
+ * two behind a load balancer writes (each instance batches its own creates; the two share the
+ * database's log flushes and the segment count's reservation).
  *   node bench/segment-create.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/segment-create.ts
  */

@@ -96,24 +96,31 @@ export async function advanceCounters(db: Kysely<Database>, names: readonly Coun
 }
 
 /**
- * Adds up to `wanted` to a counter without passing `limit` (nor going below its value): the value
- * before and how much was added. Its row stays locked until the transaction ends.
+ * PostgreSQL, outside a transaction: adds up to `wanted` to a counter without passing `limit` (nor
+ * going below its value), in a transaction of its own that does not wait for its log flush (so the
+ * row is locked for this statement only), after taking advisory lock `lockKey` shared for the
+ * session: the caller releases it (releaseReservation) once what the room was reserved for has
+ * committed, so a holder of the lock exclusively sees no reservation under way. Returns the value
+ * before and how much was added.
  */
 export async function reserveUpTo(
   db: Kysely<Database>,
   name: CounterName,
   wanted: number,
   limit: number,
+  lockKey: number,
 ): Promise<{ before: number; reserved: number }> {
-  const row = (
-    await sql<{ before: string; after: string }>`
-      with counted as (select value from counters where name = ${name} for update)
-      update counters set value = greatest(counted.value, least(counted.value + ${wanted}, ${limit}))
-      from counted where counters.name = ${name}
-      returning counted.value as before, counters.value as after`.execute(db)
-  ).rows[0]
-  if (row === undefined) throw new Error(`counter ${name} is missing`)
-  return { before: Number(row.before), reserved: Number(row.after) - Number(row.before) }
+  const { rows } = await sql<{
+    before: string
+    reserved: string
+  }>`select * from pennon_reserve(${name}, ${wanted}, ${limit}, ${lockKey})`.execute(db)
+  return { before: Number(rows[0]!.before), reserved: Number(rows[0]!.reserved) }
+}
+
+/** Gives back `unused` of a reservation (reserveUpTo) and releases its advisory lock, in one statement. */
+export async function releaseReservation(db: Kysely<Database>, name: CounterName, unused: number, lockKey: number): Promise<void> {
+  await sql`with given_back as (update counters set value = value - ${unused} where name = ${name} and ${unused}::bigint > 0 returning 1)
+    select pg_advisory_unlock_shared(${lockKey}), (select count(*) from given_back)`.execute(db)
 }
 
 /** A counter's value, its row locked until the transaction ends (PostgreSQL: FOR UPDATE). */

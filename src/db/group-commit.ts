@@ -1,8 +1,8 @@
 /**
  * Group commit: writes that arrive while one is being committed wait, and then go together in
- * one transaction. On PostgreSQL every event writer holds the event counter's row until its
- * commit is flushed to disk, so writes one by one are bounded by one flush each; together,
- * one flush serves them all. A write that finds nothing under way goes at once, alone: no
+ * one transaction. On PostgreSQL each commit waits for its flush to disk (and rows it locked stay
+ * locked until then), so writes one by one are bounded by one flush each; together, one flush
+ * serves them all. A write that finds nothing under way goes at once, alone: no
  * added wait when the load is light. Where a short write never leaves the event loop (SQLite: a
  * transaction lets it turn only after 10 ms, sqlite-dialect.ts), nothing can arrive while one is
  * written; `schedule` then delays the start to the end of the loop's current turn, so the writes
@@ -23,7 +23,7 @@ export class RetryAlone extends Error {
 export interface GroupCommitOptions<Item, Result> {
   together(items: Item[]): Promise<Result[]>
   alone(item: Item): Promise<Result>
-  /** Most items in one transaction: bounds how long the counter rows are held at once. */
+  /** Most items in one transaction: bounds one statement's size and how long its locks are held. */
   maxItems: number
   /** When a write that finds nothing under way starts: at once unless given. */
   schedule?: (start: () => void) => void

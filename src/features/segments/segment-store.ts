@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { advanceCounter, advanceCounters, drawnIds, lockCounter, readCounter, reserveUpTo, setCounter } from '../../db/counters.ts'
+import { advanceCounters, drawnIds, lockCounter, readCounter, releaseReservation, reserveUpTo, setCounter } from '../../db/counters.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
@@ -193,10 +193,7 @@ const SEGMENT_COUNT_LOCK_KEY = 727_002
 
 async function reserveAndInsert(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number) {
   return db.connection().execute(async (connection) => {
-    const { before, reserved } = await connection.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_lock_shared(${SEGMENT_COUNT_LOCK_KEY}), set_config('synchronous_commit', 'off', true)`.execute(trx)
-      return reserveUpTo(trx, 'segment_count', creates.length, limit)
-    })
+    const { before, reserved } = await reserveUpTo(connection, 'segment_count', creates.length, limit, SEGMENT_COUNT_LOCK_KEY)
     let used = 0
     try {
       const results = await insertReserved(connection, creates, before, reserved, limit)
@@ -207,11 +204,7 @@ async function reserveAndInsert(db: Kysely<Database>, creates: readonly SegmentC
       if (!isStatementError(error)) used = reserved
       throw error
     } finally {
-      try {
-        if (used < reserved) await advanceCounter(connection, 'segment_count', used - reserved)
-      } finally {
-        await sql`select pg_advisory_unlock_shared(${SEGMENT_COUNT_LOCK_KEY})`.execute(connection)
-      }
+      await releaseReservation(connection, 'segment_count', reserved - used, SEGMENT_COUNT_LOCK_KEY)
     }
   })
 }
