@@ -38,6 +38,8 @@ import { flagMetadataRoutes } from './features/flags/flag-metadata-routes.ts'
 import { createFlagMetadataService } from './features/flags/flag-metadata-service.ts'
 import { featureTypeRoutes } from './features/feature-types/feature-type-routes.ts'
 import { createFeatureTypeService } from './features/feature-types/feature-type-service.ts'
+import { addonRoutes } from './features/integrations/addon-routes.ts'
+import { createAddonService } from './features/integrations/addon-service.ts'
 import { segmentRoutes } from './features/segments/segment-routes.ts'
 import { createSegmentService } from './features/segments/segment-service.ts'
 import { createSegmentStore } from './features/segments/segment-store.ts'
@@ -265,6 +267,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
       await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
       await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
       await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
+      await admin.register(addonRoutes, { addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }) })
       await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
       await admin.register(meRoutes)
       await admin.register(userRoutes, { users, config })

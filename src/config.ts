@@ -70,6 +70,8 @@ export interface Config {
    * otherwise only when set (http/allowed-hosts.ts).
    */
   readonly allowedHosts: readonly string[]
+  /** Hosts an integration may send to even when they resolve to loopback or private addresses (INTEGRATIONS_ALLOWED_HOSTS). */
+  readonly integrationsAllowedHosts: readonly string[]
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -254,5 +256,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     loginFailuresPerAccount: wholeNumber(env, 'LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 10_000),
     patMaxLifetimeMs: wholeNumber(env, 'PAT_MAX_LIFETIME_DAYS', 365, 1, 3_650) * 86_400_000,
     allowedHosts: allowedHosts(env.ALLOWED_HOSTS),
+    integrationsAllowedHosts: (env.INTEGRATIONS_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((host) => host.trim().toLowerCase())
+      .filter((host) => host !== ''),
   })
 }

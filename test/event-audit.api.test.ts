@@ -587,6 +587,22 @@ onEachDatabase('event log completeness', (database) => {
     ])
 
     // Failed writes leave no event.
+    // Integrations: their events carry everything but the parameters (secrets among them).
+    const addons = '/api/admin/addons'
+    const hook = {
+      provider: 'webhook',
+      enabled: true,
+      parameters: { url: 'https://93.184.216.34/hook', authorization: 'Bearer hook-secret' },
+      events: ['feature-created'],
+    }
+    const withoutParameters = ({ parameters: _secrets, ...rest }: Record<string, unknown>) => rest
+    const addon = await run('POST', addons, addons, hook, 201, (r) => [{ type: 'addon-config-created', data: withoutParameters(r.body) }])
+    const changedAddon = await run('PUT', `${addons}/{id}`, `${addons}/${addon.body.id}`, { ...hook, enabled: false }, 200, (r) => [
+      { type: 'addon-config-updated', data: withoutParameters(r.body), preData: withoutParameters(addon.body) },
+    ])
+    await run('DELETE', `${addons}/{id}`, `${addons}/${addon.body.id}`, undefined, 200, [
+      { type: 'addon-config-deleted', preData: withoutParameters(changedAddon.body) },
+    ])
     for (const [method, url, body, status] of [
       ['POST', `${P}/default/features`, { name: 'bad name' }, 400],
       ['POST', `${P}/ghost/features`, { name: 'ghostly' }, 404],
@@ -610,6 +626,8 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/features/ghost/tags', { type: 'simple', value: 'web' }, 404],
       ['POST', '/api/admin/tags', { type: 'ghost', value: 'web' }, 400],
       ['DELETE', '/api/admin/tag-types/ghost', undefined, 404],
+      ['POST', '/api/admin/addons', { provider: 'webhook', enabled: true, parameters: { url: 'http://10.0.0.1/' }, events: [] }, 400],
+      ['DELETE', '/api/admin/addons/999', undefined, 404],
       ['POST', '/api/admin/events/999999/revert', undefined, 404],
       [
         'POST',
@@ -645,7 +663,7 @@ onEachDatabase('event log completeness', (database) => {
     await t.test('no secret or hash is in the event log', async () => {
       const everything = JSON.stringify(await allEvents(pennon))
       const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
-      for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, ...hashes])
+      for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, 'hook-secret', ...hashes])
         assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
     })
   })

@@ -35,6 +35,7 @@ export const LAYERS = [
   'features/edge',
   'features/revert',
   'features/export-import',
+  'features/integrations',
   'features/console',
   'features/migration',
   'cli',

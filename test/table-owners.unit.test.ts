@@ -23,7 +23,7 @@ export const OWNERS: Record<string, string> = {
   user_sessions: 'features/sessions',
   personal_access_tokens: 'features/personal-tokens',
   events: 'features/events',
-  // Gap-free sequences and maintained counts, advanced by several features through db/counters.ts.
+  // Ids (SQLite) and maintained counts, advanced by several features through db/counters.ts.
   counters: 'db',
   environments: 'features/environments',
   project_environments: 'features/environments',
@@ -43,6 +43,7 @@ export const OWNERS: Record<string, string> = {
   tag_types: 'features/tags',
   tags: 'features/tags',
   feature_tags: 'features/tags',
+  addons: 'features/integrations',
 }
 
 /**

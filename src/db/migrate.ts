@@ -14,6 +14,7 @@ import * as usageReads from './migrations/0012-usage-reads.ts'
 import * as users from './migrations/0013-users.ts'
 import * as sessionEndsNotify from './migrations/0014-session-ends-notify.ts'
 import * as eventSequence from './migrations/0015-event-sequence.ts'
+import * as addons from './migrations/0016-addons.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0013-users': users,
   '0014-session-ends-notify': sessionEndsNotify,
   '0015-event-sequence': eventSequence,
+  '0016-addons': addons,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -4,6 +4,7 @@
  * same way whatever the dialect. Booleans are 0/1 on SQLite, hence `boolean | number`.
  */
 
+import type { Generated } from 'kysely'
 type Bool = boolean | number
 type Timestamp = string
 
@@ -283,6 +284,19 @@ export interface LastSeenAtMetricsTable {
 }
 
 /** Kinds of tags (`simple` is seeded); a tag's type. */
+/** An integration ("addon" on the wire); JSON text for the parameters and the three filters. */
+export interface AddonsTable {
+  id: Generated<number>
+  provider: string
+  description: string | null
+  enabled: Bool
+  parameters: string
+  events: string
+  projects: string
+  environments: string
+  created_at: Timestamp
+}
+
 export interface TagTypesTable {
   name: string
   description: string | null
@@ -354,6 +368,7 @@ export interface Database {
   feature_types: FeatureTypesTable
   context_fields: ContextFieldsTable
   tag_types: TagTypesTable
+  addons: AddonsTable
   tags: TagsTable
   feature_tags: FeatureTagsTable
 }

@@ -27,6 +27,9 @@ export const PERMISSIONS = [
   'CREATE_TAG_TYPE',
   'UPDATE_TAG_TYPE',
   'DELETE_TAG_TYPE',
+  'CREATE_ADDON',
+  'UPDATE_ADDON',
+  'DELETE_ADDON',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 

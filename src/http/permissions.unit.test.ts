@@ -38,6 +38,9 @@ test("the Editor's permissions, as the reference's Editor has them: a new permis
     'CREATE_TAG_TYPE',
     'UPDATE_TAG_TYPE',
     'DELETE_TAG_TYPE',
+    'CREATE_ADDON',
+    'UPDATE_ADDON',
+    'DELETE_ADDON',
   ])
 })
 

@@ -123,6 +123,17 @@ export interface ServiceAccountTokenData {
 }
 
 /** A tag type (GET /api/admin/tag-types/:name), keys in the reference's order. */
+/** An integration as its events carry it: everything but its parameters (secrets among them). */
+export interface AddonData {
+  id: number
+  provider: string
+  enabled: boolean
+  description: string | null
+  events: string[]
+  projects: string[]
+  environments: string[]
+  createdAt: string
+}
 export interface TagTypeData {
   name: string
   description: string | null
@@ -195,6 +206,9 @@ export type NewEvent = Base &
     | { type: 'tag-type-created'; data: TagTypeData }
     | { type: 'tag-type-updated'; data: TagTypeData; preData: TagTypeData }
     | { type: 'tag-type-deleted'; preData: TagTypeData }
+    | { type: 'addon-config-created'; data: AddonData }
+    | { type: 'addon-config-updated'; data: AddonData; preData: AddonData }
+    | { type: 'addon-config-deleted'; preData: AddonData }
     | { type: 'tag-created' | 'tag-deleted'; data: TagData }
     | { type: 'feature-tagged'; data: TagData }
     | { type: 'feature-untagged'; preData: TagData }

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { isNonPublicAddress, urlProblem } from './url-safety.ts'
+
+test('loopback, private, link-local, metadata and reserved addresses are not public; others are', () => {
+  for (const address of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+  ]) {
+    assert.equal(isNonPublicAddress(address), true, address)
+  }
+  for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '172.32.0.1']) {
+    assert.equal(isNonPublicAddress(address), false, address)
+  }
+})
+
+test('a URL must be http(s) and resolve to public addresses only, unless its host is allowed', async () => {
+  const resolve = async (host: string) =>
+    ({ 'public.test': ['93.184.216.34'], 'inside.test': ['93.184.216.34', '10.0.0.7'] })[host] ?? Promise.reject(new Error('ENOTFOUND'))
+  assert.equal(await urlProblem('https://public.test/hook', [], resolve), undefined)
+  assert.equal(
+    await urlProblem('http://inside.test/hook', [], resolve),
+    'resolves to a non-public address (10.0.0.7); allow its host with INTEGRATIONS_ALLOWED_HOSTS',
+  )
+  assert.equal(await urlProblem('http://inside.test/hook', ['inside.test'], resolve), undefined)
+  assert.equal(
+    await urlProblem('http://127.0.0.1:8080/', [], resolve),
+    'resolves to a non-public address (127.0.0.1); allow its host with INTEGRATIONS_ALLOWED_HOSTS',
+  )
+  assert.equal(
+    await urlProblem('http://[::1]/', [], resolve),
+    'resolves to a non-public address (::1); allow its host with INTEGRATIONS_ALLOWED_HOSTS',
+  )
+  assert.equal(await urlProblem('http://127.0.0.1:8080/', ['127.0.0.1'], resolve), undefined)
+  assert.equal(await urlProblem('http://nowhere.test/', [], resolve), 'has a host that does not resolve (nowhere.test)')
+  assert.equal(await urlProblem('ftp://public.test/', [], resolve), 'must be an http or https URL, not ftp')
+  assert.equal(await urlProblem('not a url', [], resolve), 'must be an absolute URL')
+})
