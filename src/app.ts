@@ -40,6 +40,8 @@ import { featureTypeRoutes } from './features/feature-types/feature-type-routes.
 import { createFeatureTypeService } from './features/feature-types/feature-type-service.ts'
 import { addonRoutes } from './features/integrations/addon-routes.ts'
 import { createAddonService } from './features/integrations/addon-service.ts'
+import { createDeliveryWorker } from './features/integrations/delivery-worker.ts'
+import { createDeliveryStore } from './features/integrations/delivery-store.ts'
 import { segmentRoutes } from './features/segments/segment-routes.ts'
 import { createSegmentService } from './features/segments/segment-service.ts'
 import { createSegmentStore } from './features/segments/segment-store.ts'
@@ -243,6 +245,16 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
   })
   onMetrics?.(metrics)
   app.addHook('onClose', () => metrics.close())
+  const deliveries = createDeliveryWorker({
+    db,
+    changes,
+    allowedHosts: config.integrationsAllowedHosts,
+    retryMaxSeconds: config.integrationsRetryMaxSeconds,
+    retentionHours: config.integrationsRetentionHours,
+    pollMs: config.integrationsPollMs,
+    log: app.log,
+  })
+  app.addHook('onClose', () => deliveries.stop())
 
   // What projects/ (the lowest feature) asks of what lives in a project, from the stores of the folders that own it.
   const projectContents: ProjectContents = {
@@ -267,7 +279,10 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
       await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
       await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
       await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
-      await admin.register(addonRoutes, { addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }) })
+      await admin.register(addonRoutes, {
+        addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
+        deliveries: createDeliveryStore(db),
+      })
       await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
       await admin.register(meRoutes)
       await admin.register(userRoutes, { users, config })

@@ -72,6 +72,12 @@ export interface Config {
   readonly allowedHosts: readonly string[]
   /** Hosts an integration may send to even when they resolve to loopback or private addresses (INTEGRATIONS_ALLOWED_HOSTS). */
   readonly integrationsAllowedHosts: readonly string[]
+  /** The longest wait between two tries of a failed delivery, in seconds. */
+  readonly integrationsRetryMaxSeconds: number
+  /** How long a delivery keeps being tried before it is given up, in hours. */
+  readonly integrationsRetentionHours: number
+  /** How often undelivered events are looked for, besides right after each change, in milliseconds. */
+  readonly integrationsPollMs: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -260,5 +266,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       .split(',')
       .map((host) => host.trim().toLowerCase())
       .filter((host) => host !== ''),
+    integrationsRetryMaxSeconds: wholeNumber(env, 'INTEGRATIONS_RETRY_MAX_SECONDS', 600, 1, 86_400),
+    integrationsRetentionHours: wholeNumber(env, 'INTEGRATIONS_RETENTION_HOURS', 24, 1, 8_760),
+    integrationsPollMs: wholeNumber(env, 'INTEGRATIONS_POLL_MS', 1000, 10, 3_600_000),
   })
 }

@@ -44,6 +44,7 @@ export const OWNERS: Record<string, string> = {
   tags: 'features/tags',
   feature_tags: 'features/tags',
   addons: 'features/integrations',
+  integration_events: 'features/integrations',
 }
 
 /**

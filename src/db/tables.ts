@@ -295,6 +295,23 @@ export interface AddonsTable {
   projects: string
   environments: string
   created_at: Timestamp
+  /** Delivery: where in the event log it stands (events/event-log.ts), who sends now, when to try again. */
+  cursor: string
+  leased_until: Timestamp | null
+  retry_at: Timestamp | null
+  attempts: Generated<number>
+  failing_since: Timestamp | null
+}
+
+/** One delivery attempt of an integration (the reference's integration event). */
+export interface IntegrationEventsTable {
+  id: Generated<number>
+  integration_id: number
+  created_at: Timestamp
+  state: string
+  state_details: string
+  event: string
+  details: string
 }
 
 export interface TagTypesTable {
@@ -369,6 +386,7 @@ export interface Database {
   context_fields: ContextFieldsTable
   tag_types: TagTypesTable
   addons: AddonsTable
+  integration_events: IntegrationEventsTable
   tags: TagsTable
   feature_tags: FeatureTagsTable
 }

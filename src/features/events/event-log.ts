@@ -28,6 +28,8 @@ export interface LoggedEvent {
   id: number
   /** The event as stored: the API object, served verbatim. */
   json: string
+  /** The position just after this event: a reader that stops here goes on from it. */
+  cursor: EventCursor
 }
 
 function parseCursor(cursor: EventCursor): { tx: string; id: number } {
@@ -51,11 +53,28 @@ export async function readEventsAfter(
     const { rows } = await db.executeQuery(CompiledQuery.raw(AFTER_ON_POSTGRES, [after.tx, after.id, limit]))
     const read = rows as { id: string; json: string; tx: string }[]
     const last = read.at(-1)
-    return { events: read.map((row) => ({ id: Number(row.id), json: row.json })), cursor: last ? `${last.tx}:${last.id}` : cursor }
+    return {
+      events: read.map((row) => ({ id: Number(row.id), json: row.json, cursor: `${row.tx}:${row.id}` })),
+      cursor: last ? `${last.tx}:${last.id}` : cursor,
+    }
   }
   const rows = await db.selectFrom('events').select(['id', 'json']).where('id', '>', after.id).orderBy('id').limit(limit).execute()
   const last = rows.at(-1)
-  return { events: rows.map((row) => ({ id: Number(row.id), json: row.json })), cursor: last ? `0:${last.id}` : cursor }
+  return {
+    events: rows.map((row) => ({ id: Number(row.id), json: row.json, cursor: `0:${row.id}` })),
+    cursor: last ? `0:${last.id}` : cursor,
+  }
+}
+
+/**
+ * The log's position for a reader that starts with the writing transaction `trx`: it will read
+ * this transaction's own events and every event committed after it (PostgreSQL: of a younger
+ * transaction; one older still running is concurrent with it, and counted as before).
+ */
+export async function positionNow(trx: Kysely<Database>): Promise<EventCursor> {
+  if (dialectOf(trx) === 'sqlite') return `0:${await readCounter(trx, 'event_id')}`
+  const row = await sql<{ tx: string }>`select pg_current_xact_id()::text as tx`.execute(trx)
+  return `${row.rows[0]!.tx}:0`
 }
 
 /** A mark in the writing transaction `trx`, for eventsWrittenSince. */

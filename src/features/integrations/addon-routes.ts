@@ -1,14 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
-import { AddonBody, AddonParams, AddonResponse, AddonsResponse } from './addon-schemas.ts'
+import { AddonBody, AddonParams, AddonResponse, AddonsResponse, AttemptsQuery, AttemptsResponse } from './addon-schemas.ts'
 import type { AddonService } from './addon-service.ts'
+import type { createDeliveryStore } from './delivery-store.ts'
 
 const tags = ['Addons']
 const delivery =
-  'Delivery of events to the integrations is not in this release yet: they are stored, listed and changed, and their URLs checked, but nothing is sent.'
+  'Webhooks are delivered at least once, in event order per integration (docs/integrations.md); the other providers are stored but not sent to yet.'
 
 /** The reference's addons API: /api/admin/addons. */
-export const addonRoutes: FastifyPluginAsyncTypebox<{ addons: AddonService }> = async (app, { addons }) => {
+export const addonRoutes: FastifyPluginAsyncTypebox<{ addons: AddonService; deliveries: ReturnType<typeof createDeliveryStore> }> = async (
+  app,
+  { addons, deliveries },
+) => {
   app.get(
     '/addons',
     {
@@ -86,6 +90,33 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ addons: AddonService }> = 
     async (request, reply) => {
       await addons.delete(parseIntegerId(request.params.id, 'id'), request.principal)
       return sendEmpty(reply, 200)
+    },
+  )
+
+  app.get(
+    '/addons/:id/events',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: "An integration's delivery log",
+        description:
+          'Each attempt to deliver an event, newest first: `state` `success`, `failed` or `successWithErrors`, what happened, the event and what was sent. `limit` 1–100 (50 otherwise, as the reference), `offset` from 0. An unknown integration has none.',
+        params: AddonParams,
+        querystring: AttemptsQuery,
+        response: { 200: AttemptsResponse, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const limit = Number(request.query.limit)
+      const offset = Number(request.query.offset)
+      return {
+        integrationEvents: await deliveries.attempts(
+          parseIntegerId(request.params.id, 'id'),
+          Number.isInteger(limit) && limit > 0 && limit <= 100 ? limit : 50,
+          Number.isInteger(offset) && offset > 0 ? offset : 0,
+        ),
+      }
     },
   )
 }

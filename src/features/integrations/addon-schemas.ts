@@ -57,3 +57,22 @@ export const AddonsResponse = Type.Object({
   addons: Type.Array(AddonResponse),
   providers: Type.Array(ProviderResponse),
 })
+
+export const AttemptsQuery = Type.Object({
+  limit: Type.Optional(Type.String({ maxLength: 20 })),
+  offset: Type.Optional(Type.String({ maxLength: 20 })),
+})
+
+export const AttemptsResponse = Type.Object({
+  integrationEvents: Type.Array(
+    Type.Object({
+      id: Type.String({ pattern: '^[0-9]+$' }),
+      integrationId: Type.Integer(),
+      createdAt: Type.String({ format: 'date-time' }),
+      state: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('successWithErrors')]),
+      stateDetails: Type.String(),
+      event: Type.Unknown({ description: 'The event, as GET /api/admin/events shows it' }),
+      details: Type.Record(Type.String(), Type.Unknown(), { description: 'What was sent: url, contentType, body' }),
+    }),
+  ),
+})

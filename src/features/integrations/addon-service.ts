@@ -8,6 +8,7 @@ import type { Database } from '../../db/tables.ts'
 import { notFound, quote, validationFailed, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
+import { positionNow } from '../events/event-log.ts'
 import type { AddonData } from '../events/event-types.ts'
 import type { AddonBody } from './addon-schemas.ts'
 import { createAddonStore, type AddonFields, type ParameterValue, type StoredAddon } from './addon-store.ts'
@@ -73,6 +74,12 @@ export function createAddonService({
         if (problem)
           problems.push({ path: `/body/parameters/${parameter.name}`, message: `The \`${parameter.name}\` parameter ${problem}.` })
       }
+      if (parameter.name === 'signingSecret' && !(typeof value === 'string' && /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/.test(value))) {
+        problems.push({
+          path: '/body/parameters/signingSecret',
+          message: 'The `signingSecret` parameter must be `whsec_` followed by at least 24 random bytes in base64.',
+        })
+      }
       if (parameter.name === 'customHeaders' && !isHeaderObject(value)) {
         problems.push({
           path: '/body/parameters/customHeaders',
@@ -108,7 +115,7 @@ export function createAddonService({
       const fields = await validate(input)
       return db.transaction().execute(async (trx) => {
         const audit = auditContext(actor)
-        const created = await createAddonStore(trx).insert(fields, audit.createdAt)
+        const created = await createAddonStore(trx).insert(fields, audit.createdAt, await positionNow(trx))
         await appendEvents(trx, audit, [{ type: 'addon-config-created', data: eventData(created) }])
         return shown(created)
       })
@@ -124,7 +131,8 @@ export function createAddonService({
         const before = await store.find(id, { forUpdate: true })
         if (!before) throw addonNotFound(id)
         const after: StoredAddon = { ...before, ...fields }
-        await store.update(id, fields)
+        // Enabled again: delivery starts from now, not from where it stopped.
+        await store.update(id, fields, !before.enabled && fields.enabled ? await positionNow(trx) : undefined)
         await appendEvents(trx, auditContext(actor), [{ type: 'addon-config-updated', data: eventData(after), preData: eventData(before) }])
         return shown(after)
       })

@@ -20,8 +20,13 @@ export interface StoredAddon {
 export type AddonFields = Omit<StoredAddon, 'id' | 'createdAt'>
 
 type Row = Omit<AddonsTable, 'id'> & { id: number }
+type StoredAddonColumns = Pick<
+  Row,
+  'id' | 'provider' | 'description' | 'enabled' | 'parameters' | 'events' | 'projects' | 'environments' | 'created_at'
+>
+const COLUMNS = ['id', 'provider', 'description', 'enabled', 'parameters', 'events', 'projects', 'environments', 'created_at'] as const
 
-const toAddon = (row: Row): StoredAddon => ({
+const toAddon = (row: Pick<Row, keyof StoredAddonColumns>): StoredAddon => ({
   id: Number(row.id),
   provider: row.provider,
   description: row.description,
@@ -47,31 +52,38 @@ export function createAddonStore(db: Kysely<Database>) {
   return {
     /** By id. */
     async list(): Promise<StoredAddon[]> {
-      return (await db.selectFrom('addons').selectAll().orderBy('id').execute()).map(toAddon)
+      return (await db.selectFrom('addons').select(COLUMNS).orderBy('id').execute()).map(toAddon)
     },
 
     /** `forUpdate`: held until the transaction ends (PostgreSQL), as a change or deletion does. */
     async find(id: number, { forUpdate = false } = {}): Promise<StoredAddon | undefined> {
       const row = await db
         .selectFrom('addons')
-        .selectAll()
+        .select(COLUMNS)
         .where('id', '=', id)
         .$call(lockedRows(db, { mode: 'update', when: forUpdate }))
         .executeTakeFirst()
       return row && toAddon(row)
     },
 
-    async insert(addon: AddonFields, createdAt: string): Promise<StoredAddon> {
+    /** `cursor`: where in the event log its delivery starts (event-log.ts: positionNow). */
+    async insert(addon: AddonFields, createdAt: string, cursor: string): Promise<StoredAddon> {
       const row = await db
         .insertInto('addons')
-        .values({ ...toColumns(addon), created_at: createdAt })
-        .returningAll()
+        .values({ ...toColumns(addon), created_at: createdAt, cursor })
+        .returning(COLUMNS)
         .executeTakeFirstOrThrow()
       return toAddon(row)
     },
 
-    async update(id: number, addon: AddonFields): Promise<void> {
-      await db.updateTable('addons').set(toColumns(addon)).where('id', '=', id).execute()
+    /** With `cursor`, delivery starts again there, with no retry pending (an integration enabled again). */
+    async update(id: number, addon: AddonFields, cursor?: string): Promise<void> {
+      const restart = cursor === undefined ? {} : { cursor, attempts: 0, retry_at: null, failing_since: null }
+      await db
+        .updateTable('addons')
+        .set({ ...toColumns(addon), ...restart })
+        .where('id', '=', id)
+        .execute()
     },
 
     async delete(id: number): Promise<void> {

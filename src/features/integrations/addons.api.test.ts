@@ -36,6 +36,7 @@ onEachDatabase('addons API', (database) => {
         ['authorization', false, true],
         ['customHeaders', false, true],
         ['bodyTemplate', false, false],
+        ['signingSecret', false, true],
       ],
     )
     assert.ok(webhookProvider.events.includes('feature-potentially-stale-on'))

@@ -86,6 +86,16 @@ export const PROVIDERS: readonly Provider[] = [
       bodyTemplate(
         '{\n  "event": "{{event.type}}",\n  "createdBy": "{{event.createdBy}}",\n  "flag": "{{event.featureName}}",\n  "json": {{{eventJson}}}\n}',
       ),
+      {
+        name: 'signingSecret',
+        displayName: 'Signing secret',
+        placeholder: 'whsec_…',
+        description:
+          '(Optional, Pennon) A Standard Webhooks secret (`whsec_` and base64): each request then carries a `webhook-signature` its receiver can verify.',
+        type: 'text',
+        required: false,
+        sensitive: true,
+      },
     ],
     events: WEBHOOK_EVENTS,
   },

@@ -1,0 +1,144 @@
+/** The delivery side of integrations: who sends now (a lease), where each stands, and the delivery log. */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import type { ParameterValue } from './addon-store.ts'
+
+export interface DueAddon {
+  id: number
+  provider: string
+  parameters: Record<string, ParameterValue>
+  events: string[]
+  projects: string[]
+  environments: string[]
+  cursor: string
+  attempts: number
+  failingSince: string | null
+}
+
+export interface Attempt {
+  integrationId: number
+  createdAt: string
+  state: 'success' | 'failed' | 'successWithErrors'
+  stateDetails: string
+  /** The event as stored (JSON text). */
+  event: string
+  details: Record<string, unknown>
+}
+
+export function createDeliveryStore(db: Kysely<Database>) {
+  return {
+    /**
+     * Takes, until `leaseUntil`, the enabled integrations of `providers` that no instance holds and
+     * that have no retry pending after `now`: one conditional update each, so two instances never
+     * take the same one.
+     */
+    async claimDue(providers: readonly string[], now: string, leaseUntil: string): Promise<DueAddon[]> {
+      const candidates = await db
+        .selectFrom('addons')
+        .select('id')
+        .where('enabled', '=', true)
+        .where('provider', 'in', [...providers])
+        .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
+        .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now)]))
+        .orderBy('id')
+        .execute()
+      const claimed: DueAddon[] = []
+      for (const { id } of candidates) {
+        const row = await db
+          .updateTable('addons')
+          .set({ leased_until: leaseUntil })
+          .where('id', '=', id)
+          .where('enabled', '=', true)
+          .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
+          .returning(['id', 'provider', 'parameters', 'events', 'projects', 'environments', 'cursor', 'attempts', 'failing_since'])
+          .executeTakeFirst()
+        if (!row) continue
+        claimed.push({
+          id: Number(row.id),
+          provider: row.provider,
+          parameters: JSON.parse(row.parameters) as Record<string, ParameterValue>,
+          events: JSON.parse(row.events) as string[],
+          projects: JSON.parse(row.projects) as string[],
+          environments: JSON.parse(row.environments) as string[],
+          cursor: row.cursor,
+          attempts: Number(row.attempts),
+          failingSince: row.failing_since === null ? null : new Date(row.failing_since).toISOString(),
+        })
+      }
+      return claimed
+    },
+
+    /** Past `cursor`, the lease extended; nothing failing. */
+    async advance(id: number, cursor: string, leaseUntil: string): Promise<void> {
+      await db
+        .updateTable('addons')
+        .set({ cursor, leased_until: leaseUntil, attempts: 0, retry_at: null, failing_since: null })
+        .where('id', '=', id)
+        .execute()
+    },
+
+    /** A failed send (the events before it done, up to `cursor`): tried again at `retryAt`; the lease given back. */
+    async retryLater(id: number, cursor: string, attempts: number, retryAt: string, failingSince: string): Promise<void> {
+      await db
+        .updateTable('addons')
+        .set({ cursor, attempts, retry_at: retryAt, failing_since: failingSince, leased_until: null })
+        .where('id', '=', id)
+        .execute()
+    },
+
+    async release(id: number): Promise<void> {
+      await db.updateTable('addons').set({ leased_until: null }).where('id', '=', id).execute()
+    },
+
+    async record(attempt: Attempt): Promise<void> {
+      await db
+        .insertInto('integration_events')
+        .values({
+          integration_id: attempt.integrationId,
+          created_at: attempt.createdAt,
+          state: attempt.state,
+          state_details: attempt.stateDetails,
+          event: attempt.event,
+          details: JSON.stringify(attempt.details),
+        })
+        .execute()
+    },
+
+    /** Keeps the newest `keep` tries of an integration (the (integration_id, id) index). */
+    async prune(integrationId: number, keep: number): Promise<void> {
+      const oldestKept = await db
+        .selectFrom('integration_events')
+        .select('id')
+        .where('integration_id', '=', integrationId)
+        .orderBy('integration_id', 'desc')
+        .orderBy('id', 'desc')
+        .offset(keep - 1)
+        .limit(1)
+        .executeTakeFirst()
+      if (oldestKept === undefined) return
+      await db.deleteFrom('integration_events').where('integration_id', '=', integrationId).where('id', '<', oldestKept.id).execute()
+    },
+
+    /** An integration's delivery log, newest first. */
+    async attempts(integrationId: number, limit: number, offset: number) {
+      const rows = await db
+        .selectFrom('integration_events')
+        .selectAll()
+        .where('integration_id', '=', integrationId)
+        .orderBy('integration_id', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute()
+      return rows.map((row) => ({
+        id: String(row.id),
+        integrationId: Number(row.integration_id),
+        createdAt: new Date(row.created_at).toISOString(),
+        state: row.state as Attempt['state'],
+        stateDetails: row.state_details,
+        event: JSON.parse(row.event) as unknown,
+        details: JSON.parse(row.details) as Record<string, unknown>,
+      }))
+    },
+  }
+}

@@ -1,0 +1,159 @@
+/** Webhooks delivered to a real receiver in its own process: once per event, in order, after failures, signed. */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Webhook } from 'standardwebhooks'
+import { call, eventually, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
+import { startReceiver, type Receiver } from '../../../test/webhook-receiver.ts'
+
+const ADDONS = '/api/admin/addons'
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
+const env = { INTEGRATIONS_ALLOWED_HOSTS: '127.0.0.1', INTEGRATIONS_POLL_MS: '50', INTEGRATIONS_RETRY_MAX_SECONDS: '1' }
+
+async function useReceiver(t: { after(fn: () => Promise<void>): void }): Promise<Receiver> {
+  const receiver = await startReceiver()
+  t.after(() => receiver.stop())
+  return receiver
+}
+
+const createFlag = async (pennon: TestApp, name: string, project = 'default') =>
+  assert.equal((await call(pennon, 'POST', `/api/admin/projects/${project}/features`, { name })).status, 201)
+
+const storedEvent = async (pennon: TestApp, type: string, featureName: string) =>
+  await pennon.database.db
+    .selectFrom('events')
+    .select(['id', 'json'])
+    .where('type', '=', type)
+    .where('feature_name', '=', featureName)
+    .executeTakeFirstOrThrow()
+
+async function addWebhook(
+  pennon: TestApp,
+  receiver: Receiver,
+  fields: Record<string, unknown> = {},
+  parameters: Record<string, unknown> = {},
+) {
+  const created = await call(pennon, 'POST', ADDONS, {
+    provider: 'webhook',
+    enabled: true,
+    parameters: { url: `${receiver.url}/hook`, authorization: 'Bearer hook-token', customHeaders: '{"X-Team":"flags"}', ...parameters },
+    events: ['feature-created'],
+    ...fields,
+  })
+  assert.equal(created.status, 201, created.text)
+  return created.body.id as number
+}
+
+onEachDatabase('webhook delivery', (database) => {
+  test('one change, one delivery: the event as stored, the headers asked for, a signature the standardwebhooks package verifies', async (t) => {
+    const receiver = await useReceiver(t)
+    const pennon = await useTestApp(t, database, { env })
+    const id = await addWebhook(pennon, receiver, {}, { signingSecret: SECRET })
+    await createFlag(pennon, 'checkout')
+    await eventually(async () => (await receiver.received()).length === 1, 'the delivery')
+    await sleep(300)
+    const [delivery, ...more] = await receiver.received()
+    assert.deepEqual(more, [], 'exactly one delivery')
+    const event = await storedEvent(pennon, 'feature-created', 'checkout')
+    assert.equal(delivery!.path, '/hook')
+    assert.equal(delivery!.body, event.json, 'the body is the event, byte for byte')
+    assert.equal(delivery!.headers['content-type'], 'application/json')
+    assert.equal(delivery!.headers.authorization, 'Bearer hook-token')
+    assert.equal(delivery!.headers['x-team'], 'flags')
+    assert.equal(delivery!.headers['webhook-id'], `pennon-${id}-${event.id}`)
+    const verified = new Webhook(SECRET).verify(delivery!.body, delivery!.headers)
+    assert.deepEqual(verified, JSON.parse(event.json))
+    assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(delivery!.body, delivery!.headers))
+
+    const log = await call(pennon, 'GET', `${ADDONS}/${id}/events`)
+    assert.equal(log.status, 200)
+    assert.deepEqual(
+      log.body.integrationEvents.map((row: Record<string, unknown>) => [
+        row.integrationId,
+        row.state,
+        row.stateDetails,
+        row.event,
+        row.details,
+      ]),
+      [
+        [
+          id,
+          'success',
+          'Webhook request was successful with status code: 200.',
+          JSON.parse(event.json),
+          { url: `${receiver.url}/hook`, contentType: 'application/json', body: JSON.parse(event.json) },
+        ],
+      ],
+    )
+    assert.match(log.body.integrationEvents[0].id, /^[0-9]+$/)
+  })
+
+  test('a receiver down for five changes gets all five, in order, once it is up; each failure is in the log', async (t) => {
+    const receiver = await useReceiver(t)
+    const pennon = await useTestApp(t, database, { env })
+    const id = await addWebhook(pennon, receiver)
+    await receiver.answer(503)
+    for (const name of ['one', 'two', 'three', 'four', 'five']) await createFlag(pennon, name)
+    await eventually(
+      async () => (await call(pennon, 'GET', `${ADDONS}/${id}/events`)).body.integrationEvents.length >= 2,
+      'two failed tries',
+    )
+    assert.deepEqual(await receiver.received(), [])
+    await receiver.answer(200)
+    await eventually(async () => (await receiver.received()).length >= 5, 'all five', 10_000)
+    await sleep(300)
+    const names = (await receiver.received()).map((delivery) => JSON.parse(delivery.body).featureName)
+    assert.deepEqual(names, ['one', 'two', 'three', 'four', 'five'])
+    const log = (await call(pennon, 'GET', `${ADDONS}/${id}/events?limit=100`)).body.integrationEvents
+    const failures = log.filter((row: { state: string }) => row.state === 'failed')
+    assert.ok(failures.length >= 2)
+    for (const row of failures) {
+      assert.equal(row.stateDetails, 'Webhook request failed with status code: 503.')
+      assert.equal(row.event.featureName, 'one', 'nothing after the first undelivered one is tried')
+    }
+    assert.deepEqual(
+      log
+        .filter((row: { state: string }) => row.state === 'success')
+        .map((row: { event: { featureName: string } }) => row.event.featureName),
+      ['five', 'four', 'three', 'two', 'one'],
+      'newest first',
+    )
+  })
+
+  test('a template, the filters, and an integration enabled again starting from then', async (t) => {
+    const receiver = await useReceiver(t)
+    const pennon = await useTestApp(t, database, { env })
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'other', name: 'Other' })).status, 201)
+    await addWebhook(
+      pennon,
+      receiver,
+      { projects: ['other'] },
+      { bodyTemplate: '{"type":"{{event.type}}","flag":"{{event.featureName}}","json":{{{eventJson}}}}' },
+    )
+    const later = await addWebhook(pennon, receiver, { enabled: false })
+    await createFlag(pennon, 'elsewhere')
+    await createFlag(pennon, 'here', 'other')
+    await eventually(async () => (await receiver.received()).length === 1, 'the delivery for project other')
+    const [templated] = await receiver.received()
+    const event = await storedEvent(pennon, 'feature-created', 'here')
+    assert.deepEqual(JSON.parse(templated!.body), { type: 'feature-created', flag: 'here', json: event.json })
+
+    // Enabled again: the events of while it was off are not sent.
+    const enabled = await call(pennon, 'PUT', `${ADDONS}/${later}`, {
+      provider: 'webhook',
+      enabled: true,
+      parameters: { url: '*****', authorization: '*****', customHeaders: '*****' },
+      events: ['feature-created'],
+    })
+    assert.equal(enabled.status, 200, enabled.text)
+    await createFlag(pennon, 'after')
+    await eventually(async () => (await receiver.received()).length === 2, 'the delivery after it was enabled')
+    await sleep(300)
+    assert.deepEqual(
+      (await receiver.received()).map(
+        (delivery) => delivery.path + ' ' + (JSON.parse(delivery.body).featureName ?? JSON.parse(delivery.body).flag),
+      ),
+      ['/hook here', '/hook after'],
+    )
+  })
+})

@@ -1,0 +1,59 @@
+/**
+ * A webhook receiver in a process of its own, for the integration tests: it records every POST
+ * (path, headers, body) and answers with the status it is told (`PUT /status/503`); `GET /received`
+ * lists what arrived. Run by startReceiver(); prints its port on its first line.
+ */
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import { once } from 'node:events'
+
+if (process.argv[2] === 'serve') {
+  const received: { path: string; headers: Record<string, unknown>; body: string }[] = []
+  let status = 200
+  const server = createServer((request, response) => {
+    let body = ''
+    request.setEncoding('utf8')
+    request.on('data', (chunk: string) => (body += chunk))
+    request.on('end', () => {
+      const setStatus = /^\/status\/(\d{3})$/.exec(request.url ?? '')
+      if (request.method === 'PUT' && setStatus) {
+        status = Number(setStatus[1])
+        return response.end()
+      }
+      if (request.method === 'GET' && request.url === '/received') {
+        response.setHeader('content-type', 'application/json')
+        return response.end(JSON.stringify(received))
+      }
+      if (status === 200) received.push({ path: request.url ?? '', headers: request.headers, body })
+      response.statusCode = status
+      response.end()
+    })
+  })
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address()
+    process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`)
+  })
+}
+
+export interface Receiver {
+  url: string
+  /** What arrived while it answered 200, oldest first. */
+  received(): Promise<{ path: string; headers: Record<string, string>; body: string }[]>
+  answer(status: number): Promise<void>
+  stop(): Promise<void>
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, 'serve'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const [first] = (await once(child.stdout, 'data')) as [Buffer]
+  const url = `http://127.0.0.1:${Number(first.toString().trim())}`
+  return {
+    url,
+    received: async () => (await fetch(`${url}/received`)).json() as never,
+    answer: async (status) => void (await fetch(`${url}/status/${status}`, { method: 'PUT' })),
+    stop: async () => {
+      child.kill()
+      if (child.exitCode === null) await once(child, 'exit')
+    },
+  }
+}
