@@ -1,20 +1,23 @@
 /**
  * A webhook receiver in a process of its own, for the integration tests: it records every POST
- * (path, headers, body) and answers with the status it is told (`PUT /status/503`); `GET /received`
+ * (path, headers, body, unzipped when gzipped) and answers with the status it is told (`PUT /status/503`); `GET /received`
  * lists what arrived. Run by startReceiver(); prints its port on its first line.
  */
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
+import { gunzipSync } from 'node:zlib'
 
 if (process.argv[2] === 'serve') {
   const received: { path: string; headers: Record<string, unknown>; body: string }[] = []
   let status = 200
   const server = createServer((request, response) => {
-    let body = ''
-    request.setEncoding('utf8')
-    request.on('data', (chunk: string) => (body += chunk))
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
+      // A gzipped body (New Relic's) is recorded unzipped.
+      const raw = Buffer.concat(chunks)
+      const body = (request.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')
       const setStatus = /^\/status\/(\d{3})$/.exec(request.url ?? '')
       if (request.method === 'PUT' && setStatus) {
         status = Number(setStatus[1])

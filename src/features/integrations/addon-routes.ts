@@ -6,7 +6,7 @@ import type { createDeliveryStore } from './delivery-store.ts'
 
 const tags = ['Addons']
 const delivery =
-  'Webhooks are delivered at least once, in event order per integration (docs/integrations.md); the other providers are stored but not sent to yet.'
+  'Events are delivered at least once, in order per integration (docs/integrations.md); slack-app integrations are stored but not sent to yet.'
 
 /** The reference's addons API: /api/admin/addons. */
 export const addonRoutes: FastifyPluginAsyncTypebox<{ addons: AddonService; deliveries: ReturnType<typeof createDeliveryStore> }> = async (

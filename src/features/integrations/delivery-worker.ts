@@ -14,7 +14,7 @@ import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { readEventsAfter } from '../events/event-log.ts'
 import { createDeliveryStore, type DueAddon } from './delivery-store.ts'
-import { sendWebhook } from './webhook-sender.ts'
+import { send, SENDING_PROVIDERS } from './senders.ts'
 
 const LEASE_MS = 60_000
 const PAGE = 100
@@ -60,7 +60,7 @@ export function createDeliveryWorker(options: DeliveryOptions) {
           cursor = event.cursor
           continue
         }
-        const result = await sendWebhook(addon.parameters, event.json, `pennon-${addon.id}-${event.id}`, allowedHosts)
+        const result = await send(addon.provider, addon.parameters, event.json, `pennon-${addon.id}-${event.id}`, allowedHosts)
         const now = new Date()
         const givenUp =
           result.state === 'failed' && failingSince !== null && now.getTime() - Date.parse(failingSince) > retentionHours * 3_600_000
@@ -101,7 +101,7 @@ export function createDeliveryWorker(options: DeliveryOptions) {
     do {
       again = false
       const now = new Date()
-      const due = await store.claimDue(['webhook'], now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString())
+      const due = await store.claimDue(SENDING_PROVIDERS, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString())
       for (const addon of due) {
         if (stopped) {
           await store.release(addon.id)

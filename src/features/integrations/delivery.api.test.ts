@@ -157,3 +157,56 @@ onEachDatabase('webhook delivery', (database) => {
     )
   })
 })
+
+onEachDatabase('delivery by the other providers', (database) => {
+  test('Teams, Datadog and New Relic get their own requests, as the reference sends them', async (t) => {
+    const receiver = await useReceiver(t)
+    const pennon = await useTestApp(t, database, { env })
+    const add = async (provider: string, parameters: Record<string, unknown>) =>
+      assert.equal((await call(pennon, 'POST', ADDONS, { provider, enabled: true, parameters, events: ['feature-created'] })).status, 201)
+    await add('teamsworkflow', { url: `${receiver.url}/teams` })
+    await add('datadog', { url: `${receiver.url}/datadog`, apiKey: 'dd-key', sourceTypeName: 'pennon' })
+    await add('new-relic', { url: `${receiver.url}/new-relic`, licenseKey: 'nr-key', customHeaders: '{"X-Extra":"1"}' })
+    await createFlag(pennon, 'observed')
+    await eventually(async () => (await receiver.received()).length === 3, 'three deliveries')
+    const event = JSON.parse((await storedEvent(pennon, 'feature-created', 'observed')).json)
+    const byPath = new Map((await receiver.received()).map((delivery) => [delivery.path, delivery]))
+    const line = `*${event.createdBy}* feature-created *observed* (project *default*)`
+
+    const teams = byPath.get('/teams')!
+    assert.equal(teams.headers['content-type'], 'application/json')
+    const card = JSON.parse(teams.body)
+    assert.equal(card.type, 'message')
+    assert.equal(card.attachments[0].contentType, 'application/vnd.microsoft.card.adaptive')
+    assert.deepEqual(card.attachments[0].content.body[0].items[1], { type: 'TextBlock', text: line, wrap: true })
+    assert.deepEqual(card.attachments[0].content.body[0].items[2].facts, [
+      { title: 'User:', value: event.createdBy },
+      { title: 'Action:', value: 'feature-created' },
+    ])
+
+    const datadog = byPath.get('/datadog')!
+    assert.equal(datadog.headers['dd-api-key'], 'dd-key')
+    assert.deepEqual(JSON.parse(datadog.body), {
+      text: `%%% \n ${line} \n %%% `,
+      title: 'Feature flag update',
+      tags: [],
+      source_type_name: 'pennon',
+    })
+
+    const newRelic = byPath.get('/new-relic')!
+    assert.equal(newRelic.headers['api-key'], 'nr-key')
+    assert.equal(newRelic.headers['content-encoding'], 'gzip')
+    assert.equal(newRelic.headers['x-extra'], '1')
+    assert.deepEqual(JSON.parse(newRelic.body), {
+      eventType: 'UnleashServiceEvent',
+      unleashEventType: 'feature-created',
+      featureName: 'observed',
+      environment: null,
+      createdBy: event.createdBy,
+      createdByUserId: event.createdByUserId,
+      createdAt: Date.parse(event.createdAt),
+      ...event.data,
+    })
+    for (const delivery of [teams, datadog, newRelic]) assert.match(delivery.headers['webhook-id']!, /^pennon-\d+-\d+$/)
+  })
+})
