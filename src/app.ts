@@ -39,7 +39,7 @@ import { createFlagMetadataService } from './features/flags/flag-metadata-servic
 import { featureTypeRoutes } from './features/feature-types/feature-type-routes.ts'
 import { createFeatureTypeService } from './features/feature-types/feature-type-service.ts'
 import { addonRoutes } from './features/integrations/addon-routes.ts'
-import { createAddonService } from './features/integrations/addon-service.ts'
+import { createAddonService, createRedelivery } from './features/integrations/addon-service.ts'
 import { createDeliveryWorker } from './features/integrations/delivery-worker.ts'
 import { createDeliveryStore } from './features/integrations/delivery-store.ts'
 import { segmentRoutes } from './features/segments/segment-routes.ts'
@@ -282,6 +282,7 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),
+        redeliver: createRedelivery({ db, allowedHosts: config.integrationsAllowedHosts }),
       })
       await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
       await admin.register(meRoutes)

@@ -600,6 +600,8 @@ onEachDatabase('event log completeness', (database) => {
     const changedAddon = await run('PUT', `${addons}/{id}`, `${addons}/${addon.body.id}`, { ...hook, enabled: false }, 200, (r) => [
       { type: 'addon-config-updated', data: withoutParameters(r.body), preData: withoutParameters(addon.body) },
     ])
+    // Sending again records a try in the delivery log, no event (here: no such integration).
+    await run('POST', `${addons}/{id}/events/{eventId}/redeliver`, `${addons}/999/events/1/redeliver`, undefined, 404, [])
     await run('DELETE', `${addons}/{id}`, `${addons}/${addon.body.id}`, undefined, 200, [
       { type: 'addon-config-deleted', preData: withoutParameters(changedAddon.body) },
     ])

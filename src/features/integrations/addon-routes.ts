@@ -1,7 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
-import { AddonBody, AddonParams, AddonResponse, AddonsResponse, AttemptsQuery, AttemptsResponse } from './addon-schemas.ts'
-import type { AddonService } from './addon-service.ts'
+import {
+  AddonBody,
+  AddonParams,
+  AddonResponse,
+  AddonsResponse,
+  AttemptResponse,
+  AttemptsQuery,
+  AttemptsResponse,
+  RedeliverParams,
+} from './addon-schemas.ts'
+import type { AddonService, createRedelivery } from './addon-service.ts'
 import type { createDeliveryStore } from './delivery-store.ts'
 
 const tags = ['Addons']
@@ -9,10 +18,11 @@ const delivery =
   'Events are delivered at least once, in order per integration (docs/integrations.md); slack-app integrations are stored but not sent to yet.'
 
 /** The reference's addons API: /api/admin/addons. */
-export const addonRoutes: FastifyPluginAsyncTypebox<{ addons: AddonService; deliveries: ReturnType<typeof createDeliveryStore> }> = async (
-  app,
-  { addons, deliveries },
-) => {
+export const addonRoutes: FastifyPluginAsyncTypebox<{
+  addons: AddonService
+  deliveries: ReturnType<typeof createDeliveryStore>
+  redeliver: ReturnType<typeof createRedelivery>
+}> = async (app, { addons, deliveries, redeliver }) => {
   app.get(
     '/addons',
     {
@@ -118,5 +128,21 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ addons: AddonService; deli
         ),
       }
     },
+  )
+
+  app.post(
+    '/addons/:id/events/:eventId/redeliver',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Send an event to an integration again',
+        description:
+          'Now, whatever its delivery did (a delivery given up, a receiver that lost it), with the same `webhook-id`; the try is recorded in the delivery log, and answered. It does not move where delivery stands. 404 for an unknown integration or event; 409 for a provider Pennon does not send to.',
+        params: RedeliverParams,
+        response: { 200: AttemptResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    (request) => redeliver(parseIntegerId(request.params.id, 'id'), parseIntegerId(request.params.eventId, 'eventId')),
   )
 }

@@ -63,16 +63,17 @@ export const AttemptsQuery = Type.Object({
   offset: Type.Optional(Type.String({ maxLength: 20 })),
 })
 
-export const AttemptsResponse = Type.Object({
-  integrationEvents: Type.Array(
-    Type.Object({
-      id: Type.String({ pattern: '^[0-9]+$' }),
-      integrationId: Type.Integer(),
-      createdAt: Type.String({ format: 'date-time' }),
-      state: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('successWithErrors')]),
-      stateDetails: Type.String(),
-      event: Type.Unknown({ description: 'The event, as GET /api/admin/events shows it' }),
-      details: Type.Record(Type.String(), Type.Unknown(), { description: 'What was sent: url, contentType, body' }),
-    }),
-  ),
+export const RedeliverParams = Type.Object({ id: IntegerIdParam, eventId: IntegerIdParam })
+
+/** One delivery try, as the reference's integrationEventSchema. */
+export const AttemptResponse = Type.Object({
+  id: Type.String({ pattern: '^[0-9]+$' }),
+  integrationId: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+  state: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('successWithErrors')]),
+  stateDetails: Type.String(),
+  event: Type.Unknown({ description: 'The event, as GET /api/admin/events shows it' }),
+  details: Type.Record(Type.String(), Type.Unknown(), { description: 'What was sent' }),
 })
+
+export const AttemptsResponse = Type.Object({ integrationEvents: Type.Array(AttemptResponse) })

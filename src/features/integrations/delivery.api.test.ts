@@ -86,6 +86,30 @@ onEachDatabase('webhook delivery', (database) => {
       ],
     )
     assert.match(log.body.integrationEvents[0].id, /^[0-9]+$/)
+
+    // Sent again by hand: the same event and webhook-id, a second try in the log.
+    const again = await call(pennon, 'POST', `${ADDONS}/${id}/events/${event.id}/redeliver`)
+    assert.equal(again.status, 200, again.text)
+    assert.deepEqual(
+      [again.body.state, again.body.stateDetails, again.body.event],
+      ['success', 'Webhook request was successful with status code: 200.', JSON.parse(event.json)],
+    )
+    const [, repeat] = await receiver.received()
+    assert.deepEqual([repeat!.body, repeat!.headers['webhook-id']], [event.json, `pennon-${id}-${event.id}`])
+    assert.equal((await call(pennon, 'GET', `${ADDONS}/${id}/events`)).body.integrationEvents.length, 2)
+    const unknownEvent = await call(pennon, 'POST', `${ADDONS}/${id}/events/999999/redeliver`)
+    assert.deepEqual([unknownEvent.status, unknownEvent.body.message], [404, 'Event 999999 does not exist.'])
+    const slack = await call(pennon, 'POST', ADDONS, {
+      provider: 'slack-app',
+      enabled: true,
+      parameters: { accessToken: 'xoxb-1' },
+      events: [],
+    })
+    const notSent = await call(pennon, 'POST', `${ADDONS}/${slack.body.id}/events/${event.id}/redeliver`)
+    assert.deepEqual(
+      [notSent.status, notSent.body.message],
+      [409, `Addon ${slack.body.id} is a slack-app integration, which Pennon does not send to yet.`],
+    )
   })
 
   test('a receiver down for five changes gets all five, in order, once it is up; each failure is in the log', async (t) => {
