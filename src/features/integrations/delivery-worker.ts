@@ -102,16 +102,15 @@ export function createDeliveryWorker(options: DeliveryOptions) {
       again = false
       const now = new Date()
       const due = await store.claimDue(SENDING_PROVIDERS, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString())
-      for (const addon of due) {
-        if (stopped) {
-          await store.release(addon.id)
-          continue
-        }
-        await deliver(addon).catch(async (error: unknown) => {
-          log.warn({ err: error, integration: addon.id }, 'delivering to an integration failed; it is tried again later')
-          await store.release(addon.id).catch(() => {})
-        })
-      }
+      // Integrations side by side; each one's events in order.
+      await Promise.all(
+        due.map((addon) =>
+          (stopped ? store.release(addon.id) : deliver(addon)).catch(async (error: unknown) => {
+            log.warn({ err: error, integration: addon.id }, 'delivering to an integration failed; it is tried again later')
+            await store.release(addon.id).catch(() => {})
+          }),
+        ),
+      )
     } while (again && !stopped)
   }
 

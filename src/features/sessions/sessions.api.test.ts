@@ -46,7 +46,7 @@ onEachDatabase('sessions', (database) => {
     assert.equal(me.status, 200)
     assert.deepEqual(
       { ...me.body, permissions: me.body.permissions.length },
-      { kind: 'user', name: 'editor@example.com', id, session: true, rootRole: 'Editor', permissions: 24 },
+      { kind: 'user', name: 'editor@example.com', id, session: true, rootRole: 'Editor', permissions: 27 },
     )
     const flag = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'by-a-person' }, asBrowser(cookie))
     assert.equal(flag.status, 201)
