@@ -9,7 +9,7 @@
  *   (p)  the receiver refusing while 20,000 more flags are created (100,000 deliveries pending):
  *        the server's memory then, and how fast they all go once it takes them again.
  *   node bench/integrations.ts
- *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/integrations.ts
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/integrations.ts   (BENCH_SKIP_SQLITE=1: that one only)
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -63,13 +63,15 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
     INTEGRATIONS_ALLOWED_HOSTS: '127.0.0.1',
     INTEGRATIONS_RETRY_MAX_SECONDS: '1',
     AUTH_FAILURES_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
+    // For the memory read while deliveries are pending (serverMemory).
+    NODE_OPTIONS: '--inspect=127.0.0.1:0',
   })
   try {
     const url = `${server.url}/api/admin/projects/default/features`
     const writes = (seconds: number) => load({ url, method: 'POST', headers, makeBody: flagBody, seconds }, server.pid)
     await writes(2)
     const w0 = await writes(SECONDS)
+    console.log(`  (w0) measured: ${w0.requestsPerSecond.toFixed(0)} req/s`)
 
     for (let i = 0; i < 5; i++) {
       const response = await fetch(`${server.url}/api/admin/addons`, {
@@ -90,6 +92,7 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
     await waitFor(async () => (await sink.stats()).distinct >= expected * 0.99, 120)
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const delivered = await sink.stats()
+    console.log(`  (w5) measured: ${w5.requestsPerSecond.toFixed(0)} req/s; ${delivered.distinct} of ${expected} delivered`)
     const rate = delivered.distinct / ((delivered.last - started) / 1000)
 
     await sink.answer(503)
@@ -102,6 +105,7 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
       created += batch.length
     }
     const pendingMemory = await serverMemory(server)
+    console.log(`  (p) ${PENDING_FLAGS} flags created with the receiver refusing; draining`)
     await sink.answer(200)
     const drainStart = Date.now()
     const drained = await waitFor(async () => (await sink.stats()).distinct >= before + PENDING_FLAGS * 5, 300)
@@ -130,7 +134,7 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
 console.log(`integrations: ${SECONDS} s of flag creates after a 2 s warm-up, 10 connections, node ${process.version}`)
 const dir = mkdtempSync(join(tmpdir(), 'pennon-integrations-'))
 try {
-  await run('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
+  if (process.env.BENCH_SKIP_SQLITE !== '1') await run('SQLite', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

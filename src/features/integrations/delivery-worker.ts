@@ -9,7 +9,8 @@
  * INTEGRATIONS_RETRY_MAX_SECONDS) until it is received or has failed for longer than
  * INTEGRATIONS_RETENTION_HOURS, when it is given up (recorded as failed) and the next goes.
  */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { dialectOf } from '../../db/dialect.ts'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { readEventsAfter } from '../events/event-log.ts'
@@ -40,6 +41,11 @@ export function takes(
   return addon.events.includes(event.type) && within(event.project, addon.projects) && within(event.environment, addon.environments)
 }
 
+/** PostgreSQL: this transaction's commit does not wait for its log flush (SQLite's never does: synchronous=NORMAL). */
+async function relaxedCommit(trx: Kysely<Database>): Promise<void> {
+  if (dialectOf(trx) === 'postgres') await sql`set local synchronous_commit = off`.execute(trx)
+}
+
 export function createDeliveryWorker(options: DeliveryOptions) {
   const { db, allowedHosts, retryMaxSeconds, retentionHours, pollMs, log } = options
   const store = createDeliveryStore(db)
@@ -64,30 +70,36 @@ export function createDeliveryWorker(options: DeliveryOptions) {
         const now = new Date()
         const givenUp =
           result.state === 'failed' && failingSince !== null && now.getTime() - Date.parse(failingSince) > retentionHours * 3_600_000
-        await store.record({
+        const attempt = {
           integrationId: addon.id,
           createdAt: now.toISOString(),
           state: result.state,
           stateDetails: givenUp ? `${result.stateDetails}\nGiven up: failing for more than ${retentionHours} hours.` : result.stateDetails,
           event: event.json,
           details: result.details,
-        })
+        }
         if (result.state === 'failed' && !givenUp) {
           attempts += 1
-          const delay = Math.min(2 ** (attempts - 1), retryMaxSeconds) * 1000
-          await store.retryLater(
-            addon.id,
-            cursor,
-            attempts,
-            new Date(now.getTime() + delay).toISOString(),
-            failingSince ?? now.toISOString(),
-          )
+          const retryAt = new Date(now.getTime() + Math.min(2 ** (attempts - 1), retryMaxSeconds) * 1000).toISOString()
+          const since = failingSince ?? now.toISOString()
+          await db.transaction().execute(async (trx) => {
+            await relaxedCommit(trx)
+            await createDeliveryStore(trx).record(attempt)
+            await createDeliveryStore(trx).retryLater(addon.id, cursor, attempts, retryAt, since)
+          })
+          await store.prune(addon.id, LOG_KEPT)
           return
         }
         cursor = event.cursor
         attempts = 0
         failingSince = null
-        await store.advance(addon.id, cursor, leaseUntil())
+        // The try and the step past it in one commit, which need not wait for the disk: losing
+        // it in a crash only sends the event again (at least once).
+        await db.transaction().execute(async (trx) => {
+          await relaxedCommit(trx)
+          await createDeliveryStore(trx).record(attempt)
+          await createDeliveryStore(trx).advance(addon.id, cursor, leaseUntil())
+        })
       }
       if (page.cursor !== cursor && !stopped) cursor = page.cursor
       await store.advance(addon.id, cursor, leaseUntil())
