@@ -17,8 +17,8 @@ import { urlProblem, type Resolve } from './url-safety.ts'
 import { send, SENDING_PROVIDERS } from './senders.ts'
 import { createDeliveryStore } from './delivery-store.ts'
 
-/** An integration as the API shows it. */
-export type Addon = Omit<StoredAddon, never>
+/** An integration as the API shows it: as stored, its secrets masked. */
+export type Addon = StoredAddon
 
 const addonNotFound = (id: number) => notFound(`Could not find addon ${id}.`)
 

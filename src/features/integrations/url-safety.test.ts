@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { isNonPublicAddress, urlProblem } from './url-safety.ts'
+import { send } from './senders.ts'
+import { startReceiver } from '../../../test/webhook-receiver.ts'
 
 test('loopback, private, link-local, metadata and reserved addresses are not public; others are', () => {
   for (const address of [
@@ -46,4 +48,30 @@ test('a URL must be http(s) and resolve to public addresses only, unless its hos
   assert.equal(await urlProblem('http://nowhere.test/', [], resolve), 'has a host that does not resolve (nowhere.test)')
   assert.equal(await urlProblem('ftp://public.test/', [], resolve), 'must be an http or https URL, not ftp')
   assert.equal(await urlProblem('not a url', [], resolve), 'must be an absolute URL')
+})
+
+test('a send by host name goes through the checked lookup: allowed by name it arrives, otherwise it is refused before connecting', async (t) => {
+  const receiver = await startReceiver()
+  t.after(() => receiver.stop())
+  const url = receiver.url.replace('127.0.0.1', 'localhost')
+  const eventJson = JSON.stringify({
+    id: 1,
+    type: 'feature-created',
+    createdBy: 'admin',
+    createdAt: new Date().toISOString(),
+    featureName: 'f',
+  })
+  const sent = await send('webhook', { url: `${url}/hook` }, eventJson, 'pennon-1-1', ['localhost'])
+  assert.deepEqual([sent.state, sent.stateDetails], ['success', 'Webhook request was successful with status code: 200.'])
+  assert.deepEqual(
+    (await receiver.received()).map((delivery) => [delivery.path, delivery.body]),
+    [['/hook', eventJson]],
+  )
+  const refused = await send('webhook', { url: `${url}/hook` }, eventJson, 'pennon-1-1', [])
+  assert.equal(refused.state, 'failed')
+  assert.match(
+    refused.stateDetails,
+    /^The URL resolves to a non-public address \((127\.0\.0\.1|::1)\); allow its host with INTEGRATIONS_ALLOWED_HOSTS\.\nWebhook request failed with status code: 500\.$/,
+  )
+  assert.equal((await receiver.received()).length, 1)
 })
