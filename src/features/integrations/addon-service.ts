@@ -102,7 +102,13 @@ export function createAddonService({
       if (parameter.name === 'customHeaders' && !isHeaderObject(value)) {
         problems.push({
           path: '/body/parameters/customHeaders',
-          message: 'The `customHeaders` parameter must be a JSON object whose values are strings, as text.',
+          message: 'The `customHeaders` parameter must be a JSON object of header names and string values HTTP allows, as text.',
+        })
+      }
+      if ((parameter.name === 'authorization' || parameter.name === 'contentType') && !HEADER_VALUE.test(String(value))) {
+        problems.push({
+          path: `/body/parameters/${parameter.name}`,
+          message: `The \`${parameter.name}\` parameter must hold no control characters: it is sent as a header.`,
         })
       }
     }
@@ -168,12 +174,19 @@ export function createAddonService({
   }
 }
 
+// What HTTP allows in a header name (a token) and value (no control characters but tab).
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}$/
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
 function isHeaderObject(value: unknown): boolean {
   if (typeof value !== 'string') return false
   try {
     const parsed: unknown = JSON.parse(value)
     return (
-      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every((v) => typeof v === 'string')
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      !Array.isArray(parsed) &&
+      Object.entries(parsed).every(([name, v]) => HEADER_NAME.test(name) && typeof v === 'string' && HEADER_VALUE.test(v))
     )
   } catch {
     return false

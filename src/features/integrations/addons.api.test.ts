@@ -127,7 +127,28 @@ onEachDatabase('addons API', (database) => {
           '/body/parameters/url',
           'The `url` parameter resolves to a non-public address (127.0.0.1); allow its host with INTEGRATIONS_ALLOWED_HOSTS.',
         ),
-        at('/body/parameters/customHeaders', 'The `customHeaders` parameter must be a JSON object whose values are strings, as text.'),
+        at(
+          '/body/parameters/customHeaders',
+          'The `customHeaders` parameter must be a JSON object of header names and string values HTTP allows, as text.',
+        ),
+      ),
+    )
+    const injected = await call(
+      pennon,
+      'POST',
+      ADDONS,
+      webhook({
+        parameters: { url: 'https://93.184.216.34/', authorization: 'a\r\nX-Evil: 1', customHeaders: '{"X-Ok":"1\\r\\nX-Evil: 1"}' },
+      }),
+    )
+    assert.deepEqual(
+      withoutId(injected.body),
+      validationError(
+        at('/body/parameters/authorization', 'The `authorization` parameter must hold no control characters: it is sent as a header.'),
+        at(
+          '/body/parameters/customHeaders',
+          'The `customHeaders` parameter must be a JSON object of header names and string values HTTP allows, as text.',
+        ),
       ),
     )
     const metadata = await call(pennon, 'POST', ADDONS, webhook({ parameters: { url: 'http://169.254.169.254/latest/meta-data' } }))

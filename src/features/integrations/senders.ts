@@ -226,12 +226,18 @@ function post(url: string, headers: Record<string, string>, body: string | Buffe
     })
   return new Promise((resolve) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest
-    const request = send(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      lookup,
-      timeout: TIMEOUT_MS,
-    })
+    let request: ReturnType<typeof send>
+    try {
+      request = send(target, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup,
+        timeout: TIMEOUT_MS,
+      })
+    } catch {
+      // A header Node will not send (a name or value with characters HTTP forbids): a failed try, retried as any other.
+      return resolve(500)
+    }
     const timer = setTimeout(() => request.destroy(new Error('timeout')), TIMEOUT_MS)
     request.on('response', (response) => {
       let read = 0
