@@ -20,7 +20,10 @@ import { call, createProcessDatabase, errorOf, onEachDatabase, useTestApp, witho
 import { MAX_IMPORT_FEATURES } from './export-import-schemas.ts'
 import { BATCH, importFlags, largeImport } from '../../../test/helpers/export-import.ts'
 
-const HEALTH_BOUND_MS = 100
+// An import that did not let the event loop turn would hold it for seconds. On a slow, busy host a
+// garbage collection of the import's allocations alone took 105–111 ms of the main thread (two CI
+// runs of 2026-11-29), so the bound leaves room for one.
+const HEALTH_BOUND_MS = 150
 
 /** Milliseconds of CPU the process's main thread (its event loop) has run. */
 function mainThreadCpuMs(pid: number): number {
@@ -55,7 +58,7 @@ onEachDatabase('a large import', (database) => {
   // shared 2-core development machine: a tenth of it checks the same there.
   const flags = database.name === 'sqlite' ? MAX_IMPORT_FEATURES : MAX_IMPORT_FEATURES / 10
 
-  test(`/health answers within 100 ms of work while an import of ${flags} flags runs; another import (or validate) meanwhile gets 429; then all of it is there`, {
+  test(`/health answers within ${HEALTH_BOUND_MS} ms of work while an import of ${flags} flags runs; another import (or validate) meanwhile gets 429; then all of it is there`, {
     timeout: 180_000,
   }, async (t) => {
     const storage = await createProcessDatabase(database)

@@ -69,12 +69,15 @@ export function createDeliveryStore(db: Kysely<Database>) {
     },
 
     /** Past `cursor`, the lease extended; nothing failing. */
-    async advance(id: number, cursor: string, leaseUntil: string): Promise<void> {
-      await db
+    /** Whether it is still enabled (not disabled or deleted meanwhile: then its delivery stops). */
+    async advance(id: number, cursor: string, leaseUntil: string): Promise<boolean> {
+      const result = await db
         .updateTable('addons')
         .set({ cursor, leased_until: leaseUntil, attempts: 0, retry_at: null, failing_since: null })
         .where('id', '=', id)
-        .execute()
+        .where('enabled', '=', true)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
     },
 
     /** A failed send (the events before it done, up to `cursor`): tried again at `retryAt`; the lease given back. */

@@ -95,15 +95,18 @@ export function createDeliveryWorker(options: DeliveryOptions) {
         failingSince = null
         // The try and the step past it in one commit, which need not wait for the disk: losing
         // it in a crash only sends the event again (at least once).
-        await db.transaction().execute(async (trx) => {
+        const stillEnabled = await db.transaction().execute(async (trx) => {
           await relaxedCommit(trx)
           await createDeliveryStore(trx).record(attempt)
-          await createDeliveryStore(trx).advance(addon.id, cursor, leaseUntil())
+          return createDeliveryStore(trx).advance(addon.id, cursor, leaseUntil())
         })
+        // Disabled meanwhile: its backlog is not sent (an integration enabled again starts from then).
+        if (!stillEnabled) return store.release(addon.id)
       }
       if (page.cursor !== cursor && !stopped) cursor = page.cursor
-      await store.advance(addon.id, cursor, leaseUntil())
+      const stillEnabled = await store.advance(addon.id, cursor, leaseUntil())
       await store.prune(addon.id, LOG_KEPT)
+      if (!stillEnabled) return store.release(addon.id)
       if (page.events.length < PAGE || stopped) break
     }
     await store.release(addon.id)

@@ -144,6 +144,25 @@ onEachDatabase('webhook delivery', (database) => {
     )
   })
 
+  test('an integration disabled with deliveries pending sends none of them, even once its receiver is up', async (t) => {
+    const receiver = await useReceiver(t)
+    const pennon = await useTestApp(t, database, { env })
+    const id = await addWebhook(pennon, receiver)
+    await receiver.answer(503)
+    for (const name of ['held-1', 'held-2', 'held-3']) await createFlag(pennon, name)
+    await eventually(async () => (await call(pennon, 'GET', `${ADDONS}/${id}/events`)).body.integrationEvents.length >= 1, 'a failed try')
+    const disabled = await call(pennon, 'PUT', `${ADDONS}/${id}`, {
+      provider: 'webhook',
+      enabled: false,
+      parameters: { url: '*****', authorization: '*****', customHeaders: '*****' },
+      events: ['feature-created'],
+    })
+    assert.equal(disabled.status, 200, disabled.text)
+    await receiver.answer(200)
+    await sleep(2500)
+    assert.deepEqual(await receiver.received(), [])
+  })
+
   test('a template, the filters, and an integration enabled again starting from then', async (t) => {
     const receiver = await useReceiver(t)
     const pennon = await useTestApp(t, database, { env })
