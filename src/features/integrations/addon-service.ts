@@ -38,7 +38,7 @@ export function createRedelivery({ db, allowedHosts }: { db: Kysely<Database>; a
     if (json === undefined) throw notFound(`Event ${eventId} does not exist.`)
     const result = await send(addon.provider, addon.parameters, json, `pennon-${addon.id}-${eventId}`, allowedHosts)
     const deliveries = createDeliveryStore(db)
-    await deliveries.record({ integrationId: id, createdAt: new Date().toISOString(), ...result, event: json })
+    await deliveries.recordAll([{ integrationId: id, createdAt: new Date().toISOString(), ...result, event: json }])
     return (await deliveries.attempts(id, 1, 0))[0]!
   }
 }

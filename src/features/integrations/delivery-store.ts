@@ -33,27 +33,19 @@ export function createDeliveryStore(db: Kysely<Database>) {
      * take the same one.
      */
     async claimDue(providers: readonly string[], now: string, leaseUntil: string): Promise<DueAddon[]> {
-      const candidates = await db
-        .selectFrom('addons')
-        .select('id')
+      // One statement: PostgreSQL checks the conditions again on a row another instance just
+      // took, so it is skipped; SQLite has one writer.
+      const rows = await db
+        .updateTable('addons')
+        .set({ leased_until: leaseUntil })
         .where('enabled', '=', true)
         .where('provider', 'in', [...providers])
         .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
         .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now)]))
-        .orderBy('id')
+        .returning(['id', 'provider', 'parameters', 'events', 'projects', 'environments', 'cursor', 'attempts', 'failing_since'])
         .execute()
-      const claimed: DueAddon[] = []
-      for (const { id } of candidates) {
-        const row = await db
-          .updateTable('addons')
-          .set({ leased_until: leaseUntil })
-          .where('id', '=', id)
-          .where('enabled', '=', true)
-          .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
-          .returning(['id', 'provider', 'parameters', 'events', 'projects', 'environments', 'cursor', 'attempts', 'failing_since'])
-          .executeTakeFirst()
-        if (!row) continue
-        claimed.push({
+      return rows
+        .map((row) => ({
           id: Number(row.id),
           provider: row.provider,
           parameters: JSON.parse(row.parameters) as Record<string, ParameterValue>,
@@ -63,14 +55,15 @@ export function createDeliveryStore(db: Kysely<Database>) {
           cursor: row.cursor,
           attempts: Number(row.attempts),
           failingSince: row.failing_since === null ? null : new Date(row.failing_since).toISOString(),
-        })
-      }
-      return claimed
+        }))
+        .sort((x, y) => x.id - y.id)
     },
 
-    /** Past `cursor`, the lease extended; nothing failing. */
-    /** Whether it is still enabled (not disabled or deleted meanwhile: then its delivery stops). */
-    async advance(id: number, cursor: string, leaseUntil: string): Promise<boolean> {
+    /**
+     * Past `cursor`, nothing failing; the lease extended, or given back (`null`). Whether it is
+     * still enabled (not disabled or deleted meanwhile: then its delivery stops).
+     */
+    async advance(id: number, cursor: string, leaseUntil: string | null): Promise<boolean> {
       const result = await db
         .updateTable('addons')
         .set({ cursor, leased_until: leaseUntil, attempts: 0, retry_at: null, failing_since: null })
@@ -93,17 +86,20 @@ export function createDeliveryStore(db: Kysely<Database>) {
       await db.updateTable('addons').set({ leased_until: null }).where('id', '=', id).execute()
     },
 
-    async record(attempt: Attempt): Promise<void> {
+    async recordAll(attempts: readonly Attempt[]): Promise<void> {
+      if (attempts.length === 0) return
       await db
         .insertInto('integration_events')
-        .values({
-          integration_id: attempt.integrationId,
-          created_at: attempt.createdAt,
-          state: attempt.state,
-          state_details: attempt.stateDetails,
-          event: attempt.event,
-          details: JSON.stringify(attempt.details),
-        })
+        .values(
+          attempts.map((attempt) => ({
+            integration_id: attempt.integrationId,
+            created_at: attempt.createdAt,
+            state: attempt.state,
+            state_details: attempt.stateDetails,
+            event: attempt.event,
+            details: JSON.stringify(attempt.details),
+          })),
+        )
         .execute()
     },
 

@@ -13,12 +13,19 @@ import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
-import { readEventsAfter } from '../events/event-log.ts'
-import { createDeliveryStore, type DueAddon } from './delivery-store.ts'
+import { type EventCursor, type LoggedEvent, readEventsAfter } from '../events/event-log.ts'
+import { type Attempt, createDeliveryStore, type DueAddon } from './delivery-store.ts'
 import { send, SENDING_PROVIDERS } from './senders.ts'
 
 const LEASE_MS = 60_000
 const PAGE = 100
+/** A delivering integration commits its tries and its step past them after this many sends, or this long. */
+const COMMIT_EVERY = 50
+const COMMIT_MS = 100
+/** An integration's log is pruned after this many new tries. */
+const PRUNE_EVERY = 100
+/** The least time between two rounds that changes asked for. */
+const ROUND_GAP_MS = 20
 /** Tries kept in an integration's delivery log. */
 export const LOG_KEPT = 1000
 
@@ -46,23 +53,58 @@ async function relaxedCommit(trx: Kysely<Database>): Promise<void> {
   if (dialectOf(trx) === 'postgres') await sql`set local synchronous_commit = off`.execute(trx)
 }
 
+/** One page of the log as a round read it, each event's head parsed once for every integration. */
+interface Page {
+  events: Array<LoggedEvent & { head: EventHead }>
+  cursor: EventCursor
+}
+type EventHead = { type: string; project: string | null; environment: string | null }
+
 export function createDeliveryWorker(options: DeliveryOptions) {
   const { db, allowedHosts, retryMaxSeconds, retentionHours, pollMs, log } = options
   const store = createDeliveryStore(db)
   const leaseUntil = () => new Date(Date.now() + LEASE_MS).toISOString()
+  /** Tries recorded per integration since its log was last pruned. */
+  const unpruned = new Map<number, number>()
   let running: Promise<void> | undefined
   let again = false
   let stopped = false
 
-  async function deliver(addon: DueAddon): Promise<void> {
+  async function recordTries(id: number, tries: Attempt[], step: (trx: ReturnType<typeof createDeliveryStore>) => Promise<boolean>) {
+    // The tries and the step past them in one commit, which need not wait for the disk: losing
+    // it in a crash only sends those events again (at least once).
+    const result = await db.transaction().execute(async (trx) => {
+      await relaxedCommit(trx)
+      const trxStore = createDeliveryStore(trx)
+      await trxStore.recordAll(tries)
+      return step(trxStore)
+    })
+    const count = (unpruned.get(id) ?? 0) + tries.length
+    if (count < PRUNE_EVERY) unpruned.set(id, count)
+    else {
+      unpruned.delete(id)
+      await store.prune(id, LOG_KEPT)
+    }
+    return result
+  }
+
+  async function deliver(addon: DueAddon, readPage: (cursor: EventCursor) => Promise<Page>): Promise<void> {
     let cursor = addon.cursor
     let { attempts, failingSince } = addon
+    let tries: Attempt[] = []
+    let lastCommit = Date.now()
+    /** Records the tries so far and moves past them; whether the integration is still enabled. */
+    const commit = (release: boolean) => {
+      const done = tries
+      tries = []
+      lastCommit = Date.now()
+      return recordTries(addon.id, done, (trx) => trx.advance(addon.id, cursor, release ? null : leaseUntil()))
+    }
     for (;;) {
-      const page = await readEventsAfter(db, cursor, PAGE)
+      const page = await readPage(cursor)
       for (const event of page.events) {
         if (stopped) break
-        const parsed = JSON.parse(event.json) as { type: string; project: string | null; environment: string | null }
-        if (!takes(addon, parsed)) {
+        if (!takes(addon, event.head)) {
           cursor = event.cursor
           continue
         }
@@ -78,38 +120,31 @@ export function createDeliveryWorker(options: DeliveryOptions) {
           event: event.json,
           details: result.details,
         }
+        tries.push(attempt)
         if (result.state === 'failed' && !givenUp) {
           attempts += 1
           const retryAt = new Date(now.getTime() + Math.min(2 ** (attempts - 1), retryMaxSeconds) * 1000).toISOString()
           const since = failingSince ?? now.toISOString()
-          await db.transaction().execute(async (trx) => {
-            await relaxedCommit(trx)
-            await createDeliveryStore(trx).record(attempt)
-            await createDeliveryStore(trx).retryLater(addon.id, cursor, attempts, retryAt, since)
+          await recordTries(addon.id, tries, async (trx) => {
+            await trx.retryLater(addon.id, cursor, attempts, retryAt, since)
+            return true
           })
-          await store.prune(addon.id, LOG_KEPT)
           return
         }
         cursor = event.cursor
         attempts = 0
         failingSince = null
-        // The try and the step past it in one commit, which need not wait for the disk: losing
-        // it in a crash only sends the event again (at least once).
-        const stillEnabled = await db.transaction().execute(async (trx) => {
-          await relaxedCommit(trx)
-          await createDeliveryStore(trx).record(attempt)
-          return createDeliveryStore(trx).advance(addon.id, cursor, leaseUntil())
-        })
-        // Disabled meanwhile: its backlog is not sent (an integration enabled again starts from then).
-        if (!stillEnabled) return store.release(addon.id)
+        // Committed now and then, not after every send: a few commits a second per integration
+        // however many events go. An integration disabled meanwhile stops at the next commit.
+        if ((tries.length >= COMMIT_EVERY || Date.now() - lastCommit >= COMMIT_MS) && !(await commit(false))) return store.release(addon.id)
       }
       if (page.cursor !== cursor && !stopped) cursor = page.cursor
-      const stillEnabled = await store.advance(addon.id, cursor, leaseUntil())
-      await store.prune(addon.id, LOG_KEPT)
+      const last = page.events.length < PAGE || stopped
+      const stillEnabled = await commit(last)
+      // Disabled meanwhile: its backlog is not sent (an integration enabled again starts from then).
       if (!stillEnabled) return store.release(addon.id)
-      if (page.events.length < PAGE || stopped) break
+      if (last) return
     }
-    await store.release(addon.id)
   }
 
   async function run(): Promise<void> {
@@ -117,15 +152,30 @@ export function createDeliveryWorker(options: DeliveryOptions) {
       again = false
       const now = new Date()
       const due = await store.claimDue(SENDING_PROVIDERS, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString())
+      // Integrations that stand at the same place (most of the time, all of them) share each read.
+      const pages = new Map<EventCursor, Promise<Page>>()
+      const readPage = (cursor: EventCursor) => {
+        let page = pages.get(cursor)
+        if (!page) {
+          page = readEventsAfter(db, cursor, PAGE).then((read) => ({
+            cursor: read.cursor,
+            events: read.events.map((event) => ({ ...event, head: JSON.parse(event.json) as EventHead })),
+          }))
+          pages.set(cursor, page)
+        }
+        return page
+      }
       // Integrations side by side; each one's events in order.
       await Promise.all(
         due.map((addon) =>
-          (stopped ? store.release(addon.id) : deliver(addon)).catch(async (error: unknown) => {
+          (stopped ? store.release(addon.id) : deliver(addon, readPage)).catch(async (error: unknown) => {
             log.warn({ err: error, integration: addon.id }, 'delivering to an integration failed; it is tried again later')
             await store.release(addon.id).catch(() => {})
           }),
         ),
       )
+      // Under a stream of changes, rounds at most every ROUND_GAP_MS, each taking what came meanwhile.
+      if (again && !stopped) await new Promise((resolve) => setTimeout(resolve, ROUND_GAP_MS))
     } while (again && !stopped)
   }
 
