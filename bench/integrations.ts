@@ -4,6 +4,8 @@
  * in a process of its own (bench/webhook-sink.ts). autocannon creates flags (unique names, 10
  * connections) for BENCH_SECONDS (default 10) after a 2 s warm-up:
  *   (w0) with no integration: flag creates per second;
+ *   (r0, r5) paced at BENCH_RATE creates a second (default 200; the five then deliver 1,000 a
+ *        second and keep up): how long a create takes, without and with the five delivering;
  *   (w5) with the five delivering meanwhile: creates per second (what delivery costs a write),
  *        then how fast they are delivered and how long after its change each arrived (p50, p99);
  *   (p)  the receiver refusing while 20,000 more flags are created (100,000 deliveries pending):
@@ -21,6 +23,7 @@ import { load, peakRssMb, serverMemory, startProcess, withFreshPostgres } from '
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PENDING_FLAGS = Number(process.env.BENCH_PENDING_FLAGS ?? 20_000)
+const RATE = Number(process.env.BENCH_RATE ?? 200)
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const headers = { 'content-type': 'application/json', authorization: TOKEN }
 let sequence = 0
@@ -42,6 +45,7 @@ async function startSink() {
     url,
     stats: async () => (await (await fetch(`${url}/stats`)).json()) as Stats,
     answer: async (status: number) => void (await fetch(`${url}/status/${status}`, { method: 'PUT' })),
+    reset: async () => void (await fetch(`${url}/stats`, { method: 'DELETE' })),
     stop: () => child.kill(),
   }
 }
@@ -68,10 +72,11 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
   })
   try {
     const url = `${server.url}/api/admin/projects/default/features`
-    const writes = (seconds: number) => load({ url, method: 'POST', headers, makeBody: flagBody, seconds }, server.pid)
+    const writes = (seconds: number, rate?: number) => load({ url, method: 'POST', headers, makeBody: flagBody, seconds, rate }, server.pid)
     await writes(2)
     const w0 = await writes(SECONDS)
     console.log(`  (w0) measured: ${w0.requestsPerSecond.toFixed(0)} req/s`)
+    const r0 = await writes(SECONDS, RATE)
 
     for (let i = 0; i < 5; i++) {
       const response = await fetch(`${server.url}/api/admin/addons`, {
@@ -86,6 +91,12 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
       })
       if (response.status !== 201) throw new Error(`addon: ${response.status} ${await response.text()}`)
     }
+    const r5 = await writes(SECONDS, RATE)
+    const paced = Math.round(r5.requestsPerSecond * SECONDS) * 5
+    await waitFor(async () => (await sink.stats()).distinct >= paced * 0.99, 60)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const pacedDelivered = await sink.stats()
+    await sink.reset()
     const started = Date.now()
     const w5 = await writes(SECONDS)
     const expected = Math.round(w5.requestsPerSecond * SECONDS) * 5
@@ -120,11 +131,16 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
         `${delivered.distinct} delivered at ${rate.toFixed(0)}/s, change to receipt p50 ${delivered.p50} ms, p99 ${delivered.p99} ms`,
     )
     console.log(
+      `  (r) paced at ${RATE} creates/s: p50 ${r0.p50} ms, p99 ${r0.p99} ms without; with five delivering p50 ${r5.p50} ms, ` +
+        `p99 ${r5.p99} ms, server CPU ${r0.cpuPercent.toFixed(0)}% → ${r5.cpuPercent.toFixed(0)}%; ` +
+        `${pacedDelivered.distinct} of ${paced} delivered, change to receipt p50 ${pacedDelivered.p50} ms, p99 ${pacedDelivered.p99} ms`,
+    )
+    console.log(
       `  (p) ${PENDING_FLAGS * 5} deliveries pending: server RSS ${pendingMemory.rssMb.toFixed(0)} MB (V8 heap ${pendingMemory.heapMb.toFixed(0)} MB); ` +
         `${drained ? 'all' : 'NOT all'} delivered in ${((after.last - drainStart) / 1000).toFixed(1)} s (${drainRate.toFixed(0)}/s); ` +
         `peak RSS of the run ${peakRssMb(server.pid).toFixed(0)} MB; repeats received ${after.count - after.distinct}`,
     )
-    if (!drained || w0.non2xx + w5.non2xx > 0) process.exitCode = 1
+    if (!drained || w0.non2xx + w5.non2xx + r0.non2xx + r5.non2xx > 0) process.exitCode = 1
   } finally {
     await server.stop()
     sink.stop()

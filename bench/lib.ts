@@ -159,6 +159,8 @@ export interface LoadOptions {
   expectedStatus?: number
   seconds: number
   connections?: number
+  /** Requests per second in all, when the load is paced rather than as fast as the server answers. */
+  rate?: number
 }
 
 export interface LoadResult {
@@ -184,6 +186,7 @@ export async function load(options: LoadOptions, serverPid: number): Promise<Loa
     body: options.body,
     connections: options.connections ?? 10,
     duration: options.seconds,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     requests:
       options.makeBody || options.makePath
         ? [

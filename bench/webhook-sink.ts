@@ -2,7 +2,8 @@
  * A webhook receiver for bench/integrations.ts, in a process of its own: it counts deliveries
  * (distinct `webhook-id`s too) and how long after its event's time each arrived, keeping no body.
  * `PUT /status/503` makes it refuse (deliveries pile up), `PUT /status/200` takes them again;
- * `GET /stats` gives `{count, distinct, p50, p99, last}` (milliseconds; `last`: when the last arrived).
+ * `GET /stats` gives `{count, distinct, p50, p99, last}` (milliseconds; `last`: when the last arrived);
+ * `DELETE /stats` starts them again.
  *   node bench/webhook-sink.ts   → prints its port
  */
 import { createServer } from 'node:http'
@@ -26,6 +27,14 @@ const server = createServer((request, response) => {
     const sorted = [...latencies].sort((a, b) => a - b)
     response.setHeader('content-type', 'application/json')
     return response.end(JSON.stringify({ count, distinct: seen.size, p50: percentile(sorted, 50), p99: percentile(sorted, 99), last }))
+  }
+  if (request.method === 'DELETE' && request.url === '/stats') {
+    seen.clear()
+    latencies.length = 0
+    count = 0
+    last = 0
+    request.resume()
+    return response.end()
   }
   let body = ''
   request.setEncoding('utf8')
