@@ -28,20 +28,35 @@ export interface Attempt {
 export function createDeliveryStore(db: Kysely<Database>) {
   return {
     /**
-     * Takes, until `leaseUntil`, the enabled integrations of `providers` that no instance holds and
-     * that have no retry pending after `now`: one conditional update each, so two instances never
-     * take the same one.
+     * The enabled integrations of `providers` that no instance holds and that have no retry
+     * pending after `now`, with where each stands. A read: an instance with nothing to send
+     * writes nothing (its writes would wake every instance's worker and caches).
      */
-    async claimDue(providers: readonly string[], now: string, leaseUntil: string): Promise<DueAddon[]> {
-      // One statement: PostgreSQL checks the conditions again on a row another instance just
-      // took, so it is skipped; SQLite has one writer.
+    async due(providers: readonly string[], now: string): Promise<{ id: number; cursor: string }[]> {
       const rows = await db
-        .updateTable('addons')
-        .set({ leased_until: leaseUntil })
+        .selectFrom('addons')
+        .select(['id', 'cursor'])
         .where('enabled', '=', true)
         .where('provider', 'in', [...providers])
         .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
         .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now)]))
+        .orderBy('id')
+        .execute()
+      return rows.map((row) => ({ id: Number(row.id), cursor: row.cursor }))
+    },
+
+    /**
+     * Takes `ids` until `leaseUntil`, those still enabled and not held: one statement (PostgreSQL
+     * checks its conditions again on a row another instance just took, so that one is skipped).
+     */
+    async claim(ids: readonly number[], now: string, leaseUntil: string): Promise<DueAddon[]> {
+      if (ids.length === 0) return []
+      const rows = await db
+        .updateTable('addons')
+        .set({ leased_until: leaseUntil })
+        .where('id', 'in', [...ids])
+        .where('enabled', '=', true)
+        .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
         .returning(['id', 'provider', 'parameters', 'events', 'projects', 'environments', 'cursor', 'attempts', 'failing_since'])
         .execute()
       return rows

@@ -151,7 +151,6 @@ export function createDeliveryWorker(options: DeliveryOptions) {
     do {
       again = false
       const now = new Date()
-      const due = await store.claimDue(SENDING_PROVIDERS, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString())
       // Integrations that stand at the same place (most of the time, all of them) share each read.
       const pages = new Map<EventCursor, Promise<Page>>()
       const readPage = (cursor: EventCursor) => {
@@ -165,6 +164,15 @@ export function createDeliveryWorker(options: DeliveryOptions) {
         }
         return page
       }
+      // Only those with an event after their cursor are taken: a round with nothing to send
+      // writes nothing, so its own writes never wake the next round.
+      const candidates = await store.due(SENDING_PROVIDERS, now.toISOString())
+      const waiting = await Promise.all(candidates.map(async ({ id, cursor }) => ((await readPage(cursor)).events.length > 0 ? id : -1)))
+      const due = await store.claim(
+        waiting.filter((id) => id >= 0),
+        now.toISOString(),
+        new Date(now.getTime() + LEASE_MS).toISOString(),
+      )
       // Integrations side by side; each one's events in order.
       await Promise.all(
         due.map((addon) =>

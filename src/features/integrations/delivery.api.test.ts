@@ -112,6 +112,22 @@ onEachDatabase('webhook delivery', (database) => {
     )
   })
 
+  test("an integration with nothing to send writes nothing: no write wakes the workers or empties the SDKs' caches", async (t) => {
+    const receiver = await useReceiver(t)
+    const pennon = await useTestApp(t, database, { env })
+    await addWebhook(pennon, receiver)
+    await createFlag(pennon, 'once')
+    await eventually(async () => (await receiver.received()).length === 1, 'the delivery')
+    // The delivery's own commit, then nothing: INTEGRATIONS_POLL_MS is 50, so 20 rounds in a second.
+    await sleep(300)
+    let writes = 0
+    const unsubscribe = pennon.database.watchChanges().subscribe?.(() => writes++)
+    await sleep(1000)
+    unsubscribe?.()
+    assert.equal(writes, 0)
+    assert.equal((await receiver.received()).length, 1)
+  })
+
   test('a receiver down for five changes gets all five, in order, once it is up; each failure is in the log', async (t) => {
     const receiver = await useReceiver(t)
     const pennon = await useTestApp(t, database, { env })
