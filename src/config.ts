@@ -78,6 +78,8 @@ export interface Config {
   readonly integrationsRetentionHours: number
   /** How often undelivered events are looked for, besides right after each change, in milliseconds. */
   readonly integrationsPollMs: number
+  /** How often flags are scanned for newly potentially stale ones (their event written), in milliseconds. */
+  readonly staleScanIntervalMs: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -269,5 +271,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     integrationsRetryMaxSeconds: wholeNumber(env, 'INTEGRATIONS_RETRY_MAX_SECONDS', 600, 1, 86_400),
     integrationsRetentionHours: wholeNumber(env, 'INTEGRATIONS_RETENTION_HOURS', 24, 1, 8_760),
     integrationsPollMs: wholeNumber(env, 'INTEGRATIONS_POLL_MS', 1000, 10, 3_600_000),
+    staleScanIntervalMs: wholeNumber(env, 'STALE_SCAN_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
   })
 }
