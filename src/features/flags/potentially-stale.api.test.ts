@@ -13,6 +13,7 @@ import { EVENT_KEYS } from '../../../test/helpers/events.ts'
 import { tagFlag } from '../../../test/helpers/tags.ts'
 import { startReceiver } from '../../../test/webhook-receiver.ts'
 import { scanPotentiallyStale } from './potentially-stale-scan.ts'
+import * as migration0017 from '../../db/migrations/0017-potentially-stale.ts'
 
 const DAY = 86_400_000
 const TYPE = 'feature-potentially-stale-on'
@@ -136,6 +137,33 @@ onEachDatabase('potentially stale flags', (database) => {
       events.map(() => 'system'),
     )
     assert.equal(new Set(events.map((event) => event.groupId)).size, 6, 'one group per transaction (one per type and run here)')
+  })
+
+  test('the upgrade that adds the mark marks the flags already past their lifetime, without an event', async (t) => {
+    const pennon = await useTestApp(t, database)
+    for (const name of ['outlived', 'young', 'shelved']) await createFlag(pennon, name)
+    await age(pennon, 'outlived', 41)
+    await age(pennon, 'shelved', 41)
+    await markStale(pennon, ['shelved'], true)
+    // The schema as it was before migration 0017, then that migration again.
+    await migration0017.down(pennon.database.db)
+    await migration0017.up(pennon.database.db)
+    const marks = await pennon.database.db.selectFrom('features').select(['name', 'potentially_stale']).orderBy('name').execute()
+    assert.deepEqual(
+      marks.map((row) => [row.name, Boolean(row.potentially_stale)]),
+      [
+        ['outlived', true],
+        ['shelved', false],
+        ['young', false],
+      ],
+    )
+    assert.deepEqual(await scanPotentiallyStale(pennon.database.db), { marked: [], unmarked: 0 })
+    await markStale(pennon, ['shelved'], false)
+    assert.deepEqual(await scanPotentiallyStale(pennon.database.db), { marked: ['shelved'], unmarked: 0 })
+    assert.deepEqual(
+      (await staleEvents(pennon)).map((event) => event.featureName),
+      ['shelved'],
+    )
   })
 })
 
