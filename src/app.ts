@@ -250,6 +250,8 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     db,
     changes,
     allowedHosts: config.integrationsAllowedHosts,
+    slackApiUrl: config.integrationsSlackApiUrl,
+    publicUrl: config.publicUrl,
     retryMaxSeconds: config.integrationsRetryMaxSeconds,
     retentionHours: config.integrationsRetentionHours,
     pollMs: config.integrationsPollMs,
@@ -286,7 +288,12 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),
-        redeliver: createRedelivery({ db, allowedHosts: config.integrationsAllowedHosts }),
+        redeliver: createRedelivery({
+          db,
+          allowedHosts: config.integrationsAllowedHosts,
+          slackApiUrl: config.integrationsSlackApiUrl,
+          publicUrl: config.publicUrl,
+        }),
       })
       await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
       await admin.register(meRoutes)

@@ -15,17 +15,16 @@ import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { readEventsAfter } from '../events/event-log.ts'
 import { createDeliveryStore, type DueAddon } from './delivery-store.ts'
-import { send, SENDING_PROVIDERS } from './senders.ts'
+import { send, SENDING_PROVIDERS, type SendOptions } from './senders.ts'
 
 const LEASE_MS = 60_000
 const PAGE = 100
 /** Tries kept in an integration's delivery log. */
 export const LOG_KEPT = 1000
 
-export interface DeliveryOptions {
+export interface DeliveryOptions extends SendOptions {
   db: Kysely<Database>
   changes: ChangeWatch
-  allowedHosts: readonly string[]
   retryMaxSeconds: number
   retentionHours: number
   pollMs: number
@@ -47,7 +46,8 @@ async function relaxedCommit(trx: Kysely<Database>): Promise<void> {
 }
 
 export function createDeliveryWorker(options: DeliveryOptions) {
-  const { db, allowedHosts, retryMaxSeconds, retentionHours, pollMs, log } = options
+  const { db, retryMaxSeconds, retentionHours, pollMs, log } = options
+  const sendOptions: SendOptions = { allowedHosts: options.allowedHosts, slackApiUrl: options.slackApiUrl, publicUrl: options.publicUrl }
   const store = createDeliveryStore(db)
   const leaseUntil = () => new Date(Date.now() + LEASE_MS).toISOString()
   let running: Promise<void> | undefined
@@ -66,7 +66,7 @@ export function createDeliveryWorker(options: DeliveryOptions) {
           cursor = event.cursor
           continue
         }
-        const result = await send(addon.provider, addon.parameters, event.json, `pennon-${addon.id}-${event.id}`, allowedHosts)
+        const result = await send(addon.provider, addon.parameters, event.json, `pennon-${addon.id}-${event.id}`, sendOptions)
         const now = new Date()
         const givenUp =
           result.state === 'failed' && failingSince !== null && now.getTime() - Date.parse(failingSince) > retentionHours * 3_600_000
@@ -78,7 +78,8 @@ export function createDeliveryWorker(options: DeliveryOptions) {
           event: event.json,
           details: result.details,
         }
-        if (result.state === 'failed' && !givenUp) {
+        // A failure no try can mend (final) is recorded and passed, as one given up.
+        if (result.state === 'failed' && !givenUp && !result.final) {
           attempts += 1
           const retryAt = new Date(now.getTime() + Math.min(2 ** (attempts - 1), retryMaxSeconds) * 1000).toISOString()
           const since = failingSince ?? now.toISOString()
