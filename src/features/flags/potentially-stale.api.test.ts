@@ -139,6 +139,19 @@ onEachDatabase('potentially stale flags', (database) => {
     assert.equal(new Set(events.map((event) => event.groupId)).size, 6, 'one group per transaction (one per type and run here)')
   })
 
+  test('a run with nothing to do writes nothing: the cached answers stay (the change watch does not move)', async (t) => {
+    const pennon = await useTestApp(t, database)
+    await createFlag(pennon, 'fresh')
+    await createFlag(pennon, 'announced', 'default', { type: 'operational' })
+    assert.deepEqual(await scanPotentiallyStale(pennon.database.db, { now: Date.now() + 8 * DAY }), { marked: ['announced'], unmarked: 0 })
+    const watch = pennon.database.watchChanges()
+    await eventually(() => watch.version() !== undefined, 'the watch is ready')
+    const before = watch.version()
+    assert.deepEqual(await scanPotentiallyStale(pennon.database.db, { now: Date.now() + 8 * DAY }), { marked: [], unmarked: 0 })
+    await sleep(100) // room for a (wrong) notification to arrive
+    assert.equal(watch.version(), before)
+  })
+
   test('the upgrade that adds the mark marks the flags already past their lifetime, without an event', async (t) => {
     const pennon = await useTestApp(t, database)
     for (const name of ['outlived', 'young', 'shelved']) await createFlag(pennon, name)
