@@ -34,6 +34,7 @@ import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagsOfTags } from './features/flags/flags-of-tags.ts'
+import { startPotentiallyStaleScan } from './features/flags/potentially-stale-scan.ts'
 import { flagMetadataRoutes } from './features/flags/flag-metadata-routes.ts'
 import { createFlagMetadataService } from './features/flags/flag-metadata-service.ts'
 import { featureTypeRoutes } from './features/feature-types/feature-type-routes.ts'
@@ -249,12 +250,17 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     db,
     changes,
     allowedHosts: config.integrationsAllowedHosts,
+    slackApiUrl: config.integrationsSlackApiUrl,
+    publicUrl: config.publicUrl,
     retryMaxSeconds: config.integrationsRetryMaxSeconds,
     retentionHours: config.integrationsRetentionHours,
     pollMs: config.integrationsPollMs,
     log: app.log,
   })
   app.addHook('onClose', () => deliveries.stop())
+  // Flags that outlive their type's lifetime are marked and announced (feature-potentially-stale-on) by a periodic scan.
+  const staleScan = startPotentiallyStaleScan({ db, intervalMs: config.staleScanIntervalMs, log: app.log })
+  app.addHook('onClose', () => staleScan.stop())
 
   // What projects/ (the lowest feature) asks of what lives in a project, from the stores of the folders that own it.
   const projectContents: ProjectContents = {
@@ -282,7 +288,12 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),
-        redeliver: createRedelivery({ db, allowedHosts: config.integrationsAllowedHosts }),
+        redeliver: createRedelivery({
+          db,
+          allowedHosts: config.integrationsAllowedHosts,
+          slackApiUrl: config.integrationsSlackApiUrl,
+          publicUrl: config.publicUrl,
+        }),
       })
       await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
       await admin.register(meRoutes)

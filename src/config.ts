@@ -78,6 +78,10 @@ export interface Config {
   readonly integrationsRetentionHours: number
   /** How often undelivered events are looked for, besides right after each change, in milliseconds. */
   readonly integrationsPollMs: number
+  /** The base of Slack's Web API, where slack-app integrations post (INTEGRATIONS_SLACK_API_URL), without a trailing slash. */
+  readonly integrationsSlackApiUrl: string
+  /** How often flags are scanned for newly potentially stale ones (their event written), in milliseconds. */
+  readonly staleScanIntervalMs: number
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -93,6 +97,16 @@ function wholeNumber(env: Record<string, string | undefined>, key: string, fallb
     throw new ConfigError(`${key} must be a whole number from ${min} to ${max}; got ${JSON.stringify(raw)}`)
   }
   return Number(raw)
+}
+
+function slackApiUrl(raw: string | undefined): string {
+  const value = raw || 'https://slack.com/api'
+  if (!/^https?:\/\/[^/\s]+(\/[^\s]*)?$/.test(value)) {
+    throw new ConfigError(
+      `INTEGRATIONS_SLACK_API_URL must be an http:// or https:// URL like https://slack.com/api; got ${JSON.stringify(raw)}`,
+    )
+  }
+  return value.replace(/\/+$/, '')
 }
 
 const TRUST_PROXY_FORMS =
@@ -269,5 +283,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     integrationsRetryMaxSeconds: wholeNumber(env, 'INTEGRATIONS_RETRY_MAX_SECONDS', 600, 1, 86_400),
     integrationsRetentionHours: wholeNumber(env, 'INTEGRATIONS_RETENTION_HOURS', 24, 1, 8_760),
     integrationsPollMs: wholeNumber(env, 'INTEGRATIONS_POLL_MS', 1000, 10, 3_600_000),
+    integrationsSlackApiUrl: slackApiUrl(env.INTEGRATIONS_SLACK_API_URL),
+    staleScanIntervalMs: wholeNumber(env, 'STALE_SCAN_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
   })
 }

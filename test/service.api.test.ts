@@ -39,6 +39,10 @@ test('configuration is validated with a clear message', () => {
   assert.equal(loadConfig({}).bodyLimit, 1024 * 1024)
   assert.equal(loadConfig({}).databaseFile, './data/pennon.sqlite')
   assert.equal(loadConfig({}).patMaxLifetimeMs, 365 * 86_400_000)
+  assert.equal(loadConfig({}).staleScanIntervalMs, 60_000)
+  assert.equal(loadConfig({ STALE_SCAN_INTERVAL_SECONDS: '5' }).staleScanIntervalMs, 5_000)
+  assert.equal(loadConfig({}).integrationsSlackApiUrl, 'https://slack.com/api')
+  assert.equal(loadConfig({ INTEGRATIONS_SLACK_API_URL: 'http://127.0.0.1:9/api/' }).integrationsSlackApiUrl, 'http://127.0.0.1:9/api')
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'eighty' }, /^PORT must be a whole number from 0 to 65535; got "eighty"$/],
     [{ PORT: '70000' }, /^PORT must be/],
@@ -49,6 +53,8 @@ test('configuration is validated with a clear message', () => {
     [{ BODY_LIMIT: '-1' }, /^BODY_LIMIT must be a whole number/],
     [{ SEGMENTS_LIMIT: '0' }, /^SEGMENTS_LIMIT must be a whole number/],
     [{ PAT_MAX_LIFETIME_DAYS: '0' }, /^PAT_MAX_LIFETIME_DAYS must be a whole number from 1 to 3650; got "0"$/],
+    [{ STALE_SCAN_INTERVAL_SECONDS: '0' }, /^STALE_SCAN_INTERVAL_SECONDS must be a whole number from 1 to 86400; got "0"$/],
+    [{ INTEGRATIONS_SLACK_API_URL: 'slack.com/api' }, /^INTEGRATIONS_SLACK_API_URL must be an http:\/\/ or https:\/\/ URL/],
   ]
   for (const [env, message] of cases) {
     assert.throws(

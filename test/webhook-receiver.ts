@@ -1,7 +1,9 @@
 /**
  * A webhook receiver in a process of its own, for the integration tests: it records every POST
  * (path, headers, body, unzipped when gzipped) and answers with the status it is told (`PUT /status/503`); `GET /received`
- * lists what arrived. Run by startReceiver(); prints its port on its first line.
+ * lists what arrived. Told `PUT /slack` (a JSON list of channels), it answers as Slack's chat.postMessage:
+ * `{ok: true}`, or for those channels `{ok: false, error: "channel_not_found"}`.
+ * Run by startReceiver(); prints its port on its first line.
  */
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
@@ -11,6 +13,7 @@ import { gunzipSync } from 'node:zlib'
 if (process.argv[2] === 'serve') {
   const received: { path: string; headers: Record<string, unknown>; body: string }[] = []
   let status = 200
+  let slackRefuses: string[] | undefined
   const server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -23,13 +26,20 @@ if (process.argv[2] === 'serve') {
         status = Number(setStatus[1])
         return response.end()
       }
+      if (request.method === 'PUT' && request.url === '/slack') {
+        slackRefuses = JSON.parse(body) as string[]
+        return response.end()
+      }
       if (request.method === 'GET' && request.url === '/received') {
         response.setHeader('content-type', 'application/json')
         return response.end(JSON.stringify(received))
       }
       if (status === 200) received.push({ path: request.url ?? '', headers: request.headers, body })
       response.statusCode = status
-      response.end()
+      if (slackRefuses === undefined || status !== 200) return response.end()
+      const { channel } = JSON.parse(body) as { channel: string }
+      response.setHeader('content-type', 'application/json; charset=utf-8')
+      response.end(JSON.stringify(slackRefuses.includes(channel) ? { ok: false, error: 'channel_not_found' } : { ok: true, channel }))
     })
   })
   server.listen(0, '127.0.0.1', () => {
@@ -43,6 +53,8 @@ export interface Receiver {
   /** What arrived while it answered 200, oldest first. */
   received(): Promise<{ path: string; headers: Record<string, string>; body: string }[]>
   answer(status: number): Promise<void>
+  /** From now on, answer as Slack's chat.postMessage, refusing these channels. */
+  answerAsSlack(refusedChannels: string[]): Promise<void>
   stop(): Promise<void>
 }
 
@@ -54,6 +66,7 @@ export async function startReceiver(): Promise<Receiver> {
     url,
     received: async () => (await fetch(`${url}/received`)).json() as never,
     answer: async (status) => void (await fetch(`${url}/status/${status}`, { method: 'PUT' })),
+    answerAsSlack: async (refusedChannels) => void (await fetch(`${url}/slack`, { method: 'PUT', body: JSON.stringify(refusedChannels) })),
     stop: async () => {
       child.kill()
       if (child.exitCode === null) await once(child, 'exit')

@@ -15,6 +15,7 @@ import * as users from './migrations/0013-users.ts'
 import * as sessionEndsNotify from './migrations/0014-session-ends-notify.ts'
 import * as eventSequence from './migrations/0015-event-sequence.ts'
 import * as addons from './migrations/0016-addons.ts'
+import * as potentiallyStale from './migrations/0017-potentially-stale.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0014-session-ends-notify': sessionEndsNotify,
   '0015-event-sequence': eventSequence,
   '0016-addons': addons,
+  '0017-potentially-stale': potentiallyStale,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

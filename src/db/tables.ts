@@ -24,6 +24,8 @@ export interface FeaturesTable {
   impression_data: Bool
   created_at: Timestamp
   archived_at: Timestamp | null
+  /** Marked potentially stale by the periodic scan, with its event (migration 0017); reads compute their own. */
+  potentially_stale: Generated<Bool>
 }
 
 /** One row per child: a child has at most one parent (the primary key says so). */

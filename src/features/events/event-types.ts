@@ -171,6 +171,8 @@ export type NewEvent = Base &
     | { type: 'feature-deleted'; preData: FlagData }
     | { type: 'feature-metadata-updated'; data: FlagData; preData: FlagData }
     | { type: 'feature-stale-on' | 'feature-stale-off' }
+    // Written by the system's periodic scan (flags/potentially-stale-scan.ts).
+    | { type: 'feature-potentially-stale-on' }
     | { type: 'feature-type-updated'; data: FeatureTypeData; preData: FeatureTypeData }
     | { type: 'project-updated'; data: ProjectData; preData: ProjectData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }

@@ -1,7 +1,9 @@
 /**
  * Flag types and their expected lifetimes. A flag is potentially stale when it is neither stale
  * nor archived and has lived longer than its type's lifetime: computed when a flag is read, from
- * its creation time, so no job has to mark it and a changed lifetime counts at once.
+ * its creation time, so a changed lifetime counts at once. The periodic scan's stored mark
+ * (flags/potentially-stale-scan.ts) records which flags it has announced with an event; reads do
+ * not use it, since it lags by up to a scan interval and is kept on stale and archived flags.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'

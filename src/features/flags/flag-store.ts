@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import { dialectOf } from '../../db/dialect.ts'
 import type { Database, FeaturesTable } from '../../db/tables.ts'
 import type { FlagData } from '../events/event-types.ts'
@@ -11,7 +11,7 @@ export interface Flag extends FlagData {
   archivedAt?: string
 }
 
-export function toFlag(row: FeaturesTable): Flag {
+export function toFlag(row: Selectable<FeaturesTable>): Flag {
   const flag: Flag = {
     name: row.name,
     description: row.description,

@@ -14,8 +14,7 @@ import type { AddonService, createRedelivery } from './addon-service.ts'
 import type { createDeliveryStore } from './delivery-store.ts'
 
 const tags = ['Addons']
-const delivery =
-  'Events are delivered at least once, in order per integration (docs/integrations.md); slack-app integrations are stored but not sent to yet.'
+const delivery = 'Events are delivered at least once, in order per integration (docs/integrations.md).'
 
 /** The reference's addons API: /api/admin/addons. */
 export const addonRoutes: FastifyPluginAsyncTypebox<{
@@ -138,9 +137,9 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Send an event to an integration again',
         description:
-          'Now, whatever its delivery did (a delivery given up, a receiver that lost it), with the same `webhook-id`; the try is recorded in the delivery log, and answered. It does not move where delivery stands. 404 for an unknown integration or event; 409 for a provider Pennon does not send to.',
+          'Now, whatever its delivery did (a delivery given up, a receiver that lost it), with the same `webhook-id`; the try is recorded in the delivery log, and answered. It does not move where delivery stands. 404 for an unknown integration or event.',
         params: RedeliverParams,
-        response: { 200: AttemptResponse, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: AttemptResponse, ...errorResponses(400, 401, 403, 404) },
       },
     },
     (request) => redeliver(parseIntegerId(request.params.id, 'id'), parseIntegerId(request.params.eventId, 'eventId')),

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { invalidOperation, notFound, quote, validationFailed, type ErrorDetail } from '../../http/errors.ts'
+import { notFound, quote, validationFailed, type ErrorDetail } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventJson } from '../events/event-store.ts'
 import { positionNow } from '../events/event-log.ts'
@@ -14,7 +14,7 @@ import type { AddonBody } from './addon-schemas.ts'
 import { createAddonStore, type AddonFields, type ParameterValue, type StoredAddon } from './addon-store.ts'
 import { MASK, masked, PROVIDERS, providerNamed } from './providers.ts'
 import { urlProblem, type Resolve } from './url-safety.ts'
-import { send, SENDING_PROVIDERS } from './senders.ts'
+import { send, type SendOptions } from './senders.ts'
 import { createDeliveryStore } from './delivery-store.ts'
 
 /** An integration as the API shows it: as stored, its secrets masked. */
@@ -27,16 +27,13 @@ const shown = (addon: StoredAddon): Addon => ({ ...addon, parameters: masked(add
 const eventData = ({ parameters: _secrets, ...addon }: StoredAddon): AddonData => addon
 
 /** One event sent again to one integration now, by hand; the attempt is recorded as any other. */
-export function createRedelivery({ db, allowedHosts }: { db: Kysely<Database>; allowedHosts: readonly string[] }) {
+export function createRedelivery({ db, ...sendOptions }: { db: Kysely<Database> } & SendOptions) {
   return async (id: number, eventId: number) => {
     const addon = await createAddonStore(db).find(id)
     if (!addon) throw addonNotFound(id)
-    if (!(SENDING_PROVIDERS as readonly string[]).includes(addon.provider)) {
-      throw invalidOperation(`Addon ${id} is a ${addon.provider} integration, which Pennon does not send to yet.`)
-    }
     const json = await eventJson(db, eventId)
     if (json === undefined) throw notFound(`Event ${eventId} does not exist.`)
-    const result = await send(addon.provider, addon.parameters, json, `pennon-${addon.id}-${eventId}`, allowedHosts)
+    const result = await send(addon.provider, addon.parameters, json, `pennon-${addon.id}-${eventId}`, sendOptions)
     const deliveries = createDeliveryStore(db)
     await deliveries.recordAll([{ integrationId: id, createdAt: new Date().toISOString(), ...result, event: json }])
     return (await deliveries.attempts(id, 1, 0))[0]!

@@ -15,7 +15,7 @@ import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { type EventCursor, type LoggedEvent, readEventsAfter } from '../events/event-log.ts'
 import { type Attempt, createDeliveryStore, type DueAddon } from './delivery-store.ts'
-import { send, SENDING_PROVIDERS } from './senders.ts'
+import { send, SENDING_PROVIDERS, type SendOptions } from './senders.ts'
 
 const LEASE_MS = 60_000
 const PAGE = 100
@@ -29,10 +29,9 @@ const ROUND_GAP_MS = 20
 /** Tries kept in an integration's delivery log. */
 export const LOG_KEPT = 1000
 
-export interface DeliveryOptions {
+export interface DeliveryOptions extends SendOptions {
   db: Kysely<Database>
   changes: ChangeWatch
-  allowedHosts: readonly string[]
   retryMaxSeconds: number
   retentionHours: number
   pollMs: number
@@ -61,7 +60,8 @@ interface Page {
 type EventHead = { type: string; project: string | null; environment: string | null }
 
 export function createDeliveryWorker(options: DeliveryOptions) {
-  const { db, allowedHosts, retryMaxSeconds, retentionHours, pollMs, log } = options
+  const { db, retryMaxSeconds, retentionHours, pollMs, log } = options
+  const sendOptions: SendOptions = { allowedHosts: options.allowedHosts, slackApiUrl: options.slackApiUrl, publicUrl: options.publicUrl }
   const store = createDeliveryStore(db)
   const leaseUntil = () => new Date(Date.now() + LEASE_MS).toISOString()
   /** Tries recorded per integration since its log was last pruned. */
@@ -108,7 +108,7 @@ export function createDeliveryWorker(options: DeliveryOptions) {
           cursor = event.cursor
           continue
         }
-        const result = await send(addon.provider, addon.parameters, event.json, `pennon-${addon.id}-${event.id}`, allowedHosts)
+        const result = await send(addon.provider, addon.parameters, event.json, `pennon-${addon.id}-${event.id}`, sendOptions)
         const now = new Date()
         const givenUp =
           result.state === 'failed' && failingSince !== null && now.getTime() - Date.parse(failingSince) > retentionHours * 3_600_000
@@ -121,7 +121,8 @@ export function createDeliveryWorker(options: DeliveryOptions) {
           details: result.details,
         }
         tries.push(attempt)
-        if (result.state === 'failed' && !givenUp) {
+        // A failure no try can mend (final) is recorded and passed, as one given up.
+        if (result.state === 'failed' && !givenUp && !result.final) {
           attempts += 1
           const retryAt = new Date(now.getTime() + Math.min(2 ** (attempts - 1), retryMaxSeconds) * 1000).toISOString()
           const since = failingSince ?? now.toISOString()

@@ -99,17 +99,6 @@ onEachDatabase('webhook delivery', (database) => {
     assert.equal((await call(pennon, 'GET', `${ADDONS}/${id}/events`)).body.integrationEvents.length, 2)
     const unknownEvent = await call(pennon, 'POST', `${ADDONS}/${id}/events/999999/redeliver`)
     assert.deepEqual([unknownEvent.status, unknownEvent.body.message], [404, 'Event 999999 does not exist.'])
-    const slack = await call(pennon, 'POST', ADDONS, {
-      provider: 'slack-app',
-      enabled: true,
-      parameters: { accessToken: 'xoxb-1' },
-      events: [],
-    })
-    const notSent = await call(pennon, 'POST', `${ADDONS}/${slack.body.id}/events/${event.id}/redeliver`)
-    assert.deepEqual(
-      [notSent.status, notSent.body.message],
-      [409, `Addon ${slack.body.id} is a slack-app integration, which Pennon does not send to yet.`],
-    )
   })
 
   test("an integration with nothing to send writes nothing: no write wakes the workers or empties the SDKs' caches", async (t) => {

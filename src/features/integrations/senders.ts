@@ -1,8 +1,9 @@
 /**
  * Sends one event to an integration over HTTP, each provider's request as the reference's provider
  * makes it: `webhook` (Content-Type, Authorization, the custom headers last; the event as JSON, or
- * the Mustache template rendered), `teamsworkflow` (an adaptive card), `datadog` (Events API) and
- * `new-relic` (Event API, gzipped). Every request also carries Standard Webhooks headers
+ * the Mustache template rendered), `teamsworkflow` (an adaptive card), `datadog` (Events API),
+ * `new-relic` (Event API, gzipped) and `slack-app` (Slack's chat.postMessage per channel, at
+ * INTEGRATIONS_SLACK_API_URL; slack-app.ts). Every request also carries Standard Webhooks headers
  * (`webhook-id` the same for every attempt of one event, so a receiver can drop a duplicate;
  * `webhook-timestamp`; `webhook-signature` with a webhook's signing secret). The connection goes
  * only to an address checked public (or a host allowed by name) when it is made, so a name
@@ -17,18 +18,30 @@ import { gzipSync } from 'node:zlib'
 import Mustache from 'mustache'
 import type { ParameterValue } from './addon-store.ts'
 import { isNonPublicAddress, urlProblem } from './url-safety.ts'
+import { flagPage, slackCallProblem, slackChannels, slackMessage, slackOutcome } from './slack-app.ts'
 
 const TIMEOUT_MS = 10_000
 const MAX_ANSWER_BYTES = 64 * 1024
 const DATADOG_EVENTS_URL = 'https://api.datadoghq.com/api/v1/events'
 
 /** The providers Pennon sends to. */
-export const SENDING_PROVIDERS = ['webhook', 'teamsworkflow', 'datadog', 'new-relic'] as const
+export const SENDING_PROVIDERS = ['webhook', 'slack-app', 'teamsworkflow', 'datadog', 'new-relic'] as const
+
+export interface SendOptions {
+  /** Hosts that may be sent to though they resolve to non-public addresses (INTEGRATIONS_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[]
+  /** The base of Slack's Web API (INTEGRATIONS_SLACK_API_URL). */
+  slackApiUrl: string
+  /** Where people reach Pennon (PUBLIC_URL), for links back to it; none when unknown. */
+  publicUrl: string | undefined
+}
 
 export interface SendResult {
   state: 'success' | 'failed' | 'successWithErrors'
   stateDetails: string
   details: Record<string, unknown>
+  /** A failure no later try can mend (a Slack event with no channel): recorded, and the next event goes. */
+  final?: true
 }
 
 interface Outgoing {
@@ -195,12 +208,14 @@ export async function send(
   parameters: Record<string, ParameterValue>,
   eventJson: string,
   webhookId: string,
-  allowedHosts: readonly string[],
+  options: SendOptions,
 ): Promise<SendResult> {
+  const { allowedHosts } = options
+  if (provider === 'slack-app') return sendToSlack(parameters, JSON.parse(eventJson) as Event, webhookId, options)
   const request = outgoing(provider, parameters, eventJson)
   const headers = { ...request.headers, ...standardWebhookHeaders(webhookId, request.body, new Date(), parameters.signingSecret) }
   const problem = await urlProblem(request.url, allowedHosts)
-  const status = problem ? 500 : await post(request.url, headers, request.body, allowedHosts)
+  const { status } = problem ? NO_ANSWER : await post(request.url, headers, request.body, allowedHosts)
   const ok = status >= 200 && status < 300
   const line = `${request.label} ${ok ? 'was successful' : 'failed'} with status code: ${status}.`
   return {
@@ -210,8 +225,51 @@ export async function send(
   }
 }
 
-/** The answer's status, or 500 when there was none (refused, unreachable, too slow). */
-function post(url: string, headers: Record<string, string>, body: string | Buffer, allowedHosts: readonly string[]): Promise<number> {
+/** One chat.postMessage per channel, side by side (as the reference); each channel's call succeeds or fails on its own. */
+async function sendToSlack(
+  parameters: Record<string, ParameterValue>,
+  event: Event,
+  webhookId: string,
+  { allowedHosts, slackApiUrl, publicUrl }: SendOptions,
+): Promise<SendResult> {
+  const channels = slackChannels(event.tags, parameters.defaultChannels)
+  if (channels.length === 0) {
+    return {
+      state: 'failed',
+      stateDetails: `No Slack channels found for event ${event.type}.`,
+      details: { channels, message: '' },
+      final: true,
+    }
+  }
+  const message = slackMessage(describe(event), flagPage(publicUrl, event))
+  const url = `${slackApiUrl}/chat.postMessage`
+  const problem = await urlProblem(url, allowedHosts)
+  const problems = await Promise.all(
+    channels.map(async (channel) => {
+      if (problem) return `The Slack API URL ${problem}.`
+      const body = JSON.stringify({ channel, text: message.text, blocks: message.blocks, unfurl_links: false })
+      const headers = {
+        'content-type': 'application/json; charset=utf-8',
+        authorization: `Bearer ${String(parameters.accessToken)}`,
+        ...standardWebhookHeaders(webhookId, body, new Date()),
+      }
+      const answer = await post(url, headers, body, allowedHosts)
+      return slackCallProblem(answer === NO_ANSWER ? undefined : answer.status, answer.body)
+    }),
+  )
+  return { ...slackOutcome(problems), details: { channels, message: message.message } }
+}
+
+interface Answer {
+  /** 500 when there was none (refused, unreachable, too slow). */
+  status: number
+  /** At most MAX_ANSWER_BYTES of it. */
+  body: Buffer
+}
+
+const NO_ANSWER: Answer = { status: 500, body: Buffer.alloc(0) }
+
+function post(url: string, headers: Record<string, string>, body: string | Buffer, allowedHosts: readonly string[]): Promise<Answer> {
   const target = new URL(url)
   const allowed = allowedHosts.includes(target.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase())
   // Checked where the connection is made: the address actually used.
@@ -236,25 +294,26 @@ function post(url: string, headers: Record<string, string>, body: string | Buffe
       })
     } catch {
       // A header Node will not send (a name or value with characters HTTP forbids): a failed try, retried as any other.
-      return resolve(500)
+      return resolve(NO_ANSWER)
     }
     const timer = setTimeout(() => request.destroy(new Error('timeout')), TIMEOUT_MS)
     request.on('response', (response) => {
+      const chunks: Buffer[] = []
       let read = 0
       response.on('data', (chunk: Buffer) => {
         read += chunk.length
         if (read > MAX_ANSWER_BYTES) response.destroy()
+        else chunks.push(chunk)
       })
       response.on('close', () => {
         clearTimeout(timer)
-        resolve(response.statusCode ?? 500)
+        resolve({ status: response.statusCode ?? 500, body: Buffer.concat(chunks) })
       })
-      response.resume()
     })
     request.on('timeout', () => request.destroy(new Error('timeout')))
     request.on('error', () => {
       clearTimeout(timer)
-      resolve(500)
+      resolve(NO_ANSWER)
     })
     request.end(body)
   })

@@ -61,13 +61,21 @@ test('a send by host name goes through the checked lookup: allowed by name it ar
     createdAt: new Date().toISOString(),
     featureName: 'f',
   })
-  const sent = await send('webhook', { url: `${url}/hook` }, eventJson, 'pennon-1-1', ['localhost'])
+  const sent = await send('webhook', { url: `${url}/hook` }, eventJson, 'pennon-1-1', {
+    allowedHosts: ['localhost'],
+    slackApiUrl: 'https://slack.com/api',
+    publicUrl: undefined,
+  })
   assert.deepEqual([sent.state, sent.stateDetails], ['success', 'Webhook request was successful with status code: 200.'])
   assert.deepEqual(
     (await receiver.received()).map((delivery) => [delivery.path, delivery.body]),
     [['/hook', eventJson]],
   )
-  const refused = await send('webhook', { url: `${url}/hook` }, eventJson, 'pennon-1-1', [])
+  const refused = await send('webhook', { url: `${url}/hook` }, eventJson, 'pennon-1-1', {
+    allowedHosts: [],
+    slackApiUrl: 'https://slack.com/api',
+    publicUrl: undefined,
+  })
   assert.equal(refused.state, 'failed')
   assert.match(
     refused.stateDetails,
