@@ -59,6 +59,8 @@ export interface Evaluator {
   decideAll(context: EvaluationContext): Decision[]
   /** One flag's decision; undefined for a flag the payload lacks. */
   decide(name: string, context: EvaluationContext): Decision | undefined
+  /** The decision numbered `id` (its `id`), for callers that count decisions in a table rather than a map. */
+  decisionById(id: number): Decision
 }
 
 /**
@@ -69,6 +71,8 @@ export type DecisionWhy = 'off' | 'dependency' | 'no-match' | 'targeted' | 'unco
 
 /** A flag's answer for one context, and why. */
 export interface Decision {
+  /** 0, 1, 2… in the order this evaluator made them. */
+  readonly id: number
   readonly name: string
   readonly enabled: boolean
   readonly variant: VariantResult
@@ -274,11 +278,13 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     const variant = variantOf(feature, decided, context)
     const { decisions, why } = feature
     for (let i = 0; i < decisions.length; i++) if (decisions[i]!.variant === variant && decisions[i]!.why === why) return decisions[i]!
-    const decision: Decision = Object.freeze({ name: feature.name, enabled: decided !== false, variant, why })
+    const decision: Decision = Object.freeze({ id: allDecisions.length, name: feature.name, enabled: decided !== false, variant, why })
     decisions.push(decision)
+    allDecisions.push(decision)
     return decision
   }
   const everyFeature = [...features.values()]
+  const allDecisions: Decision[] = []
 
   // Explain mode: a segment's explanation is made once per pass, whatever the strategies using it.
   const segmentAnswers = new Map<number, { pass: number; explanation: SegmentExplanation }>()
@@ -365,6 +371,7 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
       for (let i = 0; i < everyFeature.length; i++) decisions[i] = decisionOf(everyFeature[i]!, context)
       return decisions
     },
+    decisionById: (id) => allDecisions[id]!,
     decide(name, context) {
       pass++
       const feature = features.get(name)

@@ -94,7 +94,7 @@ export function createOfrepService({
     return { scope, context, scoped }
   }
 
-  function countUsage(caller: OfrepCaller, sent: Record<string, unknown>, decisions: readonly Decision[]): void {
+  function countUsage(caller: OfrepCaller, sent: Record<string, unknown>, scoped: ScopeEvaluator, decisions: readonly Decision[]): void {
     const { principal } = caller
     const appName =
       typeof sent.appName === 'string' && sent.appName !== '' ? sent.appName : principal.scope ? principal.name : 'openfeature'
@@ -104,7 +104,7 @@ export function createOfrepService({
       clientIp: caller.ip,
       sdkType: principal.kind === 'client-token' ? 'backend' : 'frontend',
     }
-    usage.count(counted, appName, decisions)
+    usage.count(counted, appName, scoped.evaluator, decisions)
   }
 
   return {
@@ -113,7 +113,7 @@ export function createOfrepService({
       const { context, scoped } = await prepare(caller, sent)
       const decision = scoped.evaluator.decide(key, context)
       if (decision === undefined) throw flagNotFound(key)
-      countUsage(caller, sent, [decision])
+      countUsage(caller, sent, scoped, [decision])
       return writerOf(scoped).one(decision)
     },
 
@@ -121,7 +121,7 @@ export function createOfrepService({
     async evaluateAll(caller: OfrepCaller, sent: Record<string, unknown>): Promise<{ json: Buffer; etag: string }> {
       const { scope, context, scoped } = await prepare(caller, sent)
       const decisions = scoped.evaluator.decideAll(context)
-      countUsage(caller, sent, decisions)
+      countUsage(caller, sent, scoped, decisions)
       return writerOf(scoped).bulk(decisions, tailFor(caller, scope))
     },
 

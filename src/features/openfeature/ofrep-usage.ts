@@ -12,10 +12,16 @@ import type { Caller, MetricsIngestionService } from '../metrics/metrics-ingesti
 const MAX_BUCKETS = 1000
 const MAX_APP_NAME_LENGTH = 255
 
+/** Where counted decisions come from: an evaluator, whose decisions are numbered. */
+export interface DecisionSource {
+  decisionById(id: number): Decision
+}
+
 interface Bucket {
   caller: Caller
   appName: string
-  counts: Map<Decision, number>
+  /** Per evaluator, a count per decision id: an increment per answer, no hashing. */
+  counts: Map<DecisionSource, Uint32Array>
 }
 
 export function createOfrepUsage({
@@ -40,11 +46,16 @@ export function createOfrepUsage({
     const stop = new Date().toISOString()
     for (const { caller, appName, counts } of taken.values()) {
       const toggles: Record<string, { yes: number; no: number; variants: Record<string, number> }> = {}
-      for (const [decision, count] of counts) {
-        const toggle = (toggles[decision.name] ??= { yes: 0, no: 0, variants: {} })
-        if (decision.enabled) toggle.yes += count
-        else toggle.no += count
-        toggle.variants[decision.variant.name] = (toggle.variants[decision.variant.name] ?? 0) + count
+      for (const [source, table] of counts) {
+        for (let id = 0; id < table.length; id++) {
+          const count = table[id]!
+          if (count === 0) continue
+          const decision = source.decisionById(id)
+          const toggle = (toggles[decision.name] ??= { yes: 0, no: 0, variants: {} })
+          if (decision.enabled) toggle.yes += count
+          else toggle.no += count
+          toggle.variants[decision.variant.name] = (toggle.variants[decision.variant.name] ?? 0) + count
+        }
       }
       try {
         await metrics.reportMetrics(caller, {
@@ -62,7 +73,7 @@ export function createOfrepUsage({
 
   return {
     /** Counts the answers given to a caller for an application. */
-    count(caller: Caller, appName: string, decisions: readonly Decision[]): void {
+    count(caller: Caller, appName: string, source: DecisionSource, decisions: readonly Decision[]): void {
       const name = appName.slice(0, MAX_APP_NAME_LENGTH)
       const key = `${caller.token ?? ''}\u0000${caller.scope?.environment ?? ''}\u0000${name}`
       let bucket = buckets.get(key)
@@ -71,8 +82,16 @@ export function createOfrepUsage({
         bucket = { caller, appName: name, counts: new Map() }
         buckets.set(key, bucket)
       }
-      const { counts } = bucket
-      for (let i = 0; i < decisions.length; i++) counts.set(decisions[i]!, (counts.get(decisions[i]!) ?? 0) + 1)
+      let table = bucket.counts.get(source)
+      let highest = 0
+      for (let i = 0; i < decisions.length; i++) if (decisions[i]!.id > highest) highest = decisions[i]!.id
+      if (table === undefined || table.length <= highest) {
+        // Grown by doubling: an evaluator makes a few decisions per flag, then no more.
+        const grown = new Uint32Array(Math.max(highest + 1, (table?.length ?? 0) * 2, 64))
+        if (table !== undefined) grown.set(table)
+        bucket.counts.set(source, (table = grown))
+      }
+      for (let i = 0; i < decisions.length; i++) table[decisions[i]!.id]!++
       timer ??= setTimeout(() => void flush(), flushIntervalMs).unref()
     },
     /** Hands over what is counted now (on close, and in tests). */
