@@ -9,7 +9,8 @@
  * Then (h) SDK metrics (bench/client-metrics.ts), (i) and (j) the playground (bench/playground.ts),
  * (k) and (l) sign-in and session reads (bench/sessions.ts), the 1,000,000-event project read, and one change fanned out to 10,000 streams, with a SIGKILL
  * under them (bench/streaming-fanout.ts --kill) (skip each with BENCH_METRICS=0, BENCH_PLAYGROUND=0,
- * BENCH_SESSIONS=0, BENCH_MILLION=0, BENCH_STREAMING=0).
+ * BENCH_SESSIONS=0, BENCH_MILLION=0, BENCH_STREAMING=0), and (o) OpenFeature beside the frontend API (bench/openfeature.ts;
+ * BENCH_OPENFEATURE=0).
  *   npm run bench
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
  */
@@ -238,6 +239,13 @@ if (process.env.BENCH_SESSIONS !== '0') {
 if (process.env.BENCH_MILLION !== '0') {
   console.log('\n1,000,000 events of one project, streamed:')
   const result = spawnSync(process.execPath, ['bench/events-project-million.ts'], { stdio: 'inherit', env: process.env })
+  if (result.status !== 0) process.exitCode = 1
+}
+
+// (o): OpenFeature (OFREP) bulk and single-flag beside the frontend API (skip with BENCH_OPENFEATURE=0).
+if (process.env.BENCH_OPENFEATURE !== '0') {
+  console.log('\n(o) OpenFeature (OFREP) beside the frontend API:')
+  const result = spawnSync(process.execPath, ['bench/openfeature.ts'], { stdio: 'inherit', env: process.env })
   if (result.status !== 0) process.exitCode = 1
 }
 

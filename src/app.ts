@@ -12,7 +12,10 @@ import type { Config } from './config.ts'
 import type { Db } from './db/database.ts'
 import { createAuthenticator } from './features/api-tokens/authenticator.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
-import { isSdkPath, registerSdkPipeline } from './http/sdk-pipeline.ts'
+import { isSdkPath, OFREP_PREFIX, registerSdkPipeline } from './http/sdk-pipeline.ts'
+import { ofrepRoutes } from './features/openfeature/ofrep-routes.ts'
+import { createOfrepService } from './features/openfeature/ofrep-service.ts'
+import { createOfrepUsage, type OfrepUsage } from './features/openfeature/ofrep-usage.ts'
 import { createCorsHandler } from './http/cors.ts'
 import { docsUi } from './http/docs-ui.ts'
 import { lazySchemaController } from './http/schema-compilers.ts'
@@ -71,6 +74,7 @@ import { createStreamingHub, streamOwner } from './features/client-api/streaming
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
+import { createTokenStore } from './features/api-tokens/token-store.ts'
 import { metricsAdminRoutes, metricsSdkRoutes } from './features/metrics/metrics-routes.ts'
 import { createMetricsIngestionService, type MetricsIngestionService } from './features/metrics/metrics-ingestion-service.ts'
 import { createMetricsReadService } from './features/metrics/metrics-read-service.ts'
@@ -119,11 +123,20 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream
   /** Handed the SDK metrics service once built: tests see what it holds, and flush it. */
   onMetrics?: (metrics: MetricsIngestionService) => void
+  /** Handed OFREP's usage counter: tests flush it. */
+  onOfrepUsage?: (usage: OfrepUsage) => void
   /** Fastify's schema compilers (lazy by default); tests keep what they compiled from one app to the next (test/schema-cache.ts). */
   schemaController?: FastifyServerOptions['schemaController']
 }
 
-export async function buildApp({ config, database, logStream, onMetrics, schemaController }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  logStream,
+  onMetrics,
+  onOfrepUsage,
+  schemaController,
+}: AppOptions): Promise<FastifyInstance> {
   const { db, reader } = database
   // What was read from the database is remembered while this says nothing changed (tokens, events, archive validations).
   const changes = database.watchChanges()
@@ -360,7 +373,27 @@ export async function buildApp({ config, database, logStream, onMetrics, schemaC
     // Open streams would hold the close forever: ended, their SDKs reconnect (here once restarted, or to another instance).
     hub.close()
   })
-  await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend: createFrontendService({ clientFeatures }) })
+  const frontend = createFrontendService({ clientFeatures })
+  await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend })
+  // OpenFeature's remote evaluation protocol: the frontend API's evaluators, its tokens, the streams' hub; evaluations counted as usage.
+  const ofrepUsage = createOfrepUsage({ metrics, flushIntervalMs: config.metricsFlushMs, log: app.log })
+  onOfrepUsage?.(ofrepUsage)
+  app.addHook('preClose', () => ofrepUsage.flush())
+  const tokenStore = createTokenStore(reader)
+  await app.register(ofrepRoutes, {
+    prefix: OFREP_PREFIX,
+    ofrep: createOfrepService({
+      frontend,
+      usage: ofrepUsage,
+      tokensByName: (name, now) => tokenStore.workingByName(name, now),
+      streams: config.streamingMaxConnections > 0,
+      publicUrl: config.publicUrl,
+      openAccess: config.authType === 'none',
+    }),
+    hub,
+    maxConnections: config.streamingMaxConnections,
+    maxPerToken: config.streamingMaxConnectionsPerToken,
+  })
   await app.register(metricsSdkRoutes, { metrics, bodyLimit: config.bodyLimit })
   // Unleash Edge's own routes: token validation (no credentials, as the reference) and its report of itself.
   await app.register(edgeRoutes, {

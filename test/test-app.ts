@@ -21,6 +21,7 @@ import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
 import { lockSigningInAdmins } from '../src/features/users/user-store.ts'
 import type { MetricsIngestionService } from '../src/features/metrics/metrics-ingestion-service.ts'
+import type { OfrepUsage } from '../src/features/openfeature/ofrep-usage.ts'
 import { keptSchemaCompilers } from './schema-cache.ts'
 import { createSchemaPool, type SchemaPool } from './schema-pool.ts'
 
@@ -126,6 +127,8 @@ export interface TestApp {
   logs: string[]
   /** The app's SDK metrics service: what it holds, and a flush on demand. */
   metrics: MetricsIngestionService
+  /** What OFREP evaluations counted, not yet handed to `metrics`: a flush on demand. */
+  ofrepUsage: OfrepUsage
   close(): Promise<void>
 }
 
@@ -153,11 +156,13 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     },
   })
   let metrics: MetricsIngestionService | undefined
+  let ofrepUsage: OfrepUsage | undefined
   const app = await buildApp({
     config,
     database: db,
     logStream,
     onMetrics: (service) => (metrics = service),
+    onOfrepUsage: (usage) => (ofrepUsage = usage),
     schemaController: keptSchemaCompilers,
   })
   options.beforeReady?.(app)
@@ -170,6 +175,7 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     adminToken,
     logs,
     metrics: metrics!,
+    ofrepUsage: ofrepUsage!,
     async close() {
       if (closed) return
       closed = true

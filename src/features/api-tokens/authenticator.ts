@@ -8,7 +8,7 @@ import { createAuthThrottle, type AuthThrottle } from '../../http/auth-throttle.
 import { tooManyRequests, unauthenticated } from '../../http/errors.ts'
 import { OPEN_ACCESS_PRINCIPAL, type Principal } from '../../http/permissions.ts'
 import { changesState, crossSiteRefused, isCrossSite } from '../../http/same-origin.ts'
-import { isFrontendPath } from '../../http/sdk-pipeline.ts'
+import { isBrowserApiPath } from '../../http/sdk-pipeline.ts'
 import { createTokenStore, type CredentialLookup } from './token-store.ts'
 import { hashSecret } from './token-secret.ts'
 import { createPrincipalCache, createPrincipalSnapshot } from './principal-cache.ts'
@@ -110,8 +110,8 @@ export function createAuthenticator({
     // With AUTH_TYPE=none every caller is the built-in admin, unless a token said otherwise above.
     if (config.authType === 'none') {
       // Another site's page (a form, a fetch) would be that admin too: its changes are refused as a
-      // session's are. Not on the frontend API, which every origin may call (its CORS) to evaluate and report metrics.
-      if (changesState(request) && !isFrontendPath(request.url) && isCrossSite(request, config.publicUrl)) throw crossSiteRefused('none')
+      // session's are. Not on the frontend API and OFREP, which every origin may call (its CORS) to evaluate and report metrics.
+      if (changesState(request) && !isBrowserApiPath(request.url) && isCrossSite(request, config.publicUrl)) throw crossSiteRefused('none')
       return OPEN_ACCESS_PRINCIPAL
     }
     if (retryAfter > 0) throw tooManyRequests(retryAfter)

@@ -127,6 +127,19 @@ export function createTokenStore(db: Kysely<Database>) {
       return found
     },
 
+    /** The API tokens of a name that work at `now`, with their secret hashes (names are not unique): what signs an OFREP stream's credential. */
+    async workingByName(tokenName: string, now: string): Promise<Array<{ secretHash: string; principal: Principal }>> {
+      const rows = await db
+        .selectFrom('api_tokens')
+        .select(['secret_hash', 'token_name', 'type', 'expires_at', 'environment', 'projects'])
+        .where('token_name', '=', tokenName)
+        .limit(100)
+        .execute()
+      return rows
+        .filter((row) => !isExpired(row.expires_at, now))
+        .map((row) => ({ secretHash: row.secret_hash, principal: apiTokenPrincipal(row).principal }))
+    },
+
     async isEmpty(): Promise<boolean> {
       const row = await db.selectFrom('api_tokens').select('secret_hash').limit(1).executeTakeFirst()
       return row === undefined

@@ -11,6 +11,7 @@ import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
 import { finalMix, mixBlock } from '../evaluation/murmurhash.ts'
 import type { EvaluationContext, FrontendFeature } from '../evaluation/types.ts'
 import type { ClientFeaturesService, ReadScope } from './client-features-service.ts'
+import type { ClientFeature } from './client-features-store.ts'
 
 /** Context fields the SDKs send at the top level; anything else is a custom property. */
 const STANDARD_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'appName', 'environment', 'currentTime'])
@@ -116,9 +117,11 @@ const COMMA = 0x2c
 const CLOSE_BRACKET = 0x5d
 const CLOSE_BRACE = 0x7d
 
-interface ScopeEvaluator {
+export interface ScopeEvaluator {
   evaluator: Evaluator
   write: ReturnType<typeof togglesWriter>
+  /** The flags it evaluates, in its order (their project, type and staleness: OpenFeature's metadata). */
+  features: readonly ClientFeature[]
 }
 
 export function createFrontendService({ clientFeatures }: { clientFeatures: ClientFeaturesService }) {
@@ -134,10 +137,10 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
     const { version, flags } = clientFeatures.environmentFlags(scope.environment)
     const known = evaluators.get(key)
     if (version !== undefined && known?.version === version) return known.evaluator
-    const evaluator = flags.then((read) => ({
-      evaluator: createEvaluator({ features: clientFeatures.visible(read, scope), segments: [...read.segments.values()] }),
-      write: togglesWriter(),
-    }))
+    const evaluator = flags.then((read) => {
+      const features = clientFeatures.visible(read, scope)
+      return { evaluator: createEvaluator({ features, segments: [...read.segments.values()] }), write: togglesWriter(), features }
+    })
     if (version !== undefined) {
       evaluators.delete(key)
       evaluators.set(key, { version, evaluator })
@@ -148,6 +151,8 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
   }
 
   return {
+    /** The scope's evaluator, shared with OpenFeature's evaluations (openfeature/): one evaluator, one answer. */
+    evaluatorFor,
     /** The enabled flags for a context, as JSON bytes with their ETag. */
     async evaluate(scope: ReadScope, context: EvaluationContext): Promise<{ body: Buffer; etag: string }> {
       const { evaluator, write } = await evaluatorFor(scope)

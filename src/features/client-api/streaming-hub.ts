@@ -23,6 +23,11 @@ interface Connection {
   /** Bytes written to it since the last heartbeat, and in the heartbeat interval before. */
   writtenNow: number
   writtenBefore: number
+  /**
+   * An OpenFeature (OFREP) stream: told only that its flags changed (`refetchEvaluation`, ADR-0008),
+   * never sent the flags; it starts at the current state, having just fetched its evaluations.
+   */
+  ofrep: boolean
 }
 
 interface ScopeStreams {
@@ -133,7 +138,14 @@ export function createStreamingHub({
 
   /** Sends a message to connections and keeps them with the state it leaves them in. */
   function deliver(streams: ScopeStreams, connections: Iterable<Connection>, event: string, answer: DeltaAnswer): void {
-    const bytes = message(sseMessage(event, answer.hash, eventsBody(answer.kind === 'current' ? [] : answer.events)))
+    let unleash: Message | undefined
+    let ofrep: Message | undefined
+    const messageFor = (connection: Connection): Message | undefined => {
+      if (!connection.ofrep)
+        return (unleash ??= message(sseMessage(event, answer.hash, eventsBody(answer.kind === 'current' ? [] : answer.events))))
+      if (event === 'unleash-connected') return undefined
+      return (ofrep ??= message(sseMessage('message', answer.hash, JSON.stringify({ type: 'refetchEvaluation', etag: answer.hash }))))
+    }
     let place = streams.held.get(answer.hash)
     if (!place) {
       place = new Set()
@@ -142,7 +154,8 @@ export function createStreamingHub({
     for (const connection of [...connections]) {
       // A connection closed while the state was read is no longer in its place.
       if (!connection.place.delete(connection)) continue
-      send(connection, bytes)
+      const bytes = messageFor(connection)
+      if (bytes !== undefined) send(connection, bytes)
       connection.known = answer.hash
       connection.place = place
       place.add(connection)
@@ -241,7 +254,8 @@ export function createStreamingHub({
 
     /**
      * Takes over a response whose headers are sent: it is sent its scope's state (or what it
-     * missed since `lastEventId`), then every change, until either side closes it.
+     * missed since `lastEventId`), then every change, until either side closes it. An `ofrep`
+     * stream is sent nothing at first, then a `refetchEvaluation` message on each change.
      */
     open(
       response: ServerResponse,
@@ -249,6 +263,7 @@ export function createStreamingHub({
       filters: FeatureFilters,
       lastEventId: string | undefined,
       owner: string | undefined,
+      ofrep = false,
     ): void {
       const key = scopeKey(scope, filters)
       let streams = scopes.get(key)
@@ -256,7 +271,7 @@ export function createStreamingHub({
         streams = { scope, filters, fresh: new Set(), held: new Map(), size: 0, running: false, again: false }
         scopes.set(key, streams)
       }
-      const connection: Connection = { response, known: lastEventId, place: streams.fresh, writtenNow: 0, writtenBefore: 0 }
+      const connection: Connection = { response, known: lastEventId, place: streams.fresh, writtenNow: 0, writtenBefore: 0, ofrep }
       streams.fresh.add(connection)
       streams.size++
       if (count++ === 0) start()

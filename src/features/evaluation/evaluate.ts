@@ -52,6 +52,51 @@ export interface Evaluator {
    * constraint is evaluated at most once per call, so this bounds the matching done.
    */
   regexWork(context: EvaluationContext): number
+  /**
+   * Every flag of the payload (in its order), disabled ones included, with why it is what it is
+   * (for OpenFeature's reasons). Each (flag, variant, why) is one shared, frozen object, as the toggles.
+   */
+  decideAll(context: EvaluationContext): Decision[]
+  /** One flag's decision; undefined for a flag the payload lacks. */
+  decide(name: string, context: EvaluationContext): Decision | undefined
+  /** The decision numbered `id` (its `id`), for callers that count decisions in a table rather than a map. */
+  decisionById(id: number): Decision
+}
+
+/**
+ * Why a flag is what it is: switched off, a dependency unmet, no strategy matched, or the kind of
+ * the strategy that matched (see `strategyKind`). The flag's own variants do not change it.
+ */
+export type DecisionWhy = 'off' | 'dependency' | 'no-match' | 'targeted' | 'unconditional' | 'rollout'
+
+/** A flag's answer for one context, and why. */
+export interface Decision {
+  /** 0, 1, 2… in the order this evaluator made them. */
+  readonly id: number
+  readonly name: string
+  readonly enabled: boolean
+  readonly variant: VariantResult
+  readonly why: DecisionWhy
+}
+
+/** Which strategies are a rollout: their percentage parameter, by name. */
+const ROLLOUT_PERCENT: Readonly<Record<string, string>> = {
+  flexibleRollout: 'rollout',
+  gradualRolloutUserId: 'percentage',
+  gradualRolloutSessionId: 'percentage',
+  gradualRolloutRandom: 'percentage',
+}
+
+/**
+ * What kind of strategy matched: one with constraints or segments, or one that picks users or
+ * addresses by name, targets; `default` and a rollout of 100% hold for everyone; a smaller rollout splits.
+ */
+function strategyKind(strategy: StrategyDefinition): DecisionWhy {
+  if ((strategy.constraints?.length ?? 0) > 0 || (strategy.segments?.length ?? 0) > 0) return 'targeted'
+  if (strategy.name === 'default') return 'unconditional'
+  const parameter = ROLLOUT_PERCENT[strategy.name]
+  if (parameter === undefined) return 'targeted'
+  return Number(strategy.parameters?.[parameter]) >= 100 ? 'unconditional' : 'rollout'
 }
 
 export interface ExplainingEvaluator extends Evaluator {
@@ -67,6 +112,8 @@ interface CompiledStrategy {
   matches: ContextPredicate
   /** Present when the strategy has variants. */
   variants?: VariantSelector
+  /** What a match of it says of the decision. */
+  kind: DecisionWhy
 }
 
 interface CompiledDependency {
@@ -82,6 +129,8 @@ interface CompiledFeature {
   /** The pass `decided` belongs to (see createEvaluator). */
   pass: number
   decided: Outcome
+  /** Why `decided` is what it is (same pass). */
+  why: DecisionWhy
   name: string
   enabled: boolean
   impressionData: boolean
@@ -92,6 +141,8 @@ interface CompiledFeature {
   hasDependencies: boolean
   /** The feature's toggles made so far, one per variant result (a few: the variants are compiled once). */
   toggles: FrontendFeature[]
+  /** The feature's decisions made so far, one per (variant, why). */
+  decisions: Decision[]
   /** Explain mode only: every strategy's pieces (disabled ones included), and the flag's variants. */
   explained: { strategies: ExplainedStrategy[]; variants: CompiledVariants['explain'] } | undefined
 }
@@ -138,18 +189,31 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
   const switchedOn = [...features.values()].filter((feature) => feature.enabled && feature.strategies !== undefined)
 
   const outcome = (feature: CompiledFeature, context: EvaluationContext): Outcome => {
-    if (!feature.enabled || feature.strategies === undefined) return false
+    if (!feature.enabled || feature.strategies === undefined) {
+      feature.why = 'off'
+      return false
+    }
     // A parent asked for by its children is decided once per pass (so they all see one answer).
     if (feature.pass === pass) return feature.decided
     feature.pass = pass
     return (feature.decided = decide(feature, feature.strategies, context))
   }
   const decide = (feature: CompiledFeature, strategies: CompiledStrategy[], context: EvaluationContext): Outcome => {
-    if (feature.hasDependencies && !dependenciesSatisfied(feature, context)) return false
-    if (strategies.length === 0) return true
-    for (const strategy of strategies) {
-      if (strategy.matches(context)) return strategy.variants?.(context) ?? true
+    if (feature.hasDependencies && !dependenciesSatisfied(feature, context)) {
+      feature.why = 'dependency'
+      return false
     }
+    if (strategies.length === 0) {
+      feature.why = 'unconditional'
+      return true
+    }
+    for (const strategy of strategies) {
+      if (strategy.matches(context)) {
+        feature.why = strategy.kind
+        return strategy.variants?.(context) ?? true
+      }
+    }
+    feature.why = 'no-match'
     return false
   }
   const variantOf = (feature: CompiledFeature, decided: Outcome, context: EvaluationContext): VariantResult => {
@@ -208,6 +272,19 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     toggles.push(toggle)
     return toggle
   }
+
+  const decisionOf = (feature: CompiledFeature, context: EvaluationContext): Decision => {
+    const decided = outcome(feature, context)
+    const variant = variantOf(feature, decided, context)
+    const { decisions, why } = feature
+    for (let i = 0; i < decisions.length; i++) if (decisions[i]!.variant === variant && decisions[i]!.why === why) return decisions[i]!
+    const decision: Decision = Object.freeze({ id: allDecisions.length, name: feature.name, enabled: decided !== false, variant, why })
+    decisions.push(decision)
+    allDecisions.push(decision)
+    return decision
+  }
+  const everyFeature = [...features.values()]
+  const allDecisions: Decision[] = []
 
   // Explain mode: a segment's explanation is made once per pass, whatever the strategies using it.
   const segmentAnswers = new Map<number, { pass: number; explanation: SegmentExplanation }>()
@@ -287,6 +364,18 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
         enabled.push(toggleOf(feature, variantOf(feature, decided, context)))
       }
       return enabled
+    },
+    decideAll(context) {
+      pass++
+      const decisions = new Array<Decision>(everyFeature.length)
+      for (let i = 0; i < everyFeature.length; i++) decisions[i] = decisionOf(everyFeature[i]!, context)
+      return decisions
+    },
+    decisionById: (id) => allDecisions[id]!,
+    decide(name, context) {
+      pass++
+      const feature = features.get(name)
+      return feature === undefined ? undefined : decisionOf(feature, context)
     },
     regexWork(context) {
       let work = 0
@@ -380,7 +469,7 @@ function compileFeature(
   const compileOne = (strategy: StrategyDefinition | null): CompiledStrategy => {
     if (strategy == null) {
       if (explain) explained.push({ disabled: false, known: false, constraints: [], segments: [], rule: () => ({ enabled: false }) })
-      return { matches: () => false }
+      return { matches: () => false, kind: 'targeted' }
     }
     const own = (strategy.constraints ?? []).map(constraintOf)
     const constraints = [...own]
@@ -413,6 +502,7 @@ function compileFeature(
             ? constraintsHold
             : (context) => constraintsHold(context) && matches(context),
       variants: compiledVariants?.select,
+      kind: strategyKind(strategy),
     }
   }
   let strategies: CompiledStrategy[] | undefined
@@ -436,6 +526,7 @@ function compileFeature(
   const compiled: CompiledFeature = {
     pass: -1,
     decided: false,
+    why: 'off',
     name: feature.name,
     enabled: Boolean(feature.enabled),
     impressionData: Boolean(feature.impressionData),
@@ -449,6 +540,7 @@ function compileFeature(
     })),
     hasDependencies: dependencies.length > 0,
     toggles: [],
+    decisions: [],
     // Present (if undefined) on every compiled feature, so that all have one shape.
     explained: explain ? { strategies: explained, variants: variants.explain } : undefined,
   }
