@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { test } from 'node:test'
 import { call, onEachDatabase, useTestApp, type TestApp } from './test-app.ts'
@@ -17,7 +17,7 @@ const DOCUMENTS = ['README.md', 'docs/client-api.md'].map((path) => ({
   path,
   text: readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'),
 }))
-const SNIPPETS = ['app.js', 'app-streaming.js', 'web.mjs']
+const SNIPPETS = ['app.js', 'app-streaming.js', 'web.mjs', 'openfeature.js']
 const NODE_MODULES = new URL('../node_modules/', import.meta.url)
 
 /** The fenced block right after the `<!-- README test: <file> … -->` marker, in whichever document has it. */
@@ -69,7 +69,11 @@ function projectFolder(t: { after(fn: () => void): void }, packages: string[], n
     )}\n`,
   )
   mkdirSync(join(dir, 'node_modules'))
-  for (const name of packages) symlinkSync(realpathSync(new URL(name, NODE_MODULES)), join(dir, 'node_modules', name), 'dir')
+  for (const name of packages) {
+    const link = join(dir, 'node_modules', name)
+    mkdirSync(dirname(link), { recursive: true })
+    symlinkSync(realpathSync(new URL(name, NODE_MODULES)), link, 'dir')
+  }
   return dir
 }
 
@@ -187,5 +191,21 @@ onEachDatabase('README', (database) => {
     const web = run(t, dir, 'web.mjs')
     assert.equal(await web.next(), 'new-checkout is on for user 42')
     assert.equal(web.stderr(), '')
+  })
+
+  test('the OpenFeature snippet, saved as openfeature.js with the server SDK and the OFREP provider, prints the flag', {
+    timeout: 60_000,
+  }, async (t) => {
+    const pennon = await useTestApp(t, database)
+    const base = await listen(pennon)
+    const secret = await prepare(pennon, 'client')
+    const dir = projectFolder(t, ['@openfeature/server-sdk', '@openfeature/ofrep-provider'])
+    writeFileSync(
+      join(dir, 'openfeature.js'),
+      fillIn(snippet('openfeature.js'), { 'http://127.0.0.1:4242': base, '<client token secret>': secret }),
+    )
+    const app = run(t, dir, 'openfeature.js')
+    assert.equal(await app.next(), 'new-checkout is on for user 42')
+    assert.equal(app.stderr(), '')
   })
 })
