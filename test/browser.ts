@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { useTestApp, type TestApp, type TestDatabase } from './test-app.ts'
+import { useTestApp, type TestApp, type TestAppOptions, type TestDatabase } from './test-app.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Without the background-networking flags Chromium dials out, and a closed network refuses it.
@@ -30,8 +30,9 @@ export const skip =
 export async function startBrowserAndApp(
   t: { after(fn: () => Promise<void>): void },
   database: TestDatabase,
+  options?: TestAppOptions,
 ): Promise<{ pennon: TestApp; base: string; browser: Browser }> {
-  const pennon = await useTestApp(t, database)
+  const pennon = await useTestApp(t, database, options)
   await pennon.app.listen({ port: 0, host: '127.0.0.1' })
   const address = pennon.app.server.address()
   assert.ok(address && typeof address === 'object')
