@@ -271,6 +271,27 @@ onEachDatabase('console integrations in a browser', (database) => {
       assert.equal((await call(pennon, 'GET', `${ADDONS}/${id}/events`, undefined, { token: editorToken })).status, 403)
     })
 
+    await t.test('on a phone (390 px) the list, the form and the delivery log scroll no page sideways', async () => {
+      const phone = watch(
+        await (
+          await browser.newContext({ viewport: { width: 390, height: 844 }, reducedMotion: 'reduce', isMobile: true, hasTouch: true })
+        ).newPage(),
+      )
+      await signIn(phone, base, pennon.adminToken)
+      for (const [hash, title] of [
+        ['#/integrations', 'Integrations'],
+        [`#/integrations/${id}`, `Webhook #${id}`],
+        [`#/integrations/${id}/deliveries`, 'Delivery log'],
+        ['#/integrations/new/datadog', 'New Datadog integration'],
+      ] as const) {
+        await phone.goto(`${base}/${hash}`)
+        await heading(phone, title)
+        // A phone zooms out to show a page wider than itself, and its window grows with it.
+        const widths = await phone.evaluate(() => [window.innerWidth, document.documentElement.scrollWidth])
+        assert.deepEqual(widths, [390, 390], hash)
+      }
+    })
+
     await t.test('delete it: cancelled, it stays; confirmed, it is gone', async () => {
       const remove = page.getByRole('button', { name: `Delete Webhook #${id}` })
       await remove.click()
