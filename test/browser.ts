@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { useTestApp, type TestApp, type TestDatabase } from './test-app.ts'
+import { createTestApp, type TestApp, type TestAppOptions, type TestDatabase } from './test-app.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Without the background-networking flags Chromium dials out, and a closed network refuses it.
@@ -30,13 +30,21 @@ export const skip =
 export async function startBrowserAndApp(
   t: { after(fn: () => Promise<void>): void },
   database: TestDatabase,
+  options?: TestAppOptions,
 ): Promise<{ pennon: TestApp; base: string; browser: Browser }> {
-  const pennon = await useTestApp(t, database)
+  const pennon = await createTestApp(database, options)
+  let browser: Browser | undefined
+  // The browser first: a connection Chromium opened ahead of need (a preconnect) and never sent a
+  // request on is not idle to Node, so the server's close would wait for Chromium to drop it (a
+  // minute, or for good).
+  t.after(async () => {
+    await browser?.close()
+    await pennon.close()
+  })
   await pennon.app.listen({ port: 0, host: '127.0.0.1' })
   const address = pennon.app.server.address()
   assert.ok(address && typeof address === 'object')
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
-  t.after(() => browser.close())
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 })
   return { pennon, base: `http://127.0.0.1:${address.port}`, browser }
 }
 

@@ -802,7 +802,7 @@ onEachDatabase('console in a browser', (database) => {
             `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`,
           )
           const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
-          assert.equal(await nav.count(), 9)
+          assert.equal(await nav.count(), 10)
           for (const link of await nav.all()) {
             const box = await link.boundingBox()
             // Across the screen (scrolled down a long page, the bar is above, as on any page).
@@ -824,6 +824,7 @@ onEachDatabase('console in a browser', (database) => {
           ['Users', 'Users'],
           ['Playground', 'Playground'],
           ['Applications', 'Applications'],
+          ['Integrations', 'Integrations'],
         ]) {
           await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click()
           await heading(phone, title!)

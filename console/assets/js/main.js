@@ -19,6 +19,8 @@ import { strategiesView } from './views/strategies.js'
 import { contextFieldsView } from './views/context-fields.js'
 import { playgroundView } from './views/playground.js'
 import { applicationsView, applicationView } from './views/applications.js'
+import { integrationEditView, integrationsView } from './views/integrations.js'
+import { integrationDeliveriesView } from './views/integration-deliveries.js'
 
 route('/projects', projectsView)
 route('/projects/:projectId', projectView)
@@ -35,6 +37,10 @@ route('/context-fields', contextFieldsView)
 route('/playground', playgroundView)
 route('/applications', applicationsView)
 route('/applications/:appName', applicationView)
+route('/integrations', integrationsView)
+route('/integrations/new/:provider', integrationEditView)
+route('/integrations/:id', integrationEditView)
+route('/integrations/:id/deliveries', integrationDeliveriesView)
 route('/users', usersView)
 route('/profile', profileView)
 
