@@ -1,5 +1,5 @@
 /** The delivery side of integrations: who sends now (a lease), where each stands, and the delivery log. */
-import type { Kysely } from 'kysely'
+import type { Kysely, Selectable } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import type { ParameterValue } from './addon-store.ts'
 
@@ -24,6 +24,22 @@ export interface Attempt {
   event: string
   details: Record<string, unknown>
 }
+
+const DUE_COLUMNS = ['id', 'provider', 'parameters', 'events', 'projects', 'environments', 'cursor', 'attempts', 'failing_since'] as const
+
+type DueRow = Pick<Selectable<Database['addons']>, (typeof DUE_COLUMNS)[number]>
+
+const dueAddon = (row: DueRow): DueAddon => ({
+  id: Number(row.id),
+  provider: row.provider,
+  parameters: JSON.parse(row.parameters) as Record<string, ParameterValue>,
+  events: JSON.parse(row.events) as string[],
+  projects: JSON.parse(row.projects) as string[],
+  environments: JSON.parse(row.environments) as string[],
+  cursor: row.cursor,
+  attempts: Number(row.attempts),
+  failingSince: row.failing_since === null ? null : new Date(row.failing_since).toISOString(),
+})
 
 export function createDeliveryStore(db: Kysely<Database>) {
   return {
@@ -57,35 +73,27 @@ export function createDeliveryStore(db: Kysely<Database>) {
         .where('id', 'in', [...ids])
         .where('enabled', '=', true)
         .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
-        .returning(['id', 'provider', 'parameters', 'events', 'projects', 'environments', 'cursor', 'attempts', 'failing_since'])
+        .returning(DUE_COLUMNS)
         .execute()
-      return rows
-        .map((row) => ({
-          id: Number(row.id),
-          provider: row.provider,
-          parameters: JSON.parse(row.parameters) as Record<string, ParameterValue>,
-          events: JSON.parse(row.events) as string[],
-          projects: JSON.parse(row.projects) as string[],
-          environments: JSON.parse(row.environments) as string[],
-          cursor: row.cursor,
-          attempts: Number(row.attempts),
-          failingSince: row.failing_since === null ? null : new Date(row.failing_since).toISOString(),
-        }))
-        .sort((x, y) => x.id - y.id)
+      return rows.map(dueAddon).sort((x, y) => x.id - y.id)
     },
 
     /**
-     * Past `cursor`, nothing failing; the lease extended, or given back (`null`). Whether it is
-     * still enabled (not disabled or deleted meanwhile: then its delivery stops).
+     * Past `cursor` (from `from`, where this instance left it), nothing failing; the lease extended,
+     * or given back (`null`). Answers the integration as it is now, or undefined when it was
+     * disabled, deleted or started again elsewhere (enabled anew: its cursor moved) meanwhile, so
+     * the sender stops there and a change of its settings is used from the next send.
      */
-    async advance(id: number, cursor: string, leaseUntil: string | null): Promise<boolean> {
-      const result = await db
+    async advance(id: number, from: string, cursor: string, leaseUntil: string | null): Promise<DueAddon | undefined> {
+      const row = await db
         .updateTable('addons')
         .set({ cursor, leased_until: leaseUntil, attempts: 0, retry_at: null, failing_since: null })
         .where('id', '=', id)
         .where('enabled', '=', true)
+        .where('cursor', '=', from)
+        .returning(DUE_COLUMNS)
         .executeTakeFirst()
-      return Number(result.numUpdatedRows) > 0
+      return row && dueAddon(row)
     },
 
     /** A failed send (the events before it done, up to `cursor`): tried again at `retryAt`; the lease given back. */

@@ -2,9 +2,11 @@
  * Delivers events to integrations, at least once and in order per integration. The event log is
  * the outbox: every change wrote its event in its own transaction, and each integration's cursor
  * says which it has had (read in commit order, events/event-log.ts). An instance takes an
- * integration for a while (a lease, so one instance sends for it at a time), sends each matching
- * event after its cursor, records the attempt, and moves the cursor past it only once it was
- * received: a crash or a lost lease sends it again (the same `webhook-id`). A failed send stops
+ * integration that has events after its cursor (a lease, so one instance sends for it at a time)
+ * and keeps it while they come: it sends each matching event, and commits the tries and the
+ * step past them every COMMIT_EVERY sends or COMMIT_MS; idle for LINGER_MS, it gives it back. A
+ * crash or a lost lease sends the events since the last commit again (the same `webhook-id`s).
+ * An instance with nothing to send writes nothing. A failed send stops
  * that integration there, tried again with exponential backoff (1 s, 2 s, … up to
  * INTEGRATIONS_RETRY_MAX_SECONDS) until it is received or has failed for longer than
  * INTEGRATIONS_RETENTION_HOURS, when it is given up (recorded as failed) and the next goes.
@@ -24,8 +26,10 @@ const COMMIT_EVERY = 50
 const COMMIT_MS = 100
 /** An integration's log is pruned after this many new tries. */
 const PRUNE_EVERY = 100
-/** The least time between two rounds that changes asked for. */
+/** The least time between two looks for integrations to take, while changes keep coming. */
 const ROUND_GAP_MS = 20
+/** How long an integration is kept with nothing to send before its lease is given back. */
+const LINGER_MS = 1000
 /** Tries kept in an integration's delivery log. */
 export const LOG_KEPT = 1000
 
@@ -52,7 +56,7 @@ async function relaxedCommit(trx: Kysely<Database>): Promise<void> {
   if (dialectOf(trx) === 'postgres') await sql`set local synchronous_commit = off`.execute(trx)
 }
 
-/** One page of the log as a round read it, each event's head parsed once for every integration. */
+/** A page of the log, each event's head parsed once for every integration that reads it. */
 interface Page {
   events: Array<LoggedEvent & { head: EventHead }>
   cursor: EventCursor
@@ -66,11 +70,49 @@ export function createDeliveryWorker(options: DeliveryOptions) {
   const leaseUntil = () => new Date(Date.now() + LEASE_MS).toISOString()
   /** Tries recorded per integration since its log was last pruned. */
   const unpruned = new Map<number, number>()
+  /** The integrations this instance is sending for. */
+  const active = new Map<number, Promise<void>>()
   let running: Promise<void> | undefined
   let again = false
   let stopped = false
 
-  async function recordTries(id: number, tries: Attempt[], step: (trx: ReturnType<typeof createDeliveryStore>) => Promise<boolean>) {
+  // Pages read since the last change heard: integrations at the same place share one read, and
+  // one that read nothing new waits for the next change (or pollMs) before reading again.
+  let pages = new Map<EventCursor, Promise<Page>>()
+  let changed: { promise: Promise<void>; resolve(): void } = Promise.withResolvers<void>()
+  const heard = () => {
+    pages = new Map()
+    const { resolve } = changed
+    changed = Promise.withResolvers<void>()
+    resolve()
+  }
+  const readPage = (cursor: EventCursor): Promise<Page> => {
+    let page = pages.get(cursor)
+    if (!page) {
+      page = readEventsAfter(db, cursor, PAGE).then((read) => ({
+        cursor: read.cursor,
+        events: read.events.map((event) => ({ ...event, head: JSON.parse(event.json) as EventHead })),
+      }))
+      // A failed read is not kept.
+      page.catch(() => pages.delete(cursor))
+      pages.set(cursor, page)
+    }
+    return page
+  }
+  const nextChange = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      void changed.promise.then(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+
+  async function recordTries<T>(
+    id: number,
+    tries: Attempt[],
+    step: (trx: ReturnType<typeof createDeliveryStore>) => Promise<T>,
+  ): Promise<T> {
     // The tries and the step past them in one commit, which need not wait for the disk: losing
     // it in a crash only sends those events again (at least once).
     const result = await db.transaction().execute(async (trx) => {
@@ -88,107 +130,121 @@ export function createDeliveryWorker(options: DeliveryOptions) {
     return result
   }
 
-  async function deliver(addon: DueAddon, readPage: (cursor: EventCursor) => Promise<Page>): Promise<void> {
+  async function deliver(claimed: DueAddon): Promise<void> {
+    const { id } = claimed
+    let addon = claimed
     let cursor = addon.cursor
+    /** Where the stored cursor is: a commit from anywhere else means this instance stops. */
+    let committed = cursor
     let { attempts, failingSince } = addon
     let tries: Attempt[] = []
     let lastCommit = Date.now()
-    /** Records the tries so far and moves past them; whether the integration is still enabled. */
-    const commit = (release: boolean) => {
+    let lastEvent = Date.now()
+    /**
+     * Records the tries so far and moves past them, and reads the integration's settings back:
+     * false when it was disabled, deleted or enabled anew meanwhile (then this stops there).
+     */
+    const commit = async (release: boolean): Promise<boolean> => {
       const done = tries
       tries = []
       lastCommit = Date.now()
-      return recordTries(addon.id, done, (trx) => trx.advance(addon.id, cursor, release ? null : leaseUntil()))
+      const from = committed
+      committed = cursor
+      const now = await recordTries(id, done, (trx) => trx.advance(id, from, cursor, release ? null : leaseUntil()))
+      if (now === undefined) return false
+      addon = now
+      return true
     }
     for (;;) {
       const page = await readPage(cursor)
       for (const event of page.events) {
         if (stopped) break
+        lastEvent = Date.now()
         if (!takes(addon, event.head)) {
           cursor = event.cursor
           continue
         }
-        const result = await send(addon.provider, addon.parameters, event.json, `pennon-${addon.id}-${event.id}`, sendOptions)
+        // Committed now and then, not after every send; each commit reads the settings back, so a
+        // send never goes more than COMMIT_MS after the integration was last seen enabled as it is.
+        if ((tries.length >= COMMIT_EVERY || Date.now() - lastCommit >= COMMIT_MS) && !(await commit(false))) return store.release(id)
+        if (!takes(addon, event.head)) {
+          cursor = event.cursor
+          continue
+        }
+        const result = await send(addon.provider, addon.parameters, event.json, `pennon-${id}-${event.id}`, sendOptions)
         const now = new Date()
         const givenUp =
           result.state === 'failed' && failingSince !== null && now.getTime() - Date.parse(failingSince) > retentionHours * 3_600_000
-        const attempt = {
-          integrationId: addon.id,
+        tries.push({
+          integrationId: id,
           createdAt: now.toISOString(),
           state: result.state,
           stateDetails: givenUp ? `${result.stateDetails}\nGiven up: failing for more than ${retentionHours} hours.` : result.stateDetails,
           event: event.json,
           details: result.details,
-        }
-        tries.push(attempt)
+        })
         // A failure no try can mend (final) is recorded and passed, as one given up.
         if (result.state === 'failed' && !givenUp && !result.final) {
           attempts += 1
           const retryAt = new Date(now.getTime() + Math.min(2 ** (attempts - 1), retryMaxSeconds) * 1000).toISOString()
           const since = failingSince ?? now.toISOString()
-          await recordTries(addon.id, tries, async (trx) => {
-            await trx.retryLater(addon.id, cursor, attempts, retryAt, since)
-            return true
-          })
+          await recordTries(id, tries, (trx) => trx.retryLater(id, cursor, attempts, retryAt, since))
           return
         }
         cursor = event.cursor
         attempts = 0
         failingSince = null
-        // Committed now and then, not after every send: a few commits a second per integration
-        // however many events go. An integration disabled meanwhile stops at the next commit.
-        if ((tries.length >= COMMIT_EVERY || Date.now() - lastCommit >= COMMIT_MS) && !(await commit(false))) return store.release(addon.id)
       }
       if (page.cursor !== cursor && !stopped) cursor = page.cursor
-      const last = page.events.length < PAGE || stopped
-      const stillEnabled = await commit(last)
+      if (page.events.length === PAGE && !stopped) continue
+      // Caught up (or stopping): what was sent is committed; idle for LINGER_MS, the lease is given back.
+      const release = stopped || Date.now() - lastEvent >= LINGER_MS
       // Disabled meanwhile: its backlog is not sent (an integration enabled again starts from then).
-      if (!stillEnabled) return store.release(addon.id)
-      if (last) return
+      if ((tries.length > 0 || cursor !== committed || release) && !(await commit(release))) return store.release(id)
+      if (release) return
+      await nextChange(Math.min(pollMs, LINGER_MS))
+      if (stopped) return void (await commit(true))
     }
   }
 
+  function start(addon: DueAddon): void {
+    const delivery = deliver(addon)
+      .catch(async (error: unknown) => {
+        log.warn({ err: error, integration: addon.id }, 'delivering to an integration failed; it is tried again later')
+        await store.release(addon.id).catch(() => {})
+      })
+      .finally(() => {
+        active.delete(addon.id)
+        // It may have stopped with events come meanwhile (a failure, disabled): look again.
+        tick()
+      })
+    active.set(addon.id, delivery)
+  }
+
+  /** Takes the integrations that have an event after their cursor, and starts sending for each. */
   async function run(): Promise<void> {
     do {
       again = false
       const now = new Date()
-      // Integrations that stand at the same place (most of the time, all of them) share each read.
-      const pages = new Map<EventCursor, Promise<Page>>()
-      const readPage = (cursor: EventCursor) => {
-        let page = pages.get(cursor)
-        if (!page) {
-          page = readEventsAfter(db, cursor, PAGE).then((read) => ({
-            cursor: read.cursor,
-            events: read.events.map((event) => ({ ...event, head: JSON.parse(event.json) as EventHead })),
-          }))
-          pages.set(cursor, page)
-        }
-        return page
-      }
-      // Only those with an event after their cursor are taken: a round with nothing to send
-      // writes nothing, so its own writes never wake the next round.
-      const candidates = await store.due(SENDING_PROVIDERS, now.toISOString())
+      // Only those with an event after their cursor are taken: a look with nothing to send
+      // writes nothing, so its own writes never wake the next.
+      const candidates = (await store.due(SENDING_PROVIDERS, now.toISOString())).filter(({ id }) => !active.has(id))
       const waiting = await Promise.all(candidates.map(async ({ id, cursor }) => ((await readPage(cursor)).events.length > 0 ? id : -1)))
-      const due = await store.claim(
+      const taken = await store.claim(
         waiting.filter((id) => id >= 0),
         now.toISOString(),
         new Date(now.getTime() + LEASE_MS).toISOString(),
       )
-      // Integrations side by side; each one's events in order.
-      await Promise.all(
-        due.map((addon) =>
-          (stopped ? store.release(addon.id) : deliver(addon, readPage)).catch(async (error: unknown) => {
-            log.warn({ err: error, integration: addon.id }, 'delivering to an integration failed; it is tried again later')
-            await store.release(addon.id).catch(() => {})
-          }),
-        ),
-      )
-      // Under a stream of changes, rounds at most every ROUND_GAP_MS, each taking what came meanwhile.
+      for (const addon of taken) {
+        if (stopped) await store.release(addon.id)
+        else start(addon)
+      }
+      // Under a stream of changes, a look at most every ROUND_GAP_MS.
       if (again && !stopped) await new Promise((resolve) => setTimeout(resolve, ROUND_GAP_MS))
     } while (again && !stopped)
   }
 
-  /** Runs a round now, or once more after the one under way. */
+  /** Looks for integrations to take now, or once more after the look under way. */
   function tick(): void {
     if (stopped) return
     if (running) {
@@ -196,16 +252,24 @@ export function createDeliveryWorker(options: DeliveryOptions) {
       return
     }
     running = run()
-      .catch((error: unknown) => log.warn({ err: error }, 'the integrations delivery round failed'))
+      .catch((error: unknown) => log.warn({ err: error }, 'looking for integrations to deliver to failed'))
       .finally(() => {
         running = undefined
       })
   }
 
-  const timer = setInterval(tick, pollMs)
+  const timer = setInterval(() => {
+    heard()
+    tick()
+  }, pollMs)
   timer.unref()
   // A change here (or, on PostgreSQL, anywhere) may have written an event: look at once.
-  const unsubscribe = options.changes.subscribe?.(() => setImmediate(tick))
+  const unsubscribe = options.changes.subscribe?.(() =>
+    setImmediate(() => {
+      heard()
+      tick()
+    }),
+  )
 
   return {
     tick,
@@ -213,7 +277,9 @@ export function createDeliveryWorker(options: DeliveryOptions) {
       stopped = true
       clearInterval(timer)
       unsubscribe?.()
+      heard()
       await running
+      await Promise.all(active.values())
     },
   }
 }

@@ -107,14 +107,51 @@ onEachDatabase('webhook delivery', (database) => {
     await addWebhook(pennon, receiver)
     await createFlag(pennon, 'once')
     await eventually(async () => (await receiver.received()).length === 1, 'the delivery')
-    // The delivery's own commit, then nothing: INTEGRATIONS_POLL_MS is 50, so 20 rounds in a second.
-    await sleep(300)
+    // The delivery's commit, and the lease given back once it has been idle a while; then nothing,
+    // though INTEGRATIONS_POLL_MS (50) looks 20 times a second.
+    await eventually(
+      async () => (await pennon.database.db.selectFrom('addons').select('leased_until').executeTakeFirstOrThrow()).leased_until === null,
+      'the lease given back',
+    )
+    // Its commit's own announcement, which may come just after.
+    await sleep(100)
     let writes = 0
     const unsubscribe = pennon.database.watchChanges().subscribe?.(() => writes++)
     await sleep(1000)
     unsubscribe?.()
     assert.equal(writes, 0)
     assert.equal((await receiver.received()).length, 1)
+  })
+
+  test('changed while it is sending: new settings apply from 100 ms after the change; disabled and enabled again, what came between is not sent', async (t) => {
+    const receiver = await useReceiver(t)
+    const pennon = await useTestApp(t, database, { env })
+    const id = await addWebhook(pennon, receiver)
+    const put = async (fields: Record<string, unknown>) => {
+      const changed = await call(pennon, 'PUT', `${ADDONS}/${id}`, {
+        provider: 'webhook',
+        enabled: true,
+        parameters: { url: `${receiver.url}/hook`, authorization: '*****', customHeaders: '*****' },
+        events: ['feature-created'],
+        ...fields,
+      })
+      assert.equal(changed.status, 200, changed.text)
+      await sleep(150)
+    }
+    const arrived = async () => (await receiver.received()).map((delivery) => `${delivery.path} ${JSON.parse(delivery.body).featureName}`)
+    await createFlag(pennon, 'first')
+    await eventually(async () => (await arrived()).length === 1, 'the first')
+    // Still held by its sender (idle for less than a second): the settings are read back.
+    await put({ parameters: { url: `${receiver.url}/moved`, authorization: '*****', customHeaders: '*****' } })
+    await createFlag(pennon, 'second')
+    await eventually(async () => (await arrived()).length === 2, 'the second')
+    await put({ enabled: false })
+    await createFlag(pennon, 'while-off')
+    await put({ enabled: true })
+    await createFlag(pennon, 'third')
+    await eventually(async () => (await arrived()).length === 3, 'the third')
+    await sleep(300)
+    assert.deepEqual(await arrived(), ['/hook first', '/moved second', '/hook third'])
   })
 
   test('a receiver down for five changes gets all five, in order, once it is up; each failure is in the log', async (t) => {
