@@ -1,4 +1,5 @@
 /** Entry point: configuration → database → migrations and bootstrap → app → listen; graceful shutdown. */
+import type { Socket } from 'node:net'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { createDb } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
@@ -30,6 +31,11 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database })
   tellOperator(bootstrap, config.port)
 
+  const connections = new Set<Socket>()
+  app.server.on('connection', (socket: Socket) => {
+    connections.add(socket)
+    socket.once('close', () => connections.delete(socket))
+  })
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return
@@ -37,9 +43,16 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
     const timer = setTimeout(() => process.exit(1), 10_000)
     timer.unref()
-    // Keep-alive connections that finish their request during the close go idle; close them as they do.
-    const sweeper = setInterval(() => app.server.closeIdleConnections(), 100)
+    // Keep-alive connections that finish their request during the close go idle; close them as they
+    // do. A connection that never sent a byte (a browser's preconnect) is not idle to Node and would
+    // hold the close until the exit above: it is cut too.
+    const sweep = () => {
+      app.server.closeIdleConnections()
+      for (const socket of connections) if (socket.bytesRead === 0) socket.destroy()
+    }
+    const sweeper = setInterval(sweep, 100)
     sweeper.unref()
+    sweep()
     await app.close()
     await database.close()
     process.exit(0)

@@ -1,6 +1,7 @@
 /** Service endpoints (docs/contract.md §7), configuration, and the server as a user starts it. */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { connect } from 'node:net'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -147,6 +148,24 @@ test('a bad configuration stops the server with a clear message and exit code 1'
   const code = await new Promise((resolve) => child.on('exit', resolve))
   assert.equal(code, 1)
   assert.match(stderr, /pennon: invalid configuration: AUTH_TYPE must be "open-source" or "none"; got "sometimes"/)
+})
+
+test('SIGTERM is not held by a connection that never sent a request (a browser opens them ahead of need)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pennon-main-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const server = await startProcess('src/main.ts', { DATABASE_FILE: join(dir, 'pennon.sqlite') })
+  const silent = connect(Number(new URL(server.url).port), '127.0.0.1')
+  silent.on('error', () => {})
+  t.after(() => silent.destroy())
+  await once(silent, 'connect')
+  const closed = once(silent, 'close')
+  const exitCode = new Promise((resolve) => server.child.on('exit', resolve))
+  const started = performance.now()
+  server.child.kill('SIGTERM')
+  assert.equal(await exitCode, 0)
+  await closed
+  // Held, it would end only at the 10 s forced exit, with code 1.
+  assert.ok(performance.now() - started < 5_000, `exited after ${Math.round(performance.now() - started)} ms`)
 })
 
 test('SIGTERM lets an in-flight request finish, refuses new connections, then exits 0', async (t) => {
