@@ -4,14 +4,14 @@
  * evaluator (evaluation/evaluate.ts: compiled constraints, regexes, hashes) is built once per
  * environment, projects and version of the flags, and shared by every request meanwhile.
  */
-import { hash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { invalid } from '../../http/errors.ts'
 import { createEvaluator, type Evaluator } from '../evaluation/evaluate.ts'
 import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
-import { finalMix, mixBlock } from '../evaluation/murmurhash.ts'
 import type { EvaluationContext, FrontendFeature } from '../evaluation/types.ts'
 import type { ClientFeaturesService, ReadScope } from './client-features-service.ts'
 import type { ClientFeature } from './client-features-store.ts'
+import { cachedJsonArrayWriter } from './cached-json.ts'
 
 /** Context fields the SDKs send at the top level; anything else is a custom property. */
 const STANDARD_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'appName', 'environment', 'currentTime'])
@@ -60,62 +60,11 @@ export const FRONTEND_ENVIRONMENT = 'default'
 
 const MAX_EVALUATORS = 64
 
-// The ETag's 160 bits: five 32-bit lanes, each folding in one word of every toggle's digest.
-const ETAG_LANES = 5
-
-/**
- * `{"toggles":[…]}` from the enabled flags, the same bytes as `JSON.stringify`, but copied from
- * UTF-8 made once per flag and variant (the evaluator's toggles are shared, frozen objects, a
- * few per flag) instead of serializing and encoding a few hundred objects on every request.
- * The ETag folds, in order, each toggle's SHA-256 digest (its first 160 bits, also made once)
- * with MurmurHash3's block mixing: equal lists of toggle texts are equal bodies, so it follows
- * the body, is the same on every instance for the same answer, and costs a few multiplications
- * per toggle rather than hashing tens of kilobytes per request.
- */
-function togglesWriter(): (toggles: readonly FrontendFeature[]) => { json: Buffer; etag: string } {
-  const written = new Map<FrontendFeature, { bytes: Buffer; digest: Uint32Array }>()
-  const entryOf = (toggle: FrontendFeature) => {
-    let entry = written.get(toggle)
-    if (entry === undefined) {
-      const bytes = Buffer.from(
-        JSON.stringify({ name: toggle.name, enabled: true, variant: toggle.variant, impressionData: toggle.impressionData }),
-      )
-      const digest = hash('sha256', bytes, 'buffer')
-      entry = { bytes, digest: Uint32Array.from({ length: ETAG_LANES }, (_, lane) => digest.readUInt32LE(lane * 4)) }
-      written.set(toggle, entry)
-    }
-    return entry
-  }
-  const head = Buffer.from('{"toggles":[')
-  const lanes = new Uint32Array(ETAG_LANES)
-  return (toggles) => {
-    const entries = new Array<{ bytes: Buffer; digest: Uint32Array }>(toggles.length)
-    let length = head.length + Math.max(toggles.length - 1, 0) + 2
-    lanes.fill(0)
-    for (let i = 0; i < toggles.length; i++) {
-      const entry = entryOf(toggles[i]!)
-      entries[i] = entry
-      length += entry.bytes.length
-      for (let lane = 0; lane < ETAG_LANES; lane++) lanes[lane] = mixBlock(lanes[lane]!, entry.digest[lane]!)
-    }
-    const json = Buffer.allocUnsafeSlow(length)
-    let at = head.copy(json, 0)
-    for (let i = 0; i < entries.length; i++) {
-      if (i > 0) json[at++] = COMMA
-      json.set(entries[i]!.bytes, at)
-      at += entries[i]!.bytes.length
-    }
-    json[at++] = CLOSE_BRACKET
-    json[at] = CLOSE_BRACE
-    for (let lane = 0; lane < ETAG_LANES; lane++) lanes[lane] = finalMix(lanes[lane]!, toggles.length)
-    const etag = Buffer.allocUnsafe(ETAG_LANES * 4)
-    for (let lane = 0; lane < ETAG_LANES; lane++) etag.writeUInt32LE(lanes[lane]!, lane * 4)
-    return { json, etag: `"${etag.toString('base64url')}"` }
-  }
-}
-const COMMA = 0x2c
-const CLOSE_BRACKET = 0x5d
-const CLOSE_BRACE = 0x7d
+/** `{"toggles":[…]}` from the enabled flags, each toggle's JSON made once (cached-json.ts). */
+const togglesWriter = () =>
+  cachedJsonArrayWriter<FrontendFeature>('{"toggles":[', (toggle) =>
+    JSON.stringify({ name: toggle.name, enabled: true, variant: toggle.variant, impressionData: toggle.impressionData }),
+  )
 
 export interface ScopeEvaluator {
   evaluator: Evaluator
@@ -159,7 +108,7 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
       // Matching is linear in the values (RE2), but values are the caller's: their total work is bounded per request.
       const work = evaluator.regexWork(context)
       if (work > MAX_REGEX_WORK) throw regexWorkTooLarge(work)
-      const { json, etag } = write(evaluator.evaluateAll(context))
+      const { json, etag } = write.write(evaluator.evaluateAll(context))
       return { body: json, etag }
     },
   }
