@@ -26,6 +26,20 @@ async function readAll(db: Kysely<Database>, cursor: EventCursor): Promise<{ pro
   }
 }
 
+/**
+ * PostgreSQL: the log holds back what is younger than the oldest transaction running in the whole
+ * database, and other test files' apps share it (their own schemas): a read may come up short for a
+ * moment. Reads again until `enough` holds (5 s at most), and answers the last read.
+ */
+async function settled<T>(read: () => Promise<T>, enough: (result: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5_000
+  for (;;) {
+    const result = await read()
+    if (enough(result) || Date.now() > deadline) return result
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 /** The naive reader: events with an id above the last one read. */
 async function readAfterId(db: Kysely<Database>, id: number): Promise<{ projects: string[]; id: number }> {
   const rows = await db.selectFrom('events').select(['id', 'json']).where('id', '>', id).orderBy('id').execute()
@@ -38,15 +52,24 @@ async function readAfterId(db: Kysely<Database>, id: number): Promise<{ projects
 onEachDatabase('event log in commit order', (database) => {
   test('reads every event once, in order, across reads', async (t) => {
     const { db } = (await useTestApp(t, database)).database
-    const start = await readAll(db, LOG_START)
+    const start = await settled(
+      () => readAll(db, LOG_START),
+      (read) => read.projects.length >= 1,
+    )
     assert.equal(start.projects.length, 1, 'the admin token of the test app')
     for (const project of ['a', 'b', 'c', 'd', 'e']) await db.transaction().execute((trx) => append(trx, project))
-    const first = await readEventsAfter(db, start.cursor, 3)
+    const first = await settled(
+      () => readEventsAfter(db, start.cursor, 3),
+      (read) => read.events.length >= 3,
+    )
     assert.deepEqual(
       first.events.map((event) => (JSON.parse(event.json) as { project: string }).project),
       ['a', 'b', 'c'],
     )
-    const rest = await readAll(db, first.cursor)
+    const rest = await settled(
+      () => readAll(db, first.cursor),
+      (read) => read.projects.length >= 2,
+    )
     assert.deepEqual(rest.projects, ['d', 'e'])
     assert.deepEqual(await readAll(db, rest.cursor), { projects: [], cursor: rest.cursor })
     await assert.rejects(readEventsAfter(db, 'nonsense', 1), /not an event cursor/)
@@ -67,7 +90,10 @@ onEachDatabase('event log in commit order', (database) => {
   if (database.name === 'postgres') {
     test('an event whose transaction commits after a later id is read, where reading after the last id loses it', async (t) => {
       const { db } = (await useTestApp(t, database)).database
-      const start = await readAll(db, LOG_START)
+      const start = await settled(
+        () => readAll(db, LOG_START),
+        (read) => read.projects.length >= 1,
+      )
       const naiveStart = await readAfterId(db, 0)
 
       // "late" draws its id first and holds its transaction open; "early" draws the next id and commits.
@@ -96,7 +122,10 @@ onEachDatabase('event log in commit order', (database) => {
         release()
         await late
       }
-      const after = await readAll(db, during.cursor)
+      const after = await settled(
+        () => readAll(db, during.cursor),
+        (read) => read.projects.length >= 2,
+      )
       assert.deepEqual(after.projects, ['late', 'early'], 'both, in commit order of their transactions')
       const naiveAfter = await readAfterId(db, naiveDuring.id)
       assert.deepEqual(naiveAfter.projects, [], 'the naive reader never sees "late"')
