@@ -13,6 +13,7 @@ import type { Db } from './db/database.ts'
 import { createAuthenticator } from './features/api-tokens/authenticator.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
 import { isSdkPath, OFREP_PREFIX, registerSdkPipeline } from './http/sdk-pipeline.ts'
+import { sendOfrepError } from './features/openfeature/ofrep-errors.ts'
 import { ofrepRoutes } from './features/openfeature/ofrep-routes.ts'
 import { createOfrepService } from './features/openfeature/ofrep-service.ts'
 import { createOfrepUsage, type OfrepUsage } from './features/openfeature/ofrep-usage.ts'
@@ -173,7 +174,7 @@ export async function buildApp({
     routerOptions: { maxParamLength: 1024 },
     // request.ip is the client behind the proxies TRUST_PROXY names (the failure throttle counts by it).
     trustProxy: trustProxyOption(config.trustProxy),
-    frameworkErrors: createFrameworkErrorHandler(authenticate),
+    frameworkErrors: createFrameworkErrorHandler(authenticate, [{ prefix: `${OFREP_PREFIX}/`, send: sendOfrepError }]),
     clientErrorHandler,
     // allowUnionTypes: `type: ['string', 'integer']` (a date as text or Unix seconds) fails with one message, where a union gives one per branch.
     ajv: {

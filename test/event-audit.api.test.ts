@@ -322,6 +322,19 @@ onEachDatabase('event log completeness', (database) => {
         [],
       )
     })
+    // OpenFeature's evaluations (OFREP) read as the frontend API does: they record nothing.
+    for (const [route, url] of [
+      ['POST /ofrep/v1/evaluate/flags/{key}', '/ofrep/v1/evaluate/flags/parent'],
+      ['POST /ofrep/v1/evaluate/flags', '/ofrep/v1/evaluate/flags'],
+    ] as const) {
+      covered.add(route)
+      await step(route, async () => {
+        assert.deepEqual(
+          await eventsOf(pennon, () => call(pennon, 'POST', url, { context: { targetingKey: 'u' } }, { token: frontendToken }), 200),
+          [],
+        )
+      })
+    }
     assert.equal((await call(pennon, 'DELETE', '/api/admin/api-tokens/audit-frontend')).status, 200)
     // The playground reads: explaining flags for a context records nothing.
     await run(

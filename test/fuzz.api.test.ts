@@ -285,7 +285,19 @@ async function fuzz(
     statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1)
     const where = `#${i} ${route.method} ${url.slice(0, 200)} body ${String(body).slice(0, 200)}`
     assert.ok(response.statusCode < 500, `${where} → ${response.statusCode} ${response.body.slice(0, 500)}`)
-    if (response.statusCode >= 400) {
+    if (response.statusCode >= 400 && url.startsWith('/ofrep/')) {
+      // OpenFeature's protocol: no body on 401, 403 and 429; otherwise its own error shape.
+      if ([401, 403, 429].includes(response.statusCode)) assert.equal(response.body, '', where)
+      else {
+        const error = JSON.parse(response.body)
+        assert.ok(
+          ['PARSE_ERROR', 'TARGETING_KEY_MISSING', 'INVALID_CONTEXT', 'GENERAL', 'FLAG_NOT_FOUND'].includes(error.errorCode),
+          `${where} → ${response.statusCode} ${response.body.slice(0, 300)}`,
+        )
+        assert.equal(typeof error.errorDetails, 'string', where)
+        assert.equal(response.headers['content-type'], 'application/json; charset=utf-8', where)
+      }
+    } else if (response.statusCode >= 400) {
       const error = JSON.parse(response.body)
       assert.equal(typeof error.id, 'string', where)
       assert.equal(typeof error.name, 'string', where)

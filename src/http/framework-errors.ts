@@ -10,8 +10,17 @@ import { errorBody } from './error-handler.ts'
 import { isAdminPath } from './admin-pipeline.ts'
 import type { Authenticate } from './auth.ts'
 
-/** Fastify's `frameworkErrors`: a malformed %-escape in the path is a 400, after authentication (and its throttle) as always. */
-export function createFrameworkErrorHandler(authenticate: Authenticate) {
+/** An API under `prefix` that answers its errors in a shape of its own (OpenFeature's, say). */
+export interface PrefixedErrors {
+  prefix: string
+  send(error: AppError, request: FastifyRequest, reply: FastifyReply): unknown
+}
+
+/**
+ * Fastify's `frameworkErrors`: a malformed %-escape in the path is a 400, after authentication (and
+ * its throttle) as always; under a prefix of `prefixed`, in that API's own shape.
+ */
+export function createFrameworkErrorHandler(authenticate: Authenticate, prefixed: readonly PrefixedErrors[] = []) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     let appError: AppError = validationFailed([
       { path: '/params', message: 'The request path contains a malformed percent-encoded sequence.' },
@@ -26,6 +35,9 @@ export function createFrameworkErrorHandler(authenticate: Authenticate) {
         else throw authError
       }
     }
+    const url = request.raw.url ?? ''
+    const own = prefixed.find(({ prefix }) => url.startsWith(prefix))
+    if (own) return void (await own.send(appError, request, reply))
     await reply.status(appError.status).type('application/json; charset=utf-8').send(errorBody(appError))
   }
 }

@@ -9,13 +9,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { sendJsonText } from '../../http/common-schemas.ts'
-import { unauthenticated } from '../../http/errors.ts'
+import { cut, unauthenticated } from '../../http/errors.ts'
 import { hashSecret } from '../api-tokens/token-secret.ts'
 import { sendWithEtag } from '../client-api/client-routes.ts'
 import type { StreamingHub } from '../client-api/streaming-hub.ts'
 import { tooManyStreams, tooManyStreamsOfToken } from '../client-api/streaming-routes.ts'
 import { MAX_CONTEXT_FIELDS, MAX_NAME_LENGTH, MAX_VALUE_LENGTH } from './ofrep-context.ts'
-import { sendOfrepError } from './ofrep-errors.ts'
+import { OfrepError, sendOfrepError } from './ofrep-errors.ts'
 import type { OfrepCaller, OfrepService } from './ofrep-service.ts'
 
 const tags = ['OpenFeature (OFREP)']
@@ -81,6 +81,11 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{
   maxPerToken: number
 }> = async (app, { ofrep, hub, maxConnections, maxPerToken }) => {
   app.setErrorHandler((error, request, reply) => sendOfrepError(error, request, reply))
+  // An address under /ofrep that names no route (a key the router will not take, such as `..`)
+  // answers in the protocol's shapes too, after the same authentication.
+  app.setNotFoundHandler(async (request) => {
+    throw new OfrepError(404, 'FLAG_NOT_FOUND', `Nothing is served at ${cut(request.url.split('?')[0] ?? '', 200)}.`)
+  })
 
   app.post(
     '/v1/evaluate/flags/:key',

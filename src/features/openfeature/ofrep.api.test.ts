@@ -234,6 +234,25 @@ onEachDatabase('OFREP', (database) => {
       errorCode: 'GENERAL',
       errorDetails: 'The request body is larger than this server accepts.',
     })
+    // An address under /ofrep that names no route (a key the router will not take): the protocol's
+    // shapes too, after the same authentication.
+    for (const url of [`${FLAGS}/..`, `${FLAGS}/%2e%2e`, '/ofrep/v2/evaluate/flags']) {
+      const unknown = await call(pennon, 'POST', url, { context: {} }, { token })
+      assert.equal(unknown.status, 404, url)
+      assert.equal(unknown.headers['content-type'], JSON_TYPE)
+      assert.equal(unknown.body.errorCode, 'FLAG_NOT_FOUND', url)
+      assert.match(unknown.body.errorDetails, /^Nothing is served at \/ofrep\//)
+      const unauthenticated = await call(pennon, 'POST', url, { context: {} }, { token: null })
+      assert.deepEqual([unauthenticated.status, unauthenticated.text], [401, ''], url)
+    }
+    // A malformed %-escape in the key: refused before routing, in the protocol's shape.
+    const malformed = await call(pennon, 'POST', `${FLAGS}/%`, { context: {} }, { token })
+    assert.equal(malformed.status, 400)
+    assert.equal(malformed.headers['content-type'], JSON_TYPE)
+    assert.deepEqual(malformed.body, {
+      errorCode: 'PARSE_ERROR',
+      errorDetails: 'The request path contains a malformed percent-encoded sequence.',
+    })
     // Within the bounds: answered.
     assert.equal(
       answer(await one(pennon, 'home', Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`f${i}`, 'x'])), token)).value,
