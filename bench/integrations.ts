@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { load, peakRssMb, serverMemory, startProcess, withFreshPostgres } from './lib.ts'
+import { cpuSeconds, load, peakRssMb, serverMemory, startProcess, withFreshPostgres } from './lib.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PENDING_FLAGS = Number(process.env.BENCH_PENDING_FLAGS ?? 20_000)
@@ -43,6 +43,7 @@ async function startSink() {
   const url = `http://127.0.0.1:${Number(first.toString().trim())}`
   return {
     url,
+    pid: child.pid!,
     stats: async () => (await (await fetch(`${url}/stats`)).json()) as Stats,
     answer: async (status: number) => void (await fetch(`${url}/status/${status}`, { method: 'PUT' })),
     reset: async () => void (await fetch(`${url}/stats`, { method: 'DELETE' })),
@@ -98,7 +99,9 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
     const pacedDelivered = await sink.stats()
     await sink.reset()
     const started = Date.now()
+    const sinkCpu = cpuSeconds(sink.pid)
     const w5 = await writes(SECONDS)
+    const sinkPercent = ((cpuSeconds(sink.pid) - sinkCpu) / SECONDS) * 100
     const expected = Math.round(w5.requestsPerSecond * SECONDS) * 5
     await waitFor(async () => (await sink.stats()).distinct >= expected * 0.99, 120)
     await new Promise((resolve) => setTimeout(resolve, 1000))
@@ -127,6 +130,7 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
     console.log(`  (w0) flag creates, no integration: ${w0.requestsPerSecond.toFixed(0)} req/s, p99 ${w0.p99.toFixed(1)} ms`)
     console.log(
       `  (w5) with five webhooks delivering: ${w5.requestsPerSecond.toFixed(0)} req/s, p99 ${w5.p99.toFixed(1)} ms ` +
+        `(server CPU ${w0.cpuPercent.toFixed(0)}% → ${w5.cpuPercent.toFixed(0)}%, the receiver's ${sinkPercent.toFixed(0)}%) ` +
         `(${((1 - w5.requestsPerSecond / w0.requestsPerSecond) * 100).toFixed(0)}% fewer); ` +
         `${delivered.distinct} delivered at ${rate.toFixed(0)}/s, change to receipt p50 ${delivered.p50} ms, p99 ${delivered.p99} ms`,
     )
