@@ -36,6 +36,8 @@ import { createProjectService } from './features/projects/project-service.ts'
 import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
+import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
+import { createFlagLinkService } from './features/flags/flag-link-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagsOfTags } from './features/flags/flags-of-tags.ts'
 import { startPotentiallyStaleScan } from './features/flags/potentially-stale-scan.ts'
@@ -294,6 +296,8 @@ export async function buildApp({
       // Flags reach their environments (flag-environments/, above them) only through these few functions.
       const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
       await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
+      const links = createFlagLinkService({ db })
+      await admin.register(flagLinkRoutes, { links })
       const metadata = createFlagMetadataService({ db })
       await admin.register(flagMetadataRoutes, { metadata })
       await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
@@ -340,6 +344,7 @@ export async function buildApp({
         tags: tagService,
         tagTypes,
         contextFields,
+        links,
       })
       await admin.register(exportImportRoutes, { exports: createExportService({ db }), imports })
     },

@@ -115,6 +115,24 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-dependencies-removed', featureName: 'child', project: 'audit' },
     ])
     await call(pennon, 'POST', `${P}/audit/features/child/dependencies`, { feature: 'parent' })
+    // A flag's links.
+    const link = '/api/admin/projects/{projectId}/features/{featureName}/link'
+    const onOther = { featureName: 'other', project: 'audit' }
+    await run('POST', link, `${P}/audit/features/other/link`, { url: 'issues.example.com/T-1', title: 'Ticket' }, 204, [
+      { type: 'feature-link-added', ...onOther, data: { url: 'https://issues.example.com/T-1', title: 'Ticket' } },
+    ])
+    const [{ id: linkId }] = (await call(pennon, 'GET', `${P}/audit/features/other`)).body.links
+    await run('PUT', `${link}/{linkId}`, `${P}/audit/features/other/link/${linkId}`, { url: 'https://dash.example.com/1' }, 204, [
+      {
+        type: 'feature-link-updated',
+        ...onOther,
+        data: { url: 'https://dash.example.com/1' },
+        preData: { url: 'https://issues.example.com/T-1', title: 'Ticket' },
+      },
+    ])
+    await run('DELETE', `${link}/{linkId}`, `${P}/audit/features/other/link/${linkId}`, undefined, 204, [
+      { type: 'feature-link-removed', ...onOther, preData: { url: 'https://dash.example.com/1' } },
+    ])
     // Environments, switching on and off, strategies and variants.
     await run('POST', '/api/admin/environments', '/api/admin/environments', { name: 'staging', type: 'test' }, 201, (r) => {
       assert.equal(r.headers.location, 'environments/staging')
@@ -389,6 +407,7 @@ onEachDatabase('event log completeness', (database) => {
         environments: _e,
         potentiallyStale: _p,
         lastSeenAt: _l,
+        links: _links,
         ...flag
       } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag
@@ -639,6 +658,10 @@ onEachDatabase('event log completeness', (database) => {
       ['POST', '/api/admin/context/userId/legal-values', { value: '' }, 400],
       ['DELETE', `${P}/default/context/userId`, undefined, 404],
       ['POST', '/api/admin/features/ghost/tags', { type: 'simple', value: 'web' }, 404],
+      ['POST', `${P}/default/features/ghost/link`, { url: 'https://example.com' }, 404],
+      ['POST', `${P}/default/features/tagged/link`, { url: 'ftp://example.com' }, 400],
+      ['PUT', `${P}/default/features/tagged/link/nope`, { url: 'https://example.com' }, 404],
+      ['DELETE', `${P}/default/features/tagged/link/nope`, undefined, 404],
       ['POST', '/api/admin/tags', { type: 'ghost', value: 'web' }, 400],
       ['DELETE', '/api/admin/tag-types/ghost', undefined, 404],
       ['POST', '/api/admin/addons', { provider: 'webhook', enabled: true, parameters: { url: 'http://10.0.0.1/' }, events: [] }, 400],

@@ -13,6 +13,7 @@ export const OWNERS: Record<string, string> = {
   projects: 'features/projects',
   features: 'features/flags',
   feature_dependencies: 'features/flags',
+  feature_links: 'features/flags',
   segments: 'features/segments',
   api_tokens: 'features/api-tokens',
   service_accounts: 'features/api-tokens',

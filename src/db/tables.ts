@@ -340,6 +340,16 @@ export interface FeatureTagsTable {
   created_at: Timestamp
 }
 
+/** The links of each flag (archived ones keep theirs; a flag deleted for good takes its rows along). */
+export interface FeatureLinksTable {
+  /** A ULID: a flag's links are listed by id, the order they were made in. */
+  id: string
+  feature_name: string
+  url: string
+  title: string | null
+  created_at: Timestamp
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -391,4 +401,5 @@ export interface Database {
   integration_events: IntegrationEventsTable
   tags: TagsTable
   feature_tags: FeatureTagsTable
+  feature_links: FeatureLinksTable
 }

@@ -145,6 +145,11 @@ export interface TagData {
   type: string
   value: string
 }
+/** A flag's link in its events, as the reference writes it: `title` only when it has one. */
+export interface LinkData {
+  url: string
+  title?: string
+}
 /** A tag in an event's `tags`, keys in the reference's order there. */
 export interface EventTag {
   value: string
@@ -214,6 +219,9 @@ export type NewEvent = Base &
     | { type: 'tag-created' | 'tag-deleted'; data: TagData }
     | { type: 'feature-tagged'; data: TagData }
     | { type: 'feature-untagged'; preData: TagData }
+    | { type: 'feature-link-added'; data: LinkData }
+    | { type: 'feature-link-updated'; data: LinkData; preData: LinkData }
+    | { type: 'feature-link-removed'; preData: LinkData }
     // Closes an import's events (POST /features-batch/import): its project and environment.
     | { type: 'features-imported' }
   )

@@ -1,12 +1,13 @@
 /**
  * POST /features-batch/export: the flags selected, with what the import needs to make them again
- * in one environment — their state there, strategies, tags, dependencies, and the context fields,
+ * in one environment — their state there, strategies, tags, dependencies, links, and the context fields,
  * segments (by name) and tag types those use. A read: no event (the reference writes one).
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { exceedsLimit } from '../../http/errors.ts'
 import { createContextFieldStore } from '../context-fields/context-field-store.ts'
+import { createFlagLinkStore } from '../flags/flag-link-store.ts'
 import { createTagTypeStore } from '../tags/tag-type-store.ts'
 import { MAX_IMPORT_FEATURES, type ExportQuery, type ExportResult } from './export-import-schemas.ts'
 import { createExportImportStore, type ExportImportStore } from './export-import-store.ts'
@@ -30,7 +31,7 @@ export function createExportService({ db }: { db: Kysely<Database> }) {
         )
       }
       const names = flags.map((flag) => flag.name)
-      const [states, strategies, tags, dependencies, segments, fields, tagTypes] = await Promise.all([
+      const [states, strategies, tags, dependencies, segments, fields, tagTypes, links] = await Promise.all([
         store.environmentStates(names, query.environment),
         store.strategies(names, query.environment),
         store.tags(names),
@@ -38,6 +39,7 @@ export function createExportService({ db }: { db: Kysely<Database> }) {
         store.segments(),
         createContextFieldStore(db).list({ project: 'any' }),
         createTagTypeStore(db).list(),
+        createFlagLinkStore(db).ofFlags(names),
       ])
       const environments = flags.flatMap((flag) => {
         const state = states.get(flag.name)
@@ -100,8 +102,11 @@ export function createExportService({ db }: { db: Kysely<Database> }) {
         segments: segments.filter((segment) => usedSegments.has(segment.id)).map(({ id, name }) => ({ id, name })),
         tagTypes: tagTypes.filter((tagType) => usedTagTypes.has(tagType.name)),
         dependencies: [...children].map(([feature, parents]) => ({ feature, dependencies: parents })),
-        // Pennon keeps no flag links.
-        links: [],
+        // As the reference: the flags that have links, in the order of their first link's id (when it was added),
+        // each with its links in the order they were added.
+        links: [...links]
+          .sort(([, a], [, b]) => (a[0]!.id < b[0]!.id ? -1 : 1))
+          .map(([feature, list]) => ({ feature, links: list.map(({ id, url, title }) => ({ id, url, title })) })),
       }
     },
   }

@@ -17,6 +17,7 @@ import type { FlagEnvironmentPlace } from '../flag-environments/flag-environment
 import type { DependencyService } from '../flags/dependency-service.ts'
 import { dependencyToStore } from '../flags/dependency-rules.ts'
 import { createDependencyStore } from '../flags/dependency-store.ts'
+import type { FlagLinkService } from '../flags/flag-link-service.ts'
 import type { FlagMetadataService } from '../flags/flag-metadata-service.ts'
 import type { FlagService } from '../flags/flag-service.ts'
 import type { StrategyService } from '../flag-environments/strategy-service.ts'
@@ -37,6 +38,7 @@ export interface ImportDeps {
   tags: TagService
   tagTypes: TagTypeService
   contextFields: ContextFieldService
+  links: FlagLinkService
 }
 
 /** What a second import is told to wait: a maximal import takes a few seconds on SQLite (docs/security.md). */
@@ -201,6 +203,21 @@ export function createImportService(deps: ImportDeps) {
           },
           audit,
         )
+      }
+    }
+    // Links: each flag the file lists them for gets exactly those (new ids), as the reference's import does.
+    const wantedLinks = new Map<string, { index: number; links: Array<{ url: string; title?: string | null | undefined }> }>()
+    for (const [index, { feature, links }] of (data.links ?? []).entries()) {
+      if (!imported.has(feature)) continue
+      const entry = wantedLinks.get(feature) ?? { index, links: [] }
+      entry.links.push(...links)
+      wantedLinks.set(feature, entry)
+    }
+    for (const [feature, { index, links }] of wantedLinks) {
+      try {
+        await deps.links.setLinksIn(trx, project, feature, links, audit)
+      } catch (error) {
+        throw inFile(error, `/body/data/links/${index}`, `Links of flag ${JSON.stringify(feature)}`)
       }
     }
     await appendEvents(trx, audit, [{ type: 'features-imported', project, environment }])

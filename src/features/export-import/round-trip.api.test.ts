@@ -19,6 +19,10 @@ async function sourceLike(t: Parameters<typeof useTestApp>[0], database: Paramet
   return pennon
 }
 
+/** An export's links without their ids (each server makes its own). */
+const linksWithoutIds = (body: any) =>
+  body.links.map(({ feature, links }: any) => ({ feature, links: links.map(({ id: _id, ...link }: any) => link) }))
+
 const served = async (pennon: TestApp, environment: string) => (await clientFeatures(pennon, environment)).features
 
 onEachDatabase('export and import between Pennons', (database) => {
@@ -30,17 +34,74 @@ onEachDatabase('export and import between Pennons', (database) => {
       const exported = await exportFlags(source, { environment, project: 'default' })
       assert.equal(exported.status, 200, exported.text)
       assert.equal(exported.body.features.length, 40)
-      assert.deepEqual(exported.body.links, [])
+      // The links imported from Unleash's file (ids are Pennon's own).
+      assert.deepEqual(linksWithoutIds(exported.body), linksWithoutIds(fixture(`export-${environment}.json`)))
       const response = await importFlags(target, { project: 'default', environment, data: exported.body })
       assert.equal(response.status, 200, response.text)
     }
     // Strategy order is kept (the export lists them in evaluation order), so the answers are equal as they are.
     for (const environment of ['development', 'production'])
       assert.deepEqual(await served(target, environment), await served(source, environment))
-    // Exported again, the target says what the source said, but for the new strategy ids.
-    const withoutIds = (body: any) => ({ ...body, featureStrategies: body.featureStrategies.map(({ id: _id, ...rest }: any) => rest) })
+    // Exported again, the target says what the source said, but for the new strategy and link ids.
+    const withoutIds = (body: any) => ({
+      ...body,
+      featureStrategies: body.featureStrategies.map(({ id: _id, ...rest }: any) => rest),
+      links: linksWithoutIds(body),
+    })
     const again = await exportFlags(target, { environment: 'production', features: [] })
     assert.deepEqual(withoutIds(again.body), withoutIds((await exportFlags(source, { environment: 'production' })).body))
+  })
+
+  test('a migration keeps the links: exported with them, imported into a fresh Pennon, the flags read the same links', async (t) => {
+    const source = await useTestApp(t, database)
+    const target = await useTestApp(t, database)
+    const flagPath = '/api/admin/projects/default/features'
+    for (const name of ['linked', 'plain']) assert.equal((await call(source, 'POST', flagPath, { name })).status, 201)
+    for (const link of [
+      { url: 'https://issues.example.com/T-1', title: 'Ticket' },
+      { url: 'dashboards.example.com/d/42?from=now-1h' },
+      { url: 'http://wiki.example.com/flags#linked', title: null },
+    ])
+      assert.equal((await call(source, 'POST', `${flagPath}/linked/link`, link)).status, 204)
+    const exported = await exportFlags(source, { environment: 'development', project: 'default' })
+    const sourceLinks = (await call(source, 'GET', `${flagPath}/linked`)).body.links
+    assert.deepEqual(exported.body.links, [{ feature: 'linked', links: sourceLinks.map(({ feature: _f, ...link }: any) => link) }])
+    assert.deepEqual(linksWithoutIds(exported.body), [
+      {
+        feature: 'linked',
+        links: [
+          { url: 'https://issues.example.com/T-1', title: 'Ticket' },
+          { url: 'https://dashboards.example.com/d/42?from=now-1h', title: null },
+          { url: 'http://wiki.example.com/flags#linked', title: null },
+        ],
+      },
+    ])
+
+    const imported = await importFlags(target, { project: 'default', environment: 'development', data: exported.body })
+    assert.equal(imported.status, 200, imported.text)
+    const targetLinks = (await call(target, 'GET', `${flagPath}/linked`)).body.links
+    // New ids, the same links in the same order.
+    assert.equal(targetLinks.length, 3)
+    assert.ok(targetLinks.every((link: any, i: number) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(link.id) && link.id !== sourceLinks[i].id))
+    const withoutId = ({ id: _id, ...link }: any) => link
+    assert.deepEqual(targetLinks.map(withoutId), sourceLinks.map(withoutId))
+    assert.deepEqual((await call(target, 'GET', `${flagPath}/plain`)).body.links, [])
+    assert.deepEqual(
+      (await allEvents(target)).filter((e) => e.type.startsWith('feature-link')).map((e) => [e.type, e.featureName, e.data]),
+      [
+        ['feature-link-added', 'linked', { url: 'https://issues.example.com/T-1', title: 'Ticket' }],
+        ['feature-link-added', 'linked', { url: 'https://dashboards.example.com/d/42?from=now-1h' }],
+        ['feature-link-added', 'linked', { url: 'http://wiki.example.com/flags#linked' }],
+      ],
+    )
+    // Imported again: already so, nothing written.
+    const before = (await allEvents(target)).length
+    assert.equal((await importFlags(target, { project: 'default', environment: 'development', data: exported.body })).status, 200)
+    assert.deepEqual(
+      (await allEvents(target)).slice(before).map((e) => e.type),
+      ['features-imported'],
+    )
+    assert.deepEqual((await call(target, 'GET', `${flagPath}/linked`)).body.links, targetLinks)
   })
 
   test('a re-import of the same file: validate warns of the flags it overwrites; strategies are replaced, nothing else changes', async (t) => {

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { FlagListTags } from '../tags/tag-schemas.ts'
+import { FlagLinkResponse } from './flag-link-schemas.ts'
 
 // The reference's types (8.2 added `sunset`); their lifetimes are in feature_types (GET /api/admin/feature-types).
 export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const
@@ -135,6 +136,7 @@ export const flagDetailsResponse = <E extends TSchema>(environment: E) =>
     }),
     dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),
     children: Type.Array(Type.String(), { description: 'the flags that depend on this one, sorted by name' }),
+    links: Type.Array(FlagLinkResponse, { description: 'its links (to tickets, dashboards), in the order they were added' }),
   })
 
 export const CreateDependencyBody = Type.Object({

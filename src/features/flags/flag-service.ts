@@ -17,6 +17,7 @@ import { flagNotFound } from './flag-errors.ts'
 import { lifetimeCutoffs, withPotentiallyStale } from '../feature-types/feature-type-service.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import type { CreateFlagBody, ProjectFlagsQuery } from './flag-schemas.ts'
+import { createFlagLinkStore, type FlagLink } from './flag-link-store.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 import { withTags, type TagFilter } from '../tags/tag-filter.ts'
 
@@ -28,6 +29,7 @@ export interface FlagDetails extends ReadFlag {
   environments: EnvironmentOfFlag[]
   dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
   children: string[]
+  links: FlagLink[]
 }
 
 const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppError =>
@@ -126,18 +128,19 @@ export function createFlagService({
       const flag = await createFlagStore(db).find(name)
       if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
       const dependencies = createDependencyStore(db)
-      const [[read], ofFlag, parent, children] = await Promise.all([
+      const [[read], ofFlag, parent, children, links] = await Promise.all([
         withPotentiallyStale(db, [flag]),
         environments.ofFlag(db, name),
         dependencies.parentOf(name),
         dependencies.childrenOf(name),
+        createFlagLinkStore(db).ofFlag(name),
       ])
       // The reference shows a flag's lastSeenAt as the latest of its environments'.
       const lastSeenAt = ofFlag.reduce<string | null>(
         (latest, { lastSeenAt: seen }) => (seen !== null && (latest === null || seen > latest) ? seen : latest),
         null,
       )
-      return { ...read!, lastSeenAt, environments: ofFlag, dependencies: parent ? [toDependencyResponse(parent)] : [], children }
+      return { ...read!, lastSeenAt, environments: ofFlag, dependencies: parent ? [toDependencyResponse(parent)] : [], children, links }
     },
 
     ...createDependencyService({ db }),

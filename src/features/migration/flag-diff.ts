@@ -15,7 +15,7 @@ export interface ExportDoc {
   segments?: Array<{ id: number; name: string }>
   tagTypes?: any[]
   dependencies?: Array<{ feature: string; dependencies: Array<{ feature: string; enabled?: boolean; variants?: string[] }> }>
-  links?: unknown[]
+  links?: Array<{ feature: string; links: Array<{ id?: string; url: string; title?: string | null }> }>
 }
 
 const constraint = (c: any) => ({
@@ -58,6 +58,10 @@ export function flagFingerprints(data: ExportDoc): Map<string, string> {
       d.dependencies.map((p) => ({ feature: p.feature, enabled: p.enabled ?? true, variants: p.variants ?? [] })),
     ]),
   )
+  // Links by address and title, in their order (their ids are each server's own).
+  const links = new Map<string, Array<{ url: string; title: string | null }>>()
+  for (const l of data.links ?? [])
+    links.set(l.feature, [...(links.get(l.feature) ?? []), ...l.links.map((link) => ({ url: link.url, title: link.title || null }))])
   const result = new Map<string, string>()
   for (const f of data.features) {
     const environment = environments.get(f.name)
@@ -73,6 +77,7 @@ export function flagFingerprints(data: ExportDoc): Map<string, string> {
         strategies: strategies.get(f.name) ?? [],
         tags: (tags.get(f.name) ?? []).sort(),
         parents: parents.get(f.name) ?? [],
+        links: links.get(f.name) ?? [],
       }),
     )
   }
@@ -90,6 +95,7 @@ export function sliceExport(data: ExportDoc, names: ReadonlySet<string>): Export
     segments: data.segments ?? [],
     tagTypes: data.tagTypes ?? [],
     dependencies: (data.dependencies ?? []).filter((d) => names.has(d.feature)),
+    links: (data.links ?? []).filter((l) => names.has(l.feature)),
   }
 }
 
@@ -114,6 +120,7 @@ export function mergeExports(parts: ExportDoc[]): ExportDoc {
       (t) => t.name,
     ),
     dependencies: parts.flatMap((p) => p.dependencies ?? []),
+    links: parts.flatMap((p) => p.links ?? []),
   }
 }
 
