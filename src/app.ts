@@ -278,7 +278,7 @@ export async function buildApp({
   })
   app.addHook('onClose', () => deliveries.stop())
   // Flags that outlive their type's lifetime are marked and announced (feature-potentially-stale-on) by a periodic scan.
-  const staleScan = startPotentiallyStaleScan({ db, intervalMs: config.staleScanIntervalMs, log: app.log })
+  const staleScan = startPotentiallyStaleScan({ db, intervalMs: config.staleScanIntervalMs, log: app.log, paused: maintenance.isOn })
   app.addHook('onClose', () => staleScan.stop())
 
   // What projects/ (the lowest feature) asks of what lives in a project, from the stores of the folders that own it.

@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import {
+  allEvents,
   apiToken,
   call,
   errorOf,
@@ -119,6 +121,19 @@ onEachDatabase('maintenance mode', (database) => {
 
     const created = await call(pennon, 'POST', '/api/admin/projects/default/features', { name: 'allowed' })
     assert.equal(created.status, 201, created.text)
+  })
+
+  test("the potentially-stale scan pauses while it is on, as the reference's scheduled jobs do", async (t) => {
+    const pennon = await useTestApp(t, database, { env: { STALE_SCAN_INTERVAL_SECONDS: '1' } })
+    await createFlag(pennon, 'old-release')
+    assert.equal((await call(pennon, 'POST', MAINTENANCE, { enabled: true })).status, 204)
+    const created = new Date(Date.now() - 41 * 86_400_000).toISOString()
+    await pennon.database.db.updateTable('features').set({ created_at: created }).where('name', '=', 'old-release').execute()
+    const announced = async () => (await allEvents(pennon)).filter((event) => event.type === 'feature-potentially-stale-on').length
+    await sleep(2_500) // two runs of the scan
+    assert.equal(await announced(), 0)
+    assert.equal((await call(pennon, 'POST', MAINTENANCE, { enabled: false })).status, 204)
+    await eventually(async () => (await announced()) === 1, 'the announcement once maintenance is off', 5_000)
   })
 
   test('two instances on one database: one turns maintenance on, the other refuses changes at once, and serves them again once off', async (t) => {
