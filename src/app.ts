@@ -118,6 +118,8 @@ import { profileRoutes } from './features/users/profile-routes.ts'
 import { patRoutes } from './features/personal-tokens/pat-routes.ts'
 import { createPatService } from './features/personal-tokens/pat-service.ts'
 import { createPersonalTokenLookup } from './features/personal-tokens/pat-principals.ts'
+import { maintenanceRoutes } from './features/maintenance/maintenance-routes.ts'
+import { createMaintenanceService } from './features/maintenance/maintenance-service.ts'
 
 export interface AppOptions {
   config: Config
@@ -200,9 +202,12 @@ export async function buildApp({
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
   // Any other type is read (within the body limit) and ignored: JSON-body routes refused it already with a 415.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
+  // While maintenance mode is on, the admin API refuses changes (the setting remembered per change version).
+  const maintenance = createMaintenanceService({ db, changes })
   registerAdminPipeline(app, {
     authenticate,
     changes,
+    inMaintenance: maintenance.isOn,
     ...(config.corsOrigins.length > 0 ? { handleCors: createCorsHandler(config.corsOrigins) } : {}),
   })
   registerSdkPipeline(app, { authenticate })
@@ -275,7 +280,7 @@ export async function buildApp({
   })
   app.addHook('onClose', () => deliveries.stop())
   // Flags that outlive their type's lifetime are marked and announced (feature-potentially-stale-on) by a periodic scan.
-  const staleScan = startPotentiallyStaleScan({ db, intervalMs: config.staleScanIntervalMs, log: app.log })
+  const staleScan = startPotentiallyStaleScan({ db, intervalMs: config.staleScanIntervalMs, log: app.log, paused: maintenance.isOn })
   app.addHook('onClose', () => staleScan.stop())
 
   // What projects/ (the lowest feature) asks of what lives in a project, from the stores of the folders that own it.
@@ -315,6 +320,7 @@ export async function buildApp({
       })
       await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
       await admin.register(meRoutes)
+      await admin.register(maintenanceRoutes, { maintenance })
       await admin.register(userRoutes, { users, config })
       await admin.register(profileRoutes, { users })
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })

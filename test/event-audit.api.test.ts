@@ -306,6 +306,15 @@ onEachDatabase('event log completeness', (database) => {
     await run('PUT', '/api/admin/feature-types/{id}/lifetime', '/api/admin/feature-types/release/lifetime', { lifetimeDays: 30 }, 200, [
       { type: 'feature-type-updated', data: { ...release, lifetimeDays: 30 }, preData: release },
     ])
+    // Maintenance mode, as the reference records its setting: created the first time, updated after; the same again records nothing.
+    const maintenance = '/api/admin/maintenance'
+    await run('POST', maintenance, maintenance, { enabled: true }, 204, [
+      { type: 'setting-created', data: { id: 'maintenance.mode', enabled: true } },
+    ])
+    await run('POST', maintenance, maintenance, { enabled: false }, 204, [
+      { type: 'setting-updated', data: { id: 'maintenance.mode', enabled: false }, preData: { enabled: true } },
+    ])
+    await run('POST', maintenance, maintenance, { enabled: false }, 204, [])
     const renamed = await run(
       'PUT',
       '/api/admin/projects/{projectId}',

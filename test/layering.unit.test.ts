@@ -37,6 +37,7 @@ export const LAYERS = [
   'features/revert',
   'features/export-import',
   'features/integrations',
+  'features/maintenance',
   'features/console',
   'features/migration',
   'cli',

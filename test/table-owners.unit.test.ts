@@ -46,6 +46,7 @@ export const OWNERS: Record<string, string> = {
   feature_tags: 'features/tags',
   addons: 'features/integrations',
   integration_events: 'features/integrations',
+  settings: 'features/maintenance',
 }
 
 /**

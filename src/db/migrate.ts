@@ -17,6 +17,7 @@ import * as eventSequence from './migrations/0015-event-sequence.ts'
 import * as addons from './migrations/0016-addons.ts'
 import * as potentiallyStale from './migrations/0017-potentially-stale.ts'
 import * as featureLinks from './migrations/0018-feature-links.ts'
+import * as settings from './migrations/0019-settings.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0016-addons': addons,
   '0017-potentially-stale': potentiallyStale,
   '0018-feature-links': featureLinks,
+  '0019-settings': settings,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -286,6 +286,12 @@ export interface LastSeenAtMetricsTable {
 }
 
 /** Kinds of tags (`simple` is seeded); a tag's type. */
+/** A server-wide setting by name (`maintenance.mode`), its value as JSON text; no row: the default. */
+export interface SettingsTable {
+  name: string
+  content: string
+}
+
 /** An integration ("addon" on the wire); JSON text for the parameters and the three filters. */
 export interface AddonsTable {
   id: Generated<number>
@@ -402,4 +408,5 @@ export interface Database {
   tags: TagsTable
   feature_tags: FeatureTagsTable
   feature_links: FeatureLinksTable
+  settings: SettingsTable
 }

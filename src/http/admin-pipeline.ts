@@ -1,10 +1,10 @@
 /**
  * The check order every admin request goes through (docs/contract.md §0): authentication →
- * route match → permission → content type; JSON parsing and schema validation
+ * route match → permission → maintenance mode (a change refused while it is on) → content type; JSON parsing and schema validation
  * follow in Fastify's own phases, then the service's rules.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { cut, forbidden, LONG_ECHO_LIMIT, notFound, quote } from './errors.ts'
+import { cut, forbidden, inMaintenance, LONG_ECHO_LIMIT, notFound, quote } from './errors.ts'
 import { checkContentType, findHostileInput } from './json-body.ts'
 import { isSdkPath } from './sdk-pipeline.ts'
 import { missingPermissions, type Principal, type RoutePermission } from './permissions.ts'
@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Every /api/admin route declares what it needs, next to its schema. */
     permission?: RoutePermission
+    /** A route that may change data yet stays open in maintenance mode (turning it off); reads always do. */
+    duringMaintenance?: true
   }
   interface FastifyRequest {
     principal: Principal
@@ -48,9 +50,17 @@ export interface AdminPipelineOptions {
   changes: ChangeWatch
   /** Answers CORS preflights and marks allowed origins; returns true when it answered. */
   handleCors?: (request: FastifyRequest, reply: FastifyReply) => boolean
+  /** Whether maintenance mode is on (features/maintenance/): remembered, so asking costs no query. */
+  inMaintenance?: () => boolean | Promise<boolean>
 }
 
-export function registerAdminPipeline(app: FastifyInstance, { authenticate, changes, handleCors }: AdminPipelineOptions): void {
+/** Methods that never change anything: never refused in maintenance mode. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+export function registerAdminPipeline(
+  app: FastifyInstance,
+  { authenticate, changes, handleCors, inMaintenance: maintenanceOn }: AdminPipelineOptions,
+): void {
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorateRequest('dataVersion', undefined)
 
@@ -68,6 +78,9 @@ export function registerAdminPipeline(app: FastifyInstance, { authenticate, chan
     const missing = missingPermissions(request.principal, needed)
     if (missing)
       throw forbidden(permissionMessage(missing, (request.params as Record<string, unknown> | undefined)?.environment), [...missing])
+    // After the permission: what the caller may not do at all is a 403 whatever the mode.
+    if (maintenanceOn && !READ_METHODS.has(request.method) && !request.routeOptions.config.duringMaintenance && (await maintenanceOn()))
+      throw inMaintenance()
     if (request.routeOptions.schema?.body) checkContentType(request)
   })
 

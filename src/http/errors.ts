@@ -30,6 +30,7 @@ export type ErrorName =
   | 'InternalError'
   | 'OwaspValidationError'
   | 'PasswordMismatch'
+  | 'MaintenanceModeError'
 
 export class AppError extends Error {
   readonly status: number
@@ -85,6 +86,13 @@ export const validationFailed = (details: ErrorDetail[]): AppError => {
 }
 
 export const notFound = (message: string): AppError => new AppError(404, 'NotFoundError', message)
+/** A change refused while maintenance mode is on (features/maintenance/), as the reference's 503. */
+export const inMaintenance = (): AppError =>
+  new AppError(
+    503,
+    'MaintenanceModeError',
+    'Pennon is in maintenance mode: changes are refused until an admin turns it off (POST /api/admin/maintenance with {"enabled": false}).',
+  )
 export const nameExists = (message: string): AppError => new AppError(409, 'NameExistsError', message)
 export const invalidOperation = (message: string): AppError => new AppError(409, 'InvalidOperationError', message)
 export const exceedsLimit = (message: string): AppError => new AppError(400, 'ExceedsLimitError', message)

@@ -122,6 +122,12 @@ export interface ServiceAccountTokenData {
   userId: number
 }
 
+/** A setting in an event: its name as `id`, then its value's keys. */
+export interface SettingData {
+  id: string
+  [key: string]: unknown
+}
+
 /** A tag type (GET /api/admin/tag-types/:name), keys in the reference's order. */
 /** An integration as its events carry it: everything but its parameters (secrets among them). */
 export interface AddonData {
@@ -224,6 +230,9 @@ export type NewEvent = Base &
     | { type: 'feature-link-removed'; preData: LinkData }
     // Closes an import's events (POST /features-batch/import): its project and environment.
     | { type: 'features-imported' }
+    // A server-wide setting (maintenance mode), as the reference records it: data `{id, …value}`, preData the value before.
+    | { type: 'setting-created'; data: SettingData }
+    | { type: 'setting-updated'; data: SettingData; preData: object }
   )
 
 export type EventType = NewEvent['type']

@@ -90,8 +90,15 @@ export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
      * not stale, no impression data), as the reference replaces it. `archived` may be sent but must
      * say what the flag is: archiving and reviving have routes of their own, with their rules.
      */
-    update: (project: string, name: string, input: UpdateFlagBody, actor: Actor) =>
-      db.transaction().execute(async (trx) => {
+    update: (project: string, name: string, input: UpdateFlagBody, actor: Actor) => {
+      // As the reference: a name that is not the path's is refused before the flag is looked up.
+      if (input.name && input.name !== name) {
+        throw invalid(
+          `The \`/body/name\` property cannot rename flag ${quote(name)}: a flag's name never changes. Send ${quote(name)} or no name. You sent ${quote(input.name)}.`,
+          '/body/name',
+        )
+      }
+      return db.transaction().execute(async (trx) => {
         const before = await lockFlag(trx, project, name)
         if (input.archived === true) {
           throw invalid(
@@ -106,7 +113,8 @@ export function createFlagMetadataService({ db }: { db: Kysely<Database> }) {
           impressionData: input.impressionData ?? false,
         }
         return save(trx, before, metadata, auditContext(actor))
-      }),
+      })
+    },
 
     /** PATCH: JSON Patch on the flag as GET shows it (without environments and dependencies). */
     patch: (project: string, name: string, operations: readonly PatchOperation[], checkShape: ShapeCheck, actor: Actor) =>

@@ -86,6 +86,31 @@ onEachDatabase('flag metadata', (database) => {
     assert.equal(badType.body.details[0].path, '/body/type')
   })
 
+  test('PUT with another name in the body is refused, before the flag is looked up; the same name, "" or none is a PUT as before', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const created = await createFlag(pennon, 'checkout')
+    const mark = await eventMark(pennon)
+    const message =
+      'The `/body/name` property cannot rename flag "checkout": a flag\'s name never changes. Send "checkout" or no name. You sent "basket".'
+    const renaming = await call(pennon, 'PUT', flagPath('checkout'), { name: 'basket', description: 'Renamed?' })
+    assert.equal(renaming.status, 400)
+    assert.deepEqual(withoutId(renaming.body), validationError('/body/name', message))
+    const ghost = await call(pennon, 'PUT', flagPath('ghost'), { name: 'other' })
+    assert.equal(ghost.status, 400)
+    assert.equal(ghost.body.details[0].path, '/body/name')
+    const notText = await call(pennon, 'PUT', flagPath('checkout'), { name: 7 })
+    assert.equal(notText.status, 400)
+    assert.equal(notText.body.details[0].path, '/body/name')
+    assert.deepEqual(await mark.since(), [])
+    assert.deepEqual(stored(await getFlag(pennon, 'checkout')), created)
+
+    for (const name of ['checkout', '']) {
+      const same = await call(pennon, 'PUT', flagPath('checkout'), { name, description: `named ${JSON.stringify(name)}` })
+      assert.equal(same.status, 200, same.text)
+      assert.deepEqual(same.body, { ...created, description: `named ${JSON.stringify(name)}`, potentiallyStale: false })
+    }
+  })
+
   test('PUT and PATCH: unknown flag, flag of another project, archived flag; permissions', async (t) => {
     const pennon = await useTestApp(t, database)
     await createProject(pennon, 'other')

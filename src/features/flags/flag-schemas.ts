@@ -34,6 +34,7 @@ const FlagTypeSchema = Type.Unsafe<FlagType>({ type: 'string', enum: [...FLAG_TY
 
 /** PUT: the metadata; what is not sent takes its default, as the reference replaces it. */
 export const UpdateFlagBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 10_000, description: 'Absent, "" or the path\'s name: a flag is never renamed' })),
   description: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Absent, "" or null: none' })),
   type: Type.Optional(Type.Unsafe<FlagType>({ ...FlagTypeSchema, description: 'Absent: release' })),
   stale: Type.Optional(Type.Boolean({ description: 'Absent: false' })),

@@ -64,16 +64,19 @@ export interface StaleScanOptions {
   db: Kysely<Database>
   intervalMs: number
   log: { warn(object: unknown, message: string): void }
+  /** While this says so (maintenance mode), a run is skipped, as the reference's scheduler skips its jobs. */
+  paused?: () => boolean | Promise<boolean>
 }
 
 /** Runs the scan at start and every `intervalMs` (one run at a time) until stopped; the timer keeps no process alive. */
-export function startPotentiallyStaleScan({ db, intervalMs, log }: StaleScanOptions) {
+export function startPotentiallyStaleScan({ db, intervalMs, log, paused }: StaleScanOptions) {
   let running: Promise<void> | undefined
   let stopped = false
   const tick = () => {
     if (stopped || running) return
-    running = scanPotentiallyStale(db)
-      .then(() => undefined)
+    running = (async () => {
+      if (!(await paused?.())) await scanPotentiallyStale(db)
+    })()
       .catch((error: unknown) => log.warn({ err: error }, 'the potentially-stale scan failed; it runs again at its next interval'))
       .finally(() => {
         running = undefined

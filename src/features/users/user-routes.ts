@@ -92,13 +92,12 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
         response: { 200: ResetPasswordResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },
-    async (request) => ({
-      resetPasswordUrl: await users.resetLink(
-        parseIntegerId(String(request.body.id), '/body/id'),
-        request.principal,
-        baseUrlOf(request, config),
-      ),
-    }),
+    async (request) => {
+      const { id } = request.body
+      // Unleash sends the email; Pennon's console and older callers the id, as a number or its digits.
+      const who = typeof id === 'number' || /^[0-9]+$/.test(id) ? parseIntegerId(String(id), '/body/id') : { login: id }
+      return { resetPasswordUrl: await users.resetLink(who, request.principal, baseUrlOf(request, config)) }
+    },
   )
 
   app.get(

@@ -60,6 +60,13 @@ export const PasswordBody = Type.Object(
 )
 export type PasswordBody = Static<typeof PasswordBody>
 
-export const IdBody = Type.Object({ id: Type.Union([Type.String({ maxLength: 20 }), Type.Integer()]) }, { additionalProperties: false })
+export const IdBody = Type.Object(
+  {
+    id: Type.Union([Type.String({ maxLength: 255 }), Type.Integer()], {
+      description: "The user's email (any case) as the reference takes it, their username, or their id (a number or its digits)",
+    }),
+  },
+  { additionalProperties: false },
+)
 export const ResetPasswordResponse = Type.Object({ resetPasswordUrl: Type.String() })
 export const SearchQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 255 })) })

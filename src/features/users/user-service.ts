@@ -277,8 +277,16 @@ export function createUserService({
       }),
 
     /** A link (under `baseUrl`) for the user to set a new password, valid a day. */
-    resetLink: (id: number, actor: Actor, baseUrl: string): Promise<string> =>
+    /** A reset link for the user with this id, or this login: an email (any case) or a username. */
+    resetLink: (who: number | { login: string }, actor: Actor, baseUrl: string): Promise<string> =>
       db.transaction().execute(async (trx) => {
+        let id: number
+        if (typeof who === 'number') id = who
+        else {
+          const row = await createUserStore(trx).findByLogin(who.login)
+          if (!row) throw notFound(`No user has the ${who.login.includes('@') ? 'email' : 'username'} ${quote(who.login)}.`)
+          id = row.id
+        }
         await lockedUser(trx, id)
         return createResetLink(trx, id, actor.name, baseUrl, RESET_VALID_MS)
       }),

@@ -79,6 +79,38 @@ onEachDatabase('users', (database) => {
     assert.ok(!JSON.stringify(await allEvents(pennon)).includes('scrypt'), 'no event holds a password hash')
   })
 
+  test("POST /user-admin/reset-password takes the user's email as the reference does, their username, or their id", async (t) => {
+    const pennon = await useTestApp(t, database)
+    const ada = await createUser(pennon, 'ada@example.com', 2)
+    const bob = await createUser(pennon, 'bob@example.com', 3, { username: 'bob' })
+    /** Who the link is for, as the link's own page asks. */
+    async function linkFor(id: unknown): Promise<number> {
+      const reset = await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id })
+      assert.equal(reset.status, 200, reset.text)
+      assert.deepEqual(Object.keys(reset.body), ['resetPasswordUrl'])
+      const token = (reset.body.resetPasswordUrl as string).split('token=')[1]!
+      return (await call(pennon, 'GET', `/auth/reset/validate?token=${token}`, undefined, { token: null })).body.id
+    }
+    assert.equal(await linkFor('ada@example.com'), ada)
+    assert.equal(await linkFor('Ada@Example.COM'), ada)
+    assert.equal(await linkFor('bob'), bob)
+    assert.equal(await linkFor(bob), bob)
+    assert.equal(await linkFor(String(ada)), ada)
+
+    const nobody = await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id: 'nobody@example.com' })
+    assert.equal(nobody.status, 404)
+    assert.deepEqual(withoutId(nobody.body), errorOf('NotFoundError', 'No user has the email "nobody@example.com".'))
+    const noName = await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id: 'carol' })
+    assert.deepEqual(withoutId(noName.body), errorOf('NotFoundError', 'No user has the username "carol".'))
+    const noId = await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id: '999' })
+    assert.deepEqual(withoutId(noId.body), errorOf('NotFoundError', 'No user has id 999.'))
+    const zero = await call(pennon, 'POST', '/api/admin/user-admin/reset-password', { id: 0 })
+    assert.equal(zero.status, 400)
+    assert.equal(zero.body.details[0].path, '/body/id')
+    const missing = await call(pennon, 'POST', '/api/admin/user-admin/reset-password', {})
+    assert.equal(missing.status, 400)
+  })
+
   test('bad input gets a clear 400 or 409, never a stored user', async (t) => {
     const pennon = await useTestApp(t, database)
     const cases: Array<[unknown, number, Record<string, unknown>]> = [
