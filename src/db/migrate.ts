@@ -16,6 +16,7 @@ import * as sessionEndsNotify from './migrations/0014-session-ends-notify.ts'
 import * as eventSequence from './migrations/0015-event-sequence.ts'
 import * as addons from './migrations/0016-addons.ts'
 import * as potentiallyStale from './migrations/0017-potentially-stale.ts'
+import * as eventSearchIndexes from './migrations/0020-event-search-indexes.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0015-event-sequence': eventSequence,
   '0016-addons': addons,
   '0017-potentially-stale': potentiallyStale,
+  '0020-event-search-indexes': eventSearchIndexes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
