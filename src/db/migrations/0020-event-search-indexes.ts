@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely'
  * column with the id, so a filtered page newest first is a backward range scan stopped by its
  * LIMIT, and the filtered total a count over one range of one index. Project and flag have theirs
  * (0001, 0004); an event's environment is often null, so that index holds only those with one.
- * created_at alone serves the date range; created_by_user_id's also lets GET /event-creators seek
+ * created_at's serves the date range; created_by_user_id's also lets GET /event-creators seek
  * from one creator to the next rather than read every event.
  */
 const INDEXES = [
@@ -13,7 +13,7 @@ const INDEXES = [
   sql`create index if not exists events_environment_id_idx on events (environment, id) where environment is not null`,
   sql`create index if not exists events_group_id_id_idx on events (group_id, id)`,
   sql`create index if not exists events_created_by_user_id_id_idx on events (created_by_user_id, id)`,
-  sql`create index if not exists events_created_at_idx on events (created_at)`,
+  sql`create index if not exists events_created_at_id_idx on events (created_at, id)`,
 ]
 
 const NAMES = [

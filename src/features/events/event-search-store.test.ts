@@ -69,11 +69,14 @@ onEachDatabase('event search uses the indexes', (database) => {
         assert.doesNotMatch(plan, /Seq Scan on events|using events_pkey/, `${name}:\n${plan}`)
       }
     }
-    // A date range: its count reads that range of the created_at index, not every event.
+    // A date range: the page and its count read that range of the created_at index, not every event.
     const dates = eventSearchQueries(db, { ...page, from: '2025-01-10T00:00:00.000Z', before: '2025-01-11T00:00:00.000Z' })
     const count = await planOf(db, database, dates.count.compile())
+    const datePage = await planOf(db, database, dates.page.compile())
+    assert.doesNotMatch(datePage, /Seq Scan on events|using events_pkey|SCAN events|TEMP B-TREE/, datePage)
+    assert.match(datePage, /events_created_at_id_idx/, datePage)
     if (database.name === 'sqlite')
-      assert.match(count, /SEARCH events USING (COVERING )?INDEX events_created_at_idx \(created_at>\? AND created_at<\?\)/, count)
-    else assert.match(count, /events_created_at_idx/, count)
+      assert.match(count, /SEARCH events USING (COVERING )?INDEX events_created_at_id_idx \(created_at>\? AND created_at<\?\)/, count)
+    else assert.match(count, /events_created_at_id_idx/, count)
   })
 })

@@ -57,17 +57,42 @@ export async function searchEvents(db: Kysely<Database>, search: EventSearch): P
 
 /** The statements of searchEvents: the page with the total (one snapshot), and the total alone. */
 export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
-  const lead = LIST_FILTERS.find(([key]) => (search[key] as unknown[] | undefined)?.length === 1)?.[1]
+  const given = LIST_FILTERS.filter(([key]) => search[key] !== undefined)
+  const single = given.find(([key]) => (search[key] as unknown[]).length === 1)?.[1]
+  // The filter that drives the walk; the others are id sets read from their own (x, id) index
+  // alone, so an event the driving index yields is checked without reading its row, and a count
+  // over two broad filters reads no rows at all.
+  const driving = single ?? given[0]?.[1]
+  const ids = (column: ListColumn | 'created_at', where: (q: EventsQuery<{ id: number }>) => EventsQuery<{ id: number }>) =>
+    where(db.selectFrom(`events as by_${column}` as 'events').select('id')).where(column, 'is not', null)
+  // SQLite would rather walk the rowids an id set lists and sort them: `+id` keeps the id sets to
+  // checks of the driving walk (a unary plus disqualifies a term from driving an index there).
+  const idOf = dialectOf(db) === 'sqlite' ? sql<number>`+id` : sql<number>`id`
   const filtered = <O>(query: EventsQuery<O>): EventsQuery<O> => {
     let q = query
-    for (const [key, column] of LIST_FILTERS) {
-      const values = search[key] as Array<string | number> | undefined
-      if (values === undefined) continue
-      q = column === lead ? q.where(column, '>=', values[0]!).where(column, '<=', values[0]!) : q.where(column, 'in', values)
+    for (const [key, column] of given) {
+      const values = search[key] as Array<string | number>
+      if (column === driving) {
+        q = column === single ? q.where(column, '>=', values[0]!).where(column, '<=', values[0]!) : q.where(column, 'in', values)
+      } else {
+        q = q.where(
+          idOf,
+          'in',
+          ids(column, (sub) => sub.where(column, 'in', values)),
+        )
+      }
     }
     if (search.ids !== undefined) q = q.where('id', 'in', search.ids)
-    if (search.from !== undefined) q = q.where('created_at', '>=', search.from)
-    if (search.before !== undefined) q = q.where('created_at', '<', search.before)
+    const { from, before } = search
+    if (from !== undefined || before !== undefined) {
+      const range = (sub: EventsQuery<{ id: number }>) => {
+        let r = sub
+        if (from !== undefined) r = r.where('created_at', '>=', from)
+        if (before !== undefined) r = r.where('created_at', '<', before)
+        return r
+      }
+      q = driving === undefined ? (range(q as never) as never) : q.where(idOf, 'in', ids('created_at', range))
+    }
     if (search.withProjectOnly) q = q.where('project', 'is not', null)
     if (search.query !== undefined) q = q.where(textMatches(db, search.query))
     return q
@@ -82,7 +107,10 @@ export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
       : filtered(db.selectFrom('events')).select((eb) => eb.fn.countAll<number>().as('total'))
 
   let page = filtered(db.selectFrom('events')).select(['json', count.as('total')])
-  if (lead !== undefined) page = page.orderBy(lead, 'desc')
+  if (single !== undefined) page = page.orderBy(single, 'desc')
+  // Dates alone: the (created_at, id) index walked backward. Ids follow time but for concurrent
+  // writes, and PostgreSQL, taking them as independent, would walk the primary key back to the day.
+  else if (driving === undefined && (search.from !== undefined || search.before !== undefined)) page = page.orderBy('created_at', 'desc')
   return { page: page.orderBy('id', 'desc').limit(search.limit).offset(search.offset), count }
 }
 

@@ -20,8 +20,9 @@ const BOB: AuditContext = Object.freeze({
   groupId: '0b7c2f4a-1d2e-4f3a-8b9c-0d1e2f3a4b5c',
 })
 
-async function append(pennon: TestApp, audit: AuditContext, events: NewEvent[]): Promise<void> {
-  await pennon.database.db.transaction().execute((trx) => appendEvents(trx, audit, events))
+/** Events with only the fields a search looks at (their data need not be whole). */
+async function append(pennon: TestApp, audit: AuditContext, events: object[]): Promise<void> {
+  await pennon.database.db.transaction().execute((trx) => appendEvents(trx, audit, events as NewEvent[]))
 }
 
 /** The stored JSON of the events with these ids, in the order given. */
