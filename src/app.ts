@@ -54,6 +54,8 @@ import { createSegmentService } from './features/segments/segment-service.ts'
 import { createSegmentStore } from './features/segments/segment-store.ts'
 import { eventRoutes } from './features/events/event-routes.ts'
 import { createEventService } from './features/events/event-service.ts'
+import { eventSearchRoutes } from './features/events/event-search-routes.ts'
+import { createEventSearchService } from './features/events/event-search-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
 import { createEnvironmentService } from './features/environments/environment-service.ts'
@@ -86,7 +88,7 @@ import { applicationRoutes } from './features/applications/application-routes.ts
 import { createApplicationService } from './features/applications/application-service.ts'
 import { createUsageService } from './features/metrics/usage-service.ts'
 import { createTokenService } from './features/api-tokens/token-service.ts'
-import { lockSigningInAdmins } from './features/users/user-store.ts'
+import { displayNamesOfUsers, lockSigningInAdmins } from './features/users/user-store.ts'
 import { meRoutes } from './features/me/me-routes.ts'
 import { consoleRoutes } from './features/console/console-routes.ts'
 import { contextFieldRoutes } from './features/context-fields/context-field-routes.ts'
@@ -308,6 +310,9 @@ export async function buildApp({
       await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
       await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
       await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
+      // Event creators are named by their user (users/, above events/).
+      const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
+      await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),

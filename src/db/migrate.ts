@@ -18,6 +18,7 @@ import * as addons from './migrations/0016-addons.ts'
 import * as potentiallyStale from './migrations/0017-potentially-stale.ts'
 import * as featureLinks from './migrations/0018-feature-links.ts'
 import * as settings from './migrations/0019-settings.ts'
+import * as eventSearchIndexes from './migrations/0020-event-search-indexes.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0017-potentially-stale': potentiallyStale,
   '0018-feature-links': featureLinks,
   '0019-settings': settings,
+  '0020-event-search-indexes': eventSearchIndexes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -45,6 +45,24 @@ const principalRowOf = prepared((db: Kysely<Database>) =>
 /** For a token service (api-tokens/admin-credentials.ts): the signing-in Admin users, locked in `trx`. */
 export const lockSigningInAdmins = (trx: Kysely<Database>): Promise<number[]> => createUserStore(trx).lockSigningInAdmins()
 
+/**
+ * For the event creators (events/, below this folder, handed it by app.ts): each of these users'
+ * name as the reference shows it, their name, else username, else email.
+ */
+export async function displayNamesOfUsers(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, string>> {
+  const names = new Map<number, string>()
+  // In slices: SQLite binds at most 32,766 values per statement.
+  for (let start = 0; start < ids.length; start += 1000) {
+    const slice = ids.slice(start, start + 1000)
+    const rows = await db.selectFrom('users').select(['id', 'name', 'username', 'email']).where('id', 'in', slice).execute()
+    for (const row of rows) {
+      const name = row.name || row.username || row.email
+      if (name) names.set(Number(row.id), name)
+    }
+  }
+  return names
+}
+
 export function createUserStore(db: Kysely<Database>) {
   const usersWithActivity = () =>
     db
