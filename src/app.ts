@@ -37,6 +37,7 @@ import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
+import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
 import { createFlagLinkService } from './features/flags/flag-link-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagsOfTags } from './features/flags/flags-of-tags.ts'
@@ -313,6 +314,7 @@ export async function buildApp({
       // Event creators are named by their user (users/, above events/).
       const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
+      await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),
