@@ -37,6 +37,7 @@ import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
+import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
 import { createFlagLinkService } from './features/flags/flag-link-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagsOfTags } from './features/flags/flags-of-tags.ts'
@@ -65,6 +66,7 @@ import { environmentsOfFlags } from './features/flag-environments/environments-o
 import { flagsOfEnvironments } from './features/flag-environments/flags-of-environments.ts'
 import { definitionUses, fieldUses, segmentUses } from './features/flag-environments/strategy-uses.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
+import { createFlagCloning, flagCloneRoutes } from './features/flag-environments/flag-clone.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
 import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
 import { createStrategyDefinitionService } from './features/strategy-definitions/strategy-definition-service.ts'
@@ -313,6 +315,7 @@ export async function buildApp({
       // Event creators are named by their user (users/, above events/).
       const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
+      await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),
@@ -333,6 +336,7 @@ export async function buildApp({
       await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
       const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
       await admin.register(strategyRoutes, { strategies })
+      await admin.register(flagCloneRoutes, { cloneFlag: createFlagCloning({ db, flags, strategies }) })
       const flagEnvironments = createFlagEnvironmentService({ db, strategies })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
       // Reverting an event makes its changes through the services above, in one transaction.

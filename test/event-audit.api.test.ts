@@ -115,6 +115,22 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-dependencies-removed', featureName: 'child', project: 'audit' },
     ])
     await call(pennon, 'POST', `${P}/audit/features/child/dependencies`, { feature: 'parent' })
+    // A copy takes the flag's dependency along (its strategies: src/features/flag-environments/flag-clone.api.test.ts).
+    await run(
+      'POST',
+      '/api/admin/projects/{projectId}/features/{featureName}/clone',
+      `${P}/audit/features/child/clone`,
+      { name: 'child-copy' },
+      201,
+      (r) => [
+        { type: 'feature-created', featureName: 'child-copy', project: 'audit', data: r.body },
+        { type: 'feature-dependency-added', featureName: 'child-copy', project: 'audit', data: { feature: 'parent', enabled: true } },
+      ],
+    )
+    // Gone again, so the project's flags are as the steps below expect.
+    await call(pennon, 'DELETE', `${P}/audit/features/child-copy/dependencies`)
+    await call(pennon, 'DELETE', `${P}/audit/features/child-copy`)
+    assert.equal((await call(pennon, 'POST', `${P}/audit/delete`, { features: ['child-copy'] })).status, 200)
     // A flag's links.
     const link = '/api/admin/projects/{projectId}/features/{featureName}/link'
     const onOther = { featureName: 'other', project: 'audit' }

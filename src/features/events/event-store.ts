@@ -267,3 +267,25 @@ export const projectEventsQuery = (db: Kysely<Database>, project: string): Event
 /** Every event of a feature flag, newest first (events_feature_name_id_idx). */
 export const featureEventsQuery = (db: Kysely<Database>, featureName: string): EventJsonQuery =>
   eventsWhere(db, 'feature_name', featureName)
+
+/**
+ * Who created each of these flags: the user id of its `feature-created` event written at or after its
+ * creation time (an earlier flag of the same name, since deleted, had its own).
+ */
+export async function creatorIdsOfFlags(
+  db: Kysely<Database>,
+  flags: ReadonlyArray<{ name: string; createdAt: string }>,
+): Promise<number[]> {
+  if (flags.length === 0) return []
+  const createdAt = new Map(flags.map((flag) => [flag.name, new Date(flag.createdAt).getTime()]))
+  const rows = await db
+    .selectFrom('events')
+    .select(['feature_name', 'created_by_user_id', 'created_at'])
+    .where(inNames(db, 'feature_name', [...createdAt.keys()]))
+    .where('type', '=', 'feature-created')
+    .execute()
+  const ids = rows
+    .filter((row) => new Date(row.created_at).getTime() >= createdAt.get(row.feature_name!)!)
+    .map((row) => Number(row.created_by_user_id))
+  return [...new Set(ids)]
+}

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { field } from '../../http/body-rules.ts'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import { PatchBody, shapeCheck } from '../../http/json-patch.ts'
-import { BatchFeaturesBody } from '../flags/flag-schemas.ts'
+import { BatchFeaturesBody, PossibleParentsResponse } from '../flags/flag-schemas.ts'
 import { checkVariants } from './variant-rules.ts'
 import { VariantsBody } from './variant-schemas.ts'
 import {
@@ -10,6 +10,7 @@ import {
   FeatureEnvironmentDetails,
   FeatureEnvironmentParams,
   FeatureParams,
+  ParentParams,
   PushVariantsBody,
   VariantsResponse,
 } from './flag-environment-schemas.ts'
@@ -165,5 +166,20 @@ export const flagEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironments
         request.body.variants ?? [],
         request.principal,
       ),
+  )
+
+  app.get(
+    '/projects/:projectId/features/:parent/parent-variants',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags: ['Dependencies'],
+        summary: "The variant names a child may require of this parent: its environments' and its strategies' variants",
+        description: 'Unique, sorted. A flag that is not in the project is a 404 (the reference answers an empty list).',
+        params: ParentParams,
+        response: { 200: PossibleParentsResponse, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => flagEnvironments.parentVariants(request.params.projectId, request.params.parent),
   )
 }

@@ -6,6 +6,7 @@ const PathName = Type.String({ maxLength: 1000 })
 export const FeatureEnvironmentParams = Type.Object({ projectId: PathName, featureName: PathName, environment: PathName })
 export const BulkParams = Type.Object({ projectId: PathName, environment: PathName })
 export const FeatureParams = Type.Object({ projectId: PathName, featureName: PathName })
+export const ParentParams = Type.Object({ projectId: PathName, parent: PathName })
 
 /** PUT …/variants-batch (the reference's pushVariantsSchema). */
 export const PushVariantsBody = Type.Object({

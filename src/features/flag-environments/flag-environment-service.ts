@@ -17,6 +17,8 @@ import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { beforeSwitchingOn } from './active-strategy-rule.ts'
 import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
+import { createFlagStore } from '../flags/flag-store.ts'
+import { flagNotFound } from '../flags/flag-errors.ts'
 import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
 
 /** A flag's environment as the flag read shows it. */
@@ -82,6 +84,13 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
   }
 
   return {
+    /** The variant names a child may require of `parent` (listParentVariantOptions). */
+    parentVariants: async (project: string, parent: string): Promise<string[]> => {
+      const flag = await createFlagStore(db).find(parent)
+      if (!flag || flag.project !== project) throw flagNotFound(parent, project, flag)
+      return createFlagEnvironmentStore(db).variantNamesOf(parent)
+    },
+
     get: async (place: FlagEnvironmentPlace) => {
       const { state } = await findFlagEnvironment(db, place)
       const list = await createStrategyStore(db).list(place.feature, place.environment)

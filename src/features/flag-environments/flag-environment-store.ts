@@ -165,6 +165,18 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
         .execute()
       return rows.sort((a, b) => (a.feature === b.feature ? (a.environment < b.environment ? -1 : 1) : a.feature < b.feature ? -1 : 1))
     },
+
+    /** The variant names of a flag's environments and of its strategies, in every environment: unique, sorted. */
+    async variantNamesOf(feature: string): Promise<string[]> {
+      const [environments, strategies] = await Promise.all([
+        db.selectFrom('feature_environments').select('variants').where('feature', '=', feature).execute(),
+        db.selectFrom('feature_strategies').select('variants').where('feature_name', '=', feature).execute(),
+      ])
+      const names = [...environments, ...strategies].flatMap((row) =>
+        (JSON.parse(row.variants) as Array<{ name: string }>).map((v) => v.name),
+      )
+      return [...new Set(names)].sort()
+    },
   }
 }
 

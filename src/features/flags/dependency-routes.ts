@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
-import { ChildParams, CreateDependencyBody, DependencyParams, PossibleParentsResponse } from './flag-schemas.ts'
+import { ProjectParams } from '../projects/project-schemas.ts'
+import { ChildParams, CreateDependencyBody, DependenciesExistResponse, DependencyParams, PossibleParentsResponse } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 
 export const dependencyRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (app, { flags }) => {
@@ -70,5 +71,21 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }>
       },
     },
     async (request) => flags.possibleParents(request.params.projectId, request.params.child),
+  )
+
+  app.get(
+    '/projects/:projectId/dependencies',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags: ['Dependencies'],
+        summary: 'Whether any dependency exists',
+        description:
+          'As the reference: any dependency of the whole instance counts, whatever the project of the path (which is not checked).',
+        params: ProjectParams,
+        response: { 200: DependenciesExistResponse, ...errorResponses(401, 403) },
+      },
+    },
+    async () => flags.anyDependencyExists(),
   )
 }

@@ -86,6 +86,9 @@ export function createDependencyService({ db }: { db: Kysely<Database> }) {
         )
       }),
 
+    /** As the reference: whether any dependency exists in the whole instance, whatever the project of the path. */
+    anyDependencyExists: (): Promise<boolean> => createDependencyStore(db).anyExist(),
+
     /** The flags `child` could depend on. */
     possibleParents: async (project: string, child: string): Promise<string[]> => {
       const flag = await createFlagStore(db).find(child)

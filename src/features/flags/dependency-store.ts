@@ -23,6 +23,11 @@ export function createDependencyStore(db: Kysely<Database>) {
       return row && toDependency(row)
     },
 
+    /** Whether any flag depends on another, in any project (one row read at most). */
+    async anyExist(): Promise<boolean> {
+      return (await db.selectFrom('feature_dependencies').select('child').limit(1).executeTakeFirst()) !== undefined
+    },
+
     async childrenOf(parent: string): Promise<string[]> {
       const rows = await db.selectFrom('feature_dependencies').select('child').where('parent', '=', parent).orderBy('child').execute()
       return rows.map((row) => row.child)

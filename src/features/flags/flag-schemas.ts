@@ -147,6 +147,8 @@ export const CreateDependencyBody = Type.Object({
 })
 export type CreateDependencyBody = Static<typeof CreateDependencyBody>
 
+export const DependenciesExistResponse = Type.Boolean({ description: 'true when any flag depends on another' })
+
 export const PossibleParentsResponse = Type.Array(Type.String(), { description: 'flag names, sorted' })
 
 // Item length is not bounded: names that match no flag are ignored (the body limit bounds the whole).
