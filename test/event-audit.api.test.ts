@@ -427,9 +427,21 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-deleted', featureName: 'child', project: 'audit', preData: archivedChild },
       { type: 'feature-deleted', featureName: 'other', project: 'audit', preData: archivedOther },
     ])
-    // Empty the project so that it can be deleted at the end.
+    // The legacy archive routes, by flag name: the same events as the project routes. Then the project is empty, to be deleted at the end.
     assert.equal((await call(pennon, 'DELETE', `${P}/audit/features/parent`)).status, 202)
-    assert.equal((await call(pennon, 'POST', `${P}/audit/delete`, { features: ['parent'] })).status, 200)
+    await run('POST', '/api/admin/archive/revive/{featureName}', '/api/admin/archive/revive/parent', undefined, 200, [
+      { type: 'feature-revived', featureName: 'parent', project: 'audit' },
+    ])
+    assert.equal((await call(pennon, 'DELETE', `${P}/audit/features/parent`)).status, 202)
+    const archivedParent = await archivedFlag('parent')
+    await run('DELETE', '/api/admin/archive/{featureName}', '/api/admin/archive/parent', undefined, 200, [
+      { type: 'feature-deleted', featureName: 'parent', project: 'audit', preData: archivedParent },
+    ])
+    // Validations write nothing.
+    await run('POST', '/api/admin/features/validate', '/api/admin/features/validate', { name: 'free-flag' }, 200, [])
+    await run('POST', '/api/admin/segments/validate', '/api/admin/segments/validate', { name: 'free-segment' }, 204, [])
+    const constraint = { contextName: 'userId', operator: 'IN', values: ['a'] }
+    await run('POST', '/api/admin/constraints/validate', '/api/admin/constraints/validate', constraint, 204, [])
 
     const segmentBody = { name: 'audit-segment', project: 'audit', constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }] }
     const segment = await run('POST', '/api/admin/segments', '/api/admin/segments', segmentBody, 201, (r) => [
