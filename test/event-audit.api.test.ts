@@ -471,7 +471,12 @@ onEachDatabase('event log completeness', (database) => {
         return [{ type: 'api-token-created', project: 'audit', environment: 'development', data }]
       },
     )
-    const { secret, ...tokenData } = token.body
+    const { secret, ...createdData } = token.body
+    // The token is named by its secret; an expiry is sent with an offset and stored in UTC.
+    const tokenData = { ...createdData, expiresAt: '2100-01-01T00:00:00.000Z' }
+    await run('PUT', '/api/admin/api-tokens/{token}', `/api/admin/api-tokens/${secret}`, { expiresAt: '2100-01-01T02:00:00+02:00' }, 200, [
+      { type: 'api-token-updated', project: 'audit', environment: 'development', data: tokenData, preData: createdData },
+    ])
     await run('DELETE', '/api/admin/api-tokens/{tokenName}', '/api/admin/api-tokens/audit-token', undefined, 200, [
       { type: 'api-token-deleted', project: 'audit', environment: 'development', preData: tokenData },
     ])

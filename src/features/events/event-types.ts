@@ -204,6 +204,7 @@ export type NewEvent = Base &
     | { type: 'segment-deleted'; preData: SegmentData }
     | { type: 'api-token-created'; data: ApiTokenData }
     | { type: 'api-token-deleted'; preData: ApiTokenData }
+    | { type: 'api-token-updated'; data: ApiTokenData; preData: ApiTokenData }
     | { type: 'service-account-created'; data: ServiceAccountData }
     | { type: 'service-account-deleted'; preData: ServiceAccountData }
     | { type: 'service-account-token-created'; data: ServiceAccountTokenData }
