@@ -144,6 +144,17 @@ onEachDatabase('event log completeness', (database) => {
         },
       ]
     })
+    // An environment's instance-wide switch and sort order: environment-updated per environment changed.
+    const staging = { name: 'staging', type: 'test', enabled: true, protected: false, sortOrder: 4 }
+    await run('POST', '/api/admin/environments/{name}/off', '/api/admin/environments/staging/off', undefined, 204, [
+      { type: 'environment-updated', environment: 'staging', data: { ...staging, enabled: false }, preData: staging },
+    ])
+    await run('POST', '/api/admin/environments/{name}/on', '/api/admin/environments/staging/on', undefined, 204, [
+      { type: 'environment-updated', environment: 'staging', data: staging, preData: { ...staging, enabled: false } },
+    ])
+    await run('PUT', '/api/admin/environments/sort-order', '/api/admin/environments/sort-order', { staging: 7 }, 200, [
+      { type: 'environment-updated', environment: 'staging', data: { ...staging, sortOrder: 7 }, preData: staging },
+    ])
     const projectEnvironments = '/api/admin/projects/{projectId}/environments'
     await run('POST', projectEnvironments, `${P}/audit/environments`, { environment: 'staging' }, 200, [
       { type: 'project-environment-added', project: 'audit', environment: 'staging' },

@@ -188,6 +188,7 @@ export type NewEvent = Base &
     | { type: 'project-updated'; data: ProjectData; preData: ProjectData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }
     | { type: 'environment-created'; data: EnvironmentData }
+    | { type: 'environment-updated'; data: EnvironmentData; preData: EnvironmentData }
     | { type: 'project-environment-added' | 'project-environment-removed' }
     | { type: 'feature-environment-enabled' | 'feature-environment-disabled' }
     | { type: 'feature-strategy-add'; data: StrategyData }
