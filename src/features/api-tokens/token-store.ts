@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { ApiTokensTable, Database, ServiceAccountsTable } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { ApiTokenData, ServiceAccountData } from '../events/event-types.ts'
-import { adminTokenPrincipal, rolePermissions, type Principal } from '../../http/permissions.ts'
+import { adminTokenPrincipal, rolePermissions, ROOT_ROLES, type Principal } from '../../http/permissions.ts'
 import { sameHash } from './token-secret.ts'
 
 export type ApiToken = ApiTokenData
@@ -212,6 +212,16 @@ export function createTokenStore(db: Kysely<Database>) {
     async findServiceAccount(id: number): Promise<ServiceAccountData | undefined> {
       const row = await db.selectFrom('service_accounts').selectAll().where('id', '=', id).executeTakeFirst()
       return row && toServiceAccount(row)
+    },
+
+    /** How many service accounts hold the Admin root role. */
+    async countAdminServiceAccounts(): Promise<number> {
+      const row = await db
+        .selectFrom('service_accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('root_role', '=', ROOT_ROLES.Admin)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
     },
 
     /** By id. */
