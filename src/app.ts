@@ -3,7 +3,7 @@
  * listens and never reads the environment: main.ts and the tests call it.
  * Every endpoint is one hop from here: find its feature below, open its -routes file.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { sql } from 'kysely'
 import { Type } from '@sinclair/typebox'
@@ -252,6 +252,28 @@ export async function buildApp({
       // length (a large import: seconds), and liveness must not wait for it; a read connection
       // still proves the database file answers. On PostgreSQL `reader` is the pool.
       await sql`select 1`.execute(reader)
+      return { health: 'GOOD' as const }
+    },
+  )
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['Service'],
+        summary: 'Readiness: the database answers',
+        description: 'For orchestrators: 200 while the database answers a query, 503 with no body while it does not.',
+        response: { 200: Type.Object({ health: Type.Literal('GOOD') }), 503: Type.Null({ description: 'Not ready: no body.' }) },
+      },
+    },
+    async (_request, reply) => {
+      // Not ready is an answer here, not an error: the reference's 503 has no body.
+      try {
+        await sql`select 1`.execute(reader)
+      } catch (error) {
+        app.log.warn({ err: error }, 'readiness check: the database did not answer')
+        return (reply as FastifyReply).code(503).send()
+      }
       return { health: 'GOOD' as const }
     },
   )

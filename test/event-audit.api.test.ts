@@ -160,6 +160,17 @@ onEachDatabase('event log completeness', (database) => {
         },
       ]
     })
+    // An environment's instance-wide switch and sort order: environment-updated per environment changed.
+    const staging = { name: 'staging', type: 'test', enabled: true, protected: false, sortOrder: 4 }
+    await run('POST', '/api/admin/environments/{name}/off', '/api/admin/environments/staging/off', undefined, 204, [
+      { type: 'environment-updated', environment: 'staging', data: { ...staging, enabled: false }, preData: staging },
+    ])
+    await run('POST', '/api/admin/environments/{name}/on', '/api/admin/environments/staging/on', undefined, 204, [
+      { type: 'environment-updated', environment: 'staging', data: staging, preData: { ...staging, enabled: false } },
+    ])
+    await run('PUT', '/api/admin/environments/sort-order', '/api/admin/environments/sort-order', { staging: 7 }, 200, [
+      { type: 'environment-updated', environment: 'staging', data: { ...staging, sortOrder: 7 }, preData: staging },
+    ])
     const projectEnvironments = '/api/admin/projects/{projectId}/environments'
     await run('POST', projectEnvironments, `${P}/audit/environments`, { environment: 'staging' }, 200, [
       { type: 'project-environment-added', project: 'audit', environment: 'staging' },
@@ -443,9 +454,21 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'feature-deleted', featureName: 'child', project: 'audit', preData: archivedChild },
       { type: 'feature-deleted', featureName: 'other', project: 'audit', preData: archivedOther },
     ])
-    // Empty the project so that it can be deleted at the end.
+    // The legacy archive routes, by flag name: the same events as the project routes. Then the project is empty, to be deleted at the end.
     assert.equal((await call(pennon, 'DELETE', `${P}/audit/features/parent`)).status, 202)
-    assert.equal((await call(pennon, 'POST', `${P}/audit/delete`, { features: ['parent'] })).status, 200)
+    await run('POST', '/api/admin/archive/revive/{featureName}', '/api/admin/archive/revive/parent', undefined, 200, [
+      { type: 'feature-revived', featureName: 'parent', project: 'audit' },
+    ])
+    assert.equal((await call(pennon, 'DELETE', `${P}/audit/features/parent`)).status, 202)
+    const archivedParent = await archivedFlag('parent')
+    await run('DELETE', '/api/admin/archive/{featureName}', '/api/admin/archive/parent', undefined, 200, [
+      { type: 'feature-deleted', featureName: 'parent', project: 'audit', preData: archivedParent },
+    ])
+    // Validations write nothing.
+    await run('POST', '/api/admin/features/validate', '/api/admin/features/validate', { name: 'free-flag' }, 200, [])
+    await run('POST', '/api/admin/segments/validate', '/api/admin/segments/validate', { name: 'free-segment' }, 204, [])
+    const constraint = { contextName: 'userId', operator: 'IN', values: ['a'] }
+    await run('POST', '/api/admin/constraints/validate', '/api/admin/constraints/validate', constraint, 204, [])
 
     const segmentBody = { name: 'audit-segment', project: 'audit', constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }] }
     const segment = await run('POST', '/api/admin/segments', '/api/admin/segments', segmentBody, 201, (r) => [
@@ -475,7 +498,12 @@ onEachDatabase('event log completeness', (database) => {
         return [{ type: 'api-token-created', project: 'audit', environment: 'development', data }]
       },
     )
-    const { secret, ...tokenData } = token.body
+    const { secret, ...createdData } = token.body
+    // The token is named by its secret; an expiry is sent with an offset and stored in UTC.
+    const tokenData = { ...createdData, expiresAt: '2100-01-01T00:00:00.000Z' }
+    await run('PUT', '/api/admin/api-tokens/{token}', `/api/admin/api-tokens/${secret}`, { expiresAt: '2100-01-01T02:00:00+02:00' }, 200, [
+      { type: 'api-token-updated', project: 'audit', environment: 'development', data: tokenData, preData: createdData },
+    ])
     await run('DELETE', '/api/admin/api-tokens/{tokenName}', '/api/admin/api-tokens/audit-token', undefined, 200, [
       { type: 'api-token-deleted', project: 'audit', environment: 'development', preData: tokenData },
     ])

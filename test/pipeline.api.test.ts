@@ -228,6 +228,10 @@ onEachDatabase('request pipeline', (database) => {
     assert.equal(logged.level, 50)
     const health = await call(pennon, 'GET', '/health', undefined, { token: null })
     assert.equal(health.status, 500)
+    // Readiness says "not ready" without an error body, as the reference.
+    const ready = await call(pennon, 'GET', '/ready', undefined, { token: null })
+    assert.equal(ready.status, 503)
+    assert.equal(ready.text, '')
   })
 
   test('AUTH_TYPE=none: no token needed, acting as "unknown"; client tokens still refused', async (t) => {
@@ -248,6 +252,9 @@ onEachDatabase('request pipeline', (database) => {
     const health = await call(pennon, 'GET', '/health', undefined, { token: null })
     assert.equal(health.status, 200)
     assert.deepEqual(health.body, { health: 'GOOD' })
+    const ready = await call(pennon, 'GET', '/ready', undefined, { token: null })
+    assert.equal(ready.status, 200)
+    assert.deepEqual(ready.body, { health: 'GOOD' })
     const ui = await call(pennon, 'GET', '/docs/openapi/', undefined, { token: null })
     assert.equal(ui.status, 200)
     assert.match(String(ui.headers['content-type']), /text\/html/)

@@ -11,6 +11,8 @@ import {
   ServiceAccountResponse,
   ServiceAccountTokenResponse,
   TokenNameParams,
+  TokenSecretParams,
+  UpdateApiTokenBody,
 } from './token-schemas.ts'
 import { expiresAtRule, type TokenService } from './token-service.ts'
 
@@ -42,6 +44,40 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ tokens: TokenService }> = 
       },
     },
     async (request, reply) => reply.status(201).send(await tokens.createApiToken(request.body, request.principal)),
+  )
+
+  app.get(
+    '/api-tokens/:tokenName',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'The API tokens with that name (never their secrets)',
+        description: 'An unknown name answers an empty list.',
+        params: TokenNameParams,
+        response: { 200: ApiTokenListResponse, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => ({ tokens: await tokens.apiTokensByName(request.params.tokenName) }),
+  )
+
+  app.put(
+    '/api-tokens/:token',
+    {
+      config: { permission: 'ADMIN', bodyRules: expiresAtRule },
+      schema: {
+        tags,
+        summary: 'Set the expiry of an API token, named by its secret',
+        description: 'An unknown secret changes nothing (200), as the reference. A past `expiresAt` is a 400.',
+        params: TokenSecretParams,
+        body: UpdateApiTokenBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await tokens.updateApiTokenExpiry(request.params.token, request.body.expiresAt, request.principal)
+      return sendEmpty(reply, 200)
+    },
   )
 
   app.delete(

@@ -24,6 +24,9 @@ export const ApiTokenResponse = Type.Object({
 export const CreatedApiTokenResponse = Type.Object({ ...ApiTokenResponse.properties, secret: Type.String() })
 export const ApiTokenListResponse = Type.Object({ tokens: Type.Array(ApiTokenResponse) })
 export const TokenNameParams = Type.Object({ tokenName: Type.String({ maxLength: 1000 }) })
+export const TokenSecretParams = Type.Object({ token: Type.String({ maxLength: 1000, description: "The token's secret" }) })
+export const UpdateApiTokenBody = Type.Object({ expiresAt: DateTime })
+export type UpdateApiTokenBody = Static<typeof UpdateApiTokenBody>
 
 export const CreateServiceAccountBody = Type.Object({
   username: Label,

@@ -127,6 +127,24 @@ export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOpti
       })
     },
 
+    apiTokensByName: (tokenName: string) => createTokenStore(db).listByName(tokenName),
+
+    /**
+     * A new expiry for the API token whose secret is `secret` (Pennon keeps only its hash, so the
+     * secret finds it); an unknown secret changes nothing, as the reference. A past expiry is refused.
+     */
+    updateApiTokenExpiry: (secret: string, expiresAt: string, actor: Actor): Promise<void> => {
+      checkNotPast(expiresAt, '/body/expiresAt')
+      return db.transaction().execute(async (trx) => {
+        const changed = await createTokenStore(trx).setExpiry(hashSecret(secret), new Date(expiresAt).toISOString())
+        if (!changed) return
+        const { before, after } = changed
+        await appendEvents(trx, auditContext(actor), [
+          { type: 'api-token-updated', project: eventProject(after), environment: after.environment, data: after, preData: before },
+        ])
+      })
+    },
+
     deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
         const admins = await lockAdmins(trx)

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { ApiTokensTable, Database, ServiceAccountsTable } from '../../db/tables.ts'
 import { prepared } from '../../db/prepared.ts'
 import type { ApiTokenData, ServiceAccountData } from '../events/event-types.ts'
-import { adminTokenPrincipal, rolePermissions, type Principal } from '../../http/permissions.ts'
+import { adminTokenPrincipal, rolePermissions, ROOT_ROLES, type Principal } from '../../http/permissions.ts'
 import { sameHash } from './token-secret.ts'
 
 export type ApiToken = ApiTokenData
@@ -190,6 +190,20 @@ export function createTokenStore(db: Kysely<Database>) {
     },
 
     /** Deletes every token with that name and returns what was deleted. */
+    /** The tokens with that name (names are not unique), oldest first. */
+    async listByName(tokenName: string): Promise<ApiToken[]> {
+      const rows = await db.selectFrom('api_tokens').selectAll().where('token_name', '=', tokenName).orderBy('created_at').execute()
+      return rows.map(toApiToken)
+    },
+
+    /** Sets the expiry of the token with this secret hash; returns it before and after, or undefined when no token has it. */
+    async setExpiry(secretHash: string, expiresAt: string): Promise<{ before: ApiToken; after: ApiToken } | undefined> {
+      const row = await db.selectFrom('api_tokens').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst()
+      if (!row || !sameHash(row.secret_hash, secretHash)) return undefined
+      await db.updateTable('api_tokens').set({ expires_at: expiresAt }).where('secret_hash', '=', secretHash).execute()
+      return { before: toApiToken(row), after: toApiToken({ ...row, expires_at: expiresAt }) }
+    },
+
     async deleteByName(tokenName: string): Promise<ApiToken[]> {
       const rows = await db.deleteFrom('api_tokens').where('token_name', '=', tokenName).returningAll().execute()
       return rows.map(toApiToken)
@@ -198,6 +212,16 @@ export function createTokenStore(db: Kysely<Database>) {
     async findServiceAccount(id: number): Promise<ServiceAccountData | undefined> {
       const row = await db.selectFrom('service_accounts').selectAll().where('id', '=', id).executeTakeFirst()
       return row && toServiceAccount(row)
+    },
+
+    /** How many service accounts hold the Admin root role. */
+    async countAdminServiceAccounts(): Promise<number> {
+      const row = await db
+        .selectFrom('service_accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('root_role', '=', ROOT_ROLES.Admin)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
     },
 
     /** By id. */

@@ -25,18 +25,18 @@ function illegal(path: string, field: string, legal: readonly string[], sent: st
 /** The fields that have legal values, and their values in order. */
 export type LegalByField = ReadonlyMap<string, readonly string[]>
 
-/** The values of `constraints` (at `basePath` in the body) that their field does not allow. */
+/** The values of `constraints` (at `basePath` in the body, or each where `basePath` of its index says) that their field does not allow. */
 export function legalValueProblems(
   legalByField: LegalByField,
   constraints: readonly ConstraintInput[],
-  basePath = '/body/constraints',
+  basePath: string | ((index: number) => string) = '/body/constraints',
 ): ErrorDetail[] {
   const details: ErrorDetail[] = []
   constraints.forEach((constraint, index) => {
     const legal = legalByField.get(constraint.contextName)
     if (!legal) return
     const allowed = new Set(legal)
-    const at = `${basePath}/${index}`
+    const at = typeof basePath === 'function' ? basePath(index) : `${basePath}/${index}`
     if (MULTI_VALUE_OPERATORS.has(constraint.operator)) {
       ;(constraint.values ?? []).forEach((value, i) => {
         if (!allowed.has(value)) details.push(illegal(`${at}/values/${i}`, constraint.contextName, legal, value))

@@ -41,8 +41,11 @@ export function createLegalValues({ changes }: { changes: ChangeWatch }) {
 
   return {
     /** The values of `constraints` their field does not allow, each at its place in the body. */
-    problems: async (db: Kysely<Database>, constraints: readonly ConstraintInput[], basePath?: string): Promise<ErrorDetail[]> =>
-      constraints.length === 0 ? [] : legalValueProblems(await read(db), constraints, basePath),
+    problems: async (
+      db: Kysely<Database>,
+      constraints: readonly ConstraintInput[],
+      basePath?: string | ((index: number) => string),
+    ): Promise<ErrorDetail[]> => (constraints.length === 0 ? [] : legalValueProblems(await read(db), constraints, basePath)),
   }
 }
 

@@ -9,6 +9,7 @@ import {
   ProjectEnvironmentListResponse,
   ProjectEnvironmentParams,
   ProjectParams,
+  SortOrderBody,
 } from './environment-schemas.ts'
 import { createEnvironmentRules, type EnvironmentService } from './environment-service.ts'
 
@@ -49,6 +50,49 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ environments: Enviro
         .send(await environments.get(created.name))
     },
   )
+
+  app.put(
+    '/environments/sort-order',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Set the sort order of environments',
+        description:
+          'A sort order by environment name; all or none: an unknown name is a 404. Each changed environment records environment-updated.',
+        body: SortOrderBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await environments.setSortOrders(request.body, request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  for (const [state, enabled] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
+    app.post(
+      `/environments/:name/${state}`,
+      {
+        config: { permission: 'ADMIN' },
+        schema: {
+          tags,
+          summary: `Switch an environment ${state} for the whole instance`,
+          description:
+            'Its `enabled`: new projects start in every enabled environment. Records environment-updated; the same again changes nothing.',
+          params: EnvironmentParams,
+          response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request, reply) => {
+        await environments.setEnabled(request.params.name, enabled, request.principal)
+        return sendEmpty(reply, 204)
+      },
+    )
+  }
 
   app.get(
     '/environments/:name',

@@ -63,3 +63,9 @@ export const AddProjectEnvironmentBody = Type.Object(
   { additionalProperties: false },
 )
 export type AddProjectEnvironmentBody = Static<typeof AddProjectEnvironmentBody>
+
+/** PUT /environments/sort-order: the reference's sortOrderSchema, a sort order by environment name. */
+export const SortOrderBody = Type.Record(Type.String({ maxLength: 1000 }), Type.Integer({ minimum: -2147483648, maximum: 2147483647 }), {
+  description: 'A sort order (lower first) by environment name',
+})
+export type SortOrderBody = Static<typeof SortOrderBody>

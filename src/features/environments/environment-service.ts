@@ -75,6 +75,37 @@ export function createEnvironmentService({ db, flags }: { db: Kysely<Database>; 
       })
     },
 
+    /** Switches an environment on or off for the whole instance; the same again changes nothing (no event). */
+    setEnabled: (name: string, enabled: boolean, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const store = createEnvironmentStore(trx)
+        const before = (await store.lockMany([name])).get(name)
+        if (!before) throw environmentNotFound(name)
+        if (before.enabled === enabled) return
+        await store.setEnabled(name, enabled)
+        const after = { ...before, enabled }
+        await appendEvents(trx, auditContext(actor), [{ type: 'environment-updated', environment: name, data: after, preData: before }])
+      }),
+
+    /** New sort orders by environment name, all or none: an unknown name is a 404. Unchanged ones record nothing. */
+    setSortOrders: (sortOrders: Readonly<Record<string, number>>, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        const store = createEnvironmentStore(trx)
+        const names = Object.keys(sortOrders).sort()
+        const found = await store.lockMany(names)
+        const unknown = names.find((name) => !found.has(name))
+        if (unknown !== undefined) throw environmentNotFound(unknown)
+        const events = []
+        for (const name of names) {
+          const before = found.get(name)!
+          const sortOrder = sortOrders[name]!
+          if (before.sortOrder === sortOrder) continue
+          await store.setSortOrder(name, sortOrder)
+          events.push({ type: 'environment-updated' as const, environment: name, data: { ...before, sortOrder }, preData: before })
+        }
+        await appendEvents(trx, auditContext(actor), events)
+      }),
+
     listForProject: async (project: string) => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
       const store = createEnvironmentStore(db)

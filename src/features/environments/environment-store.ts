@@ -48,6 +48,26 @@ export function createEnvironmentStore(db: Kysely<Database>) {
       return new Set(rows.map((row) => row.name))
     },
 
+    /** These environments, locked until the transaction ends (PostgreSQL; SQLite writers run one at a time), by name. */
+    async lockMany(names: readonly string[]): Promise<Map<string, Environment>> {
+      if (names.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('environments')
+        .selectAll()
+        .where('name', 'in', [...names])
+        .$call(lockedRows(db))
+        .execute()
+      return new Map(rows.map((row) => [row.name, toEnvironment(row)]))
+    },
+
+    async setEnabled(name: string, enabled: boolean): Promise<void> {
+      await db.updateTable('environments').set({ enabled }).where('name', '=', name).execute()
+    },
+
+    async setSortOrder(name: string, sortOrder: number): Promise<void> {
+      await db.updateTable('environments').set({ sort_order: sortOrder }).where('name', '=', name).execute()
+    },
+
     async find(name: string): Promise<Environment | undefined> {
       const row = await db.selectFrom('environments').selectAll().where('name', '=', name).executeTakeFirst()
       return row && toEnvironment(row)

@@ -188,6 +188,7 @@ export type NewEvent = Base &
     | { type: 'project-updated'; data: ProjectData; preData: ProjectData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }
     | { type: 'environment-created'; data: EnvironmentData }
+    | { type: 'environment-updated'; data: EnvironmentData; preData: EnvironmentData }
     | { type: 'project-environment-added' | 'project-environment-removed' }
     | { type: 'feature-environment-enabled' | 'feature-environment-disabled' }
     | { type: 'feature-strategy-add'; data: StrategyData }
@@ -204,6 +205,7 @@ export type NewEvent = Base &
     | { type: 'segment-deleted'; preData: SegmentData }
     | { type: 'api-token-created'; data: ApiTokenData }
     | { type: 'api-token-deleted'; preData: ApiTokenData }
+    | { type: 'api-token-updated'; data: ApiTokenData; preData: ApiTokenData }
     | { type: 'service-account-created'; data: ServiceAccountData }
     | { type: 'service-account-deleted'; preData: ServiceAccountData }
     | { type: 'service-account-token-created'; data: ServiceAccountTokenData }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { errorResponses, NoContent, sendEmpty, sendJsonText } from '../../http/common-schemas.ts'
-import { BatchFeaturesBody, FlagParams, ProjectFlagsParams, ValidateArchiveResponse } from './flag-schemas.ts'
+import { BatchFeaturesBody, FeatureNameParams, FlagParams, ProjectFlagsParams, ValidateArchiveResponse } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 
 export const archiveRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = async (app, { flags }) => {
@@ -91,6 +91,43 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService }> = 
     },
     async (request, reply) => {
       await flags.delete(request.params.projectId, request.body.features, request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  // The reference's legacy routes, by flag name alone: the same rules and events as the project routes above.
+  app.delete(
+    '/archive/:featureName',
+    {
+      config: { permission: 'DELETE_FEATURE' },
+      schema: {
+        tags: ['Archive'],
+        summary: 'Delete an archived flag for good (legacy)',
+        description: 'An active or unknown flag is left as it is (200, no event), as the reference.',
+        params: FeatureNameParams,
+        response: { 200: NoContent, ...errorResponses(401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      await flags.deleteByName(request.params.featureName, request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  app.post(
+    '/archive/revive/:featureName',
+    {
+      config: { permission: 'UPDATE_FEATURE' },
+      schema: {
+        tags: ['Archive'],
+        summary: 'Revive an archived flag (legacy)',
+        description: 'An active flag is left as it is (200, no event); an unknown one is a 404.',
+        params: FeatureNameParams,
+        response: { 200: NoContent, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await flags.reviveByName(request.params.featureName, request.principal)
       return sendEmpty(reply, 200)
     },
   )

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
+import { notFound, quote } from '../../http/errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { validateArchive } from './archive-validation.ts'
 import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
@@ -52,6 +53,43 @@ async function archiveLocked(
   ])
 }
 
+/** Revives the archived ones among the named flags of the project, with their events. */
+async function reviveIn(trx: Kysely<Database>, project: string, names: readonly string[], audit: AuditContext): Promise<void> {
+  await requireProject(trx, project)
+  const flags = createFlagStore(trx)
+  const found = await flags.lockMany(distinct(names))
+  checkSameProject('revive', project, found)
+  const revived = await flags.revive(found.filter((flag) => flag.archived).map((flag) => flag.name))
+  await appendEvents(
+    trx,
+    audit,
+    revived.map((name) => ({ type: 'feature-revived', featureName: name, project })),
+  )
+}
+
+/** Deletes the archived ones among the named flags of the project for good (their tags with them), with their events. */
+async function deleteIn(trx: Kysely<Database>, project: string, names: readonly string[], audit: AuditContext): Promise<void> {
+  await requireProject(trx, project)
+  const flags = createFlagStore(trx)
+  const found = await flags.lockMany(distinct(names))
+  checkSameProject('delete', project, found)
+  const archived = found.filter((flag) => flag.archived).map((flag) => flag.name)
+  // Their events record the tags they had, as the reference's: by the time events are written, the tags are gone.
+  const tags = await createTagStore(trx).ofFlags(archived)
+  const deleted = await flags.deleteArchived(archived)
+  await appendEvents(
+    trx,
+    audit,
+    deleted.map((flag) => ({
+      type: 'feature-deleted',
+      featureName: flag.name,
+      project,
+      preData: flag,
+      tags: (tags.get(flag.name) ?? []).map(({ type, value }) => ({ value, type })),
+    })),
+  )
+}
+
 /** `environments`: switching archived flags off (flag-environments/, handed over by app.ts). */
 export function createArchiveService({ db, environments }: { db: Kysely<Database>; environments: EnvironmentsOfFlags }) {
   return {
@@ -72,41 +110,25 @@ export function createArchiveService({ db, environments }: { db: Kysely<Database
 
     /** Archived flags of the project become active again; their dependencies are not restored. */
     revive: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
+      db.transaction().execute((trx) => reviveIn(trx, project, names, auditContext(actor))),
+
+    /** The legacy `POST /archive/revive/:name`: the flag's own project, found in the transaction; an unknown flag is a 404. */
+    reviveByName: (name: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
-        await requireProject(trx, project)
-        const flags = createFlagStore(trx)
-        const found = await flags.lockMany(distinct(names))
-        checkSameProject('revive', project, found)
-        const revived = await flags.revive(found.filter((flag) => flag.archived).map((flag) => flag.name))
-        await appendEvents(
-          trx,
-          auditContext(actor),
-          revived.map((name) => ({ type: 'feature-revived', featureName: name, project })),
-        )
+        const flag = await createFlagStore(trx).find(name)
+        if (!flag) throw notFound(`There's no flag named ${quote(name)}.`)
+        await reviveIn(trx, flag.project, [name], auditContext(actor))
       }),
 
     /** Archived flags of the project are removed for good (their tags with them); active ones are skipped. */
     delete: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
+      db.transaction().execute((trx) => deleteIn(trx, project, names, auditContext(actor))),
+
+    /** The legacy `DELETE /archive/:name`: the flag's own project, found in the transaction; an unknown flag changes nothing, as the reference. */
+    deleteByName: (name: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
-        await requireProject(trx, project)
-        const flags = createFlagStore(trx)
-        const found = await flags.lockMany(distinct(names))
-        checkSameProject('delete', project, found)
-        const archived = found.filter((flag) => flag.archived).map((flag) => flag.name)
-        // Their events record the tags they had, as the reference's: by the time events are written, the tags are gone.
-        const tags = await createTagStore(trx).ofFlags(archived)
-        const deleted = await flags.deleteArchived(archived)
-        await appendEvents(
-          trx,
-          auditContext(actor),
-          deleted.map((flag) => ({
-            type: 'feature-deleted',
-            featureName: flag.name,
-            project,
-            preData: flag,
-            tags: (tags.get(flag.name) ?? []).map(({ type, value }) => ({ value, type })),
-          })),
-        )
+        const flag = await createFlagStore(trx).find(name)
+        if (flag) await deleteIn(trx, flag.project, [name], auditContext(actor))
       }),
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from '@sinclair/typebox'
 import { field } from '../../http/body-rules.ts'
-import { errorResponses, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
+import { errorResponses, NoContent, sendEmpty, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { archiveRoutes } from './archive-routes.ts'
 import { dependencyRoutes } from './dependency-routes.ts'
 import {
@@ -12,6 +12,7 @@ import {
   FlagResponse,
   ProjectFlagsParams,
   ProjectFlagsQuery,
+  ValidateFlagNameBody,
 } from './flag-schemas.ts'
 import type { FlagService } from './flag-service.ts'
 import { parseTagFilter } from '../tags/tag-filter.ts'
@@ -38,6 +39,25 @@ export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService; environ
     async (request, reply) => {
       reply.status(201)
       return flags.create(request.params.projectId, request.body, request.principal)
+    },
+  )
+
+  app.post(
+    '/features/validate',
+    {
+      config: { permission: 'NONE', bodyRules: field('name', urlFriendlyNameProblems) },
+      schema: {
+        tags: ['Flags'],
+        summary: 'Whether a flag could be created with this name',
+        description:
+          'A 400 for a name that is not URL-friendly, a 409 for a name any flag holds (archived ones included). Nothing is written.',
+        body: ValidateFlagNameBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await flags.validateName(request.body.name)
+      return sendEmpty(reply, 200)
     },
   )
 

@@ -12,6 +12,9 @@ const PathName = Type.String({ maxLength: 1000 })
 export const ProjectFlagsParams = Type.Object({ projectId: PathName })
 export type ProjectFlagsParams = Static<typeof ProjectFlagsParams>
 
+export const FeatureNameParams = Type.Object({ featureName: PathName })
+export type FeatureNameParams = Static<typeof FeatureNameParams>
+
 export const FlagParams = Type.Object({ projectId: PathName, name: PathName })
 export type FlagParams = Static<typeof FlagParams>
 
@@ -29,6 +32,13 @@ export const CreateFlagBody = Type.Object({
   impressionData: Type.Optional(Type.Boolean({ default: false })),
 })
 export type CreateFlagBody = Static<typeof CreateFlagBody>
+
+/** POST /features/validate. `projectId` is accepted and unused: Pennon's projects have no naming pattern. */
+export const ValidateFlagNameBody = Type.Object({
+  name: Type.String({ maxLength: 1000, description: 'The flag name to check: URL-friendly, 1–100 characters, unused' }),
+  projectId: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+})
+export type ValidateFlagNameBody = Static<typeof ValidateFlagNameBody>
 
 const FlagTypeSchema = Type.Unsafe<FlagType>({ type: 'string', enum: [...FLAG_TYPES] })
 

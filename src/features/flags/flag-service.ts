@@ -100,6 +100,13 @@ export function createFlagService({
     createIn: (trx: Kysely<Database>, project: string, input: CreateFlagBody, audit: AuditContext): Promise<Flag> =>
       createIn(trx, environments, project, input, audit),
 
+    /** Whether a create could take this name: URL-friendly (400) and held by no flag, archived ones included (409). Nothing is written. */
+    validateName: async (name: string): Promise<void> => {
+      checkUrlFriendlyName(name, '/body/name')
+      const holder = await createFlagStore(db).find(name)
+      if (holder) throw nameTaken(holder)
+    },
+
     /** The project's active flags (with any of `tags`, when given), each with potentiallyStale and its tags. */
     list: async (project: string, tags?: readonly TagFilter[]) => {
       if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)

@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
-import { SegmentListResponse, SegmentParams, SegmentResponse, SegmentStrategiesResponse, UpsertSegmentBody } from './segment-schemas.ts'
+import {
+  ConstraintBody,
+  SegmentListResponse,
+  SegmentNameBody,
+  SegmentParams,
+  SegmentResponse,
+  SegmentStrategiesResponse,
+  UpsertSegmentBody,
+} from './segment-schemas.ts'
 import type { SegmentService } from './segment-service.ts'
 
 const tags = ['Segments']
@@ -13,6 +21,44 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<{ segments: SegmentService
       schema: { tags, summary: 'List segments, sorted by name', response: { 200: SegmentListResponse, ...errorResponses(401, 403) } },
     },
     async () => ({ segments: await segments.list() }),
+  )
+
+  app.post(
+    '/segments/validate',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Whether a segment could be created with this name',
+        description: 'A 400 for an empty name, a 409 for a name a segment holds. Nothing is written.',
+        body: SegmentNameBody,
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await segments.validateName(request.body.name)
+      return sendEmpty(reply, 204)
+    },
+  )
+
+  // The reference's constraint check lives beside segments here: they own the constraint body schema and its legal-value check.
+  app.post(
+    '/constraints/validate',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags: ['Constraints'],
+        summary: 'Whether a constraint is valid',
+        description:
+          "The rules a strategy's or segment's constraint must follow (its operator's values, its context field's legal values): 204, or a 400 listing every violation.",
+        body: ConstraintBody,
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await segments.validateConstraint(request.body)
+      return sendEmpty(reply, 204)
+    },
   )
 
   app.get(

@@ -31,6 +31,13 @@ export const ConstraintBody = Type.Object(
   { additionalProperties: false },
 )
 
+/** Body of POST /segments/validate: the reference's nameSchema. */
+export const SegmentNameBody = Type.Object(
+  { name: Type.String({ maxLength: 1000, description: 'Outer whitespace is trimmed; then 1–255 characters, unused' }) },
+  { additionalProperties: false },
+)
+export type SegmentNameBody = Static<typeof SegmentNameBody>
+
 /** Body of POST and PUT. Unknown top-level properties are ignored, as the reference does. */
 export const UpsertSegmentBody = Type.Object({
   name: Type.String({ description: 'Outer whitespace is trimmed; then 1–255 characters, unique (case-sensitive)' }),

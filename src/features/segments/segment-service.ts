@@ -20,7 +20,7 @@ import { ALL_CLEAN, allOf, field } from '../../http/body-rules.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
-import { constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from '../constraints/constraints.ts'
+import { checkConstraint, constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from '../constraints/constraints.ts'
 import type { SegmentUses } from './segment-uses.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
@@ -148,6 +148,19 @@ export function createSegmentService({
   return {
     /** The rules of a body beyond its schema, for a report that lists every violation (body-rules.ts). */
     bodyRules: allOf(nameRule, constraintsRuleOfSegments),
+
+    /** Whether a create could take this name: the name rules (400), then no segment holding it (409). Nothing is written. */
+    validateName: async (name: string): Promise<void> => {
+      const details = checkName(name, name.trim())
+      if (details.length > 0) throw validationFailed(details)
+      if (await createSegmentStore(db).hasName(name.trim())) throw nameTaken(name.trim())
+    },
+
+    /** One constraint as the body (`/body`): the rules of its operator and its field's legal values, every violation at once. */
+    validateConstraint: async (constraint: ConstraintInput): Promise<void> => {
+      const details = [...checkConstraint(constraint, '/body'), ...(await legalValues.problems(db, [constraint], () => '/body'))]
+      if (details.length > 0) throw validationFailed(details)
+    },
 
     /** With how many active flags, and projects, use each segment through their strategies. */
     list: async () => {

@@ -90,6 +90,11 @@ export function createSegmentStore(db: Kysely<Database>) {
       )
     },
 
+    /** Whether a segment holds this name (names are case-sensitive). */
+    async hasName(name: string): Promise<boolean> {
+      return (await db.selectFrom('segments').select('id').where('name', '=', name).executeTakeFirst()) !== undefined
+    },
+
     async list(): Promise<Segment[]> {
       return (await db.selectFrom('segments').selectAll().orderBy('name').execute()).map(toSegment)
     },

@@ -32,6 +32,15 @@ const ProfileResponse = Type.Object({
   canChangePassword: Type.Boolean(),
 })
 
+/** The reference's roleSchema: a role held in a project (Pennon has none to list). */
+const ProjectRoleResponse = Type.Object({
+  id: Type.Integer({ minimum: 0 }),
+  type: Type.String(),
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  project: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+})
+
 export const profileRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = async (app, { users }) => {
   app.get(
     '/user',
@@ -52,6 +61,25 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = 
         splash: {},
       }
     },
+  )
+
+  app.get(
+    '/user/roles',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: "The caller's roles in a project",
+        description:
+          'Always `{version: 1, roles: []}`: Pennon has root roles only, no project roles (GET /user/profile has the root role). `projectId` is required, as the reference.',
+        querystring: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 1000 }) }),
+        response: {
+          200: Type.Object({ version: Type.Literal(1), roles: Type.Array(ProjectRoleResponse) }),
+          ...errorResponses(400, 401, 403),
+        },
+      },
+    },
+    async () => ({ version: 1 as const, roles: [] }),
   )
 
   app.get(

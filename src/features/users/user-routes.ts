@@ -101,6 +101,25 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
   )
 
   app.get(
+    '/user-admin/admin-count',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'How many admins there are: users with a password, users without one, service accounts',
+        response: {
+          200: Type.Object(
+            { password: Type.Integer(), noPassword: Type.Integer(), service: Type.Integer() },
+            { additionalProperties: false },
+          ),
+          ...errorResponses(401, 403),
+        },
+      },
+    },
+    async () => users.adminCount(),
+  )
+
+  app.get(
     '/user-admin/:id',
     {
       config: { permission: 'ADMIN' },

@@ -7,6 +7,7 @@ import { ROOT_ROLES } from '../../http/permissions.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
+import { createTokenStore } from '../api-tokens/token-store.ts'
 import { checkPasswordRules, hashPassword, passwordMismatch, verifyPassword } from './password.ts'
 import {
   createResetLink,
@@ -120,6 +121,11 @@ export function createUserService({
 
   return {
     list: () => createUserStore(db).list(),
+    /** Admins: users with and without a password, and service accounts (the reference's adminCountSchema). */
+    adminCount: async () => {
+      const [people, service] = await Promise.all([createUserStore(db).countAdmins(), createTokenStore(db).countAdminServiceAccounts()])
+      return { ...people, service }
+    },
     search: (text: string) => createUserStore(db).search(text, SEARCH_LIMIT),
     get: async (id: number): Promise<User> => {
       const row = await createUserStore(db).find(id)

@@ -72,6 +72,18 @@ export function createUserStore(db: Kysely<Database>) {
       .select(['user_activity.login_attempts', 'user_activity.seen_at'])
 
   return {
+    /** How many users hold the Admin root role, with a password set and without one. */
+    async countAdmins(): Promise<{ password: number; noPassword: number }> {
+      const rows = await db
+        .selectFrom('users')
+        .select([(eb) => eb('password_hash', 'is not', null).as('has_password'), (eb) => eb.fn.countAll<number>().as('n')])
+        .where('root_role', '=', ROOT_ROLES.Admin)
+        .groupBy('has_password')
+        .execute()
+      const count = (hasPassword: boolean) => Number(rows.find((row) => Boolean(row.has_password) === hasPassword)?.n ?? 0)
+      return { password: count(true), noPassword: count(false) }
+    },
+
     async list(): Promise<User[]> {
       return (await usersWithActivity().orderBy('users.id').execute()).map(toUser)
     },
