@@ -58,6 +58,7 @@ import { createEventService } from './features/events/event-service.ts'
 import { eventSearchRoutes } from './features/events/event-search-routes.ts'
 import { createEventSearchService } from './features/events/event-search-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
+import { projectTokenRoutes } from './features/api-tokens/project-token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
 import { createEnvironmentService } from './features/environments/environment-service.ts'
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
@@ -326,7 +327,9 @@ export async function buildApp({
           publicUrl: config.publicUrl,
         }),
       })
-      await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
+      const tokens = createTokenService({ db, lockSigningInAdmins })
+      await admin.register(tokenRoutes, { tokens })
+      await admin.register(projectTokenRoutes, { tokens })
       await admin.register(meRoutes)
       await admin.register(maintenanceRoutes, { maintenance })
       await admin.register(userRoutes, { users, config })
