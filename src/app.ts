@@ -38,6 +38,7 @@ import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService } from './features/flags/flag-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
 import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
+import { createProjectHealth, projectHealthRoutes } from './features/flags/project-health.ts'
 import { createFlagLinkService } from './features/flags/flag-link-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagsOfTags } from './features/flags/flags-of-tags.ts'
@@ -58,6 +59,7 @@ import { createEventService } from './features/events/event-service.ts'
 import { eventSearchRoutes } from './features/events/event-search-routes.ts'
 import { createEventSearchService } from './features/events/event-search-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
+import { projectTokenRoutes } from './features/api-tokens/project-token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
 import { createEnvironmentService } from './features/environments/environment-service.ts'
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
@@ -338,6 +340,7 @@ export async function buildApp({
       const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
+      await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),
@@ -348,7 +351,9 @@ export async function buildApp({
           publicUrl: config.publicUrl,
         }),
       })
-      await admin.register(tokenRoutes, { tokens: createTokenService({ db, lockSigningInAdmins }) })
+      const tokens = createTokenService({ db, lockSigningInAdmins })
+      await admin.register(tokenRoutes, { tokens })
+      await admin.register(projectTokenRoutes, { tokens })
       await admin.register(meRoutes)
       await admin.register(maintenanceRoutes, { maintenance })
       await admin.register(userRoutes, { users, config })

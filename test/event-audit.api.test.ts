@@ -507,6 +507,21 @@ onEachDatabase('event log completeness', (database) => {
     await run('DELETE', '/api/admin/api-tokens/{tokenName}', '/api/admin/api-tokens/audit-token', undefined, 200, [
       { type: 'api-token-deleted', project: 'audit', environment: 'development', preData: tokenData },
     ])
+    const projectToken = await run(
+      'POST',
+      `${P}/{projectId}/api-tokens`,
+      `${P}/audit/api-tokens`,
+      { tokenName: 'audit-project-token', type: 'frontend', environment: 'production' },
+      201,
+      (r) => {
+        const { secret: _secret, ...data } = r.body
+        return [{ type: 'api-token-created', project: 'audit', environment: 'production', data }]
+      },
+    )
+    const { secret: projectSecret, ...projectTokenData } = projectToken.body
+    await run('DELETE', `${P}/{projectId}/api-tokens/{token}`, `${P}/audit/api-tokens/${projectSecret}`, undefined, 200, [
+      { type: 'api-token-deleted', project: 'audit', environment: 'production', preData: projectTokenData },
+    ])
     const account = await run(
       'POST',
       '/api/admin/service-account',
@@ -698,6 +713,9 @@ onEachDatabase('event log completeness', (database) => {
       ['DELETE', '/api/admin/segments/999', undefined, 404],
       ['DELETE', `${P}/default`, undefined, 409],
       ['POST', '/api/admin/service-account', { username: 'u', name: 'n', rootRole: 9 }, 400],
+      ['POST', `${P}/ghost/api-tokens`, { tokenName: 't', type: 'client' }, 404],
+      ['POST', `${P}/default/api-tokens`, { tokenName: 't', type: 'admin' }, 400],
+      ['DELETE', `${P}/default/api-tokens/default:development.0`, undefined, 404],
       ['POST', '/api/admin/user-admin', { email: 'weak@example.com', rootRole: 3, password: 'weak' }, 400],
       ['PUT', '/api/admin/user-admin/999999', { name: 'ghost' }, 404],
       ['POST', '/api/admin/environments', { name: 'development', type: 'development' }, 409],
@@ -754,7 +772,7 @@ onEachDatabase('event log completeness', (database) => {
     await t.test('no secret or hash is in the event log', async () => {
       const everything = JSON.stringify(await allEvents(pennon))
       const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
-      for (const needle of [secret, accountToken.body.secret, pennon.adminToken, pat.body.secret, 'hook-secret', ...hashes])
+      for (const needle of [secret, projectSecret, accountToken.body.secret, pennon.adminToken, pat.body.secret, 'hook-secret', ...hashes])
         assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
     })
   })

@@ -30,6 +30,9 @@ export const PERMISSIONS = [
   'CREATE_ADDON',
   'UPDATE_ADDON',
   'DELETE_ADDON',
+  'READ_PROJECT_API_TOKEN',
+  'CREATE_PROJECT_API_TOKEN',
+  'DELETE_PROJECT_API_TOKEN',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 

@@ -41,6 +41,9 @@ test("the Editor's permissions, as the reference's Editor has them: a new permis
     'CREATE_ADDON',
     'UPDATE_ADDON',
     'DELETE_ADDON',
+    'READ_PROJECT_API_TOKEN',
+    'CREATE_PROJECT_API_TOKEN',
+    'DELETE_PROJECT_API_TOKEN',
   ])
 })
 

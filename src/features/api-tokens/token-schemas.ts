@@ -13,6 +13,21 @@ export const CreateApiTokenBody = Type.Object({
 })
 export type CreateApiTokenBody = Static<typeof CreateApiTokenBody>
 
+/** A project's token: its projects are the project of the path; no admin type (any case, as the reference). */
+export const CreateProjectApiTokenBody = Type.Object({
+  tokenName: Label,
+  type: Type.String({
+    pattern: '^([Cc][Ll][Ii][Ee][Nn][Tt]|[Bb][Aa][Cc][Kk][Ee][Nn][Dd]|[Ff][Rr][Oo][Nn][Tt][Ee][Nn][Dd])$',
+    description: '`client`, `backend` or `frontend`, in any case',
+  }),
+  environment: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  expiresAt: Type.Optional(NullableDateTime),
+})
+export type CreateProjectApiTokenBody = Static<typeof CreateProjectApiTokenBody>
+
+/** The token's whole secret, as its creation showed it (never echoed back in an error). */
+export const ProjectTokenParams = Type.Object({ projectId: Type.String({ maxLength: 1000 }), token: Type.String() })
+
 export const ApiTokenResponse = Type.Object({
   tokenName: Type.String(),
   type: Type.String(),

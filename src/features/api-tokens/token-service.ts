@@ -3,14 +3,21 @@ import type { Database } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { isUniqueViolation } from '../../db/db-errors.ts'
 import { field } from '../../http/body-rules.ts'
-import { nameExists, notFound, quote, validationFailed, type ErrorDetail } from '../../http/errors.ts'
+import { invalid, nameExists, notFound, quote, validationFailed, type ErrorDetail } from '../../http/errors.ts'
+import { createProjectStore } from '../projects/project-store.ts'
+import { projectNotFound } from '../projects/project-errors.ts'
 import { auditContext, SYSTEM_ACTOR, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ServiceAccountData } from '../events/event-types.ts'
 import { createTokenStore, type ApiToken } from './token-store.ts'
 import { keepAnAdmin, lockAdminCredentials, type LockSigningInAdmins } from './admin-credentials.ts'
 import { apiTokenSecret, hashSecret, accountTokenSecret } from './token-secret.ts'
-import type { CreateApiTokenBody, CreateServiceAccountBody, CreateServiceAccountTokenBody } from './token-schemas.ts'
+import type {
+  CreateApiTokenBody,
+  CreateProjectApiTokenBody,
+  CreateServiceAccountBody,
+  CreateServiceAccountTokenBody,
+} from './token-schemas.ts'
 
 /** The project an api-token event is filed under: `*` for all projects, the one project, or null for several. */
 const eventProject = (token: ApiToken) => (token.projects.length === 1 ? token.projects[0] : null)
@@ -27,6 +34,32 @@ export const expiresAtRule = field('expiresAt', pastProblems)
 export function checkNotPast(expiresAt: string | null | undefined, path: string): void {
   const problems = pastProblems(expiresAt ?? null, path)
   if (problems.length > 0) throw validationFailed(problems)
+}
+
+/** A non-admin token that reads this project by name (not through `*`): what a project's token routes see. */
+const ofProject = (project: string) => (token: ApiToken) => token.type !== 'admin' && token.projects.includes(project)
+
+type NonAdminTokenType = 'client' | 'backend' | 'frontend'
+
+/** Stores a new API token with its `api-token-created` event; the secret is returned, only its hash kept. */
+async function insertApiToken(
+  trx: Kysely<Database>,
+  input: { tokenName: string; type: ApiToken['type']; environment: string; projects: string[]; expiresAt?: string | null },
+  actor: Actor,
+): Promise<ApiToken & { secret: string }> {
+  const audit = auditContext(actor)
+  const token: ApiToken = {
+    tokenName: input.tokenName,
+    type: input.type,
+    environment: input.environment,
+    projects: input.projects,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+    createdAt: audit.createdAt,
+  }
+  const secret = apiTokenSecret(token.type, token.projects, token.environment)
+  await createTokenStore(trx).insert(token, hashSecret(secret))
+  await appendEvents(trx, audit, [{ type: 'api-token-created', project: eventProject(token), environment: token.environment, data: token }])
+  return { ...token, secret }
 }
 
 /** What the start-up did about admin tokens (main.ts tells the operator). */
@@ -110,20 +143,23 @@ export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOpti
       const admin = input.type === 'admin'
       const projects = admin ? ['*'] : (input.projects ?? ['*'])
       const environment = admin ? '*' : (input.environment ?? 'development')
+      return db.transaction().execute((trx) => insertApiToken(trx, { ...input, projects, environment }, actor))
+    },
+
+    /** A project's non-admin tokens (never their secrets); 404 for an unknown project. */
+    listProjectApiTokens: async (project: string): Promise<ApiToken[]> => {
+      if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+      return (await createTokenStore(db).list()).filter(ofProject(project))
+    },
+
+    /** A token of one project, as createApiToken makes it (the same rules and event); the project is held while it is written. */
+    createProjectApiToken: (project: string, input: CreateProjectApiTokenBody, actor: Actor): Promise<ApiToken & { secret: string }> => {
+      checkNotPast(input.expiresAt, '/body/expiresAt')
+      const type = input.type.toLowerCase() as NonAdminTokenType
+      const environment = input.environment ?? 'development'
       return db.transaction().execute(async (trx) => {
-        const audit = auditContext(actor)
-        const token: ApiToken = {
-          tokenName: input.tokenName,
-          type: input.type,
-          environment,
-          projects,
-          expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
-          createdAt: audit.createdAt,
-        }
-        const secret = apiTokenSecret(input.type, projects, environment)
-        await createTokenStore(trx).insert(token, hashSecret(secret))
-        await appendEvents(trx, audit, [{ type: 'api-token-created', project: eventProject(token), environment, data: token }])
-        return { ...token, secret }
+        if (!(await createProjectStore(trx).hold(project))) throw projectNotFound(project)
+        return insertApiToken(trx, { ...input, type, projects: [project], environment }, actor)
       })
     },
 
@@ -144,6 +180,28 @@ export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOpti
         ])
       })
     },
+
+    /**
+     * Deletes the project's token whose secret this is: 404 when none of the project's tokens has
+     * it, 400 when that token reads other projects too (only a token of this project alone goes here).
+     */
+    deleteProjectApiToken: (project: string, secret: string, actor: Actor): Promise<void> =>
+      db.transaction().execute(async (trx) => {
+        if (!(await createProjectStore(trx).exists(project))) throw projectNotFound(project)
+        const store = createTokenStore(trx)
+        const secretHash = hashSecret(secret)
+        const token = await store.findByHash(secretHash)
+        if (!token || !ofProject(project)(token)) throw notFound(`Project ${quote(project)} has no API token with that secret.`)
+        if (token.projects.length !== 1)
+          throw invalid(
+            `API token ${quote(token.tokenName)} belongs to several projects (${token.projects.map(quote).join(', ')}): delete it with DELETE /api/admin/api-tokens/:tokenName.`,
+            '/params/token',
+          )
+        await store.deleteByHash(secretHash)
+        await appendEvents(trx, auditContext(actor), [
+          { type: 'api-token-deleted', project, environment: token.environment, preData: token },
+        ])
+      }),
 
     deleteApiToken: (tokenName: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {

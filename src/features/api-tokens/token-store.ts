@@ -189,6 +189,16 @@ export function createTokenStore(db: Kysely<Database>) {
       return new Map(rows.map((row) => [row.environment, Number(row.n)]))
     },
 
+    /** The API token with this secret hash (a project's token deleted by its secret). */
+    async findByHash(secretHash: string): Promise<ApiToken | undefined> {
+      const row = await db.selectFrom('api_tokens').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst()
+      return row && toApiToken(row)
+    },
+
+    async deleteByHash(secretHash: string): Promise<void> {
+      await db.deleteFrom('api_tokens').where('secret_hash', '=', secretHash).execute()
+    },
+
     /** Deletes every token with that name and returns what was deleted. */
     /** The tokens with that name (names are not unique), oldest first. */
     async listByName(tokenName: string): Promise<ApiToken[]> {
