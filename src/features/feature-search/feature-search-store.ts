@@ -186,20 +186,20 @@ function filtered(db: Kysely<Database>, search: FeatureSearch) {
       ),
     )
     .$if(search.statuses !== undefined, (q) =>
-      q.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('feature_environments as fe')
-            .select('fe.feature')
-            .whereRef('fe.feature', '=', 'features.name')
-            .where((inner) =>
-              inner.or(
-                search.statuses!.map(([environment, enabled]) =>
-                  inner.and([inner('fe.environment', '=', environment), inner('fe.enabled', '=', enabled)]),
-                ),
+      // The flags on (off) in those environments: ranges of the (environment, enabled) index.
+      q.where(
+        'features.name',
+        'in',
+        db
+          .selectFrom('feature_environments as fe')
+          .select('fe.feature')
+          .where((inner) =>
+            inner.or(
+              search.statuses!.map(([environment, enabled]) =>
+                inner.and([inner('fe.environment', '=', environment), inner('fe.enabled', '=', enabled)]),
               ),
             ),
-        ),
+          ),
       ),
     )
 }
