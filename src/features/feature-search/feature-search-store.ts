@@ -50,7 +50,10 @@ type Where = ExpressionBuilder<Database, 'features'>
 
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-/** The latest `feature-created` event of each flag name: who created the flag as it is now. */
+/**
+ * The latest `feature-created` event of each flag name: who created the flag as it is now (a name
+ * deleted and created again has two). Read by the (feature_name, id) and (type, id) indexes.
+ */
 export function creationEvents(db: Kysely<Database>) {
   return db
     .selectFrom('events as created')
@@ -64,9 +67,9 @@ export function creationEvents(db: Kysely<Database>) {
     )
 }
 
-function inList<V extends string | number>(eb: Where, column: Expression<unknown> | string, filter: ListFilter<V>) {
-  const ref = typeof column === 'string' ? eb.ref(column as 'features.name') : column
-  return eb(ref as never, filter.exclude ? 'not in' : 'in', filter.values as never)
+/** The column is (`exclude`: is not) one of the filter's values. */
+function inList(eb: Where, column: 'features.project' | 'features.type', filter: ListFilter) {
+  return eb(column, filter.exclude ? 'not in' : 'in', filter.values)
 }
 
 /**

@@ -12,7 +12,7 @@ async function ok(response: { status: number; text: string }, status = 200): Pro
 /**
  * Four flags in two projects: checkout (release, tagged, a strategy with a segment, enabled in
  * development, seen there), search (experiment, stale, child of checkout), mobile-menu (web
- * project, kill-switch) and old (archived).
+ * project, kill-switch, potentially stale) and old (archived).
  */
 async function seed(pennon: TestApp): Promise<void> {
   const { db } = pennon.database
@@ -39,6 +39,8 @@ async function seed(pennon: TestApp): Promise<void> {
     .insertInto('last_seen_at_metrics')
     .values({ feature_name: 'checkout', environment: 'development', last_seen_at: '2026-03-04T05:06:07.000Z' })
     .execute()
+  // As the periodic scan marks a flag that outlived its type's lifetime.
+  await db.updateTable('features').set({ potentially_stale: true }).where('name', '=', 'mobile-menu').execute()
   // Creation times a day apart, so that filters and sorts by them are exact.
   for (const [name, day] of [
     ['checkout', '01'],
@@ -145,7 +147,11 @@ onEachDatabase('flag search', (database) => {
     await expect('?state=IS:active', ['checkout', 'mobile-menu'])
     await expect('?state=IS_NOT:stale', ['checkout', 'mobile-menu'])
     await expect('?state=IS_ANY_OF:stale,active', ['checkout', 'search', 'mobile-menu'])
-    await expect('?state=IS:potentially-stale', [])
+    await expect('?state=IS:potentially-stale', ['mobile-menu'])
+    await expect('?state=IS_NOT:potentially-stale', ['checkout', 'search'])
+    await expect('?state=IS_ANY_OF:stale,potentially-stale', ['search', 'mobile-menu'])
+    await expect('?state=IS_ANY_OF:active,potentially-stale', ['checkout', 'mobile-menu'])
+    await expect('?state=IS_NONE_OF:stale,active', [])
     await expect('?createdAt=IS_BEFORE:2026-01-02', ['checkout'])
     await expect('?createdAt=IS_ON_OR_AFTER:2026-01-02', ['search', 'mobile-menu'])
     await expect('?lastSeenAt=IS_ON_OR_AFTER:2026-03-04', ['checkout'])
