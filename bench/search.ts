@@ -4,7 +4,9 @@
  * PostgreSQL database when BENCH_DATABASE_URL is set — seeded by one INSERT … SELECT: events of
  * 10 projects, 40 types, 4 environments, 25 people, 10,000 flags, a minute apart over about two
  * years. Loads a few filtered pages with autocannon (lib.ts: BENCH_RUNS runs of BENCH_SECONDS) and
- * prints their p50 / p99 (the target: a filtered page under 100 ms).
+ * prints their p50 / p99 (the target: a filtered page under 100 ms). Then GET /api/admin/search/features
+ * over FLAGS flags (10,000; BENCH_FLAGS to change it) of those 10 projects, each in two environments
+ * (1 in 3 on in production), 1 in 20 tagged, 1 in 7 stale, a minute apart: a few filtered pages.
  *   BENCH_RUNS=1 BENCH_SECONDS=3 node bench/search.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/search.ts
  */
@@ -18,6 +20,38 @@ import { measure, printMarkdownTable, ROW_HEADER, rowCells, startProcess, warmCo
 const COUNT = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const START = Date.parse('2024-01-01T00:00:00.000Z')
+const FLAGS = Number(process.env.BENCH_FLAGS ?? 10_000)
+
+/** FLAGS flags flag-1…, their projects, their two environments and a tag on 1 in 20. */
+async function seedFlags(db: ReturnType<typeof createDb>['db'], postgres: boolean): Promise<void> {
+  const series = (count: number) =>
+    postgres
+      ? `generate_series(1, ${count}) as s(i)`
+      : `(with recursive s(i) as (select 1 union all select i + 1 from s where i < ${count}) select i from s) as s`
+  const createdAt = postgres
+    ? `(timestamptz '2024-01-01T00:00:00Z' + i * interval '1 minute')`
+    : `strftime('%Y-%m-%dT%H:%M:%S.000Z', ${START / 1000} + i * 60, 'unixepoch')`
+  const [yes, no] = postgres ? ['true', 'false'] : ['1', '0']
+  await sql
+    .raw(`insert into projects (id, name, description, created_at)
+    select 'project-' || (i - 1), 'Project ' || (i - 1), null, ${createdAt} from ${series(10)}`)
+    .execute(db)
+  await sql
+    .raw(`insert into features (name, project, description, type, stale, impression_data, created_at, archived_at)
+    select 'flag-' || i, 'project-' || (i % 10), 'Seeded flag number ' || i, case when i % 4 = 0 then 'experiment' else 'release' end,
+      case when i % 7 = 0 then ${yes} else ${no} end, ${no}, ${createdAt}, null from ${series(FLAGS)}`)
+    .execute(db)
+  await sql
+    .raw(`insert into feature_environments (feature, environment, enabled, variants)
+    select name, environment, case when environment = 'production' and cast(substr(name, 6) as integer) % 3 = 0 then ${yes} else ${no} end, '[]'
+    from features cross join (select 'development' as environment union all select 'production') e`)
+    .execute(db)
+  await sql.raw(`insert into tags (type, value, created_at) values ('simple', 'seeded', '2024-01-01T00:00:00.000Z')`).execute(db)
+  await sql
+    .raw(`insert into feature_tags (feature_name, tag_type, tag_value, created_by_user_id, created_at)
+    select 'flag-' || i, 'simple', 'seeded', 1, '2024-01-01T00:00:00.000Z' from ${series(FLAGS)} where i % 20 = 0`)
+    .execute(db)
+}
 
 /** Migrates, then inserts COUNT events with ids 1…COUNT, and moves the event counter on. */
 async function seed(env: Record<string, string>): Promise<void> {
@@ -40,6 +74,7 @@ async function seed(env: Record<string, string>): Promise<void> {
           case when i % 3 = 0 then null else 'env-' || (i % 4) end, 'transaction', 'group-' || (i / 3), ${json} from ${series}`)
       .execute(db)
     await db.updateTable('counters').set({ value: COUNT }).where('name', '=', 'event_id').execute()
+    await seedFlags(db, postgres)
     // PostgreSQL draws event ids from a sequence (migration 0015): the next follows the seeded ones.
     if (postgres) await sql`select setval('event_ids', ${COUNT})`.execute(db)
     // As autovacuum or a long-lived database would have them: statistics (and, on PostgreSQL, the visibility map).
@@ -59,6 +94,16 @@ const CASES: Array<[label: string, query: string]> = [
   ['one day', 'from=IS:2024-06-01&to=IS:2024-06-01'],
 ]
 
+const FLAG_CASES: Array<[label: string, query: string]> = [
+  ['flags: first page', ''],
+  ['flags: project, by name', 'project=IS:project-3&sortBy=name'],
+  ['flags: text', 'query=number%2042'],
+  ['flags: stale release, page 5', 'state=IS:stale&type=IS:release&offset=200'],
+  ['flags: tagged', 'tag=INCLUDE:simple:seeded'],
+  ['flags: on in production, newest', 'status=production:enabled&sortOrder=desc'],
+  ['flags: last seen', 'sortBy=lastSeenAt'],
+]
+
 console.log(`GET /api/admin/search/events over ${COUNT.toLocaleString('en')} events, node ${process.version}`)
 await warmCompileCache()
 await onBenchDatabases(async ({ label, env }) => {
@@ -68,6 +113,15 @@ await onBenchDatabases(async ({ label, env }) => {
   const server = await startProcess('src/main.ts', { ...env, INIT_ADMIN_API_TOKENS: TOKEN })
   try {
     const rows: Row[] = []
+    for (const [name, query] of FLAG_CASES) {
+      const url = `${server.url}/api/admin/search/features?${query}`
+      const check = await (await fetch(url, { headers: { authorization: TOKEN } })).json()
+      if (!Array.isArray(check.features) || check.features.length === 0)
+        throw new Error(`${name}: no flags (${JSON.stringify(check).slice(0, 200)})`)
+      rows.push(
+        await measure(`${name}: ${check.total} match`, name, { url, headers: { authorization: TOKEN }, expectedStatus: 200 }, server),
+      )
+    }
     for (const [name, query] of CASES) {
       const url = `${server.url}/api/admin/search/events?${query}`
       const check = await (await fetch(url, { headers: { authorization: TOKEN } })).json()

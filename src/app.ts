@@ -58,6 +58,8 @@ import { eventRoutes } from './features/events/event-routes.ts'
 import { createEventService } from './features/events/event-service.ts'
 import { eventSearchRoutes } from './features/events/event-search-routes.ts'
 import { createEventSearchService } from './features/events/event-search-service.ts'
+import { featureSearchRoutes } from './features/feature-search/feature-search-routes.ts'
+import { createFeatureSearchService } from './features/feature-search/feature-search-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { projectTokenRoutes } from './features/api-tokens/project-token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
@@ -341,6 +343,7 @@ export async function buildApp({
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
       await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
+      await admin.register(featureSearchRoutes, { search: createFeatureSearchService({ db, userNames }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),

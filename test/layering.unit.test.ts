@@ -30,6 +30,7 @@ export const LAYERS = [
   'features/me',
   'features/client-api',
   'features/metrics',
+  'features/feature-search',
   'features/openfeature',
   'features/applications',
   'features/playground',

@@ -78,6 +78,23 @@ export const READ_MODELS: Record<string, { tables: string[]; reason: string }> =
     reason:
       "a flag's environments as the API shows them, each with when an SDK last saw it, in the same read as the switch and variants (metrics/ ranks above)",
   },
+  'src/features/feature-search/feature-search-store.ts': {
+    tables: [
+      'environments',
+      'events',
+      'feature_dependencies',
+      'feature_environments',
+      'feature_strategies',
+      'feature_strategy_segments',
+      'feature_tags',
+      'features',
+      'last_seen_at_metrics',
+      'segments',
+      'tag_types',
+    ],
+    reason:
+      "the reference's flag search: filters on a flag's tags, segments, environments, sightings and creation event decide which flags are in the page, so they are one query; the page's details are then read in a few batched queries",
+  },
   'src/features/export-import/export-import-store.ts': {
     tables: [
       'feature_dependencies',

@@ -19,6 +19,7 @@ import * as potentiallyStale from './migrations/0017-potentially-stale.ts'
 import * as featureLinks from './migrations/0018-feature-links.ts'
 import * as settings from './migrations/0019-settings.ts'
 import * as eventSearchIndexes from './migrations/0020-event-search-indexes.ts'
+import * as featureSearchIndex from './migrations/0021-feature-search-index.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0018-feature-links': featureLinks,
   '0019-settings': settings,
   '0020-event-search-indexes': eventSearchIndexes,
+  '0021-feature-search-index': featureSearchIndex,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
