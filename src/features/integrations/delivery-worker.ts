@@ -93,9 +93,10 @@ export function createDeliveryWorker(options: DeliveryOptions) {
         cursor: read.cursor,
         events: read.events.map((event) => ({ ...event, head: JSON.parse(event.json) as EventHead })),
       }))
-      // A failed read is not kept.
-      page.catch(() => pages.delete(cursor))
-      pages.set(cursor, page)
+      // A failed read is not kept (in the map it was put in: a change heard meanwhile started another).
+      const readInto = pages
+      page.catch(() => readInto.delete(cursor))
+      readInto.set(cursor, page)
     }
     return page
   }
