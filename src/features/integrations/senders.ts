@@ -17,7 +17,7 @@ import { request as httpsRequest } from 'node:https'
 import { gzipSync } from 'node:zlib'
 import Mustache from 'mustache'
 import type { ParameterValue } from './addon-store.ts'
-import { isNonPublicAddress, urlProblem } from './url-safety.ts'
+import { addressesProblem, isNonPublicAddress, sendTimeUrlProblem, unresolvedProblem } from './url-safety.ts'
 import { flagPage, slackCallProblem, slackChannels, slackMessage, slackOutcome } from './slack-app.ts'
 
 const TIMEOUT_MS = 10_000
@@ -214,8 +214,9 @@ export async function send(
   if (provider === 'slack-app') return sendToSlack(parameters, JSON.parse(eventJson) as Event, webhookId, options)
   const request = outgoing(provider, parameters, eventJson)
   const headers = { ...request.headers, ...standardWebhookHeaders(webhookId, request.body, new Date(), parameters.signingSecret) }
-  const problem = await urlProblem(request.url, allowedHosts)
-  const { status } = problem ? NO_ANSWER : await post(request.url, headers, request.body, allowedHosts)
+  const answer = sendTimeUrlProblem(request.url, allowedHosts) ?? (await post(request.url, headers, request.body, allowedHosts))
+  const problem = typeof answer === 'string' ? answer : answer.refused
+  const status = typeof answer === 'string' ? NO_ANSWER.status : answer.status
   const ok = status >= 200 && status < 300
   const line = `${request.label} ${ok ? 'was successful' : 'failed'} with status code: ${status}.`
   return {
@@ -243,7 +244,7 @@ async function sendToSlack(
   }
   const message = slackMessage(describe(event), flagPage(publicUrl, event))
   const url = `${slackApiUrl}/chat.postMessage`
-  const problem = await urlProblem(url, allowedHosts)
+  const problem = sendTimeUrlProblem(url, allowedHosts)
   const problems = await Promise.all(
     channels.map(async (channel) => {
       if (problem) return `The Slack API URL ${problem}.`
@@ -254,6 +255,7 @@ async function sendToSlack(
         ...standardWebhookHeaders(webhookId, body, new Date()),
       }
       const answer = await post(url, headers, body, allowedHosts)
+      if (answer.refused !== undefined) return `The Slack API URL ${answer.refused}.`
       return slackCallProblem(answer === NO_ANSWER ? undefined : answer.status, answer.body)
     }),
   )
@@ -265,6 +267,8 @@ interface Answer {
   status: number
   /** At most MAX_ANSWER_BYTES of it. */
   body: Buffer
+  /** Why no connection was made: the host's addresses refused at connect time (url-safety.ts). */
+  refused?: string
 }
 
 const NO_ANSWER: Answer = { status: 500, body: Buffer.alloc(0) }
@@ -272,12 +276,19 @@ const NO_ANSWER: Answer = { status: 500, body: Buffer.alloc(0) }
 function post(url: string, headers: Record<string, string>, body: string | Buffer, allowedHosts: readonly string[]): Promise<Answer> {
   const target = new URL(url)
   const allowed = allowedHosts.includes(target.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase())
-  // Checked where the connection is made: the address actually used.
+  // Checked where the connection is made: the address actually used (the only lookup of a send).
+  let refused: string | undefined
   const lookup: RequestOptions['lookup'] = (hostname, options, callback) =>
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 4)
+      if (error) {
+        refused = unresolvedProblem(hostname)
+        return callback(error, '', 4)
+      }
       const usable = addresses.filter((address) => allowed || !isNonPublicAddress(address.address))
-      if (usable.length === 0) return callback(new Error('non-public address'), '', 4)
+      if (usable.length === 0) {
+        refused = addressesProblem(addresses.map((address) => address.address))
+        return callback(new Error('non-public address'), '', 4)
+      }
       const wantsAll = (options as { all?: boolean }).all === true
       if (wantsAll) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable)
       callback(null, usable[0]!.address, usable[0]!.family)
@@ -313,7 +324,7 @@ function post(url: string, headers: Record<string, string>, body: string | Buffe
     request.on('timeout', () => request.destroy(new Error('timeout')))
     request.on('error', () => {
       clearTimeout(timer)
-      resolve(NO_ANSWER)
+      resolve(refused === undefined ? NO_ANSWER : { ...NO_ANSWER, refused })
     })
     request.end(body)
   })

@@ -52,12 +52,52 @@ export function isNonPublicAddress(address: string): boolean {
 export type Resolve = (host: string) => Promise<string[]>
 const resolveAll: Resolve = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
 
-/** Why Pennon will not send to `value`, or undefined when it may. */
+/** Why Pennon will not send to `value`, or undefined when it may (its host name resolved by `resolve`). */
 export async function urlProblem(
   value: string,
   allowedHosts: readonly string[],
   resolve: Resolve = resolveAll,
 ): Promise<string | undefined> {
+  const target = parseTarget(value)
+  if (typeof target === 'string') return target
+  const { host } = target
+  if (allowedHosts.includes(host)) return undefined
+  let addresses: string[]
+  try {
+    addresses = isIP(host) !== 0 ? [host] : await resolve(host)
+  } catch {
+    return unresolvedProblem(host)
+  }
+  return addressesProblem(addresses)
+}
+
+/**
+ * `urlProblem` without a DNS lookup, for each send: a host name is checked where the connection is
+ * made (the address actually used, `post` in senders.ts), so only a literal address is checked here
+ * (Node connects to one without a lookup).
+ */
+export function sendTimeUrlProblem(value: string, allowedHosts: readonly string[]): string | undefined {
+  const target = parseTarget(value)
+  if (typeof target === 'string') return target
+  if (allowedHosts.includes(target.host) || isIP(target.host) === 0) return undefined
+  return addressesProblem([target.host])
+}
+
+export function unresolvedProblem(host: string): string {
+  return `has a host that does not resolve (${host.slice(0, 100)})`
+}
+
+/** Why none of `addresses` may be sent to, or undefined when none is non-public. */
+export function addressesProblem(addresses: readonly string[]): string | undefined {
+  const blocked = addresses.find(isNonPublicAddress)
+  if (blocked !== undefined || addresses.length === 0) {
+    return `resolves to a non-public address (${blocked ?? 'none'}); allow its host with INTEGRATIONS_ALLOWED_HOSTS`
+  }
+  return undefined
+}
+
+/** The URL and its host (lower case, IPv6 without brackets), or why it is not one Pennon sends to. */
+function parseTarget(value: string): { url: URL; host: string } | string {
   let url: URL
   try {
     url = new URL(value)
@@ -66,17 +106,5 @@ export async function urlProblem(
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return `must be an http or https URL, not ${url.protocol.slice(0, -1).slice(0, 20)}`
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase()
-  if (allowedHosts.includes(host)) return undefined
-  let addresses: string[]
-  try {
-    addresses = isIP(host) !== 0 ? [host] : await resolve(host)
-  } catch {
-    return `has a host that does not resolve (${host.slice(0, 100)})`
-  }
-  const blocked = addresses.find(isNonPublicAddress)
-  if (blocked !== undefined || addresses.length === 0) {
-    return `resolves to a non-public address (${blocked ?? 'none'}); allow its host with INTEGRATIONS_ALLOWED_HOSTS`
-  }
-  return undefined
+  return { url, host: url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase() }
 }
