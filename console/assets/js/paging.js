@@ -3,7 +3,7 @@
  * What the searched lists share (all flags, the event log): their state kept in the address, so a
  * reload or a shared link shows the same page, and the Previous / Next bar under a page.
  */
-import { h } from './dom.js'
+import { h, replace } from './dom.js'
 
 /**
  * Writes `state` into the hash's query (values equal to their default left out), without a new
@@ -60,4 +60,33 @@ export function debounced(input, then, ms = 250) {
     clearTimeout(timer)
     timer = window.setTimeout(() => then(input.value.trim()), ms)
   })
+}
+
+/**
+ * A filter's select: "Any …" and the value from the address until the real choices arrive.
+ * @param {string} name
+ * @param {string} any
+ * @param {string} current
+ */
+export function choice(name, any, current) {
+  const select = h(
+    'select',
+    { name },
+    h('option', { value: '' }, any),
+    current ? h('option', { value: current, selected: true }, current) : null,
+  )
+  /** @param {[string, string][]} options value and label */
+  const fill = (options) => {
+    // What is chosen now: the address's value, or one picked before the choices arrived.
+    const chosen = select.value
+    const values = new Set(options.map(([value]) => value))
+    // A value no longer offered stays selectable, so the filter still says what the list shows.
+    if (chosen && !values.has(chosen)) options.push([chosen, chosen])
+    replace(
+      select,
+      h('option', { value: '' }, any),
+      options.map(([value, label]) => h('option', { value, selected: value === chosen }, label)),
+    )
+  }
+  return { select, fill }
 }

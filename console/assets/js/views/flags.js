@@ -8,7 +8,7 @@
  */
 import { api } from '../api.js'
 import { field, formatDate, h, replace } from '../dom.js'
-import { debounced, keepInAddress, pageOf, pager, rangeText } from '../paging.js'
+import { choice, debounced, keepInAddress, pageOf, pager, rangeText } from '../paging.js'
 import { link } from '../router.js'
 import { badge, errorBox, loading, pageHeader } from '../ui.js'
 
@@ -19,35 +19,6 @@ const STATES = ['active', 'stale', 'potentially-stale']
 /** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, createdAt: string | null, environments: { name: string, enabled: boolean, lastSeenAt: string | null }[], tags?: { type: string, value: string }[] }} FoundFlag */
 
 const DEFAULTS = { query: '', project: '', type: '', state: '', tag: '', sortBy: 'name', sortOrder: 'asc', page: 0 }
-
-/**
- * A filter's select: "Any …" and the value from the address until the real choices arrive.
- * @param {string} name
- * @param {string} any
- * @param {string} current
- */
-function choice(name, any, current) {
-  const select = h(
-    'select',
-    { name },
-    h('option', { value: '' }, any),
-    current ? h('option', { value: current, selected: true }, current) : null,
-  )
-  /** @param {[string, string][]} options value and label */
-  const fill = (options) => {
-    // What is chosen now: the address's value, or one picked before the choices arrived.
-    const chosen = select.value
-    const values = new Set(options.map(([value]) => value))
-    // A value no longer offered stays selectable, so the filter still says what the list shows.
-    if (chosen && !values.has(chosen)) options.push([chosen, chosen])
-    replace(
-      select,
-      h('option', { value: '' }, any),
-      options.map(([value, label]) => h('option', { value, selected: value === chosen }, label)),
-    )
-  }
-  return { select, fill }
-}
 
 /** When an SDK last reported the flag, in any environment. @param {FoundFlag} flag */
 function lastSeen(flag) {
@@ -130,7 +101,7 @@ export async function flagsView({ main, query, current }) {
     pageHeader('Flags', { subtitle: 'Every project’s flags, searched, filtered and sorted by the server.' }),
     h(
       'div',
-      { class: 'toolbar', role: 'search', 'aria-label': 'Flags' },
+      { class: 'toolbar filters', role: 'search', 'aria-label': 'Flags' },
       field('Search flags', search),
       field('Project', project.select),
       field('Type', type.select),
