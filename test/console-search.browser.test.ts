@@ -38,7 +38,7 @@ async function insertFlags(pennon: TestApp, project: string, count: number): Pro
 }
 
 onEachDatabase('console search pages in a browser', (database) => {
-  test('all flags paged, filtered and kept in the address; the event log searched', {
+  test('all flags paged, filtered and kept in the address; the event log searched; a flag’s links', {
     skip,
     timeout: 300_000,
   }, async (t) => {
@@ -253,6 +253,96 @@ onEachDatabase('console search pages in a browser', (database) => {
       await page.getByLabel('Event type').fill('feature-tagged')
       await page.getByText('1–1 of 1 event').waitFor()
     })
+
+    await t.test(
+      "a flag's links: added (a bad address refused beside its field), opened in a new tab, edited, deleted; a Viewer may not",
+      async () => {
+        const read = async () =>
+          ((await ok(pennon, 'GET', `${flags}/checkout`)).links as Array<{ url: string; title: string | null }>).map(({ url, title }) => ({
+            url,
+            title,
+          }))
+        await page.goto(`${base}/#/projects/default/features/checkout`)
+        await heading(page, 'checkout')
+        const links = page.getByRole('region', { name: 'Links' })
+        await links.getByText('No links.').waitFor()
+
+        await links.getByLabel('Link address').fill('ftp://files.example.com/spec')
+        await links.getByRole('button', { name: 'Add link' }).click()
+        await links.getByText(/The `\/body\/url` property must be an http or https address/).waitFor()
+        assert.deepEqual(await read(), [])
+
+        // A link to this very server, so that opening it works on a closed network.
+        const ticket = `${base}/#/projects`
+        await links.getByLabel('Link address').fill(ticket)
+        await links.getByLabel('Link title').fill('PEN-1')
+        await links.getByRole('button', { name: 'Add link' }).click()
+        const anchor = links.getByRole('link', { name: 'PEN-1' })
+        await anchor.waitFor()
+        assert.equal(await anchor.getAttribute('href'), ticket)
+        assert.equal(await anchor.getAttribute('target'), '_blank')
+        assert.match((await anchor.getAttribute('rel')) ?? '', /\bnoopener\b/)
+        await links.getByLabel('Link address').fill('example.com/dashboards/checkout')
+        await links.getByLabel('Link title').fill('')
+        await links.getByRole('button', { name: 'Add link' }).click()
+        // Without a scheme the server takes https; without a title the address is the link's name.
+        await links.getByRole('link', { name: 'https://example.com/dashboards/checkout' }).waitFor()
+        assert.deepEqual(await read(), [
+          { url: ticket, title: 'PEN-1' },
+          { url: 'https://example.com/dashboards/checkout', title: null },
+        ])
+
+        // It opens in a new tab, which cannot reach back into the console.
+        const [opened] = await Promise.all([page.context().waitForEvent('page'), anchor.click()])
+        await opened.waitForLoadState()
+        assert.equal(opened.url(), ticket)
+        assert.equal(await opened.evaluate(() => window.opener), null)
+        await opened.close()
+
+        await links.getByRole('button', { name: 'Edit link PEN-1' }).click()
+        const dialog = page.getByRole('dialog')
+        await dialog.getByLabel('Link address').fill('https://tickets.example.com/PEN-2')
+        await dialog.getByLabel('Link title').fill('x'.repeat(1001))
+        await dialog.getByRole('button', { name: 'Save link' }).click()
+        await dialog.getByText(/The `\/body\/title` property must be at most 1000 characters long/).waitFor()
+        await dialog.getByLabel('Link title').fill('PEN-2')
+        await dialog.getByRole('button', { name: 'Save link' }).click()
+        await dialog.waitFor({ state: 'detached' })
+        await links.getByRole('link', { name: 'PEN-2' }).waitFor()
+        assert.deepEqual(await read(), [
+          { url: 'https://tickets.example.com/PEN-2', title: 'PEN-2' },
+          { url: 'https://example.com/dashboards/checkout', title: null },
+        ])
+
+        await links.getByRole('button', { name: 'Delete link https://example.com/dashboards/checkout' }).click()
+        await dialog.getByRole('button', { name: 'Delete link' }).click()
+        await dialog.waitFor({ state: 'detached' })
+        await links.getByRole('link', { name: 'https://example.com/dashboards/checkout' }).waitFor({ state: 'detached' })
+        assert.deepEqual(await read(), [{ url: 'https://tickets.example.com/PEN-2', title: 'PEN-2' }])
+        await shot('flag-links')
+        const kinds = (
+          await ok(
+            pennon,
+            'GET',
+            '/api/admin/search/events?feature=IS:checkout&type=IS_ANY_OF:feature-link-added,feature-link-updated,feature-link-removed',
+          )
+        ).events.map((event: { type: string }) => event.type)
+        assert.deepEqual(kinds, ['feature-link-removed', 'feature-link-updated', 'feature-link-added', 'feature-link-added'])
+
+        // A Viewer sees the links, and the controls disabled, naming the permission.
+        const viewer = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+        viewer.setDefaultTimeout(15_000)
+        await signIn(viewer, base, await serviceAccountToken(pennon, 3, 'reader'))
+        await viewer.goto(`${base}/#/projects/default/features/checkout`)
+        await heading(viewer, 'checkout')
+        const seen = viewer.getByRole('region', { name: 'Links' })
+        await seen.getByRole('link', { name: 'PEN-2' }).waitFor()
+        assert.equal(await seen.getByRole('button', { name: 'Add link' }).isDisabled(), true)
+        assert.equal(await seen.getByRole('button', { name: 'Edit link PEN-2' }).isDisabled(), true)
+        assert.equal(await seen.getByRole('button', { name: 'Delete link PEN-2' }).isDisabled(), true)
+        await seen.getByText('Needs UPDATE_FEATURE').first().waitFor()
+      },
+    )
 
     await t.test('no script error or CSP violation', () => {
       // Refusals the pages show (the sign-in's first question, is there a session?, answered 401;
