@@ -118,6 +118,7 @@ onEachDatabase('console search pages in a browser', (database) => {
         assert.equal(await page.getByLabel('Project').inputValue(), 'big')
         assert.equal(await page.getByLabel('Type').inputValue(), 'experiment')
         assert.equal(await page.getByLabel('State').inputValue(), 'stale')
+        await shot('all-flags')
 
         // Search by text (typed, sent once typing pauses), then sorted.
         await page.getByLabel('State').selectOption('')
@@ -144,7 +145,6 @@ onEachDatabase('console search pages in a browser', (database) => {
         // Newest first: the two made through the API after the 10,000.
         const firstTwo = await page.locator('table.flags tbody tr th a').evaluateAll((links) => links.slice(0, 2).map((a) => a.textContent))
         assert.deepEqual(firstTwo.sort(), ['checkout', 'old-banner'])
-        await shot('all-flags')
         t.diagnostic(
           `pages of ${total} flags [${database.name}] (fetch / render / action to rendered, ms): ${timings.map((x) => `${x.fetch}/${x.render}/${x.total}`).join(', ')}`,
         )
@@ -211,6 +211,9 @@ onEachDatabase('console search pages in a browser', (database) => {
         await page.getByText(`1–${bots} of ${bots} events`).waitFor()
         assert.deepEqual((await page.locator('ol.events > li.event a').allInnerTexts()).sort(), ['bot-one', 'bot-two'])
         assert.match(page.url(), new RegExp(`createdBy=${bot.id}`))
+        // Back on a first page (a filter changed): live again.
+        await page.locator('.live', { hasText: /^Live$/ }).waitFor()
+        await shot('event-search')
 
         // A flag, by its name.
         await page.getByLabel('Person').selectOption('')
@@ -238,7 +241,6 @@ onEachDatabase('console search pages in a browser', (database) => {
         await page.getByLabel('From').fill('')
         await page.getByLabel('To').fill('')
         await page.getByText(`1–50 of ${all.toLocaleString('en')} events`).waitFor()
-        await shot('event-search')
       },
     )
 

@@ -108,7 +108,7 @@ export async function eventsView({ main, params, query, onLeave, current }) {
     value: state.type,
     autocomplete: 'off',
     list: typeChoices.id,
-    placeholder: 'feature-created',
+    placeholder: 'Like feature-created',
   })
   const person = choice('createdBy', 'Anyone', state.createdBy)
   const from = h('input', { type: 'date', name: 'from', value: state.from })
@@ -182,7 +182,10 @@ export async function eventsView({ main, params, query, onLeave, current }) {
   async function load(polled = false) {
     request += 1
     const mine = request
-    if (!polled) keepInAddress(here, state, defaults)
+    if (!polled) {
+      keepInAddress(here, state, defaults)
+      showLive()
+    }
     const asked = new URLSearchParams({ offset: String(state.page * PAGE_SIZE), limit: String(PAGE_SIZE) })
     if (state.query) asked.set('query', state.query)
     if (name) asked.set('feature', `IS:${name}`)
@@ -241,7 +244,6 @@ export async function eventsView({ main, params, query, onLeave, current }) {
             go: (page) => {
               state.page = page
               void load()
-              showLive()
             },
           })
         : null,

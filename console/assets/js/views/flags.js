@@ -48,7 +48,7 @@ export async function flagsView({ main, query, current }) {
     name: 'query',
     value: state.query,
     autocomplete: 'off',
-    placeholder: 'Part of a name or description',
+    placeholder: 'Name or description',
   })
   const project = choice('project', 'Any project', state.project)
   const type = choice('type', 'Any type', state.type)
