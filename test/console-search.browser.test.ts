@@ -145,11 +145,30 @@ onEachDatabase('console search pages in a browser', (database) => {
         // Newest first: the two made through the API after the 10,000.
         const firstTwo = await page.locator('table.flags tbody tr th a').evaluateAll((links) => links.slice(0, 2).map((a) => a.textContent))
         assert.deepEqual(firstTwo.sort(), ['checkout', 'old-banner'])
+        // Last seen: the one flag an SDK reported comes first, its time shown.
+        const seenAt = new Date().toISOString()
+        await pennon.database.db
+          .insertInto('last_seen_at_metrics')
+          .values({ feature_name: 'checkout', environment: 'production', last_seen_at: seenAt })
+          .execute()
+        await measure(() => page.getByRole('button', { name: 'Last seen' }).click())
+        const top = page.locator('table.flags tbody tr').first()
+        assert.equal(await top.locator('th a').first().innerText(), 'checkout')
+        assert.notEqual(await top.locator('td').last().innerText(), '–')
+        assert.match(page.url(), /sortBy=lastSeenAt/)
         t.diagnostic(
           `pages of ${total} flags [${database.name}] (fetch / render / action to rendered, ms): ${timings.map((x) => `${x.fetch}/${x.render}/${x.total}`).join(', ')}`,
         )
         // Only the page asked for is in the document.
         assert.equal(await page.locator('table.flags tbody tr').count(), 50)
+
+        // A project's page leads here with the project chosen.
+        await page.goto(`${base}/#/projects/big`)
+        await heading(page, 'Project big')
+        await page.getByRole('link', { name: 'Search all flags' }).click()
+        await heading(page, 'Flags')
+        await page.getByText(`1–50 of ${BIG.toLocaleString('en')} flags`).waitFor()
+        assert.equal(await page.getByLabel('Project').inputValue(), 'big')
       },
     )
 
