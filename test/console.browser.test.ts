@@ -802,7 +802,7 @@ onEachDatabase('console in a browser', (database) => {
             `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`,
           )
           const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
-          assert.equal(await nav.count(), 10)
+          assert.equal(await nav.count(), 11)
           for (const link of await nav.all()) {
             const box = await link.boundingBox()
             // Across the screen (scrolled down a long page, the bar is above, as on any page).
@@ -817,6 +817,7 @@ onEachDatabase('console in a browser', (database) => {
         // The pages the navigation leads to, each reached by tapping its link.
         for (const [label, title] of [
           ['Projects', 'Projects'],
+          ['Flags', 'Flags'],
           ['Segments', 'Segments'],
           ['Strategies', 'Strategies'],
           ['Event log', 'Event log'],

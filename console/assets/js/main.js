@@ -12,6 +12,7 @@ import { profileView } from './views/profile.js'
 import { projectsView } from './views/projects.js'
 import { projectView } from './views/project.js'
 import { flagView } from './views/flag.js'
+import { flagsView } from './views/flags.js'
 import { segmentsView, segmentEditView } from './views/segments.js'
 import { eventsView } from './views/events.js'
 import { tokensView } from './views/tokens.js'
@@ -26,6 +27,7 @@ route('/projects', projectsView)
 route('/projects/:projectId', projectView)
 route('/projects/:projectId/events', eventsView)
 route('/projects/:projectId/features/:name', flagView)
+route('/flags', flagsView)
 route('/projects/:projectId/features/:name/events', eventsView)
 route('/segments', segmentsView)
 route('/segments/new', segmentEditView)

@@ -2,8 +2,8 @@
 /**
  * One flag: its environments as switches, each with its strategies (rollout, constraints,
  * segments, variants; reordered in place) and variants (edited in a dialog); its parent and
- * children; its tags (flag-tags.js); archive (after reading what the archive would break),
- * revive and delete; its exposure per environment (flag-exposure.js).
+ * children; its tags (flag-tags.js) and links (flag-links.js); archive (after reading what the
+ * archive would break), revive and delete; its exposure per environment (flag-exposure.js).
  */
 import { api, seg } from '../api.js'
 import { describeConstraint } from '../constraint-editor.js'
@@ -15,11 +15,12 @@ import { strategyDialog } from '../strategy-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section, runAction, toggleSwitch } from '../ui.js'
 import { variantsDialog } from '../variant-form.js'
 import { exposureSection } from './flag-exposure.js'
+import { linkSection } from './flag-links.js'
 import { tagSection } from './flag-tags.js'
 
 /** @typedef {import('../variant-form.js').Variant} Variant */
 /** @typedef {{ name: string, enabled: boolean, type: string, lastSeenAt?: string | null, strategies: import('../strategy-form.js').Strategy[], variants: Variant[] }} Environment */
-/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, potentiallyStale: boolean, createdAt: string, impressionData: boolean, archived: boolean, archivedAt?: string, environments: Environment[], dependencies: { feature: string, enabled: boolean, variants: string[] }[], children: string[] }} FlagDetails */
+/** @typedef {{ name: string, description: string | null, type: string, project: string, stale: boolean, potentiallyStale: boolean, createdAt: string, impressionData: boolean, archived: boolean, archivedAt?: string, environments: Environment[], links: import('./flag-links.js').FlagLink[], dependencies: { feature: string, enabled: boolean, variants: string[] }[], children: string[] }} FlagDetails */
 
 /** @param {import('../router.js').ViewContext} context */
 export async function flagView({ main, params, current }) {
@@ -128,6 +129,7 @@ export async function flagView({ main, params, current }) {
         dependencySection(flag),
       ),
       tagSection({ name, tags, tagTypes, act, reload: render }),
+      linkSection({ base, name, links: flag.links ?? [], act, reload: render }),
       section(
         'Environments',
         h(

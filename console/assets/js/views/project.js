@@ -47,6 +47,8 @@ export async function projectView({ main, params, query, current }) {
     crumbs: [['Projects', '#/projects']],
     actions: [
       guard(h('button', { type: 'button', class: 'secondary', onclick: editProject }, 'Edit project'), 'UPDATE_PROJECT'),
+      // The flag search across projects, with this one chosen: more filters (type, state) and sorts.
+      h('a', { href: `#/flags?${new URLSearchParams({ project: projectId })}`, class: 'button secondary' }, 'Search all flags'),
       h('a', { href: link('projects', projectId, 'events'), class: 'button secondary' }, 'Event log'),
     ],
   })
