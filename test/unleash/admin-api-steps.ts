@@ -5,6 +5,8 @@
  * `view` leaves out more, its comment names the difference (docs/api.md says why).
  */
 
+import { isDeepStrictEqual } from 'node:util'
+
 export interface Server {
   name: 'unleash' | 'pennon'
   /** Ids and secrets each server answered, for later steps' paths and bodies. */
@@ -21,6 +23,13 @@ export interface Step {
   body?: unknown | ((saved: Saved) => unknown)
   /** What of the body is compared (default: all of it, `withoutVolatile`); `null`: the status only. */
   view?: ((body: any) => unknown) | null
+  /**
+   * A documented difference of the whole answer: each server's answer is checked against its own
+   * (Unleash's as `unleash`, Pennon's as `pennon`), then both compare as `unleash`.
+   */
+  differs?: { unleash: Answer; pennon: Answer }
+  /** `false`: an error answer compares by status alone (the reference's has no name). */
+  errorName?: false
   /** Keeps what a later step needs from this answer. */
   save?: (body: any, saved: Saved) => void
 }
@@ -28,7 +37,11 @@ export interface Step {
 export interface Answer {
   status: number
   body?: unknown
+  name?: unknown
 }
+
+/** Pennon names every 400 of a request's shape or values ValidationError, where the reference says BadDataError. */
+const errorName = (body: any) => (body?.name === 'BadDataError' ? 'ValidationError' : body?.name)
 
 const VOLATILE = new Set(['id', 'createdAt', 'updatedAt', 'seenAt', 'lastSeenAt', 'secret', 'createdByUserId', 'groupId', 'enteredStageAt'])
 
@@ -47,13 +60,20 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
 const pick = (value: any, keys: string[]) => Object.fromEntries(keys.filter((k) => k in value).map((k) => [k, value[k]]))
 
 export async function compared(step: Step, server: Server): Promise<Answer> {
+  const answer = await normalised(step, server)
+  if (!step.differs) return answer
+  return isDeepStrictEqual(answer, step.differs[server.name]) ? step.differs.unleash : answer
+}
+
+async function normalised(step: Step, server: Server): Promise<Answer> {
   const path = typeof step.path === 'function' ? step.path(server.saved) : step.path
   const body = typeof step.body === 'function' ? (step.body as (saved: Saved) => unknown)(server.saved) : step.body
   const answer = await server.send(step.method, path, body)
   if (answer.status < 300) step.save?.(answer.body, server.saved)
-  // An error compares by status alone: the reference answers some with no body or `{message}`
-  // alone, Pennon always with its one error shape (docs/api.md, "Errors").
-  if (step.view === null || answer.status >= 300) return { status: answer.status }
+  // An error compares by status and name: the messages are each server's own words.
+  if (answer.status >= 300)
+    return step.errorName === false ? { status: answer.status } : { status: answer.status, name: errorName(answer.body) }
+  if (step.view === null) return { status: answer.status }
   return { status: answer.status, body: (step.view ?? withoutVolatile)(answer.body) }
 }
 
@@ -82,9 +102,16 @@ const search = (query: string): Step => ({
   view: searchPage,
 })
 
-/** An event as both record it; `label` and `summary` are the reference's markdown renderings, which Pennon has not. */
-const event = (e: any) =>
-  withoutVolatile(pick(e, ['type', 'createdBy', 'featureName', 'project', 'environment', 'data', 'preData', 'tags']))
+/**
+ * An event as both record it; `label` and `summary` are the reference's markdown renderings, which
+ * Pennon has not. A token's events carry the token as each answers it (without the reference's
+ * `alias`, `secure` and deprecated `project`), so only the fields both have are compared.
+ */
+const event = (e: any) => {
+  const kept = withoutVolatile(pick(e, ['type', 'createdBy', 'featureName', 'project', 'environment', 'data', 'preData', 'tags'])) as any
+  const token = (t: any) => t && pick(t, ['tokenName', 'type', 'environment', 'projects'])
+  return e.type.startsWith('api-token-') ? { ...kept, data: token(kept.data), preData: token(kept.preData) } : kept
+}
 const eventPage = (body: any) => ({ total: body.total, events: body.events.map(event) })
 const eventSearch = (query: string): Step => ({
   name: `search events ?${query}`,
@@ -226,6 +253,36 @@ export const STEPS: Step[] = [
   },
   { name: 'validate a free segment name', method: 'POST', path: '/api/admin/segments/validate', body: { name: 'free-segment' } },
   { name: 'validate a taken segment name', method: 'POST', path: '/api/admin/segments/validate', body: { name: 'beta-users' } },
+  { name: 'validate an empty segment name', method: 'POST', path: '/api/admin/segments/validate', body: { name: '' } },
+  {
+    name: 'validate a constraint with an unknown operator',
+    method: 'POST',
+    path: '/api/admin/constraints/validate',
+    body: { contextName: 'userId', operator: 'IS_ODD', values: ['a'] },
+  },
+  {
+    name: 'validate a number constraint',
+    method: 'POST',
+    path: '/api/admin/constraints/validate',
+    body: { contextName: 'userId', operator: 'NUM_GT', value: '4.5' },
+  },
+  {
+    name: 'the segment id',
+    method: 'GET',
+    path: '/api/admin/segments',
+    view: null,
+    save: (b, saved) => (saved.segment = b.segments[0].id),
+  },
+  {
+    name: 'a strategy with the segment on gamma-kill',
+    method: 'POST',
+    path: `${flag('gamma-kill')}/environments/production/strategies`,
+    body: (saved: Saved) => ({ name: 'default', constraints: [], segments: [saved.segment] }),
+    view: null,
+  },
+  search('segment=INCLUDE:beta-users'),
+  search('segment=DO_NOT_INCLUDE:beta-users&sortBy=name'),
+  search('createdBy=IS:-42&sortBy=name&limit=2'),
 
   // Dependencies.
   {
@@ -246,7 +303,8 @@ export const STEPS: Step[] = [
   // Maintenance mode: a change is refused while it is on.
   { name: 'maintenance on', method: 'POST', path: '/api/admin/maintenance', body: { enabled: true } },
   { name: 'maintenance is on', method: 'GET', path: '/api/admin/maintenance' },
-  { name: 'a flag create refused in maintenance', method: 'POST', path: FEATURES, body: { name: 'during-maintenance' } },
+  // The reference's 503 is `{message}` alone; Pennon's has its error shape, named MaintenanceModeError.
+  { name: 'a flag create refused in maintenance', method: 'POST', path: FEATURES, body: { name: 'during-maintenance' }, errorName: false },
   { name: 'a read allowed in maintenance', method: 'GET', path: '/api/admin/search/features?query=during', view: searchPage },
   { name: 'maintenance off', method: 'POST', path: '/api/admin/maintenance', body: { enabled: false } },
   { name: 'a flag create allowed again', method: 'POST', path: FEATURES, body: { name: 'after-maintenance' }, view: null },
@@ -308,7 +366,27 @@ export const STEPS: Step[] = [
     view: (b) => Object.keys(b),
   },
 
+  // Unknown things.
+  { name: 'an unknown flag', method: 'GET', path: flag('ghost') },
+  { name: 'a link on an unknown flag', method: 'POST', path: `${flag('ghost')}/link`, body: { url: 'https://example.com' } },
+  {
+    name: 'a dependency on an unknown flag',
+    method: 'POST',
+    path: `${flag('beta-search')}/dependencies`,
+    body: { feature: 'ghost' },
+    // The reference refuses it as an invalid operation (403); Pennon answers 404 for the unknown flag.
+    differs: { unleash: { status: 403, name: 'InvalidOperationError' }, pennon: { status: 404, name: 'NotFoundError' } },
+  },
+
+  // Archive: the archived flags, searched.
+  { name: 'archive after-maintenance', method: 'DELETE', path: flag('after-maintenance') },
+  search('archived=IS:true'),
+  search('sortBy=name&limit=100'),
+
   // Events, searched.
+  eventSearch('environment=IS:development'),
+  eventSearch('query=team-a'),
+  eventSearch('feature=IS_ANY_OF:beta-search,gamma-kill&limit=4'),
   eventSearch('feature=IS:alpha-checkout'),
   eventSearch('project=IS:default&type=IS:feature-created&limit=3'),
   eventSearch('type=IS_ANY_OF:feature-link-added,feature-link-removed'),
