@@ -366,6 +366,38 @@ export const STEPS: Step[] = [
     view: (b) => Object.keys(b),
   },
 
+  // Pennon takes a single `status` as a list of one; the reference's schema wants two or more.
+  {
+    ...search('status=development:enabled'),
+    view: namesFound,
+    differs: {
+      unleash: { status: 400, name: 'ValidationError' },
+      pennon: { status: 200, body: { total: 1, features: ['alpha-checkout'] } },
+    },
+  },
+
+  // Reads of what the scenario made.
+  { name: 'segments', method: 'GET', path: '/api/admin/segments' },
+  { name: 'tag types', method: 'GET', path: '/api/admin/tag-types' },
+  { name: 'tags', method: 'GET', path: '/api/admin/tags' },
+  { name: 'a flag’s tags', method: 'GET', path: '/api/admin/features/alpha-checkout/tags' },
+  { name: 'context fields', method: 'GET', path: '/api/admin/context' },
+  { name: 'environments', method: 'GET', path: '/api/admin/environments' },
+  { name: 'flag types', method: 'GET', path: '/api/admin/feature-types' },
+  {
+    name: 'a flag’s strategies in an environment',
+    method: 'GET',
+    path: `${flag('alpha-checkout')}/environments/development/strategies`,
+    // The reference's `milestoneId` belongs to release plans, which Pennon has not.
+    view: (b) => b.map((st: any) => withoutVolatile({ ...st, milestoneId: undefined })),
+  },
+  {
+    name: 'what archiving a parent would break',
+    method: 'POST',
+    path: '/api/admin/projects/default/archive/validate',
+    body: { features: ['alpha-checkout'] },
+  },
+
   // Unknown things.
   { name: 'an unknown flag', method: 'GET', path: flag('ghost') },
   { name: 'a link on an unknown flag', method: 'POST', path: `${flag('ghost')}/link`, body: { url: 'https://example.com' } },
