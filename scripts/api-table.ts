@@ -69,6 +69,7 @@ export const DIFFERS: Record<string, string> = {
   'DELETE /api/admin/projects/{}/api-tokens/{}': 'its 400 and 404 carry an error body ([more](#tokens-and-service-accounts))',
   'PUT /api/admin/api-tokens/{}': 'a past `expiresAt` is a 400 ([more](#tokens-and-service-accounts))',
   'POST /api/admin/maintenance': 'refusals have the error shape; PATCH refused too ([more](#maintenance-mode))',
+  'POST /api/admin/user-admin/reset-password': 'no one-a-minute limit: no email is sent ([more](#users-sessions-and-personal-tokens))',
   'GET /ready': 'no frontend cache to wait for ([more](#service-endpoints))',
   'GET /api/admin/projects/{}/features/{}/parent-variants': 'a flag not in the project is a 404 ([more](#dependencies))',
   'POST /api/admin/projects/{}/features/{}/link': 'archived flags refused; 11th link a 400 ([more](#flag-links))',
