@@ -60,6 +60,8 @@ export async function startUnleash(): Promise<RealUnleash> {
       // Environment ("legacy") variants can only be written with this on, as in the recorded fixtures.
       UNLEASH_EXPERIMENTAL_ENABLE_LEGACY_VARIANTS: 'true',
       CHECK_VERSION: 'false',
+      // Its default (15 a minute per client) would refuse the scenario's searches; Pennon has no such limit.
+      SEARCH_FEATURES_RATE_LIMIT_PER_MINUTE: '100000',
       SEND_TELEMETRY: 'false',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

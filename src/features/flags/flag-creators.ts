@@ -1,8 +1,8 @@
 /**
  * GET /projects/:projectId/flag-creators (getProjectFlagCreators): the people who created the
  * project's active flags. Pennon keeps no creator column on flags: the creator is the author of the
- * flag's `feature-created` event; API tokens and service accounts are no users, so they are left out
- * (as the reference, which joins users).
+ * flag's `feature-created` event. The reference joins its users table, which holds a row for the
+ * admin API tokens (id -42, seeded by its migrations): flags they created show that user.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
@@ -16,6 +16,9 @@ import { ProjectParams } from '../projects/project-schemas.ts'
 
 /** users/ (ranked above) names them: display name, else username, else email; users without any are left out. */
 export type UserNames = (ids: readonly number[]) => Promise<Map<number, string>>
+
+/** The reference's users row for every admin API token (its migration 20240116154700). */
+const ADMIN_TOKEN_USER = { id: -42, name: 'Unleash Admin Token User' }
 
 export const FlagCreatorsResponse = Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() }, { additionalProperties: false }), {
   description: 'sorted by name, then id',
@@ -35,7 +38,9 @@ export function createFlagCreators({ db, userNames }: { db: Kysely<Database>; us
       flags.map((flag) => ({ name: flag.name, createdAt: String(flag.created_at) })),
     )
     const names = await userNames(ids)
-    return [...names].map(([id, name]) => ({ id, name })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
+    const creators = [...names].map(([id, name]) => ({ id, name }))
+    if (ids.includes(ADMIN_TOKEN_USER.id)) creators.push({ ...ADMIN_TOKEN_USER })
+    return creators.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
   }
 }
 

@@ -6,7 +6,7 @@ import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, without
 const flagPath = (project: string, name = '') => `/api/admin/projects/${project}/features${name ? `/${name}` : ''}`
 
 onEachDatabase('project reads: flag creators, dependencies, parent variants', (database) => {
-  test('flag-creators: the users who created active flags, by name; tokens and archived flags left out', async (t) => {
+  test('flag-creators: the users who created active flags, by name, the admin tokens as the reference’s user -42; archived flags left out', async (t) => {
     const pennon = await useTestApp(t, database)
     const aliceId = await createUser(pennon, 'alice@example.com', 2, { name: 'Alice' })
     const bobId = await createUser(pennon, 'bob@example.com', 2)
@@ -20,18 +20,20 @@ onEachDatabase('project reads: flag creators, dependencies, parent variants', (d
 
     const creators = await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')
     assert.equal(creators.status, 200)
+    const adminTokens = { id: -42, name: 'Unleash Admin Token User' }
     assert.deepEqual(creators.body, [
       { id: aliceId, name: 'Alice' },
+      adminTokens,
       { id: bobId, name: 'bob@example.com' },
     ])
     assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/other/flag-creators')).body, [])
 
     // Bob's only flag archived, then deleted and created again by the admin token: Bob is no creator any more.
     assert.equal((await call(pennon, 'DELETE', flagPath('default', 'b1'))).status, 202)
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [{ id: aliceId, name: 'Alice' }])
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [{ id: aliceId, name: 'Alice' }, adminTokens])
     assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/delete', { features: ['b1'] })).status, 200)
     assert.equal((await call(pennon, 'POST', flagPath('default'), { name: 'b1' })).status, 201)
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [{ id: aliceId, name: 'Alice' }])
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [{ id: aliceId, name: 'Alice' }, adminTokens])
 
     const missing = await call(pennon, 'GET', '/api/admin/projects/ghost/flag-creators')
     assert.equal(missing.status, 404)
