@@ -39,6 +39,8 @@ import { createFlagService } from './features/flags/flag-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
 import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
 import { createProjectHealth, projectHealthRoutes } from './features/flags/project-health.ts'
+import { projectInsightsRoutes } from './features/project-insights/project-insights-routes.ts'
+import { createProjectInsightsService } from './features/project-insights/project-insights-service.ts'
 import { createFlagLinkService } from './features/flags/flag-link-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagsOfTags } from './features/flags/flags-of-tags.ts'
@@ -343,6 +345,7 @@ export async function buildApp({
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
       await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
+      await admin.register(projectInsightsRoutes, { insights: createProjectInsightsService({ db }) })
       await admin.register(featureSearchRoutes, { search: createFeatureSearchService({ db, userNames }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
