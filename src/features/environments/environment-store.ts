@@ -204,6 +204,31 @@ export function createEnvironmentStore(db: Kysely<Database>) {
         .executeTakeFirst()
       return removed.numDeletedRows > 0n
     },
+
+    /**
+     * The project's default strategy in an environment (JSON text; null: none set), or undefined
+     * when the environment is not the project's. `lock`: its row held until the transaction ends
+     * on PostgreSQL, so two changes write their events in the order they wrote the strategy.
+     */
+    async defaultStrategy(project: string, environment: string, { lock = false } = {}): Promise<string | null | undefined> {
+      const row = await db
+        .selectFrom('project_environments')
+        .select('default_strategy')
+        .where('project', '=', project)
+        .where('environment', '=', environment)
+        .$call(lockedRows(db, { when: lock }))
+        .executeTakeFirst()
+      return row?.default_strategy
+    },
+
+    async setDefaultStrategy(project: string, environment: string, strategy: string): Promise<void> {
+      await db
+        .updateTable('project_environments')
+        .set({ default_strategy: strategy })
+        .where('project', '=', project)
+        .where('environment', '=', environment)
+        .execute()
+    },
   }
 }
 
