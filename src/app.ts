@@ -40,6 +40,8 @@ import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
 import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
 import { createProjectHealth, projectHealthRoutes } from './features/flags/project-health.ts'
 import { projectInsightsRoutes } from './features/project-insights/project-insights-routes.ts'
+import { personalDashboardRoutes } from './features/personal-dashboard/personal-dashboard-routes.ts'
+import { createPersonalDashboardService } from './features/personal-dashboard/personal-dashboard-service.ts'
 import { createProjectInsightsService } from './features/project-insights/project-insights-service.ts'
 import { createFlagLinkService } from './features/flags/flag-link-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
@@ -348,6 +350,7 @@ export async function buildApp({
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
       await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
       await admin.register(projectInsightsRoutes, { insights: createProjectInsightsService({ db }) })
+      await admin.register(personalDashboardRoutes, { dashboard: createPersonalDashboardService({ db, publicUrl: config.publicUrl }) })
       await admin.register(featureSearchRoutes, { search: createFeatureSearchService({ db, userNames }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
