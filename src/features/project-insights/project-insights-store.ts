@@ -84,7 +84,7 @@ export function createProjectInsightsStore(db: Kysely<Database>) {
     /**
      * The project's release flags (archived ones too) that were switched on in a production-type
      * environment after they were created, with the first such switch, by name: as the
-     * reference's lead time reads them. From each flag's events (flag name, id).
+     * reference's lead time reads them.
      */
     async timesToProduction(project: string): Promise<TimeToProduction[]> {
       const rows = await db
@@ -94,6 +94,8 @@ export function createProjectInsightsStore(db: Kysely<Database>) {
         .select(['f.name', 'f.created_at', sql<string>`min(e.created_at)`.as('enabled')])
         .where('f.project', '=', project)
         .where('f.type', '=', 'release')
+        // A flag's events carry its project (flags never move): the (project, type) index finds them.
+        .where('e.project', '=', project)
         .where('e.type', '=', 'feature-environment-enabled')
         .where('env.type', '=', 'production')
         .whereRef('e.created_at', '>', 'f.created_at')
