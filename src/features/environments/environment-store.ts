@@ -117,19 +117,19 @@ export function createEnvironmentStore(db: Kysely<Database>) {
         .execute()
     },
 
-    /** Every environment, by sort order then name, and whether the project has it. */
-    async forProject(project: string): Promise<Array<Environment & { visible: boolean }>> {
+    /** Every environment, by sort order then name, whether the project has it, and its default strategy there (JSON text). */
+    async forProject(project: string): Promise<Array<Environment & { visible: boolean; defaultStrategy: string | null }>> {
       const rows = await db
         .selectFrom('environments')
         .leftJoin('project_environments', (join) =>
           join.onRef('project_environments.environment', '=', 'environments.name').on('project_environments.project', '=', project),
         )
         .selectAll('environments')
-        .select('project_environments.project')
+        .select(['project_environments.project', 'project_environments.default_strategy'])
         .orderBy('sort_order')
         .orderBy('name')
         .execute()
-      return rows.map((row) => ({ ...toEnvironment(row), visible: row.project !== null }))
+      return rows.map((row) => ({ ...toEnvironment(row), visible: row.project !== null, defaultStrategy: row.default_strategy ?? null }))
     },
 
     /** A new project starts in every enabled environment (the projects feature calls it through app.ts). */

@@ -53,6 +53,17 @@ onEachDatabase("a project's default strategy", (database) => {
       { type: event.type, project: event.project, environment: event.environment, data: event.data, preData: event.preData },
       { type: 'default-strategy-updated', project: 'default', environment: 'development', data: HALF, preData: null },
     )
+    const listed = await call(pennon, 'GET', '/api/admin/environments/project/default')
+    assert.deepEqual(
+      listed.body.environments.map((environment: { name: string; defaultStrategy?: unknown }) => [
+        environment.name,
+        environment.defaultStrategy,
+      ]),
+      [
+        ['development', HALF],
+        ['production', undefined],
+      ],
+    )
     const overview = await call(pennon, 'GET', `${P}/default/overview`)
     assert.deepEqual(overview.body.environments, [{ environment: 'development', defaultStrategy: HALF }, { environment: 'production' }])
 
