@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/common-schemas.ts'
 import { ProjectParams } from '../projects/project-schemas.ts'
-import { ProjectDoraResponse, ProjectInsightsResponse, ProjectOverviewResponse } from './project-insights-schemas.ts'
+import { OverviewQuery, ProjectDoraResponse, ProjectInsightsResponse, ProjectOverviewResponse } from './project-insights-schemas.ts'
 import type { ProjectInsightsService } from './project-insights-service.ts'
 
 const tags = ['Projects']
@@ -16,10 +16,11 @@ export const projectInsightsRoutes: FastifyPluginAsyncTypebox<{ insights: Projec
         summary: "A project's overview: its stats, health, members, environments and flag types",
         description: 'Computed when asked. An unknown project is a 404.',
         params: ProjectParams,
-        response: { 200: ProjectOverviewResponse, ...errorResponses(401, 403, 404) },
+        querystring: OverviewQuery,
+        response: { 200: ProjectOverviewResponse, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => insights.overview(request.params.projectId),
+    async (request) => insights.overview(request.params.projectId, { archived: request.query.archived === 'true' }),
   )
 
   app.get(

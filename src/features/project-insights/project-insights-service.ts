@@ -109,7 +109,8 @@ export function createProjectInsightsService({ db }: { db: Kysely<Database> }) {
   }
 
   return {
-    overview: async (projectId: string) => {
+    /** `archived`: the flag type counts are the archived flags' (as the reference's `?archived=true`). */
+    overview: async (projectId: string, { archived = false } = {}) => {
       const project = await projectOf(projectId)
       const store = createProjectInsightsStore(db)
       const [facts, environments, onboarding] = await Promise.all([
@@ -135,7 +136,7 @@ export function createProjectInsightsService({ db }: { db: Kysely<Database> }) {
         environments: environments.map(({ environment, defaultStrategy }) =>
           defaultStrategy === null ? { environment } : { environment, defaultStrategy: JSON.parse(defaultStrategy) },
         ),
-        featureTypeCounts: typeCounts(facts.active),
+        featureTypeCounts: typeCounts(archived ? facts.archived : facts.active),
         members: facts.members,
         version: 1 as const,
       }

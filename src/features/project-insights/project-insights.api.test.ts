@@ -203,6 +203,11 @@ onEachDatabase("a project's overview, insights and lead times", (database) => {
       { stats: overview.stats, health: overview.health, technicalDebt: overview.technicalDebt, types: overview.featureTypeCounts },
       { stats, health: 33, technicalDebt: 67, types: featureTypeCounts },
     )
+    const archivedTypes = await ok(pennon, 'GET', `${P}/shop/overview?archived=true`)
+    assert.deepEqual(archivedTypes.featureTypeCounts, [{ type: 'release', count: 1 }])
+    const badQuery = await call(pennon, 'GET', `${P}/shop/overview?archived=yes`)
+    assert.equal(badQuery.status, 400)
+    assert.equal(badQuery.body.name, 'ValidationError')
     // The first active flag made; no SDK has used the project yet.
     assert.deepEqual(overview.onboardingStatus, { status: 'first-flag-created', feature: 'beta' })
   })
