@@ -9,6 +9,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
+import { AppError, invalidOperation, quote } from '../../http/errors.ts'
 import { createEnvironmentStore } from '../environments/environment-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
 import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
@@ -34,9 +35,21 @@ export async function beforeSwitchingOn(
   const current = await createStrategyStore(trx).list(place.feature, place.environment)
   if (hasActiveStrategy(current)) return
   const stored = await createEnvironmentStore(trx).defaultStrategy(place.project, place.environment)
-  // Never a disabled one: it is added to make the environment's flag active. A flexible rollout
-  // without a groupId is grouped by the flag (normalizeParameters), as the reference does.
-  await add(stored ? { ...(JSON.parse(stored) as StrategyInput), disabled: false } : DEFAULT_STRATEGY)
+  if (!stored) {
+    await add(DEFAULT_STRATEGY)
+    return
+  }
+  try {
+    // Never a disabled one: it is added to make the environment's flag active. A flexible rollout
+    // without a groupId is grouped by the flag (normalizeParameters), as the reference does.
+    await add({ ...(JSON.parse(stored) as StrategyInput), disabled: false })
+  } catch (error) {
+    // What it names may have gone since it was set (a segment deleted): say whose strategy it is.
+    if (!(error instanceof AppError) || error.status !== 400) throw error
+    throw invalidOperation(
+      `The default strategy of project ${quote(place.project)} in environment ${quote(place.environment)} can no longer be added (${error.message}): set it again (POST /api/admin/projects/${place.project}/environments/${place.environment}/default-strategy).`,
+    )
+  }
 }
 
 /**

@@ -119,6 +119,25 @@ onEachDatabase("a project's default strategy", (database) => {
     assert.deepEqual((await call(pennon, 'GET', `${P}/default/overview`)).body.environments[2], { environment: 'staging' })
   })
 
+  test('a default strategy whose segment has gone since: switching on is refused, saying whose strategy it is', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const segment = await call(pennon, 'POST', '/api/admin/segments', { name: 'beta-users', constraints: [] })
+    assert.equal(segment.status, 201, segment.text)
+    const withSegment = { name: 'flexibleRollout', segments: [segment.body.id] }
+    assert.equal((await call(pennon, 'POST', url('default', 'development'), withSegment)).status, 200)
+    assert.equal((await call(pennon, 'DELETE', `/api/admin/segments/${segment.body.id}`)).status, 204)
+    assert.equal((await call(pennon, 'POST', `${P}/default/features`, { name: 'door' })).status, 201)
+    const refused = await call(pennon, 'POST', `${P}/default/features/door/environments/development/on`)
+    assert.equal(refused.status, 409, refused.text)
+    assert.equal(refused.body.name, 'InvalidOperationError')
+    assert.match(
+      refused.body.message,
+      /^The default strategy of project "default" in environment "development" can no longer be added \(.*Segment \d+ does not exist.*\): set it again/,
+    )
+    assert.deepEqual(await strategiesOf(pennon, 'door', 'development'), [])
+    assert.equal((await call(pennon, 'GET', `${P}/default/features/door/environments/development`)).body.enabled, false)
+  })
+
   test('refused: not a flexible rollout, a bad strategy, an unknown place; nothing kept, no event', async (t) => {
     const pennon = await useTestApp(t, database)
     const before = (await allEvents(pennon)).length
