@@ -39,6 +39,10 @@ import { createFlagService } from './features/flags/flag-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
 import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
 import { createProjectHealth, projectHealthRoutes } from './features/flags/project-health.ts'
+import { projectInsightsRoutes } from './features/project-insights/project-insights-routes.ts'
+import { personalDashboardRoutes } from './features/personal-dashboard/personal-dashboard-routes.ts'
+import { createPersonalDashboardService } from './features/personal-dashboard/personal-dashboard-service.ts'
+import { createProjectInsightsService } from './features/project-insights/project-insights-service.ts'
 import { createFlagLinkService } from './features/flags/flag-link-service.ts'
 import { projectHoldsFlag } from './features/flags/flag-store.ts'
 import { flagsOfTags } from './features/flags/flags-of-tags.ts'
@@ -70,6 +74,8 @@ import { environmentsOfFlags } from './features/flag-environments/environments-o
 import { flagsOfEnvironments } from './features/flag-environments/flags-of-environments.ts'
 import { definitionUses, fieldUses, segmentUses } from './features/flag-environments/strategy-uses.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
+import { defaultStrategyRoutes } from './features/flag-environments/default-strategy-routes.ts'
+import { createDefaultStrategyService } from './features/flag-environments/default-strategy-service.ts'
 import { createFlagCloning, flagCloneRoutes } from './features/flag-environments/flag-clone.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
 import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
@@ -343,6 +349,8 @@ export async function buildApp({
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
       await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
+      await admin.register(projectInsightsRoutes, { insights: createProjectInsightsService({ db }) })
+      await admin.register(personalDashboardRoutes, { dashboard: createPersonalDashboardService({ db, publicUrl: config.publicUrl }) })
       await admin.register(featureSearchRoutes, { search: createFeatureSearchService({ db, userNames }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
@@ -366,6 +374,7 @@ export async function buildApp({
       await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
       const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
       await admin.register(strategyRoutes, { strategies })
+      await admin.register(defaultStrategyRoutes, { defaults: createDefaultStrategyService({ db, strategies }), strategies })
       await admin.register(flagCloneRoutes, { cloneFlag: createFlagCloning({ db, flags, strategies }) })
       const flagEnvironments = createFlagEnvironmentService({ db, strategies })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })

@@ -175,6 +175,15 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', projectEnvironments, `${P}/audit/environments`, { environment: 'staging' }, 200, [
       { type: 'project-environment-added', project: 'audit', environment: 'staging' },
     ])
+    // A project's default strategy (in development, which the steps below never switch on).
+    const defaultStrategy = '/api/admin/projects/{projectId}/environments/{environment}/default-strategy'
+    const half = { name: 'flexibleRollout', parameters: { rollout: '50' } }
+    await run('POST', defaultStrategy, `${P}/audit/environments/development/default-strategy`, half, 200, [
+      { type: 'default-strategy-updated', project: 'audit', environment: 'development', data: half },
+    ])
+    await run('POST', defaultStrategy, `${P}/audit/environments/development/default-strategy`, { name: 'flexibleRollout' }, 200, [
+      { type: 'default-strategy-updated', project: 'audit', environment: 'development', data: { name: 'flexibleRollout' }, preData: half },
+    ])
     const place = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}'
     const at = (env: string) => ({ featureName: 'other', project: 'audit', environment: env })
     // Switching on where there is no strategy adds the default one first.

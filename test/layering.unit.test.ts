@@ -33,6 +33,8 @@ export const LAYERS = [
   'features/feature-search',
   'features/openfeature',
   'features/applications',
+  'features/project-insights',
+  'features/personal-dashboard',
   'features/playground',
   'features/edge',
   'features/revert',

@@ -95,6 +95,16 @@ export const READ_MODELS: Record<string, { tables: string[]; reason: string }> =
     reason:
       "the reference's flag search: filters on a flag's tags, segments, environments, sightings and creation event decide which flags are in the page, so they are one query; the page's details are then read in a few batched queries",
   },
+  'src/features/project-insights/project-insights-store.ts': {
+    tables: ['client_applications_usage', 'environments', 'events', 'features', 'last_seen_at_metrics', 'project_environments', 'users'],
+    reason:
+      "a project's overview and insights: its flags' counts and health, its lead times (a flag's creation and its first switch-on in a production environment), its onboarding (SDK sightings) and its creator, each one query over the features' tables in one answer",
+  },
+  'src/features/personal-dashboard/personal-dashboard-store.ts': {
+    tables: ['events', 'features', 'projects', 'users'],
+    reason:
+      'the personal dashboard: the flags and projects a person created are known by their creation events (the reference reads its role tables), each list one query joining those events to what they created',
+  },
   'src/features/export-import/export-import-store.ts': {
     tables: [
       'feature_dependencies',

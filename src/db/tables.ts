@@ -4,7 +4,7 @@
  * same way whatever the dialect. Booleans are 0/1 on SQLite, hence `boolean | number`.
  */
 
-import type { Generated } from 'kysely'
+import type { ColumnType, Generated } from 'kysely'
 type Bool = boolean | number
 type Timestamp = string
 
@@ -153,6 +153,8 @@ export interface EnvironmentsTable {
 export interface ProjectEnvironmentsTable {
   project: string
   environment: string
+  /** The strategy switching a flag on adds where it has none (JSON text, as sent); null: the built-in one. */
+  default_strategy: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 /** A flag's state in one environment of its project: a row per environment of the project. */

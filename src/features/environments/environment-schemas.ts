@@ -36,6 +36,12 @@ export const ProjectEnvironmentListResponse = Type.Object({
         description: 'Client and frontend tokens of this environment that can read this project',
       }),
       projectEnabledToggleCount: Type.Integer({ minimum: 0, description: "The project's active flags enabled in this environment" }),
+      defaultStrategy: Type.Optional(
+        Type.Object(
+          { name: Type.String() },
+          { additionalProperties: true, description: "The project's default strategy here, as it was set" },
+        ),
+      ),
     }),
   ),
 })

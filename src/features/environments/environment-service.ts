@@ -116,11 +116,13 @@ export function createEnvironmentService({ db, flags }: { db: Kysely<Database>; 
       ])
       // Client and frontend tokens that can read this project, per environment (admin tokens read everything anyway).
       const readers = tokens.filter((token) => token.type !== 'admin' && (token.projects.includes('*') || token.projects.includes(project)))
-      return environments.map(({ visible, ...environment }) => ({
+      return environments.map(({ visible, defaultStrategy, ...environment }) => ({
         ...environment,
         visible,
         projectApiTokenCount: readers.filter((token) => token.environment === environment.name || token.environment === '*').length,
         projectEnabledToggleCount: enabled.get(environment.name) ?? 0,
+        // The project's default strategy there, as it was set (flag-environments/default-strategy-service.ts).
+        ...(defaultStrategy === null ? {} : { defaultStrategy: JSON.parse(defaultStrategy) as { name: string } }),
       }))
     },
 

@@ -117,19 +117,19 @@ export function createEnvironmentStore(db: Kysely<Database>) {
         .execute()
     },
 
-    /** Every environment, by sort order then name, and whether the project has it. */
-    async forProject(project: string): Promise<Array<Environment & { visible: boolean }>> {
+    /** Every environment, by sort order then name, whether the project has it, and its default strategy there (JSON text). */
+    async forProject(project: string): Promise<Array<Environment & { visible: boolean; defaultStrategy: string | null }>> {
       const rows = await db
         .selectFrom('environments')
         .leftJoin('project_environments', (join) =>
           join.onRef('project_environments.environment', '=', 'environments.name').on('project_environments.project', '=', project),
         )
         .selectAll('environments')
-        .select('project_environments.project')
+        .select(['project_environments.project', 'project_environments.default_strategy'])
         .orderBy('sort_order')
         .orderBy('name')
         .execute()
-      return rows.map((row) => ({ ...toEnvironment(row), visible: row.project !== null }))
+      return rows.map((row) => ({ ...toEnvironment(row), visible: row.project !== null, defaultStrategy: row.default_strategy ?? null }))
     },
 
     /** A new project starts in every enabled environment (the projects feature calls it through app.ts). */
@@ -203,6 +203,31 @@ export function createEnvironmentStore(db: Kysely<Database>) {
         .where('environment', '=', environment)
         .executeTakeFirst()
       return removed.numDeletedRows > 0n
+    },
+
+    /**
+     * The project's default strategy in an environment (JSON text; null: none set), or undefined
+     * when the environment is not the project's. `lock`: its row held until the transaction ends
+     * on PostgreSQL, so two changes write their events in the order they wrote the strategy.
+     */
+    async defaultStrategy(project: string, environment: string, { lock = false } = {}): Promise<string | null | undefined> {
+      const row = await db
+        .selectFrom('project_environments')
+        .select('default_strategy')
+        .where('project', '=', project)
+        .where('environment', '=', environment)
+        .$call(lockedRows(db, { when: lock }))
+        .executeTakeFirst()
+      return row?.default_strategy
+    },
+
+    async setDefaultStrategy(project: string, environment: string, strategy: string): Promise<void> {
+      await db
+        .updateTable('project_environments')
+        .set({ default_strategy: strategy })
+        .where('project', '=', project)
+        .where('environment', '=', environment)
+        .execute()
     },
   }
 }

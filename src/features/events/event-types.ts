@@ -190,6 +190,8 @@ export type NewEvent = Base &
     | { type: 'environment-created'; data: EnvironmentData }
     | { type: 'environment-updated'; data: EnvironmentData; preData: EnvironmentData }
     | { type: 'project-environment-added' | 'project-environment-removed' }
+    // A project's default strategy in an environment, as it was sent (flag-environments/default-strategy-service.ts).
+    | { type: 'default-strategy-updated'; data: object; preData: object | null }
     | { type: 'feature-environment-enabled' | 'feature-environment-disabled' }
     | { type: 'feature-strategy-add'; data: StrategyData }
     | { type: 'feature-strategy-update'; data: StrategyData; preData: StrategyData }

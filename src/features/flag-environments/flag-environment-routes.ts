@@ -51,10 +51,10 @@ export const flagEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironments
           summary: `Switch a flag ${state} in an environment`,
           description:
             state === 'on'
-              ? 'Answers 200 with no body. An environment without strategies gets the default one (flexibleRollout, 100%) first. An archived flag is a 400.'
+              ? "Answers 200 with no body. An environment without an active strategy gets the default one first: the project's there, if set (a 409 when what it names has gone since), else flexibleRollout, 100%. An archived flag is a 400."
               : 'Answers 200 with no body. The strategies stay.',
           params: FeatureEnvironmentParams,
-          response: { 200: NoContent, ...errorResponses(400, 401, 403, 404) },
+          response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, ...(state === 'on' ? [409] : [])) },
         },
       },
       async (request, reply) => {
@@ -73,7 +73,7 @@ export const flagEnvironmentRoutes: FastifyPluginAsyncTypebox<{ flagEnvironments
           description: 'All or none: every named flag must be an active flag of the project.',
           params: BulkParams,
           body: BatchFeaturesBody,
-          response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+          response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
         },
       },
       async (request, reply) => {

@@ -287,6 +287,19 @@ export function createStrategyService({
       input: StrategyInput,
       audit: AuditContext,
     ): Promise<FeatureStrategy> => add(trx, place, input, audit),
+
+    /**
+     * Inside the caller's transaction: every rule a strategy added to a flag of `project` must
+     * keep (a known name, its parameters, constraints, variants, segments), all violations in
+     * one 400. For a strategy kept to be added later: a project's default one.
+     */
+    checkIn: async (trx: Kysely<Database>, project: string, input: StrategyInput): Promise<void> => {
+      const problems = [
+        ...(await segmentProblems(trx, input.segments ?? [], project)),
+        ...(await legalValues.problems(trx, input.constraints ?? [])),
+      ]
+      build(input, '', '', 0, problems, await names.confirm(trx, input.name))
+    },
   }
 }
 
