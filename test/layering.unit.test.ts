@@ -37,6 +37,7 @@ export const LAYERS = [
   'features/edge',
   'features/revert',
   'features/export-import',
+  'features/change-requests',
   'features/integrations',
   'features/maintenance',
   'features/console',
