@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
+import {
+  call,
+  errorOf,
+  eventually,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  useTwoInstances,
+  withoutId,
+  type TestApp,
+} from '../../../test/test-app.ts'
 import { archive, createFlag, projectPath } from '../../../test/helpers/flags.ts'
 import { addStrategy, listStrategies, placeOf, strategiesPath, toggle } from '../../../test/helpers/strategies.ts'
 
@@ -109,7 +119,11 @@ onEachDatabase('change requests', (database) => {
       ['PUT', `${strategiesPath('checkout', PROD)}/${strategy.id}`, { name: 'default' }],
       ['DELETE', `${strategiesPath('checkout', PROD)}/${strategy.id}`, undefined],
       ['POST', `${strategiesPath('checkout', PROD)}/set-sort-order`, [{ id: strategy.id, sortOrder: 3 }]],
+      ['PATCH', `${strategiesPath('checkout', PROD)}/${strategy.id}`, [{ op: 'replace', path: '/title', value: 't' }]],
       ['PUT', `${projectPath()}/features/checkout/environments/${PROD}/variants`, []],
+      ['PATCH', `${projectPath()}/features/checkout/environments/${PROD}/variants`, []],
+      ['PUT', `${projectPath()}/features/checkout/variants-batch`, { variants: [], environments: [PROD] }],
+      ['POST', `${projectPath()}/bulk_features/environments/${PROD}/on`, { features: ['checkout'] }],
     ] as const) {
       const response = await call(pennon, method, url, body, { token: author })
       assert.equal(response.status, 403, `${method} ${url}: ${response.text}`)
@@ -124,6 +138,19 @@ onEachDatabase('change requests', (database) => {
     // Unprotected again: direct changes pass.
     await call(pennon, 'PUT', configPath(PROD), { changeRequestsEnabled: false })
     assert.equal((await toggle(pennon, 'checkout', PROD, 'off', 'default', author)).status, 200)
+  })
+
+  test('two instances on one database: a setting made on one is enforced by the other once its change watch hears it', async (t) => {
+    const { first, second } = await useTwoInstances(t, database)
+    const editor = await serviceAccountToken(first, 2, 'editor')
+    await createFlag(first, 'checkout')
+    // The second remembers the environment unprotected first; switching on again changes nothing.
+    const switchOn = () => toggle(second, 'checkout', PROD, 'on', 'default', editor)
+    assert.equal((await switchOn()).status, 200)
+    await protect(first)
+    await eventually(async () => (await switchOn()).status === 403, 'the second instance refuses direct changes', 2_000)
+    await call(first, 'PUT', configPath(PROD), { changeRequestsEnabled: false })
+    await eventually(async () => (await switchOn()).status === 200, 'the second instance accepts them again', 2_000)
   })
 
   test('draft → in review → approved by a second person → applied: the client API serves the change; events', async (t) => {
