@@ -13,6 +13,8 @@ import { auditContext, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
 import { findFlagEnvironment } from '../flag-environments/flag-environment.ts'
+import { createStrategyStore } from '../flag-environments/strategy-store.ts'
+import { archivedFlag } from '../flags/flag-errors.ts'
 import { applyChanges, type ApplyServices } from './apply.ts'
 import type { ChangeAction, ChangeBody, ChangeRequestState, StateBody } from './change-request-schemas.ts'
 import { createChangeRequestStore, OPEN_STATES, type StoredChange, type StoredRequest } from './change-request-store.ts'
@@ -158,7 +160,15 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
             `Environment ${quote(environment)} of project ${quote(project)} does not need change requests: change the flag directly.`,
           )
         }
-        await findFlagEnvironment(trx, { project, feature: body.feature, environment })
+        // As the direct routes answer: the flag and its environment must be there, the flag not archived, a strategy named by id one of its own.
+        const place = { project, feature: body.feature, environment }
+        const { flag } = await findFlagEnvironment(trx, place)
+        if (flag.archived) throw archivedFlag(flag.name)
+        if (body.action === 'updateStrategy' || body.action === 'deleteStrategy') {
+          const { id: strategyId } = body.payload as { id: string }
+          if (!(await createStrategyStore(trx).find(place, strategyId)))
+            throw notFound(`Flag ${quote(body.feature)} has no strategy ${quote(strategyId)} in environment ${quote(environment)}.`)
+        }
         const audit = auditContext(principal)
         const events: NewEvent[] = []
         let id = await store.findDraft(project, environment, principal.userId)

@@ -337,6 +337,26 @@ onEachDatabase('change requests', (database) => {
       { token: author },
     )
     assert.equal(unprotected.status, 409, unprotected.text)
+    const ghost = await call(
+      pennon,
+      'POST',
+      addPath(),
+      { feature: 'checkout', action: 'deleteStrategy', payload: { id: 'nope' } },
+      { token: author },
+    )
+    assert.equal(ghost.status, 404, ghost.text)
+    assert.deepEqual(withoutId(ghost.body), errorOf('NotFoundError', 'Flag "checkout" has no strategy "nope" in environment "production".'))
+    await createFlag(pennon, 'old')
+    assert.equal((await archive(pennon, ['old'])).status, 202)
+    const archived = await call(
+      pennon,
+      'POST',
+      addPath(),
+      { feature: 'old', action: 'updateEnabled', payload: { enabled: true } },
+      { token: author },
+    )
+    assert.equal(archived.status, 400, archived.text)
+    assert.equal(archived.body.name, 'ArchivedFeatureError')
     const missing = await call(pennon, 'GET', `${CR}/999`)
     assert.equal(missing.status, 404)
     assert.deepEqual(withoutId(missing.body), errorOf('NotFoundError', 'Project "default" has no change request 999.'))
