@@ -7,8 +7,9 @@ import { columnTypes } from '../dialect.ts'
  * - `change_request_settings`: a row per protected environment of a project (as the reference's
  *   table of that name: a row means enabled), with the approvals a request there needs.
  * - `change_requests`: ids from a counter; `state` is text so that states the open edition does
- *   not use yet (Scheduled, with `scheduled_at`) fit without a migration. The index serves the
- *   project's lists and counts by state, and an author's open draft of an environment.
+ *   not use yet (Scheduled, with `scheduled_at`) fit without a migration. The first index serves
+ *   the open requests and counts by state, and an author's draft of an environment; the second
+ *   the project's list, newest first.
  * - `change_request_changes`: one change of one flag (action and JSON payload), in the order added;
  *   the second index finds a flag's pending requests.
  * - `change_request_reviews`: one approval or rejection per person and request (the primary key
@@ -53,6 +54,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('change_requests')
     .columns(['project', 'state', 'environment', 'created_by_user_id'])
     .execute()
+
+  await db.schema.createIndex('change_requests_project_id_idx').ifNotExists().on('change_requests').columns(['project', 'id']).execute()
 
   await db.schema
     .createTable('change_request_changes')

@@ -94,6 +94,21 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
   )
 
   app.get(
+    base,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: "The project's change requests",
+        description: 'Newest first, the latest 500; drafts only the caller’s own.',
+        params: ProjectParams,
+        response: { 200: ChangeRequestList, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => changeRequests.list(request.params.projectId, request.principal),
+  )
+
+  app.get(
     `${base}/pending`,
     {
       config: { permission: 'NONE' },

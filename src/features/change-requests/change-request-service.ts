@@ -46,6 +46,9 @@ export function requirePermission(principal: Principal, permission: Permission, 
   throw forbidden(`Missing permission: this operation needs "${permission}" in the ${quote(environment)} environment.`, [permission])
 }
 
+/** How many requests the project's list shows: the latest (older ones by id). */
+export const LIST_LIMIT = 500
+
 const requestNotFound = (id: number, project: string) => notFound(`Project ${quote(project)} has no change request ${id}.`)
 
 const eventOf = (request: StoredRequest) => ({ project: request.project, environment: request.environment })
@@ -220,6 +223,10 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
     /** Open requests of the project (drafts: the caller's own), newest first; `feature` narrows them to those changing it. */
     pending: async (project: string, principal: Principal, feature?: string): Promise<ChangeRequestView[]> =>
       describeRequests(db, await createChangeRequestStore(db).listInStates(project, OPEN_STATES, principal.userId, feature)),
+
+    /** The project's requests, newest first (drafts: the caller's own), the latest LIST_LIMIT of them. */
+    list: async (project: string, principal: Principal): Promise<ChangeRequestView[]> =>
+      describeRequests(db, await createChangeRequestStore(db).latest(project, principal.userId, LIST_LIMIT)),
 
     count: async (project: string) => {
       const counts = await createChangeRequestStore(db).countByState(project)

@@ -145,6 +145,19 @@ export function createChangeRequestStore(db: Kysely<Database>) {
       return (await query.orderBy('id', 'desc').execute()).map(toRequest)
     },
 
+    /** The project's latest `limit` requests, newest first; drafts only `draftsOf`'s own. */
+    async latest(project: string, draftsOf: number, limit: number): Promise<StoredRequest[]> {
+      const rows = await db
+        .selectFrom('change_requests')
+        .selectAll()
+        .where('project', '=', project)
+        .where((eb) => eb.or([eb('state', '!=', 'Draft'), eb('created_by_user_id', '=', draftsOf)]))
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+      return rows.map(toRequest)
+    },
+
     async countByState(project: string): Promise<Map<string, number>> {
       const rows = await db
         .selectFrom('change_requests')

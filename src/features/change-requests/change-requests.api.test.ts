@@ -213,13 +213,21 @@ onEachDatabase('change requests', (database) => {
       [['flexibleRollout', '50']],
     )
     assert.deepEqual((await call(pennon, 'GET', `${CR}/pending`)).body, [])
+    // Someone else's draft is not listed.
+    await addChange(pennon, reviewer, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: false } })
+    const listed = await call(pennon, 'GET', CR, undefined, { token: author })
+    assert.deepEqual(
+      listed.body.map((r: any) => [r.id, r.state]),
+      [[draft.id, 'Applied']],
+    )
+    assert.equal((await call(pennon, 'GET', CR, undefined, { token: reviewer })).body.length, 2)
     assert.deepEqual((await call(pennon, 'GET', `${CR}/count`)).body, {
       applied: 1,
       approved: 0,
       rejected: 0,
       scheduled: 0,
       reviewRequired: 0,
-      total: 1,
+      total: 2,
     })
     // Applied once: again is a 409.
     assert.equal((await setState(pennon, author, draft.id, 'Applied')).status, 409)
