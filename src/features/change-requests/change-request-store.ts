@@ -231,12 +231,19 @@ export function createChangeRequestStore(db: Kysely<Database>) {
         .execute()
     },
 
-    /** One review per person and request: false when this person had reviewed it already. */
+    /**
+     * One review per person and request: false when this person had reviewed it already (then an
+     * approval changes nothing; a rejection replaces their approval).
+     */
     async addReview(review: ChangeRequestReviewsTable): Promise<boolean> {
       const result = await db
         .insertInto('change_request_reviews')
         .values(review)
-        .onConflict((c) => c.columns(['change_request_id', 'user_id']).doNothing())
+        .onConflict((c) =>
+          review.decision === 'rejected'
+            ? c.columns(['change_request_id', 'user_id']).doUpdateSet({ decision: 'rejected', created_at: review.created_at })
+            : c.columns(['change_request_id', 'user_id']).doNothing(),
+        )
         .executeTakeFirst()
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
     },

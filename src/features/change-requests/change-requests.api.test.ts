@@ -262,6 +262,36 @@ onEachDatabase('change requests', (database) => {
     assert.deepEqual((await setState(pennon, viewer, id, 'Applied')).body.permissions, ['APPLY_CHANGE_REQUEST'])
   })
 
+  test('a reviewer who approved may reject instead; a rejected request is closed; only its author cancels', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const { author, reviewer, second } = await people(pennon)
+    await createFlag(pennon, 'checkout')
+    await protect(pennon, PROD, 2)
+    const { id } = await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })
+    await moveTo(pennon, author, id, 'In review')
+    const notAuthor = await setState(pennon, second, id, 'Cancelled')
+    assert.equal(notAuthor.status, 403)
+    assert.deepEqual(withoutId(notAuthor.body), errorOf('NoAccessError', `Only the author of change request ${id} may cancel it.`))
+    await moveTo(pennon, reviewer, id, 'Approved')
+    const rejected = await moveTo(pennon, reviewer, id, 'Rejected')
+    assert.equal(rejected.state, 'Rejected')
+    assert.deepEqual(rejected.approvals, [])
+    assert.deepEqual(
+      rejected.rejections.map((r: any) => r.createdBy.username),
+      ['reviewer'],
+    )
+    const closed = await setState(pennon, second, id, 'Approved')
+    assert.equal(closed.status, 409)
+    assert.deepEqual(
+      withoutId(closed.body),
+      errorOf('InvalidOperationError', `Change request ${id} is Rejected: only a request that is In review or Approved can be approved.`),
+    )
+    // The author's next change starts a new draft.
+    const next = await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })
+    assert.notEqual(next.id, id)
+    assert.equal((await moveTo(pennon, author, next.id, 'Cancelled')).state, 'Cancelled')
+  })
+
   test('a change that no longer applies (its strategy deleted since) fails the apply with a 409; nothing is applied', async (t) => {
     const pennon = await useTestApp(t, database)
     const { author, reviewer } = await people(pennon)
