@@ -722,6 +722,15 @@ onEachDatabase('event log completeness', (database) => {
       200,
       [{ type: 'change-discarded', featureName: 'gated', ...gated, data: change(withVariants, 2) }],
     )
+    const edited = { feature: 'gated', action: 'addStrategy', payload: { name: 'default', title: 'all' } }
+    await run(
+      'PUT',
+      `${cr}/{id}/changes/{changeId}`,
+      `${crs}/${crId}/changes/${draft.body.features[0].changes[0].id}`,
+      edited,
+      200,
+      (r) => [{ type: 'change-edited', featureName: 'gated', ...gated, data: change(r, 0) }],
+    )
     await run('PUT', `${cr}/{id}/title`, `${crs}/${crId}/title`, { title: 'Gated on' }, 200, [])
     await run('POST', `${cr}/{id}/comments`, `${crs}/${crId}/comments`, { text: 'ready' }, 200, [])
     await run('PUT', `${cr}/{id}/state`, `${crs}/${crId}/state`, { state: 'In review' }, 200, [

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { Principal } from '../../http/permissions.ts'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
 import { validationFailed } from '../../http/errors.ts'
@@ -25,6 +27,14 @@ import type { ChangeRequestSettings } from './settings-service.ts'
 
 const tags = ['Change Requests']
 const base = '/projects/:projectId/change-requests'
+/** The action's permission, then its payload as the direct route checks its body (reported under /body/payload). */
+function checkChange(request: FastifyRequest & { body: ChangeBody; principal: Principal }, environment: string): void {
+  const { action, payload } = request.body
+  requirePermission(request.principal, ACTION_PERMISSIONS[action], environment)
+  const details = shapeCheck(request, Type.Object({ payload: PAYLOADS[action] }))({ payload })
+  if (details.length > 0) throw validationFailed(details)
+}
+
 const idOf = (params: { id: string }): number => parseIntegerId(params.id, '/params/id')
 
 export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
@@ -84,11 +94,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { projectId, environment } = request.params
-      const { action, payload } = request.body
-      requirePermission(request.principal, ACTION_PERMISSIONS[action], environment)
-      // The payload as the direct route checks its body, reported under /body/payload.
-      const details = shapeCheck(request, Type.Object({ payload: PAYLOADS[action] }))({ payload })
-      if (details.length > 0) throw validationFailed(details)
+      checkChange(request, environment)
       return changeRequests.addChange(projectId, environment, request.body, request.principal)
     },
   )
@@ -233,6 +239,27 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       await changeRequests.addComment(request.params.projectId, idOf(request.params), request.body.text, request.principal)
       return sendEmpty(reply, 200)
+    },
+  )
+
+  app.put(
+    `${base}/:id/changes/:changeId`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Edit a change of a draft (its author): the payload is replaced',
+        description: 'The change keeps its flag and action. Event: change-edited.',
+        params: ChangeParams,
+        body: ChangeBody,
+        response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const changeId = parseIntegerId(request.params.changeId, '/params/changeId')
+      const changeRequest = await changeRequests.get(request.params.projectId, idOf(request.params))
+      checkChange(request, changeRequest.environment)
+      return changeRequests.editChange(request.params.projectId, idOf(request.params), changeId, request.body, request.principal)
     },
   )
 

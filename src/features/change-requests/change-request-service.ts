@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
-import { AppError, forbidden, invalidOperation, notFound, quote } from '../../http/errors.ts'
+import { AppError, forbidden, invalid, invalidOperation, notFound, quote } from '../../http/errors.ts'
 import { missingPermissions, type Permission, type Principal } from '../../http/permissions.ts'
 import { auditContext, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
@@ -44,6 +44,18 @@ const sameTarget = (a: { feature: string; action: string; payload: unknown }, b:
 export function requirePermission(principal: Principal, permission: Permission, environment: string): void {
   if (missingPermissions(principal, permission) === null) return
   throw forbidden(`Missing permission: this operation needs "${permission}" in the ${quote(environment)} environment.`, [permission])
+}
+
+/** As the direct routes answer: the flag and its environment must be there, the flag not archived, a strategy named by id one of its own. */
+async function checkTarget(trx: Kysely<Database>, project: string, environment: string, body: ChangeBody): Promise<void> {
+  const place = { project, feature: body.feature, environment }
+  const { flag } = await findFlagEnvironment(trx, place)
+  if (flag.archived) throw archivedFlag(flag.name)
+  if (body.action === 'updateStrategy' || body.action === 'deleteStrategy') {
+    const { id: strategyId } = body.payload as { id: string }
+    if (!(await createStrategyStore(trx).find(place, strategyId)))
+      throw notFound(`Flag ${quote(body.feature)} has no strategy ${quote(strategyId)} in environment ${quote(environment)}.`)
+  }
 }
 
 /** How many requests the project's list shows: the latest (older ones by id). */
@@ -163,15 +175,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
             `Environment ${quote(environment)} of project ${quote(project)} does not need change requests: change the flag directly.`,
           )
         }
-        // As the direct routes answer: the flag and its environment must be there, the flag not archived, a strategy named by id one of its own.
-        const place = { project, feature: body.feature, environment }
-        const { flag } = await findFlagEnvironment(trx, place)
-        if (flag.archived) throw archivedFlag(flag.name)
-        if (body.action === 'updateStrategy' || body.action === 'deleteStrategy') {
-          const { id: strategyId } = body.payload as { id: string }
-          if (!(await createStrategyStore(trx).find(place, strategyId)))
-            throw notFound(`Flag ${quote(body.feature)} has no strategy ${quote(strategyId)} in environment ${quote(environment)}.`)
-        }
+        await checkTarget(trx, project, environment, body)
         const audit = auditContext(principal)
         const events: NewEvent[] = []
         let id = await store.findDraft(project, environment, principal.userId)
@@ -253,6 +257,34 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
       db.transaction().execute(async (trx) => {
         const request = await locked(trx, project, id)
         await comment(trx, request, text, principal, new Date().toISOString())
+      }),
+
+    /** PUT …/changes/:changeId: a change's payload replaced, in a Draft, by its author; it keeps its flag and action. Event change-edited. */
+    editChange: (project: string, id: number, changeId: number, body: ChangeBody, principal: Principal): Promise<ChangeRequestView> =>
+      db.transaction().execute(async (trx) => {
+        const request = await locked(trx, project, id)
+        checkAuthor(request, principal, 'edit its changes')
+        checkState(request, ['Draft'], 'have changes edited')
+        const store = createChangeRequestStore(trx)
+        const change = (await store.changes([id])).find((c) => c.id === changeId)
+        if (!change) throw notFound(`Change request ${id} has no change ${changeId}.`)
+        if (change.feature !== body.feature || change.action !== body.action) {
+          throw invalid(
+            `Change ${changeId} is ${change.action} of flag ${quote(change.feature)}: an edit keeps the flag and the action (add another change instead).`,
+            '/body',
+          )
+        }
+        await checkTarget(trx, project, request.environment, body)
+        await store.setPayload(changeId, body.payload)
+        await appendEvents(trx, auditContext(principal), [
+          {
+            type: 'change-edited',
+            featureName: change.feature,
+            ...eventOf(request),
+            data: { changeRequestId: id, change: { id: changeId, action: change.action, payload: body.payload } },
+          },
+        ])
+        return describeOne(trx, request)
       }),
 
     /** DELETE …/changes/:changeId: only in a Draft (an approved change must not change under its approvals). */

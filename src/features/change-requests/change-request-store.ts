@@ -215,6 +215,14 @@ export function createChangeRequestStore(db: Kysely<Database>) {
       return { ...change, id }
     },
 
+    async setPayload(changeId: number, payload: unknown): Promise<void> {
+      await db
+        .updateTable('change_request_changes')
+        .set({ payload: JSON.stringify(payload) })
+        .where('id', '=', changeId)
+        .execute()
+    },
+
     async deleteChange(changeRequestId: number, changeId: number): Promise<void> {
       await db.deleteFrom('change_request_changes').where('change_request_id', '=', changeRequestId).where('id', '=', changeId).execute()
     },

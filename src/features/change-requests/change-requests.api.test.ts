@@ -176,6 +176,25 @@ onEachDatabase('change requests', (database) => {
       same.features.map((f: any) => ({ name: f.name, actions: f.changes.map((c: any) => c.action) })),
       [{ name: 'checkout', actions: ['addStrategy', 'updateEnabled'] }],
     )
+    // An edit replaces a change's payload; it keeps its flag and action.
+    const strategyChange = same.features[0].changes[0]
+    const edited = await call(
+      pennon,
+      'PUT',
+      `${CR}/${draft.id}/changes/${strategyChange.id}`,
+      { feature: 'checkout', action: 'addStrategy', payload: { ...strategyChange.payload, title: 'half' } },
+      { token: author },
+    )
+    assert.equal(edited.status, 200, edited.text)
+    assert.equal(edited.body.features[0].changes[0].payload.title, 'half')
+    const otherAction = await call(
+      pennon,
+      'PUT',
+      `${CR}/${draft.id}/changes/${strategyChange.id}`,
+      { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } },
+      { token: author },
+    )
+    assert.equal(otherAction.status, 400, otherAction.text)
     assert.equal((await call(pennon, 'PUT', `${CR}/${draft.id}/title`, { title: 'Roll out checkout' }, { token: author })).status, 200)
     assert.equal((await call(pennon, 'POST', `${CR}/${draft.id}/comments`, { text: 'please look' }, { token: author })).status, 200)
 
@@ -211,6 +230,10 @@ onEachDatabase('change requests', (database) => {
     assert.deepEqual(
       served.strategies.map((s: any) => [s.name, s.parameters.rollout]),
       [['flexibleRollout', '50']],
+    )
+    assert.deepEqual(
+      (await listStrategies(pennon, 'checkout', PROD)).map((s) => s.title),
+      ['half'],
     )
     assert.deepEqual((await call(pennon, 'GET', `${CR}/pending`)).body, [])
     // Someone else's draft is not listed.

@@ -264,7 +264,7 @@ export type NewEvent = Base &
           | 'change-request-applied'
         data: ChangeRequestEventData
       }
-    | { type: 'change-added' | 'change-discarded'; data: ChangeEventData }
+    | { type: 'change-added' | 'change-edited' | 'change-discarded'; data: ChangeEventData }
   )
 
 export type EventType = NewEvent['type']
