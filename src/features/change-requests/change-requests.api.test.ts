@@ -11,6 +11,7 @@ import {
   withoutId,
   type TestApp,
 } from '../../../test/test-app.ts'
+import * as migration0028 from '../../db/migrations/0028-change-requests.ts'
 import { archive, createFlag, projectPath } from '../../../test/helpers/flags.ts'
 import { addStrategy, listStrategies, placeOf, strategiesPath, toggle } from '../../../test/helpers/strategies.ts'
 
@@ -372,6 +373,18 @@ onEachDatabase('change requests', (database) => {
     const results = await Promise.all([setState(pennon, author, id, 'Applied'), setState(pennon, reviewer, id, 'Applied')])
     assert.deepEqual(results.map((r) => r.status).sort(), [200, 409])
     assert.equal((await listStrategies(pennon, 'checkout', PROD)).length, 1)
+  })
+
+  test('migration 0028 undone and done again: the settings are gone, the feature works', async (t) => {
+    const pennon = await useTestApp(t, database)
+    await protect(pennon)
+    await migration0028.down(pennon.database.db)
+    await migration0028.up(pennon.database.db)
+    assert.equal((await call(pennon, 'GET', `${CR}/config`)).body[1].changeRequestEnabled, false)
+    await protect(pennon)
+    const { author } = await people(pennon)
+    await createFlag(pennon, 'checkout')
+    assert.equal((await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })).id, 1)
   })
 
   test('bad input: an unknown action or a payload that is not the action’s is a 400; a change where none is needed a 409', async (t) => {
