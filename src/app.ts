@@ -70,6 +70,9 @@ import { environmentRoutes } from './features/environments/environment-routes.ts
 import { createEnvironmentService } from './features/environments/environment-service.ts'
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
+import { changeRequestRoutes } from './features/change-requests/change-request-routes.ts'
+import { createChangeRequestService } from './features/change-requests/change-request-service.ts'
+import { createChangeRequestSettings } from './features/change-requests/settings-service.ts'
 import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
 import { flagsOfEnvironments } from './features/flag-environments/flags-of-environments.ts'
 import { definitionUses, fieldUses, segmentUses } from './features/flag-environments/strategy-uses.ts'
@@ -372,12 +375,20 @@ export async function buildApp({
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
       await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
       await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
-      const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
+      // Where direct changes of flags need change requests instead: the gate both services below ask.
+      const changeRequestSettings = createChangeRequestSettings({ db, changes })
+      const gate = changeRequestSettings.gate
+      const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues, gate })
       await admin.register(strategyRoutes, { strategies })
       await admin.register(defaultStrategyRoutes, { defaults: createDefaultStrategyService({ db, strategies }), strategies })
       await admin.register(flagCloneRoutes, { cloneFlag: createFlagCloning({ db, flags, strategies }) })
-      const flagEnvironments = createFlagEnvironmentService({ db, strategies })
+      const flagEnvironments = createFlagEnvironmentService({ db, strategies, gate })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
+      // An applied change request makes its changes through the services above, in one transaction.
+      await admin.register(changeRequestRoutes, {
+        settings: changeRequestSettings,
+        changeRequests: createChangeRequestService({ db, services: { flagEnvironments, strategies } }),
+      })
       // Reverting an event makes its changes through the services above, in one transaction.
       const dependencies = createDependencyService({ db })
       await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })

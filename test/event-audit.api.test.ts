@@ -695,6 +695,102 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'user-deleted', preData: { ...personData, name: 'Audit' } },
     ])
 
+    // Change requests: production of the default project protected; the admin token is the author,
+    // an Editor service account the reviewer (its events name it).
+    await call(pennon, 'POST', `${P}/default/features`, { name: 'gated' })
+    const gated = { project: 'default', environment: 'production' }
+    const cr = `${P}/{projectId}/change-requests`
+    const crs = `${P}/default/change-requests`
+    const addChange = `${P}/{projectId}/environments/{environment}/change-requests`
+    const addUrl = `${P}/default/environments/production/change-requests`
+    await run('PUT', `${addChange}/config`, `${addUrl}/config`, { changeRequestsEnabled: true, requiredApprovals: 1 }, 204, [
+      {
+        type: 'change-request-configuration-updated',
+        ...gated,
+        data: { changeRequestsEnabled: true, requiredApprovals: 1 },
+        preData: { changeRequestsEnabled: false, requiredApprovals: 1 },
+      },
+    ])
+    const change = (r: ApiResponse, index: number) => {
+      const made = r.body.features[0].changes[index]
+      return { changeRequestId: r.body.id, change: { id: made.id, action: made.action, payload: made.payload } }
+    }
+    const strategyChange = { feature: 'gated', action: 'addStrategy', payload: { name: 'default' } }
+    const draft = await run('POST', addChange, addUrl, strategyChange, 200, (r) => [
+      { type: 'change-request-created', ...gated, data: { changeRequestId: r.body.id, state: 'Draft' } },
+      { type: 'change-added', featureName: 'gated', ...gated, data: change(r, 0) },
+    ])
+    const crId = draft.body.id
+    await call(pennon, 'POST', addUrl, { feature: 'gated', action: 'updateEnabled', payload: { enabled: true } })
+    const withVariants = await call(pennon, 'POST', addUrl, { feature: 'gated', action: 'patchVariant', payload: { variants: [] } })
+    await run(
+      'DELETE',
+      `${cr}/{id}/changes/{changeId}`,
+      `${crs}/${crId}/changes/${withVariants.body.features[0].changes[2].id}`,
+      undefined,
+      200,
+      [{ type: 'change-discarded', featureName: 'gated', ...gated, data: change(withVariants, 2) }],
+    )
+    const edited = { feature: 'gated', action: 'addStrategy', payload: { name: 'default', title: 'all' } }
+    await run(
+      'PUT',
+      `${cr}/{id}/changes/{changeId}`,
+      `${crs}/${crId}/changes/${draft.body.features[0].changes[0].id}`,
+      edited,
+      200,
+      (r) => [{ type: 'change-edited', featureName: 'gated', ...gated, data: change(r, 0) }],
+    )
+    await run('PUT', `${cr}/{id}/title`, `${crs}/${crId}/title`, { title: 'Gated on' }, 200, [])
+    await run('POST', `${cr}/{id}/comments`, `${crs}/${crId}/comments`, { text: 'ready' }, 200, [])
+    await run('PUT', `${cr}/{id}/state`, `${crs}/${crId}/state`, { state: 'In review' }, 200, [
+      { type: 'change-request-sent-to-review', ...gated, data: { changeRequestId: crId, state: 'In review' } },
+    ])
+    const reviewerAccount = await call(pennon, 'POST', '/api/admin/service-account', {
+      username: 'reviewer',
+      name: 'Reviewer',
+      rootRole: 2,
+    })
+    const reviewerToken = (
+      await call(pennon, 'POST', `/api/admin/service-account/${reviewerAccount.body.id}/token`, { description: 'r', expiresAt: null })
+    ).body.secret
+    const asReviewer = async (id: number, state: string, expected: Expected[]) => {
+      const before = (await allEvents(pennon)).length
+      const response = await call(pennon, 'PUT', `${crs}/${id}/state`, { state }, { token: reviewerToken })
+      assert.equal(response.status, 200, response.text)
+      expectEvents([...checkOneRequest((await allEvents(pennon)).slice(before), 'reviewer', reviewerAccount.body.id)], expected)
+    }
+    await step('PUT change request state: Approved by a reviewer', () =>
+      asReviewer(crId, 'Approved', [
+        { type: 'change-request-approval-added', ...gated, data: { changeRequestId: crId, state: 'In review' } },
+        { type: 'change-request-approved', ...gated, data: { changeRequestId: crId, state: 'Approved' } },
+      ]),
+    )
+    await step('PUT change request state: Applied, with the changes’ own events', async () => {
+      const events = await eventsOf(pennon, () => call(pennon, 'PUT', `${crs}/${crId}/state`, { state: 'Applied' }), 200)
+      const [strategy] = (await call(pennon, 'GET', `${P}/default/features/gated/environments/production/strategies`)).body
+      expectEvents(events, [
+        { type: 'feature-strategy-add', featureName: 'gated', ...gated, data: strategy },
+        { type: 'feature-environment-enabled', featureName: 'gated', ...gated },
+        { type: 'change-request-applied', ...gated, data: { changeRequestId: crId, state: 'Applied' } },
+      ])
+    })
+    const offChange = { feature: 'gated', action: 'updateEnabled', payload: { enabled: false } }
+    const discarded = (await call(pennon, 'POST', addUrl, offChange)).body.id
+    await run('DELETE', `${cr}/{id}`, `${crs}/${discarded}`, undefined, 200, [
+      { type: 'change-request-discarded', ...gated, data: { changeRequestId: discarded, state: 'Draft' } },
+    ])
+    const third = (await call(pennon, 'POST', addUrl, offChange)).body.id
+    await call(pennon, 'PUT', `${crs}/${third}/state`, { state: 'In review' })
+    await step('PUT change request state: Rejected by a reviewer', () =>
+      asReviewer(third, 'Rejected', [{ type: 'change-request-rejected', ...gated, data: { changeRequestId: third, state: 'Rejected' } }]),
+    )
+    const fourth = (await call(pennon, 'POST', addUrl, offChange)).body.id
+    await step('PUT change request state: Cancelled by its author', async () => {
+      const events = await eventsOf(pennon, () => call(pennon, 'PUT', `${crs}/${fourth}/state`, { state: 'Cancelled' }), 200)
+      expectEvents(events, [{ type: 'change-request-cancelled', ...gated, data: { changeRequestId: fourth, state: 'Cancelled' } }])
+    })
+    await call(pennon, 'PUT', `${addUrl}/config`, { changeRequestsEnabled: false })
+
     // Failed writes leave no event.
     // Integrations: their events carry everything but the parameters (secrets among them).
     const addons = '/api/admin/addons'

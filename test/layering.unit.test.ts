@@ -39,6 +39,7 @@ export const LAYERS = [
   'features/edge',
   'features/revert',
   'features/export-import',
+  'features/change-requests',
   'features/integrations',
   'features/maintenance',
   'features/console',

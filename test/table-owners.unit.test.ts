@@ -47,6 +47,11 @@ export const OWNERS: Record<string, string> = {
   addons: 'features/integrations',
   integration_events: 'features/integrations',
   settings: 'features/maintenance',
+  change_request_settings: 'features/change-requests',
+  change_requests: 'features/change-requests',
+  change_request_changes: 'features/change-requests',
+  change_request_reviews: 'features/change-requests',
+  change_request_comments: 'features/change-requests',
 }
 
 /**

@@ -4,7 +4,15 @@ import { prepared } from './prepared.ts'
 import { dialectOf } from './dialect.ts'
 
 /** Counters of both databases; on PostgreSQL, ids of events and segments come from sequences instead (IdName). */
-export type CounterName = IdName | 'segment_count' | 'service_account_id' | 'service_account_token_id' | 'personal_token_id'
+export type CounterName =
+  | IdName
+  | 'segment_count'
+  | 'service_account_id'
+  | 'service_account_token_id'
+  | 'personal_token_id'
+  | 'change_request_id'
+  | 'change_request_change_id'
+  | 'change_request_comment_id'
 
 /** Ids drawn by drawIds: a counter on SQLite, a sequence on PostgreSQL (migration 0015). */
 export type IdName = 'event_id' | 'segment_id'

@@ -374,6 +374,59 @@ export interface FeatureTypesTable {
   sort_order: number
 }
 
+/** A protected environment of a project: a row means changes there go through change requests. */
+export interface ChangeRequestSettingsTable {
+  project: string
+  environment: string
+  required_approvals: number
+}
+
+export interface ChangeRequestsTable {
+  id: number
+  project: string
+  environment: string
+  /** Draft, In review, Approved, Applied, Rejected, Cancelled (Scheduled later) */
+  state: string
+  title: string
+  min_approvals: number
+  created_by: string
+  created_by_user_id: number
+  created_at: Timestamp
+  scheduled_at: Timestamp | null
+  /** JSON text: when each state was entered */
+  state_timestamps: string
+}
+
+export interface ChangeRequestChangesTable {
+  id: number
+  change_request_id: number
+  feature: string
+  action: string
+  /** JSON text */
+  payload: string
+  created_by: string
+  created_by_user_id: number
+  created_at: Timestamp
+}
+
+/** One approval or rejection per person and request. */
+export interface ChangeRequestReviewsTable {
+  change_request_id: number
+  user_id: number
+  decision: 'approved' | 'rejected'
+  created_by: string
+  created_at: Timestamp
+}
+
+export interface ChangeRequestCommentsTable {
+  id: number
+  change_request_id: number
+  text: string
+  created_by: string
+  created_by_user_id: number
+  created_at: Timestamp
+}
+
 export interface Database {
   projects: ProjectsTable
   features: FeaturesTable
@@ -411,4 +464,9 @@ export interface Database {
   feature_tags: FeatureTagsTable
   feature_links: FeatureLinksTable
   settings: SettingsTable
+  change_request_settings: ChangeRequestSettingsTable
+  change_requests: ChangeRequestsTable
+  change_request_changes: ChangeRequestChangesTable
+  change_request_reviews: ChangeRequestReviewsTable
+  change_request_comments: ChangeRequestCommentsTable
 }

@@ -33,6 +33,12 @@ export const PERMISSIONS = [
   'READ_PROJECT_API_TOKEN',
   'CREATE_PROJECT_API_TOKEN',
   'DELETE_PROJECT_API_TOKEN',
+  // Change requests (docs/change-requests.md): the reference's environment permissions.
+  'APPROVE_CHANGE_REQUEST',
+  'APPLY_CHANGE_REQUEST',
+  'SKIP_CHANGE_REQUEST',
+  // A project's change-request settings: admin-only here, so that four eyes cannot be switched off by one Editor.
+  'PROJECT_CHANGE_REQUEST_WRITE',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
@@ -43,10 +49,18 @@ export const ROOT_ROLES = { Admin: 1, Editor: 2, Viewer: 3 } as const
 export type RootRole = (typeof ROOT_ROLES)[keyof typeof ROOT_ROLES]
 
 /**
- * What only an Admin may do: ADMIN itself, and a project's own segments and context fields (the
- * reference gives those to a project's owners; Pennon has no project roles, so ADMIN holds them).
+ * What only an Admin may do: ADMIN itself, a project's own segments and context fields (the
+ * reference gives those to a project's owners; Pennon has no project roles, so ADMIN holds them),
+ * and going around change requests or changing where they are required (the reference gives those
+ * by custom roles only).
  */
-export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['ADMIN', 'UPDATE_PROJECT_SEGMENT', 'UPDATE_PROJECT_CONTEXT']
+export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = [
+  'ADMIN',
+  'UPDATE_PROJECT_SEGMENT',
+  'UPDATE_PROJECT_CONTEXT',
+  'SKIP_CHANGE_REQUEST',
+  'PROJECT_CHANGE_REQUEST_WRITE',
+]
 
 /**
  * The Editor: every permission but the admin-only ones, as the reference's Editor. Flag

@@ -7,7 +7,13 @@ test('the Editor holds every permission but the admin-only ones', () => {
     new Set(rolePermissions(ROOT_ROLES.Editor)),
     new Set(PERMISSIONS.filter((permission) => !ADMIN_ONLY_PERMISSIONS.includes(permission))),
   )
-  for (const permission of ['ADMIN', 'UPDATE_PROJECT_SEGMENT', 'UPDATE_PROJECT_CONTEXT'] as const) {
+  for (const permission of [
+    'ADMIN',
+    'UPDATE_PROJECT_SEGMENT',
+    'UPDATE_PROJECT_CONTEXT',
+    'SKIP_CHANGE_REQUEST',
+    'PROJECT_CHANGE_REQUEST_WRITE',
+  ] as const) {
     assert.equal(rolePermissions(ROOT_ROLES.Editor).has(permission), false, permission)
   }
 })
@@ -44,6 +50,8 @@ test("the Editor's permissions, as the reference's Editor has them: a new permis
     'READ_PROJECT_API_TOKEN',
     'CREATE_PROJECT_API_TOKEN',
     'DELETE_PROJECT_API_TOKEN',
+    'APPROVE_CHANGE_REQUEST',
+    'APPLY_CHANGE_REQUEST',
   ])
 })
 

@@ -156,6 +156,21 @@ export interface LinkData {
   url: string
   title?: string
 }
+/** A protected environment's setting (change-requests/settings-service.ts). */
+export interface ChangeRequestConfigData {
+  changeRequestsEnabled: boolean
+  requiredApprovals: number
+}
+/** A change request event: the request's id (as the reference's formatters read it) and the state it is in. */
+export interface ChangeRequestEventData {
+  changeRequestId: number
+  state: string
+}
+/** A change added to or discarded from a request. */
+export interface ChangeEventData {
+  changeRequestId: number
+  change: { id: number; action: string; payload: unknown }
+}
 /** A tag in an event's `tags`, keys in the reference's order there. */
 export interface EventTag {
   value: string
@@ -237,6 +252,21 @@ export type NewEvent = Base &
     // A server-wide setting (maintenance mode), as the reference records it: data `{id, …value}`, preData the value before.
     | { type: 'setting-created'; data: SettingData }
     | { type: 'setting-updated'; data: SettingData; preData: object }
+    // Change requests (docs/change-requests.md): project and environment set; changes name their flag.
+    | { type: 'change-request-configuration-updated'; data: ChangeRequestConfigData; preData: ChangeRequestConfigData }
+    | {
+        type:
+          | 'change-request-created'
+          | 'change-request-discarded'
+          | 'change-request-sent-to-review'
+          | 'change-request-approval-added'
+          | 'change-request-approved'
+          | 'change-request-rejected'
+          | 'change-request-cancelled'
+          | 'change-request-applied'
+        data: ChangeRequestEventData
+      }
+    | { type: 'change-added' | 'change-edited' | 'change-discarded'; data: ChangeEventData }
   )
 
 export type EventType = NewEvent['type']

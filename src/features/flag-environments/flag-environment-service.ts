@@ -19,7 +19,8 @@ import { beforeSwitchingOn } from './active-strategy-rule.ts'
 import { createFlagEnvironmentStore, type FeatureEnvironment } from './flag-environment-store.ts'
 import { createFlagStore } from '../flags/flag-store.ts'
 import { flagNotFound } from '../flags/flag-errors.ts'
-import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
+import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
+import type { ChangeRequestGate } from './change-request-gate.ts'
 
 /** A flag's environment as the flag read shows it. */
 export function describeEnvironment(state: FeatureEnvironment, strategies: FeatureStrategy[]) {
@@ -37,7 +38,22 @@ export function describeEnvironment(state: FeatureEnvironment, strategies: Featu
   }
 }
 
-export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Database>; strategies: StrategyService }) {
+/** `gate`: refuses direct changes where the environment needs change requests (change-request-gate.ts). */
+export function createFlagEnvironmentService({
+  db,
+  strategies,
+  gate,
+}: {
+  db: Kysely<Database>
+  strategies: StrategyService
+  gate: ChangeRequestGate
+}) {
+  /** The lock every change here takes, then the gate. */
+  const lock = async (trx: Kysely<Database>, place: FlagEnvironmentPlace, audit: AuditContext): Promise<FlagEnvironment> => {
+    const locked = await lockFlagEnvironment(trx, place)
+    await gate.check(trx, place, audit)
+    return locked
+  }
   const eventFor = (place: FlagEnvironmentPlace) => ({ featureName: place.feature, project: place.project, environment: place.environment })
 
   /**
@@ -47,7 +63,7 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
    * changes nothing else.
    */
   async function toggleLocked(trx: Kysely<Database>, place: FlagEnvironmentPlace, enabled: boolean, audit: AuditContext): Promise<void> {
-    const { state } = await lockFlagEnvironment(trx, place)
+    const { state } = await lock(trx, place, audit)
     if (enabled) await beforeSwitchingOn(trx, place, (input) => strategies.addLockedIn(trx, place, input, audit))
     if (state.enabled === enabled) return
     await createFlagEnvironmentStore(trx).setEnabled(place.feature, place.environment, enabled)
@@ -79,7 +95,7 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
     input: readonly VariantInput[],
     audit: AuditContext,
   ): Promise<Variant[]> {
-    const { state } = await lockFlagEnvironment(trx, place)
+    const { state } = await lock(trx, place, audit)
     return saveVariants(trx, place, state.variants, input, audit)
   }
 
@@ -151,7 +167,7 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
         // In name order, as batches of switches lock them.
         for (const environment of [...new Set(environments)].sort()) {
           const at = { ...place, environment }
-          const { state } = await lockFlagEnvironment(trx, at)
+          const { state } = await lock(trx, at, audit)
           variants = await saveVariants(trx, at, state.variants, input, audit, '/body/variants')
         }
         return { version: 1 as const, variants }
@@ -160,14 +176,12 @@ export function createFlagEnvironmentService({ db, strategies }: { db: Kysely<Da
 
     patchVariants: (place: FlagEnvironmentPlace, operations: readonly PatchOperation[], checkShape: ShapeCheck, actor: Actor) =>
       db.transaction().execute(async (trx) => {
-        const { state } = await lockFlagEnvironment(trx, place)
+        const audit = auditContext(actor)
+        const { state } = await lock(trx, place, audit)
         const patched = applyPatch(state.variants, operations)
         const shape = checkShape(patched)
         if (shape.length > 0) throw validationFailed(shape)
-        return {
-          version: 1 as const,
-          variants: await saveVariants(trx, place, state.variants, patched as VariantInput[], auditContext(actor)),
-        }
+        return { version: 1 as const, variants: await saveVariants(trx, place, state.variants, patched as VariantInput[], audit) }
       }),
   }
 }

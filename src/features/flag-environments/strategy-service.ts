@@ -15,7 +15,8 @@ import { applyPatch, type PatchOperation, type ShapeCheck } from '../../http/jso
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { afterStrategiesChanged } from './active-strategy-rule.ts'
-import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
+import { findFlagEnvironment, lockFlagEnvironment, type FlagEnvironment, type FlagEnvironmentPlace } from './flag-environment.ts'
+import type { ChangeRequestGate } from './change-request-gate.ts'
 import { normalizeConstraint } from '../constraints/constraints.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
 import { normalizeParameters, strategyBodyRules } from './strategy-rules.ts'
@@ -31,23 +32,48 @@ const strategyNotFound = (id: string, place: FlagEnvironmentPlace): AppError =>
 /** What a PATCH applies to: the strategy without its id. */
 const patchable = ({ id: _id, ...fields }: FeatureStrategy) => fields
 
+/** What a PUT makes of a stored strategy. */
+const updated = (stored: FeatureStrategy, input: UpdateStrategyBody): StrategyInput => ({
+  name: input.name ?? stored.name,
+  title: input.title === undefined ? stored.title : input.title,
+  disabled: input.disabled ?? stored.disabled,
+  segments: input.segments ?? stored.segments,
+  sortOrder: input.sortOrder ?? stored.sortOrder,
+  constraints: input.constraints ?? [],
+  variants: input.variants ?? [],
+  ...(input.parameters === undefined ? {} : { parameters: input.parameters }),
+})
+
 /** A strategy as sent (POST body), or as a PUT or PATCH leaves it. */
 export type StrategyInput = CreateStrategyBody
 
 const eventFor = (place: FlagEnvironmentPlace) => ({ featureName: place.feature, project: place.project, environment: place.environment })
 
-/** `names`: the strategy names flags may use (the definitions', strategy-names.ts); `legalValues`: the context fields' (context-fields/legal-values.ts). */
+/**
+ * `names`: the strategy names flags may use (the definitions', strategy-names.ts); `legalValues`: the
+ * context fields' (context-fields/legal-values.ts); `gate`: refuses direct changes where the
+ * environment needs change requests (change-request-gate.ts).
+ */
 export function createStrategyService({
   db,
   config,
   names,
   legalValues,
+  gate,
 }: {
   db: Kysely<Database>
   config: Config
   names: StrategyNames
   legalValues: LegalValues
+  gate: ChangeRequestGate
 }) {
+  /** The lock every change here takes, then the gate. */
+  const lock = async (trx: Kysely<Database>, place: FlagEnvironmentPlace, audit: AuditContext): Promise<FlagEnvironment> => {
+    const locked = await lockFlagEnvironment(trx, place)
+    await gate.check(trx, place, audit)
+    return locked
+  }
+
   // The rules for one set of known names, made again only when the names were read again.
   let rules: { known: ReadonlySet<string>; check: BodyRules } | undefined
   const rulesFor = (known: ReadonlySet<string>): BodyRules =>
@@ -132,7 +158,7 @@ export function createStrategyService({
     audit: AuditContext,
     next: (stored: FeatureStrategy) => StrategyInput,
   ): Promise<FeatureStrategy> {
-    const { state } = await lockFlagEnvironment(trx, place)
+    const { state } = await lock(trx, place, audit)
     const store = createStrategyStore(trx)
     const before = await store.find(place, id)
     if (!before) throw strategyNotFound(id, place)
@@ -156,7 +182,7 @@ export function createStrategyService({
     input: StrategyInput,
     audit: AuditContext,
   ): Promise<FeatureStrategy> {
-    await lockFlagEnvironment(trx, place)
+    await lock(trx, place, audit)
     return add(trx, place, input, audit)
   }
 
@@ -169,7 +195,7 @@ export function createStrategyService({
 
   /** DELETE inside the caller's transaction: the strategy and its event (and the switch off when no active one is left). */
   async function deleteIn(trx: Kysely<Database>, place: FlagEnvironmentPlace, id: string, audit: AuditContext): Promise<void> {
-    const { state } = await lockFlagEnvironment(trx, place)
+    const { state } = await lock(trx, place, audit)
     const store = createStrategyStore(trx)
     const strategy = await store.find(place, id)
     if (!strategy) throw strategyNotFound(id, place)
@@ -208,16 +234,16 @@ export function createStrategyService({
      * flexible rollout's defaults); name, title, disabled, segments and sortOrder are kept when not sent.
      */
     update: (place: FlagEnvironmentPlace, id: string, input: UpdateStrategyBody, actor: Actor): Promise<FeatureStrategy> =>
-      change(place, id, actor, (stored) => ({
-        name: input.name ?? stored.name,
-        title: input.title === undefined ? stored.title : input.title,
-        disabled: input.disabled ?? stored.disabled,
-        segments: input.segments ?? stored.segments,
-        sortOrder: input.sortOrder ?? stored.sortOrder,
-        constraints: input.constraints ?? [],
-        variants: input.variants ?? [],
-        ...(input.parameters === undefined ? {} : { parameters: input.parameters }),
-      })),
+      change(place, id, actor, (stored) => updated(stored, input)),
+
+    /** PUT inside the caller's transaction (an applied change request). */
+    updateIn: (
+      trx: Kysely<Database>,
+      place: FlagEnvironmentPlace,
+      id: string,
+      input: UpdateStrategyBody,
+      audit: AuditContext,
+    ): Promise<FeatureStrategy> => changeIn(trx, place, id, audit, (stored) => updated(stored, input)),
 
     /** JSON Patch on the strategy without its id; the result must be a valid strategy. */
     patch: (
@@ -248,7 +274,7 @@ export function createStrategyService({
       input: StrategyInput,
       audit: AuditContext,
     ): Promise<FeatureStrategy> => {
-      await lockFlagEnvironment(trx, place)
+      await lock(trx, place, audit)
       if (await createStrategyStore(trx).find(place, id)) return changeIn(trx, place, id, audit, () => input)
       return add(trx, place, input, audit, id)
     },
@@ -257,25 +283,9 @@ export function createStrategyService({
 
     /** Each listed strategy gets its sort order; an id that is not one of this flag environment's is a 404 and nothing changes. */
     setSortOrder: (place: FlagEnvironmentPlace, orders: SortOrderBody, actor: Actor): Promise<void> =>
-      db.transaction().execute(async (trx) => {
-        await lockFlagEnvironment(trx, place)
-        const store = createStrategyStore(trx)
-        const before = await store.list(place.feature, place.environment)
-        const known = new Set(before.map((strategy) => strategy.id))
-        const unknown = orders.find((order) => !known.has(order.id))
-        if (unknown) throw strategyNotFound(unknown.id, place)
-        for (const order of orders) await store.setSortOrder(order.id, order.sortOrder)
-        const after = await store.list(place.feature, place.environment)
-        // The reference's payload (the ids in order), and the sort orders beside them, so that a
-        // change of numbers that keeps the order is recorded too; nothing changed, no event.
-        const ids = (strategies: FeatureStrategy[]) => ({
-          strategyIds: strategies.map((s) => s.id),
-          sortOrders: strategies.map((s) => s.sortOrder),
-        })
-        await appendEvents(trx, auditContext(actor), [
-          { type: 'strategy-order-changed', ...eventFor(place), data: ids(after), preData: ids(before) },
-        ])
-      }),
+      db.transaction().execute((trx) => setSortOrderIn(trx, place, orders, auditContext(actor))),
+
+    setSortOrderIn,
 
     /**
      * Inside a transaction that holds the flag environment's lock (switching on, active-strategy-rule.ts):
@@ -300,6 +310,30 @@ export function createStrategyService({
       ]
       build(input, '', '', 0, problems, await names.confirm(trx, input.name))
     },
+  }
+
+  /** Each listed strategy gets its sort order, inside the caller's transaction. */
+  async function setSortOrderIn(
+    trx: Kysely<Database>,
+    place: FlagEnvironmentPlace,
+    orders: SortOrderBody,
+    audit: AuditContext,
+  ): Promise<void> {
+    await lock(trx, place, audit)
+    const store = createStrategyStore(trx)
+    const before = await store.list(place.feature, place.environment)
+    const known = new Set(before.map((strategy) => strategy.id))
+    const unknown = orders.find((order) => !known.has(order.id))
+    if (unknown) throw strategyNotFound(unknown.id, place)
+    for (const order of orders) await store.setSortOrder(order.id, order.sortOrder)
+    const after = await store.list(place.feature, place.environment)
+    // The reference's payload (the ids in order), and the sort orders beside them, so that a
+    // change of numbers that keeps the order is recorded too; nothing changed, no event.
+    const ids = (strategies: FeatureStrategy[]) => ({
+      strategyIds: strategies.map((s) => s.id),
+      sortOrders: strategies.map((s) => s.sortOrder),
+    })
+    await appendEvents(trx, audit, [{ type: 'strategy-order-changed', ...eventFor(place), data: ids(after), preData: ids(before) }])
   }
 }
 

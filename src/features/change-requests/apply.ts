@@ -1,0 +1,63 @@
+/**
+ * Applying a change request: every change through the same in-transaction calls the direct routes
+ * use (so the same rules, locks and events), in the order they were added, inside the caller's
+ * transaction. A change that no longer applies (its flag archived or gone, its strategy deleted
+ * since, a payload the rules now refuse) fails the whole apply with a 409 naming it.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/tables.ts'
+import { AppError, invalidOperation, quote } from '../../http/errors.ts'
+import type { AuditContext } from '../events/audit.ts'
+import type { FlagEnvironmentService } from '../flag-environments/flag-environment-service.ts'
+import type { StrategyService } from '../flag-environments/strategy-service.ts'
+import type { ChangeAction, PayloadOf } from './change-request-schemas.ts'
+import type { StoredChange, StoredRequest } from './change-request-store.ts'
+
+export interface ApplyServices {
+  flagEnvironments: Pick<FlagEnvironmentService, 'toggleIn' | 'putVariantsIn'>
+  strategies: Pick<StrategyService, 'createIn' | 'updateIn' | 'deleteIn' | 'setSortOrderIn'>
+}
+
+async function applyOne(trx: Kysely<Database>, services: ApplyServices, request: StoredRequest, change: StoredChange, audit: AuditContext) {
+  const place = { project: request.project, feature: change.feature, environment: request.environment }
+  const action = change.action as ChangeAction
+  switch (action) {
+    case 'updateEnabled':
+      return services.flagEnvironments.toggleIn(trx, place, (change.payload as PayloadOf<'updateEnabled'>).enabled, audit)
+    case 'addStrategy':
+      return services.strategies.createIn(trx, place, change.payload as PayloadOf<'addStrategy'>, audit)
+    case 'updateStrategy': {
+      const { id, ...fields } = change.payload as PayloadOf<'updateStrategy'>
+      return services.strategies.updateIn(trx, place, id, fields, audit)
+    }
+    case 'deleteStrategy':
+      return services.strategies.deleteIn(trx, place, (change.payload as PayloadOf<'deleteStrategy'>).id, audit)
+    case 'reorderStrategy':
+      return services.strategies.setSortOrderIn(trx, place, change.payload as PayloadOf<'reorderStrategy'>, audit)
+    case 'patchVariant':
+      return services.flagEnvironments.putVariantsIn(trx, place, (change.payload as PayloadOf<'patchVariant'>).variants, audit)
+  }
+}
+
+/** Every change of `request`, in order; `audit` must let the changes past the gate (skipsChangeRequests). */
+export async function applyChanges(
+  trx: Kysely<Database>,
+  services: ApplyServices,
+  request: StoredRequest,
+  changes: readonly StoredChange[],
+  audit: AuditContext,
+): Promise<void> {
+  for (const change of changes) {
+    try {
+      await applyOne(trx, services, request, change, audit)
+    } catch (error) {
+      // What the direct route would answer with a 400 or a 404 is, here, a conflict with what changed since.
+      if (error instanceof AppError && error.status < 500 && error.status !== 403) {
+        throw invalidOperation(
+          `Change request ${request.id} cannot be applied: change ${change.id} (${change.action} of flag ${quote(change.feature)} in environment ${quote(request.environment)}) conflicts with the flag as it is now: ${error.message} Nothing was applied.`,
+        )
+      }
+      throw error
+    }
+  }
+}

@@ -1,0 +1,284 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { Principal } from '../../http/permissions.ts'
+import { Type } from '@sinclair/typebox'
+import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
+import { validationFailed } from '../../http/errors.ts'
+import { shapeCheck } from '../../http/json-patch.ts'
+import {
+  ChangeBody,
+  ChangeParams,
+  ChangeRequestList,
+  ChangeRequestResponse,
+  CommentBody,
+  ConfigBody,
+  ConfigResponse,
+  CountResponse,
+  EnvironmentParams,
+  FeatureParams,
+  PAYLOADS,
+  ProjectParams,
+  RequestParams,
+  StateBody,
+  TitleBody,
+} from './change-request-schemas.ts'
+import { ACTION_PERMISSIONS, requirePermission, type ChangeRequestService } from './change-request-service.ts'
+import type { ChangeRequestSettings } from './settings-service.ts'
+
+const tags = ['Change Requests']
+const base = '/projects/:projectId/change-requests'
+/** The action's permission, then its payload as the direct route checks its body (reported under /body/payload). */
+function checkChange(request: FastifyRequest & { body: ChangeBody; principal: Principal }, environment: string): void {
+  const { action, payload } = request.body
+  requirePermission(request.principal, ACTION_PERMISSIONS[action], environment)
+  const details = shapeCheck(request, Type.Object({ payload: PAYLOADS[action] }))({ payload })
+  if (details.length > 0) throw validationFailed(details)
+}
+
+const idOf = (params: { id: string }): number => parseIntegerId(params.id, '/params/id')
+
+export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
+  settings: ChangeRequestSettings
+  changeRequests: ChangeRequestService
+}> = async (app, { settings, changeRequests }) => {
+  app.get(
+    `${base}/config`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: "Where the project's changes need change requests",
+        description:
+          'Every environment of the project, in their order, with whether changes there need change requests and how many approvals.',
+        params: ProjectParams,
+        response: { 200: ConfigResponse, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => settings.list(request.params.projectId),
+  )
+
+  app.put(
+    '/projects/:projectId/environments/:environment/change-requests/config',
+    {
+      config: { permission: 'PROJECT_CHANGE_REQUEST_WRITE' },
+      schema: {
+        tags,
+        summary: 'Require change requests in an environment, or stop requiring them',
+        description:
+          'While enabled, a direct change of a flag in the environment (switch, strategies, variants) is refused with a 403 unless the caller holds SKIP_CHANGE_REQUEST. Event: change-request-configuration-updated.',
+        params: EnvironmentParams,
+        body: ConfigBody,
+        response: { 204: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { projectId, environment } = request.params
+      await settings.put(projectId, environment, request.body, request.principal)
+      return sendEmpty(reply, 204)
+    },
+  )
+
+  app.post(
+    '/projects/:projectId/environments/:environment/change-requests',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: "Add a change to the caller's draft change request",
+        description:
+          "The change goes into the caller's Draft for the environment, made when there is none (events change-request-created, change-added). Needs the permission of the action's direct route. A later updateEnabled, patchVariant or reorderStrategy of the same flag (or update or deletion of the same strategy) replaces the earlier one.",
+        params: EnvironmentParams,
+        body: ChangeBody,
+        response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { projectId, environment } = request.params
+      checkChange(request, environment)
+      return changeRequests.addChange(projectId, environment, request.body, request.principal)
+    },
+  )
+
+  app.get(
+    base,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: "The project's change requests",
+        description: 'Newest first, the latest 500; drafts only the caller’s own.',
+        params: ProjectParams,
+        response: { 200: ChangeRequestList, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => changeRequests.list(request.params.projectId, request.principal),
+  )
+
+  app.get(
+    `${base}/pending`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Open change requests of the project',
+        description: 'Draft (the caller’s own), In review and Approved, newest first.',
+        params: ProjectParams,
+        response: { 200: ChangeRequestList, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => changeRequests.pending(request.params.projectId, request.principal),
+  )
+
+  app.get(
+    `${base}/pending/:featureName`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Open change requests that change a flag',
+        params: FeatureParams,
+        response: { 200: ChangeRequestList, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => changeRequests.pending(request.params.projectId, request.principal, request.params.featureName),
+  )
+
+  app.get(
+    `${base}/count`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: "The project's change requests counted by state",
+        params: ProjectParams,
+        response: { 200: CountResponse, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => changeRequests.count(request.params.projectId),
+  )
+
+  app.get(
+    `${base}/:id`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'One change request',
+        params: RequestParams,
+        response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => changeRequests.get(request.params.projectId, idOf(request.params)),
+  )
+
+  app.delete(
+    `${base}/:id`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Discard a draft (its author)',
+        description: 'Event: change-request-discarded.',
+        params: RequestParams,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await changeRequests.discardDraft(request.params.projectId, idOf(request.params), request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  app.put(
+    `${base}/:id/state`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Move a change request on: In review, Approved, Rejected, Applied, Cancelled',
+        description:
+          'In review and Cancelled: its author. Approved and Rejected: someone else, with APPROVE_CHANGE_REQUEST; an approval counts once per person, and the request is Approved when it has the approvals its environment required. Applied: an Approved request, with APPLY_CHANGE_REQUEST; every change goes through the direct routes’ rules in one transaction, and a change that no longer applies fails the whole apply with a 409. Answers the request as it is then.',
+        params: RequestParams,
+        body: StateBody,
+        response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => changeRequests.changeState(request.params.projectId, idOf(request.params), request.body, request.principal),
+  )
+
+  app.put(
+    `${base}/:id/title`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: "Change a change request's title (its author)",
+        params: RequestParams,
+        body: TitleBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await changeRequests.setTitle(request.params.projectId, idOf(request.params), request.body.title, request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  app.post(
+    `${base}/:id/comments`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Comment on a change request',
+        params: RequestParams,
+        body: CommentBody,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await changeRequests.addComment(request.params.projectId, idOf(request.params), request.body.text, request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  app.put(
+    `${base}/:id/changes/:changeId`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Edit a change of a draft (its author): the payload is replaced',
+        description: 'The change keeps its flag and action. Event: change-edited.',
+        params: ChangeParams,
+        body: ChangeBody,
+        response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const changeId = parseIntegerId(request.params.changeId, '/params/changeId')
+      const changeRequest = await changeRequests.get(request.params.projectId, idOf(request.params))
+      checkChange(request, changeRequest.environment)
+      return changeRequests.editChange(request.params.projectId, idOf(request.params), changeId, request.body, request.principal)
+    },
+  )
+
+  app.delete(
+    `${base}/:id/changes/:changeId`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Discard one change of a draft (its author)',
+        description: 'Event: change-discarded.',
+        params: ChangeParams,
+        response: { 200: NoContent, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const changeId = parseIntegerId(request.params.changeId, '/params/changeId')
+      await changeRequests.discardChange(request.params.projectId, idOf(request.params), changeId, request.principal)
+      return sendEmpty(reply, 200)
+    },
+  )
+}

@@ -1,0 +1,108 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { IntegerIdParam } from '../../http/common-schemas.ts'
+import { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from '../flag-environments/strategy-schemas.ts'
+import { VariantsBody } from '../flag-environments/variant-schemas.ts'
+
+// Path parameters are bounded but not checked further: an unknown name is a 404, not a 400.
+const PathName = Type.String({ maxLength: 1000 })
+
+export const ProjectParams = Type.Object({ projectId: PathName })
+export const EnvironmentParams = Type.Object({ projectId: PathName, environment: PathName })
+export const RequestParams = Type.Object({ projectId: PathName, id: IntegerIdParam })
+export const ChangeParams = Type.Object({ projectId: PathName, id: IntegerIdParam, changeId: IntegerIdParam })
+export const FeatureParams = Type.Object({ projectId: PathName, featureName: PathName })
+
+export const ConfigBody = Type.Object(
+  {
+    changeRequestsEnabled: Type.Boolean({ description: 'Whether changes in this environment need change requests' }),
+    requiredApprovals: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 10, description: 'Approvals a request needs (default: as before, else 1)' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const ConfigResponse = Type.Array(
+  Type.Object({
+    environment: Type.String(),
+    type: Type.String(),
+    changeRequestEnabled: Type.Boolean(),
+    requiredApprovals: Type.Integer(),
+  }),
+)
+
+/** The actions of the open edition, each with the payload schema it is checked against when added. */
+export const PAYLOADS = {
+  updateEnabled: Type.Object({ enabled: Type.Boolean() }),
+  addStrategy: CreateStrategyBody,
+  updateStrategy: Type.Object({ id: Type.String({ maxLength: 255 }), ...UpdateStrategyBody.properties }),
+  deleteStrategy: Type.Object({ id: Type.String({ maxLength: 255 }) }),
+  reorderStrategy: SortOrderBody,
+  patchVariant: Type.Object({ variants: VariantsBody }),
+} satisfies Record<string, TSchema>
+export type ChangeAction = keyof typeof PAYLOADS
+export type PayloadOf<A extends ChangeAction> = Static<(typeof PAYLOADS)[A]>
+export const ACTIONS = Object.keys(PAYLOADS) as ChangeAction[]
+
+export const ChangeBody = Type.Object({
+  feature: Type.String({ minLength: 1, maxLength: 255, description: 'The flag the change is about' }),
+  action: Type.Union(
+    ACTIONS.map((action) => Type.Literal(action)),
+    { description: 'updateEnabled, addStrategy, updateStrategy, deleteStrategy, reorderStrategy or patchVariant' },
+  ),
+  payload: Type.Unknown({ description: "The action's payload, as the direct route's body" }),
+})
+export type ChangeBody = Static<typeof ChangeBody>
+
+/** The states; Scheduled is the reference's and not offered yet. */
+export const STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Scheduled', 'Cancelled', 'Rejected'] as const
+export type ChangeRequestState = (typeof STATES)[number]
+
+export const StateBody = Type.Object({
+  state: Type.Union(
+    STATES.filter((state) => state !== 'Draft').map((state) => Type.Literal(state)),
+    { description: 'In review, Approved, Rejected, Applied or Cancelled' },
+  ),
+  comment: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
+  scheduledAt: Type.Optional(Type.String({ maxLength: 100 })),
+})
+export type StateBody = Static<typeof StateBody>
+
+export const TitleBody = Type.Object({ title: Type.String({ minLength: 1, maxLength: 255 }) })
+export const CommentBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 10_000 }) })
+
+const User = Type.Object({ id: Type.Integer(), username: Type.String(), imageUrl: Type.String() })
+const Change = Type.Object({
+  id: Type.Integer(),
+  action: Type.String(),
+  payload: Type.Unknown(),
+  createdBy: User,
+  createdAt: Type.String(),
+})
+
+export const ChangeRequestResponse = Type.Object({
+  id: Type.Integer(),
+  title: Type.String(),
+  project: Type.String(),
+  environment: Type.String(),
+  state: Type.String(),
+  minApprovals: Type.Integer(),
+  createdBy: User,
+  createdAt: Type.String(),
+  features: Type.Array(Type.Object({ name: Type.String(), changes: Type.Array(Change) })),
+  segments: Type.Array(Type.Unknown()),
+  approvals: Type.Array(Type.Object({ createdBy: User, createdAt: Type.String() })),
+  rejections: Type.Array(Type.Object({ createdBy: User, createdAt: Type.String() })),
+  comments: Type.Array(Type.Object({ id: Type.Integer(), text: Type.String(), createdBy: User, createdAt: Type.String() })),
+  stateTimestamps: Type.Record(Type.String(), Type.String()),
+})
+export const ChangeRequestList = Type.Array(ChangeRequestResponse)
+
+export const CountResponse = Type.Object({
+  applied: Type.Integer(),
+  approved: Type.Integer(),
+  rejected: Type.Integer(),
+  scheduled: Type.Integer(),
+  reviewRequired: Type.Integer(),
+  total: Type.Integer(),
+})
