@@ -35,7 +35,9 @@ import { createEnvironmentStore } from './features/environments/environment-stor
 import { createProjectService } from './features/projects/project-service.ts'
 import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
-import { createFlagService } from './features/flags/flag-service.ts'
+import { createFlagService, flagOfPath } from './features/flags/flag-service.ts'
+import { lifecycleRoutes } from './features/lifecycle/lifecycle-routes.ts'
+import { createLifecycleService } from './features/lifecycle/lifecycle-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
 import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
 import { createProjectHealth, projectHealthRoutes } from './features/flags/project-health.ts'
@@ -331,6 +333,8 @@ export async function buildApp({
       // Flags reach their environments (flag-environments/, above them) only through these few functions.
       const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
       await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
+      // A flag's lifecycle stages (lifecycle/, below flags/): the flag of the path found by flags/.
+      await admin.register(lifecycleRoutes, { lifecycle: createLifecycleService({ db, flagOfPath }) })
       const links = createFlagLinkService({ db })
       await admin.register(flagLinkRoutes, { links })
       const metadata = createFlagMetadataService({ db })

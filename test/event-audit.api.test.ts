@@ -329,6 +329,15 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', '/api/admin/projects/{projectId}/stale', `${P}/audit/stale`, { features: ['other', 'ghost'], stale: true }, 202, [
       { type: 'feature-stale-on', featureName: 'other', project: 'audit' },
     ])
+    // A flag's lifecycle: completed, then back; the same again records nothing.
+    const lifecycle = '/api/admin/projects/{projectId}/features/{featureName}/lifecycle'
+    await run('POST', `${lifecycle}/complete`, `${P}/audit/features/other/lifecycle/complete`, { status: 'discarded' }, 200, [
+      { type: 'feature-completed', featureName: 'other', project: 'audit', data: { status: 'discarded', kept: false } },
+    ])
+    await run('POST', `${lifecycle}/uncomplete`, `${P}/audit/features/other/lifecycle/uncomplete`, undefined, 200, [
+      { type: 'feature-uncompleted', featureName: 'other', project: 'audit' },
+    ])
+    await run('POST', `${lifecycle}/uncomplete`, `${P}/audit/features/other/lifecycle/uncomplete`, undefined, 200, [])
     const release = (await call(pennon, 'GET', '/api/admin/feature-types')).body.types[0]
     await run('PUT', '/api/admin/feature-types/{id}/lifetime', '/api/admin/feature-types/release/lifetime', { lifetimeDays: 30 }, 200, [
       { type: 'feature-type-updated', data: { ...release, lifetimeDays: 30 }, preData: release },
@@ -444,6 +453,7 @@ onEachDatabase('event log completeness', (database) => {
         potentiallyStale: _p,
         lastSeenAt: _l,
         links: _links,
+        lifecycle: _stage,
         ...flag
       } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag

@@ -356,6 +356,17 @@ export interface FeatureLinksTable {
   created_at: Timestamp
 }
 
+/** A lifecycle stage a flag entered, and when (migration 0022); one row per flag and stage. */
+export interface FeatureLifecyclesTable {
+  feature: string
+  /** initial, pre-live, live, completed or archived */
+  stage: string
+  /** On `completed`: kept or discarded */
+  status: string | null
+  status_value: string | null
+  created_at: Timestamp
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -409,4 +420,5 @@ export interface Database {
   feature_tags: FeatureTagsTable
   feature_links: FeatureLinksTable
   settings: SettingsTable
+  feature_lifecycles: FeatureLifecyclesTable
 }

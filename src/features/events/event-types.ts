@@ -156,6 +156,13 @@ export interface LinkData {
   url: string
   title?: string
 }
+/** A flag marked completed (POST …/lifecycle/complete), as the reference records it. */
+export interface LifecycleCompletedData {
+  status: 'kept' | 'discarded'
+  statusValue?: string
+  kept: boolean
+}
+
 /** A tag in an event's `tags`, keys in the reference's order there. */
 export interface EventTag {
   value: string
@@ -184,6 +191,8 @@ export type NewEvent = Base &
     | { type: 'feature-stale-on' | 'feature-stale-off' }
     // Written by the system's periodic scan (flags/potentially-stale-scan.ts).
     | { type: 'feature-potentially-stale-on' }
+    | { type: 'feature-completed'; data: LifecycleCompletedData }
+    | { type: 'feature-uncompleted' }
     | { type: 'feature-type-updated'; data: FeatureTypeData; preData: FeatureTypeData }
     | { type: 'project-updated'; data: ProjectData; preData: ProjectData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }

@@ -13,9 +13,11 @@ import {
   tagsOfFlags,
   type FeatureSearch,
   type FeatureSortBy,
+  type LifecycleFilter,
   type ListFilter,
   type SetOperator,
 } from './feature-search-store.ts'
+import { latestStagesOf, STAGES, type Stage } from '../lifecycle/lifecycle-store.ts'
 
 const LIST = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const
 const SET: readonly SetOperator[] = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL']
@@ -66,14 +68,18 @@ function parseSortBy(value: string | undefined): FeatureSortBy {
   return refuse('sortBy', `must be one of ${SORTS.join(', ')} or environment:<name>.`, value)
 }
 
-/** `lifecycle`: Pennon knows one stage, archived; another stage is a 400 rather than a wrong answer. */
-function parseLifecycle(value: string | undefined, archived: boolean): { archived: boolean } {
-  const filter = parseOperatorFilter(value, 'lifecycle', LIST)
+/** `lifecycle`: stages of the flags' current stage; with `archived`, the reference's combination of the two (see LifecycleFilter). */
+function parseLifecycle(value: string | undefined, archived: boolean): { archived: boolean; lifecycle?: LifecycleFilter } {
+  const filter = knownValues<Stage>(value, 'lifecycle', STAGES)
   if (filter === undefined) return { archived }
-  if (filter.values.some((stage) => stage !== 'archived'))
-    refuse('lifecycle', 'can only be answered for the stage archived: Pennon keeps no other lifecycle stages.', value!)
-  const exclude = filter.operator === 'IS_NOT' || filter.operator === 'IS_NONE_OF'
-  return { archived: !exclude }
+  return {
+    archived,
+    lifecycle: {
+      exclude: filter.exclude,
+      stages: filter.values.filter((stage) => stage !== 'archived'),
+      archived: filter.values.includes('archived'),
+    },
+  }
 }
 
 /** The query parameters of GET /search/features as a search; a malformed one is a 400 naming it. */
@@ -148,12 +154,13 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
       const { rows, total } = await searchFlags(db, search)
       const names = rows.map((row) => row.name)
       if (names.length === 0) return { features: [], total }
-      const [environments, tags, segments, dependencies, creators] = await Promise.all([
+      const [environments, tags, segments, dependencies, creators, stages] = await Promise.all([
         environmentsOfFlags(db, names),
         tagsOfFlags(db, names),
         segmentsOfFlags(db, names),
         dependenciesOfFlags(db, names),
         creatorsOfFlags(db, names),
+        latestStagesOf(db, names),
       ])
       const users = await userNames(creators.map((row) => Number(row.created_by_user_id)).filter((id) => id > 0))
       const environmentsOf = byFlag(
@@ -191,6 +198,7 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
       const features = rows.map((row): FeatureSearchItem => {
         const archivedAt = iso(row.archived_at)
         const flagTags = tagsOf.get(row.name)
+        const lifecycle = stages.get(row.name)
         return {
           name: row.name,
           description: row.description,
@@ -207,7 +215,7 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
           environments: environmentsOf.get(row.name) ?? [],
           segments: segmentsOf.get(row.name) ?? [],
           ...(flagTags === undefined ? {} : { tags: flagTags }),
-          ...(archivedAt === null ? {} : { lifecycle: { stage: 'archived' as const, enteredStageAt: archivedAt } }),
+          ...(lifecycle === undefined ? {} : { lifecycle }),
         }
       })
       return { features, total }

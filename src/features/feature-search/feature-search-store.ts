@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Expression, type Kysely, type SelectQ
 import { dialectOf } from '../../db/dialect.ts'
 import { inNames } from '../../db/name-set.ts'
 import type { Database } from '../../db/tables.ts'
+import { latestStageOfFlag, type Stage } from '../lifecycle/lifecycle-store.ts'
 
 /** A list filter: the values, or (`exclude`) anything but them. */
 export interface ListFilter<V = string> {
@@ -38,6 +39,8 @@ export interface FeatureSearch {
   /** Enabled (true) or disabled in an environment: a flag matches any of them. */
   statuses?: Array<[string, boolean]>
   archived: boolean
+  /** `lifecycle`: the current stages asked for, combined with `archived` as the reference does */
+  lifecycle?: LifecycleFilter
   /** `favorite=IS:true`: Pennon has no favorites, so nothing matches. */
   nothing?: boolean
   sortBy: FeatureSortBy
@@ -46,7 +49,34 @@ export interface FeatureSearch {
   limit: number
 }
 
+/**
+ * The reference's `lifecycle` filter on the stage each flag entered last: `stages` are the stages
+ * of active flags asked for, `archived` whether the archived stage is among them (archived flags
+ * are told by their archivedAt, as the reference's).
+ */
+export interface LifecycleFilter {
+  exclude: boolean
+  stages: Stage[]
+  archived: boolean
+}
+
 type Where = ExpressionBuilder<Database, 'features'>
+
+/** The flags a lifecycle filter keeps, with the `archived` view (archived=IS:true) it comes with. */
+function lifecycleMatches(db: Kysely<Database>, eb: Where, filter: LifecycleFilter, archivedView: boolean): Expression<SqlBool> {
+  const isArchived = eb('features.archived_at', 'is not', null)
+  const isActive = eb('features.archived_at', 'is', null)
+  const latest = latestStageOfFlag(db)
+  if (filter.exclude) {
+    // In the archived view, excluding stages of active flags leaves the archived ones as they are.
+    if (archivedView && !filter.archived) return isArchived
+    return filter.stages.length === 0 ? isActive : eb.and([isActive, eb(latest, 'not in', filter.stages)])
+  }
+  if (archivedView)
+    return filter.archived || filter.stages.length === 0 ? isArchived : eb.and([isArchived, eb(latest, 'in', filter.stages)])
+  const inStages = filter.stages.length === 0 ? eb.lit(false) : eb(latest, 'in', filter.stages)
+  return filter.archived ? eb.or([inStages, isArchived]) : eb.and([inStages, isActive])
+}
 
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -116,7 +146,8 @@ function filtered(db: Kysely<Database>, search: FeatureSearch) {
   const postgres = dialectOf(db) === 'postgres'
   return db
     .selectFrom('features')
-    .where('features.archived_at', search.archived ? 'is not' : 'is', null)
+    .$if(search.lifecycle === undefined, (q) => q.where('features.archived_at', search.archived ? 'is not' : 'is', null))
+    .$if(search.lifecycle !== undefined, (q) => q.where((eb) => lifecycleMatches(db, eb, search.lifecycle!, search.archived)))
     .$if(search.nothing === true, (q) => q.where(sql<SqlBool>`1 = 0`))
     .$if(search.terms !== undefined, (q) =>
       q.where((eb) =>

@@ -77,6 +77,7 @@ onEachDatabase('flag routes by name', (database) => {
       potentiallyStale: _p,
       lastSeenAt: _l,
       links: _k,
+      lifecycle: _s,
       ...preData
     } = await getFlag(pennon, 'gone', 'other')
 

@@ -137,6 +137,19 @@ export function createFlagStore(db: Kysely<Database>) {
       return rows.map(toFlag)
     },
 
+    /** The named flags that exist, sorted by name, share-locked until the transaction ends on PostgreSQL: they cannot be deleted meanwhile. */
+    async holdMany(names: readonly string[]): Promise<Flag[]> {
+      if (names.length === 0) return []
+      const rows = await db
+        .selectFrom('features')
+        .selectAll()
+        .where(inNames(db, 'name', names))
+        .orderBy('name')
+        .$call(lockedRows(db, { mode: 'key-share' }))
+        .execute()
+      return rows.map(toFlag)
+    },
+
     async listActive(project: string, tags?: readonly TagFilter[]): Promise<Flag[]> {
       const rows = await db
         .selectFrom('features')

@@ -231,7 +231,10 @@ onEachDatabase('flags', (database) => {
     assert.deepEqual(
       list.body.features[0],
       await (async () => {
-        const { dependencies, children, environments, lastSeenAt, links, ...flag } = await getFlag(pennon, list.body.features[0].name)
+        const { dependencies, children, environments, lastSeenAt, links, lifecycle, ...flag } = await getFlag(
+          pennon,
+          list.body.features[0].name,
+        )
         // Untagged: an empty list (tags.api.test.ts lists tagged flags).
         return { ...flag, tags: [] }
       })(),
@@ -283,6 +286,7 @@ onEachDatabase('flags', (database) => {
         dependencies: [],
         children: ['kid-a', 'kid-b'],
         links: [],
+        lifecycle: { stage: 'initial', enteredStageAt: parent.createdAt },
       }),
     )
     const child = await getFlag(pennon, 'kid-a')
