@@ -37,6 +37,8 @@ import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
 import { createFlagService, flagOfPath } from './features/flags/flag-service.ts'
 import { lifecycleRoutes } from './features/lifecycle/lifecycle-routes.ts'
+import { favoriteRoutes } from './features/favorites/favorite-routes.ts'
+import { createFavoriteService, favoriteFlagsOfCaller, favoriteProjectsOfCaller } from './features/favorites/favorite-service.ts'
 import { createLifecycleService } from './features/lifecycle/lifecycle-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
 import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
@@ -321,6 +323,7 @@ export async function buildApp({
     holdsFlag: projectHoldsFlag,
     holdsSegment: (database, project) => createSegmentStore(database).anyInProject(project),
     holdsContextField: (database, project) => createContextFieldStore(database).anyInProject(project),
+    favoritesOf: favoriteProjectsOfCaller,
   }
   // Constraints on a context field with legal values use only those (strategies and segments).
   const legalValues = createLegalValues({ changes })
@@ -331,10 +334,11 @@ export async function buildApp({
       await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
       await admin.register(projectRoutes, { projects: createProjectService({ db, contents: projectContents }) })
       // Flags reach their environments (flag-environments/, above them) only through these few functions.
-      const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
+      const flags = createFlagService({ db, changes, environments: environmentsOfFlags, favorites: favoriteFlagsOfCaller })
       await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
       // A flag's lifecycle stages (lifecycle/, below flags/): the flag of the path found by flags/.
       await admin.register(lifecycleRoutes, { lifecycle: createLifecycleService({ db, flagOfPath }) })
+      await admin.register(favoriteRoutes, { favorites: createFavoriteService({ db }) })
       const links = createFlagLinkService({ db })
       await admin.register(flagLinkRoutes, { links })
       const metadata = createFlagMetadataService({ db })

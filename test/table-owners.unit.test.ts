@@ -48,6 +48,8 @@ export const OWNERS: Record<string, string> = {
   integration_events: 'features/integrations',
   settings: 'features/maintenance',
   feature_lifecycles: 'features/lifecycle',
+  favorite_features: 'features/favorites',
+  favorite_projects: 'features/favorites',
 }
 
 /**

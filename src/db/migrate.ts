@@ -21,6 +21,7 @@ import * as settings from './migrations/0019-settings.ts'
 import * as eventSearchIndexes from './migrations/0020-event-search-indexes.ts'
 import * as featureSearchIndex from './migrations/0021-feature-search-index.ts'
 import * as featureLifecycles from './migrations/0022-feature-lifecycles.ts'
+import * as favorites from './migrations/0023-favorites.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0020-event-search-indexes': eventSearchIndexes,
   '0021-feature-search-index': featureSearchIndex,
   '0022-feature-lifecycles': featureLifecycles,
+  '0023-favorites': favorites,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -367,6 +367,20 @@ export interface FeatureLifecyclesTable {
   created_at: Timestamp
 }
 
+/** A signed-in user's favorite flag (migration 0023). */
+export interface FavoriteFeaturesTable {
+  user_id: number
+  feature: string
+  created_at: Timestamp
+}
+
+/** A signed-in user's favorite project (migration 0023). */
+export interface FavoriteProjectsTable {
+  user_id: number
+  project: string
+  created_at: Timestamp
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -421,4 +435,6 @@ export interface Database {
   feature_links: FeatureLinksTable
   settings: SettingsTable
   feature_lifecycles: FeatureLifecyclesTable
+  favorite_features: FavoriteFeaturesTable
+  favorite_projects: FavoriteProjectsTable
 }

@@ -193,6 +193,9 @@ export type NewEvent = Base &
     | { type: 'feature-potentially-stale-on' }
     | { type: 'feature-completed'; data: LifecycleCompletedData }
     | { type: 'feature-uncompleted' }
+    // As the reference records them: the flag's name (no project) or the project's id in data.
+    | { type: 'feature-favorited' | 'feature-unfavorited'; data: { feature: string } }
+    | { type: 'project-favorited' | 'project-unfavorited'; data: { project: string } }
     | { type: 'feature-type-updated'; data: FeatureTypeData; preData: FeatureTypeData }
     | { type: 'project-updated'; data: ProjectData; preData: ProjectData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }

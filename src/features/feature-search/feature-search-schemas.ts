@@ -25,8 +25,12 @@ export const FeatureSearchQuery = Type.Object({
   ),
   lastSeenAt: filter('IS_BEFORE or IS_ON_OR_AFTER with a day, yyyy-MM-dd (UTC): when an SDK last saw the flag in any environment'),
   archived: filter('IS:true (archived flags) or IS:false (the default)'),
-  favorite: filter('IS:false or IS_ANY_OF:true,false; Pennon has no favorites, so IS:true finds nothing'),
-  favoritesFirst: Type.Optional(Type.String({ maxLength: 1000, description: 'Accepted and ignored: Pennon has no favorites' })),
+  favorite: filter(
+    "IS, IS_NOT, IS_ANY_OF or IS_NONE_OF with true or false: the signed-in caller's favorite flags (other callers have none)",
+  ),
+  favoritesFirst: Type.Optional(
+    Type.String({ maxLength: 1000, description: "true: the signed-in caller's favorite flags first, each part in the order asked" }),
+  ),
   sortBy: Type.Optional(
     Type.String({
       maxLength: 1000,
@@ -68,7 +72,7 @@ export const FeatureSearchItem = Type.Object(
     type: Type.String(),
     project: Type.String(),
     stale: Type.Boolean(),
-    favorite: Type.Boolean({ description: 'Always false: Pennon has no favorites' }),
+    favorite: Type.Boolean({ description: 'Whether the flag is a favorite of the signed-in caller (false for other callers)' }),
     impressionData: Type.Boolean(),
     createdAt: Type.Union([Timestamp, Type.Null()]),
     archivedAt: Type.Union([Timestamp, Type.Null()]),

@@ -18,6 +18,7 @@ import {
   type SetOperator,
 } from './feature-search-store.ts'
 import { latestStagesOf, STAGES, type Stage } from '../lifecycle/lifecycle-store.ts'
+import { favoriteFeaturesAmong } from '../favorites/favorite-store.ts'
 
 const LIST = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const
 const SET: readonly SetOperator[] = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL']
@@ -89,9 +90,9 @@ export function parseFeatureSearch(query: FeatureSearchQuery): FeatureSearch {
   const archivedFilter = parseOperatorFilter(query.archived, 'archived', ['IS'])
   if (archivedFilter !== undefined && !['true', 'false'].includes(archivedFilter.values[0]!))
     refuse('archived', 'must be IS:true or IS:false.', query.archived!)
+  // favorite: the set of answers asked for (true, false), each operator honoured.
   const favorite = knownValues(query.favorite, 'favorite', ['true', 'false'])
-  // No flag is a favorite: asking for favorites only finds nothing.
-  const onlyFavorites = favorite !== undefined && favorite.exclude === favorite.values.includes('false')
+  const wanted = favorite && (['true', 'false'] as const).filter((value) => favorite.values.includes(value) !== favorite.exclude)
   const tag = parseOperatorFilter(query.tag, 'tag', SET)
   const tags = tag?.values.map((item): [string, string] => {
     const at = item.indexOf(':')
@@ -124,7 +125,8 @@ export function parseFeatureSearch(query: FeatureSearchQuery): FeatureSearch {
     ...(segment === undefined ? {} : { segments: { operator: segment.operator, values: segment.values } }),
     ...optional('statuses', parseStatus(query.status)),
     ...parseLifecycle(query.lifecycle, archivedFilter?.values[0] === 'true'),
-    ...(onlyFavorites ? { nothing: true } : {}),
+    ...(wanted === undefined || wanted.length === 2 ? {} : wanted.length === 0 ? { nothing: true } : { favorite: wanted[0] === 'true' }),
+    ...(query.favoritesFirst === 'true' ? { favoritesFirst: true } : {}),
     sortBy: parseSortBy(query.sortBy),
     sortOrder: query.sortOrder ?? 'asc',
     ...parsePaging(query, { defaultLimit: 50, maxLimit: 100, overMax: 'clamp' }),
@@ -149,8 +151,12 @@ function byFlag<R, V>(rows: readonly R[], nameOf: (row: R) => string, valueFor: 
 
 export function createFeatureSearchService({ db, userNames }: { db: Kysely<Database>; userNames: UserNames }) {
   return {
-    /** One page of matching flags, each with its environments, segments, tags and creator: one query each for the page. */
-    async search(search: FeatureSearch): Promise<{ features: FeatureSearchItem[]; total: number }> {
+    /**
+     * One page of matching flags, each with its environments, segments, tags, creator, stage and
+     * whether it is a favorite of `viewer` (the signed-in user asking): one query each for the page.
+     */
+    async search(parsed: FeatureSearch, viewer?: number): Promise<{ features: FeatureSearchItem[]; total: number }> {
+      const search = viewer === undefined ? parsed : { ...parsed, viewer }
       const { rows, total } = await searchFlags(db, search)
       const names = rows.map((row) => row.name)
       if (names.length === 0) return { features: [], total }
@@ -162,6 +168,7 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
         creatorsOfFlags(db, names),
         latestStagesOf(db, names),
       ])
+      const favorites = viewer === undefined ? new Set<string>() : await favoriteFeaturesAmong(db, viewer, names)
       const users = await userNames(creators.map((row) => Number(row.created_by_user_id)).filter((id) => id > 0))
       const environmentsOf = byFlag(
         environments,
@@ -207,7 +214,7 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
           type: row.type,
           project: row.project,
           stale: Boolean(row.stale),
-          favorite: false,
+          favorite: favorites.has(row.name),
           impressionData: Boolean(row.impression_data),
           createdAt: iso(row.created_at),
           archivedAt,

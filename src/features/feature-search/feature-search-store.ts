@@ -3,6 +3,7 @@ import { dialectOf } from '../../db/dialect.ts'
 import { inNames } from '../../db/name-set.ts'
 import type { Database } from '../../db/tables.ts'
 import { latestStageOfFlag, type Stage } from '../lifecycle/lifecycle-store.ts'
+import { favoriteFeatureNames } from '../favorites/favorite-store.ts'
 
 /** A list filter: the values, or (`exclude`) anything but them. */
 export interface ListFilter<V = string> {
@@ -41,8 +42,14 @@ export interface FeatureSearch {
   archived: boolean
   /** `lifecycle`: the current stages asked for, combined with `archived` as the reference does */
   lifecycle?: LifecycleFilter
-  /** `favorite=IS:true`: Pennon has no favorites, so nothing matches. */
+  /** A filter no flag can match (`favorite=IS_NONE_OF:true,false`; favorites asked by a caller who has none). */
   nothing?: boolean
+  /** The signed-in user whose favorites `favorite` and `favoritesFirst` mean; none for other callers. */
+  viewer?: number
+  /** Only the viewer's favorite flags (true), or only the others (false). */
+  favorite?: boolean
+  /** The viewer's favorites before the others, each part in the order asked. */
+  favoritesFirst?: boolean
   sortBy: FeatureSortBy
   sortOrder: 'asc' | 'desc'
   offset: number
@@ -148,7 +155,10 @@ function filtered(db: Kysely<Database>, search: FeatureSearch) {
     .selectFrom('features')
     .$if(search.lifecycle === undefined, (q) => q.where('features.archived_at', search.archived ? 'is not' : 'is', null))
     .$if(search.lifecycle !== undefined, (q) => q.where((eb) => lifecycleMatches(db, eb, search.lifecycle!, search.archived)))
-    .$if(search.nothing === true, (q) => q.where(sql<SqlBool>`1 = 0`))
+    .$if(search.nothing === true || (search.favorite === true && search.viewer === undefined), (q) => q.where(sql<SqlBool>`1 = 0`))
+    .$if(search.favorite !== undefined && search.viewer !== undefined, (q) =>
+      q.where('features.name', search.favorite ? 'in' : 'not in', favoriteFeatureNames(db, search.viewer!)),
+    )
     .$if(search.terms !== undefined, (q) =>
       q.where((eb) =>
         eb.or(
@@ -241,13 +251,21 @@ function filtered(db: Kysely<Database>, search: FeatureSearch) {
 type FlagQuery = SelectQueryBuilder<Database, 'features', object>
 
 /** The sort key of `sortBy`, then the reference's ties: oldest first, then by name. */
-function ordered<Q extends FlagQuery>(db: Kysely<Database>, query: Q, sortBy: FeatureSortBy, order: 'asc' | 'desc'): Q {
+function ordered<Q extends FlagQuery>(
+  db: Kysely<Database>,
+  query: Q,
+  sortBy: FeatureSortBy,
+  order: 'asc' | 'desc',
+  favoritesOf?: number,
+): Q {
   // SQLite sorts NULL first ascending and last descending; the reference puts them last both ways.
   const nullsLast = (expression: Expression<unknown>) =>
     dialectOf(db) === 'postgres'
       ? sql`${expression} ${sql.raw(order)} nulls last`
       : sql`(${expression}) is null, ${expression} ${sql.raw(order)}`
   let q: FlagQuery = query
+  // favoritesFirst: the viewer's favorites (a range of their key) before the rest.
+  if (favoritesOf !== undefined) q = q.orderBy(sql`case when features.name in (${favoriteFeatureNames(db, favoritesOf)}) then 0 else 1 end`)
   if (sortBy === 'createdAt') return q.orderBy('features.created_at', order).orderBy('features.name', 'asc') as Q
   if (typeof sortBy === 'object') {
     const enabled = db
@@ -295,6 +313,7 @@ export function featureSearchQueries(db: Kysely<Database>, search: FeatureSearch
     ]),
     search.sortBy,
     search.sortOrder,
+    search.favoritesFirst ? search.viewer : undefined,
   )
     .limit(search.limit)
     .offset(search.offset)

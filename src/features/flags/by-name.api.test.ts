@@ -78,6 +78,7 @@ onEachDatabase('flag routes by name', (database) => {
       lastSeenAt: _l,
       links: _k,
       lifecycle: _s,
+      favorite: _f,
       ...preData
     } = await getFlag(pennon, 'gone', 'other')
 

@@ -139,6 +139,7 @@ export const flagDetailsResponse = <E extends TSchema>(environment: E) =>
   Type.Object({
     ...flagProperties,
     potentiallyStale,
+    favorite: Type.Boolean({ description: 'Whether the flag is a favorite of the signed-in caller (false for other callers)' }),
     lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: "The latest of its environments' lastSeenAt: when SDK metrics last counted it anywhere; null if never",
     }),

@@ -5,6 +5,7 @@ import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
 import { nameExists, quote, type AppError } from '../../http/errors.ts'
 import { parsePaging } from '../../http/paging.ts'
+import type { Principal } from '../../http/permissions.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
@@ -31,6 +32,8 @@ export interface FlagDetails extends ReadFlag {
   dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
   children: string[]
   links: FlagLink[]
+  /** Whether it is a favorite of the caller (false for one who is no person) */
+  favorite: boolean
   /** Its current lifecycle stage (absent only for a flag that has none recorded) */
   lifecycle?: EnteredStage
 }
@@ -96,14 +99,19 @@ export async function flagOfPath(db: Kysely<Database>, project: string, name: st
 }
 
 /** `environments`: what flags ask of their environments (flag-environments/, handed over by app.ts). */
+/** Which of the named flags are the caller's favorites (favorites/, handed over by app.ts). */
+export type FavoriteFlags = (db: Kysely<Database>, caller: Principal, names: readonly string[]) => Promise<Set<string>>
+
 export function createFlagService({
   db,
   changes,
   environments,
+  favorites,
 }: {
   db: Kysely<Database>
   changes: ChangeWatch
   environments: EnvironmentsOfFlags
+  favorites: FavoriteFlags
 }) {
   return {
     /** Flag names are unique across all projects, archived flags included. */
@@ -146,17 +154,19 @@ export function createFlagService({
       return { features: await withTags(db, await withPotentiallyStale(db, features, now)), total }
     },
 
-    get: async (project: string, name: string): Promise<FlagDetails> => {
+    /** The flag with what a read adds; `caller`: whose favorite it may be. */
+    get: async (project: string, name: string, caller?: Principal): Promise<FlagDetails> => {
       const flag = await createFlagStore(db).find(name)
       if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
       const dependencies = createDependencyStore(db)
-      const [[read], ofFlag, parent, children, links, stages] = await Promise.all([
+      const [[read], ofFlag, parent, children, links, stages, favorite] = await Promise.all([
         withPotentiallyStale(db, [flag]),
         environments.ofFlag(db, name),
         dependencies.parentOf(name),
         dependencies.childrenOf(name),
         createFlagLinkStore(db).ofFlag(name),
         stagesOf(db, name),
+        caller === undefined ? false : favorites(db, caller, [name]).then((names) => names.has(name)),
       ])
       const lifecycle = currentStage(stages)
       // The reference shows a flag's lastSeenAt as the latest of its environments'.
@@ -166,6 +176,7 @@ export function createFlagService({
       )
       return {
         ...read!,
+        favorite,
         lastSeenAt,
         environments: ofFlag,
         dependencies: parent ? [toDependencyResponse(parent)] : [],

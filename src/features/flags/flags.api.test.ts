@@ -231,7 +231,7 @@ onEachDatabase('flags', (database) => {
     assert.deepEqual(
       list.body.features[0],
       await (async () => {
-        const { dependencies, children, environments, lastSeenAt, links, lifecycle, ...flag } = await getFlag(
+        const { dependencies, children, environments, lastSeenAt, links, lifecycle, favorite, ...flag } = await getFlag(
           pennon,
           list.body.features[0].name,
         )
@@ -281,6 +281,7 @@ onEachDatabase('flags', (database) => {
       JSON.stringify({
         ...parent,
         potentiallyStale: false,
+        favorite: false,
         lastSeenAt: null,
         environments,
         dependencies: [],
