@@ -64,6 +64,8 @@ import { eventSearchRoutes } from './features/events/event-search-routes.ts'
 import { createEventSearchService } from './features/events/event-search-service.ts'
 import { featureSearchRoutes } from './features/feature-search/feature-search-routes.ts'
 import { createFeatureSearchService } from './features/feature-search/feature-search-service.ts'
+import { projectStatusRoutes } from './features/project-status/project-status-routes.ts'
+import { createProjectStatusService } from './features/project-status/project-status-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { projectTokenRoutes } from './features/api-tokens/project-token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
@@ -352,6 +354,7 @@ export async function buildApp({
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
       await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
       await admin.register(featureSearchRoutes, { search: createFeatureSearchService({ db, userNames }) })
+      await admin.register(projectStatusRoutes, { projectStatus: createProjectStatusService({ db }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),

@@ -95,6 +95,15 @@ export async function projectHoldsFlag(db: Kysely<Database>, project: string, ar
   return row !== undefined
 }
 
+/** A project's flags (archived ones too) with when each was archived (null: active): the project status. */
+export async function flagArchiveTimesOfProject(
+  db: Kysely<Database>,
+  project: string,
+): Promise<Array<{ name: string; archivedAt: string | null }>> {
+  const rows = await db.selectFrom('features').select(['name', 'archived_at']).where('project', '=', project).execute()
+  return rows.map((row) => ({ name: row.name, archivedAt: row.archived_at === null ? null : new Date(row.archived_at).toISOString() }))
+}
+
 export interface FlagPage {
   search: string
   archived: boolean
