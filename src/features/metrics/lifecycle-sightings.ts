@@ -13,6 +13,7 @@ import type { ChangeWatch } from '../../db/change-watch.ts'
 import type { Database } from '../../db/tables.ts'
 import { environmentRows } from '../environments/environment-store.ts'
 import { createFlagEnvironmentStore } from '../flag-environments/flag-environment-store.ts'
+import { createFlagStore } from '../flags/flag-store.ts'
 import { enterStages, stagesEntered, type StageEntry } from '../lifecycle/lifecycle-store.ts'
 import type { LastSeenRow } from './metrics-aggregate.ts'
 
@@ -71,8 +72,12 @@ export function createLifecycleSightings({ changes }: { changes: ChangeWatch }) 
       }
       for (const feature of live) entries.push({ feature, stage: 'live' })
       if (entries.length === 0) return []
-      await enterStages(trx, entries, at)
-      return entries.map((entry) => key(entry.feature, entry.stage))
+      // Only active flags that still exist, held until the commit: one deleted meanwhile would fail the whole flush.
+      const held = await createFlagStore(trx).holdMany([...new Set(entries.map((entry) => entry.feature))])
+      const existing = new Set(held.filter((flag) => !flag.archived).map((flag) => flag.name))
+      const kept = entries.filter((entry) => existing.has(entry.feature))
+      await enterStages(trx, kept, at)
+      return kept.map((entry) => key(entry.feature, entry.stage))
     },
 
     /** What a committed transaction entered: known from now on (a failed one's is not: its flush is retried). */
