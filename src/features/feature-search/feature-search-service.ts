@@ -160,15 +160,15 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
       const { rows, total } = await searchFlags(db, search)
       const names = rows.map((row) => row.name)
       if (names.length === 0) return { features: [], total }
-      const [environments, tags, segments, dependencies, creators, stages] = await Promise.all([
+      const [environments, tags, segments, dependencies, creators, stages, favorites] = await Promise.all([
         environmentsOfFlags(db, names),
         tagsOfFlags(db, names),
         segmentsOfFlags(db, names),
         dependenciesOfFlags(db, names),
         creatorsOfFlags(db, names),
         latestStagesOf(db, names),
+        viewer === undefined ? new Set<string>() : favoriteFeaturesAmong(db, viewer, names),
       ])
-      const favorites = viewer === undefined ? new Set<string>() : await favoriteFeaturesAmong(db, viewer, names)
       const users = await userNames(creators.map((row) => Number(row.created_by_user_id)).filter((id) => id > 0))
       const environmentsOf = byFlag(
         environments,
