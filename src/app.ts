@@ -352,7 +352,7 @@ export async function buildApp({
       const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
-      await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
+      await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db, favoriteProjects: favoriteProjectsOfCaller }) })
       await admin.register(featureSearchRoutes, { search: createFeatureSearchService({ db, userNames }) })
       await admin.register(projectStatusRoutes, { projectStatus: createProjectStatusService({ db }) })
       await admin.register(addonRoutes, {

@@ -1,7 +1,7 @@
 /**
  * Favorites through the real app on each database: a signed-in user marks flags and projects,
- * which their flag reads, flag search (the answer, the `favorite` filter, `favoritesFirst`) and
- * projects list show; another user's are not theirs; callers who are no person are refused; 404s.
+ * which their flag reads, flag search (the answer, the `favorite` filter, `favoritesFirst`),
+ * projects list and project health report show; another user's are not theirs; callers who are no person are refused; 404s.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -97,6 +97,8 @@ onEachDatabase('favorites', (database) => {
       ['default', false],
       ['web', false],
     ])
+    const health = async (as?: object) => (await call(pennon, 'GET', `${P}/web/health-report`, undefined, as)).body.favorite
+    assert.deepEqual([await health(ada), await health(bob), await health()], [true, false, false])
     const [web] = (await call(pennon, 'GET', P, undefined, ada)).body.projects.filter((project: any) => project.id === 'web')
     assert.deepEqual(Object.keys(web), ['id', 'name', 'description', 'createdAt', 'favorite'])
 
