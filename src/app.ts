@@ -35,7 +35,11 @@ import { createEnvironmentStore } from './features/environments/environment-stor
 import { createProjectService } from './features/projects/project-service.ts'
 import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
-import { createFlagService } from './features/flags/flag-service.ts'
+import { createFlagService, flagOfPath } from './features/flags/flag-service.ts'
+import { lifecycleRoutes } from './features/lifecycle/lifecycle-routes.ts'
+import { favoriteRoutes } from './features/favorites/favorite-routes.ts'
+import { createFavoriteService, favoriteFlagsOfCaller, favoriteProjectsOfCaller } from './features/favorites/favorite-service.ts'
+import { createLifecycleService } from './features/lifecycle/lifecycle-service.ts'
 import { flagLinkRoutes } from './features/flags/flag-link-routes.ts'
 import { createFlagCreators, flagCreatorRoutes } from './features/flags/flag-creators.ts'
 import { createProjectHealth, projectHealthRoutes } from './features/flags/project-health.ts'
@@ -64,6 +68,8 @@ import { eventSearchRoutes } from './features/events/event-search-routes.ts'
 import { createEventSearchService } from './features/events/event-search-service.ts'
 import { featureSearchRoutes } from './features/feature-search/feature-search-routes.ts'
 import { createFeatureSearchService } from './features/feature-search/feature-search-service.ts'
+import { projectStatusRoutes } from './features/project-status/project-status-routes.ts'
+import { createProjectStatusService } from './features/project-status/project-status-service.ts'
 import { tokenRoutes } from './features/api-tokens/token-routes.ts'
 import { projectTokenRoutes } from './features/api-tokens/project-token-routes.ts'
 import { environmentRoutes } from './features/environments/environment-routes.ts'
@@ -328,6 +334,7 @@ export async function buildApp({
     holdsFlag: projectHoldsFlag,
     holdsSegment: (database, project) => createSegmentStore(database).anyInProject(project),
     holdsContextField: (database, project) => createContextFieldStore(database).anyInProject(project),
+    favoritesOf: favoriteProjectsOfCaller,
   }
   // Constraints on a context field with legal values use only those (strategies and segments).
   const legalValues = createLegalValues({ changes })
@@ -338,8 +345,11 @@ export async function buildApp({
       await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
       await admin.register(projectRoutes, { projects: createProjectService({ db, contents: projectContents }) })
       // Flags reach their environments (flag-environments/, above them) only through these few functions.
-      const flags = createFlagService({ db, changes, environments: environmentsOfFlags })
+      const flags = createFlagService({ db, changes, environments: environmentsOfFlags, favorites: favoriteFlagsOfCaller })
       await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
+      // A flag's lifecycle stages (lifecycle/, below flags/): the flag of the path found by flags/.
+      await admin.register(lifecycleRoutes, { lifecycle: createLifecycleService({ db, flagOfPath }) })
+      await admin.register(favoriteRoutes, { favorites: createFavoriteService({ db }) })
       const links = createFlagLinkService({ db })
       await admin.register(flagLinkRoutes, { links })
       const metadata = createFlagMetadataService({ db })
@@ -351,10 +361,11 @@ export async function buildApp({
       const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
       await admin.register(eventSearchRoutes, { search: createEventSearchService({ db, userNames }) })
       await admin.register(flagCreatorRoutes, { flagCreators: createFlagCreators({ db, userNames }) })
-      await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db }) })
+      await admin.register(projectHealthRoutes, { projectHealth: createProjectHealth({ db, favoriteProjects: favoriteProjectsOfCaller }) })
       await admin.register(projectInsightsRoutes, { insights: createProjectInsightsService({ db }) })
       await admin.register(personalDashboardRoutes, { dashboard: createPersonalDashboardService({ db, publicUrl: config.publicUrl }) })
       await admin.register(featureSearchRoutes, { search: createFeatureSearchService({ db, userNames }) })
+      await admin.register(projectStatusRoutes, { projectStatus: createProjectStatusService({ db }) })
       await admin.register(addonRoutes, {
         addons: createAddonService({ db, allowedHosts: config.integrationsAllowedHosts }),
         deliveries: createDeliveryStore(db),

@@ -338,6 +338,15 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', '/api/admin/projects/{projectId}/stale', `${P}/audit/stale`, { features: ['other', 'ghost'], stale: true }, 202, [
       { type: 'feature-stale-on', featureName: 'other', project: 'audit' },
     ])
+    // A flag's lifecycle: completed, then back; the same again records nothing.
+    const lifecycle = '/api/admin/projects/{projectId}/features/{featureName}/lifecycle'
+    await run('POST', `${lifecycle}/complete`, `${P}/audit/features/other/lifecycle/complete`, { status: 'discarded' }, 200, [
+      { type: 'feature-completed', featureName: 'other', project: 'audit', data: { status: 'discarded', kept: false } },
+    ])
+    await run('POST', `${lifecycle}/uncomplete`, `${P}/audit/features/other/lifecycle/uncomplete`, undefined, 200, [
+      { type: 'feature-uncompleted', featureName: 'other', project: 'audit' },
+    ])
+    await run('POST', `${lifecycle}/uncomplete`, `${P}/audit/features/other/lifecycle/uncomplete`, undefined, 200, [])
     const release = (await call(pennon, 'GET', '/api/admin/feature-types')).body.types[0]
     await run('PUT', '/api/admin/feature-types/{id}/lifetime', '/api/admin/feature-types/release/lifetime', { lifetimeDays: 30 }, 200, [
       { type: 'feature-type-updated', data: { ...release, lifetimeDays: 30 }, preData: release },
@@ -453,6 +462,8 @@ onEachDatabase('event log completeness', (database) => {
         potentiallyStale: _p,
         lastSeenAt: _l,
         links: _links,
+        lifecycle: _stage,
+        favorite: _favorite,
         ...flag
       } = (await call(pennon, 'GET', `${P}/audit/features/${name}`)).body
       return flag
@@ -689,6 +700,40 @@ onEachDatabase('event log completeness', (database) => {
         ],
       )
       return pat
+    })
+    // A person's favorites: their events name them; marking twice (or removing what is not there) records nothing.
+    const favoriteRoutes = [
+      'POST /api/admin/projects/{projectId}/features/{featureName}/favorites',
+      'DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites',
+      'POST /api/admin/projects/{projectId}/favorites',
+      'DELETE /api/admin/projects/{projectId}/favorites',
+    ]
+    for (const route of favoriteRoutes) covered.add(route)
+    await step(favoriteRoutes.join(', '), async () => {
+      assert.equal((await call(pennon, 'POST', `${P}/default/features`, { name: 'favorite-one' })).status, 201)
+      const before = (await allEvents(pennon)).length
+      const flagFavorites = `${P}/default/features/favorite-one/favorites`
+      for (const [method, url] of [
+        ['POST', flagFavorites],
+        ['POST', flagFavorites],
+        ['DELETE', flagFavorites],
+        ['DELETE', flagFavorites],
+        ['POST', `${P}/default/favorites`],
+        ['DELETE', `${P}/default/favorites`],
+      ] as const) {
+        const response = await call(pennon, method, url, undefined, asBrowser(cookie))
+        assert.equal(response.status, 200, `${method} ${url}: ${response.text}`)
+      }
+      const [id, email] = [person.body.id, 'audit@example.com']
+      assert.deepEqual(
+        (await allEvents(pennon)).slice(before).map((e) => [e.type, e.createdBy, e.createdByUserId, e.featureName, e.project, e.data]),
+        [
+          ['feature-favorited', email, id, 'favorite-one', null, { feature: 'favorite-one' }],
+          ['feature-unfavorited', email, id, 'favorite-one', null, { feature: 'favorite-one' }],
+          ['project-favorited', email, id, null, 'default', { project: 'default' }],
+          ['project-unfavorited', email, id, null, 'default', { project: 'default' }],
+        ],
+      )
     })
     await run('POST', '/logout', '/logout', undefined, 200, [])
     await run('DELETE', `${users}/{id}`, `${users}/${person.body.id}`, undefined, 200, [

@@ -52,6 +52,9 @@ export const OWNERS: Record<string, string> = {
   change_request_changes: 'features/change-requests',
   change_request_reviews: 'features/change-requests',
   change_request_comments: 'features/change-requests',
+  feature_lifecycles: 'features/lifecycle',
+  favorite_features: 'features/favorites',
+  favorite_projects: 'features/favorites',
 }
 
 /**

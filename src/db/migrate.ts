@@ -20,6 +20,8 @@ import * as featureLinks from './migrations/0018-feature-links.ts'
 import * as settings from './migrations/0019-settings.ts'
 import * as eventSearchIndexes from './migrations/0020-event-search-indexes.ts'
 import * as featureSearchIndex from './migrations/0021-feature-search-index.ts'
+import * as featureLifecycles from './migrations/0022-feature-lifecycles.ts'
+import * as favorites from './migrations/0023-favorites.ts'
 import * as projectInsights from './migrations/0024-project-insights.ts'
 import * as changeRequests from './migrations/0028-change-requests.ts'
 import { dialectOf } from './dialect.ts'
@@ -48,6 +50,8 @@ const migrations: Record<string, Migration> = {
   '0019-settings': settings,
   '0020-event-search-indexes': eventSearchIndexes,
   '0021-feature-search-index': featureSearchIndex,
+  '0022-feature-lifecycles': featureLifecycles,
+  '0023-favorites': favorites,
   '0024-project-insights': projectInsights,
   '0028-change-requests': changeRequests,
 }

@@ -358,6 +358,31 @@ export interface FeatureLinksTable {
   created_at: Timestamp
 }
 
+/** A lifecycle stage a flag entered, and when (migration 0022); one row per flag and stage. */
+export interface FeatureLifecyclesTable {
+  feature: string
+  /** initial, pre-live, live, completed or archived */
+  stage: string
+  /** On `completed`: kept or discarded */
+  status: string | null
+  status_value: string | null
+  created_at: Timestamp
+}
+
+/** A signed-in user's favorite flag (migration 0023). */
+export interface FavoriteFeaturesTable {
+  user_id: number
+  feature: string
+  created_at: Timestamp
+}
+
+/** A signed-in user's favorite project (migration 0023). */
+export interface FavoriteProjectsTable {
+  user_id: number
+  project: string
+  created_at: Timestamp
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -469,4 +494,7 @@ export interface Database {
   change_request_changes: ChangeRequestChangesTable
   change_request_reviews: ChangeRequestReviewsTable
   change_request_comments: ChangeRequestCommentsTable
+  feature_lifecycles: FeatureLifecyclesTable
+  favorite_features: FavoriteFeaturesTable
+  favorite_projects: FavoriteProjectsTable
 }

@@ -37,7 +37,7 @@ export function checkNotPast(expiresAt: string | null | undefined, path: string)
 }
 
 /** A non-admin token that reads this project by name (not through `*`): what a project's token routes see. */
-const ofProject = (project: string) => (token: ApiToken) => token.type !== 'admin' && token.projects.includes(project)
+export const ofProject = (project: string) => (token: ApiToken) => token.type !== 'admin' && token.projects.includes(project)
 
 type NonAdminTokenType = 'client' | 'backend' | 'frontend'
 

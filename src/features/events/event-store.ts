@@ -289,3 +289,27 @@ export async function creatorIdsOfFlags(
     .map((row) => Number(row.created_by_user_id))
   return [...new Set(ids)]
 }
+
+/**
+ * A project's events per UTC day since `since` (ISO), oldest day first: the project status's
+ * activity. Read through the (project, id) index: the project's events, filtered by time.
+ */
+export async function projectActivityByDay(
+  db: Kysely<Database>,
+  project: string,
+  since: string,
+): Promise<Array<{ date: string; count: number }>> {
+  const day =
+    dialectOf(db) === 'postgres'
+      ? sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`
+      : sql<string>`substr(created_at, 1, 10)`
+  const rows = await db
+    .selectFrom('events')
+    .select([day.as('date'), (eb) => eb.fn.countAll<number | string | bigint>().as('count')])
+    .where('project', '=', project)
+    .where('created_at', '>=', since)
+    .groupBy(day)
+    .orderBy(day)
+    .execute()
+  return rows.map((row) => ({ date: row.date, count: Number(row.count) }))
+}

@@ -171,6 +171,12 @@ export interface ChangeEventData {
   changeRequestId: number
   change: { id: number; action: string; payload: unknown }
 }
+/** A flag marked completed (POST …/lifecycle/complete), as the reference records it. */
+export interface LifecycleCompletedData {
+  status: 'kept' | 'discarded'
+  statusValue?: string
+  kept: boolean
+}
 /** A tag in an event's `tags`, keys in the reference's order there. */
 export interface EventTag {
   value: string
@@ -199,6 +205,11 @@ export type NewEvent = Base &
     | { type: 'feature-stale-on' | 'feature-stale-off' }
     // Written by the system's periodic scan (flags/potentially-stale-scan.ts).
     | { type: 'feature-potentially-stale-on' }
+    | { type: 'feature-completed'; data: LifecycleCompletedData }
+    | { type: 'feature-uncompleted' }
+    // As the reference records them: the flag's name (no project) or the project's id in data.
+    | { type: 'feature-favorited' | 'feature-unfavorited'; data: { feature: string } }
+    | { type: 'project-favorited' | 'project-unfavorited'; data: { project: string } }
     | { type: 'feature-type-updated'; data: FeatureTypeData; preData: FeatureTypeData }
     | { type: 'project-updated'; data: ProjectData; preData: ProjectData }
     | { type: 'feature-dependency-added' | 'feature-dependency-removed'; data: DependencyData }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/common-schemas.ts'
 import { FeatureSearchQuery, FeatureSearchResponse } from './feature-search-schemas.ts'
 import { parseFeatureSearch, type FeatureSearchService } from './feature-search-service.ts'
+import { favoritesOwner } from '../favorites/favorite-service.ts'
 
 export const featureSearchRoutes: FastifyPluginAsyncTypebox<{ search: FeatureSearchService }> = async (app, { search }) => {
   app.get(
@@ -16,6 +17,6 @@ export const featureSearchRoutes: FastifyPluginAsyncTypebox<{ search: FeatureSea
         response: { 200: FeatureSearchResponse, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => search.search(parseFeatureSearch(request.query)),
+    async (request) => search.search(parseFeatureSearch(request.query), favoritesOwner(request.principal)),
   )
 }

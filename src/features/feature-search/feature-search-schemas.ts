@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { StageName } from '../lifecycle/lifecycle-schemas.ts'
 
 const filter = (description: string) => Type.Optional(Type.String({ maxLength: 10_000, description }))
 
@@ -19,11 +20,17 @@ export const FeatureSearchQuery = Type.Object({
       description: 'environment:enabled or environment:disabled, repeated; or IS:/IS_ANY_OF: with such entries. A flag matches any of them',
     }),
   ),
-  lifecycle: filter('IS, IS_NOT, IS_ANY_OF or IS_NONE_OF: only the stage archived is known to Pennon'),
+  lifecycle: filter(
+    'IS, IS_NOT, IS_ANY_OF or IS_NONE_OF with stages: initial, pre-live, live, completed, archived (the stage each flag entered last)',
+  ),
   lastSeenAt: filter('IS_BEFORE or IS_ON_OR_AFTER with a day, yyyy-MM-dd (UTC): when an SDK last saw the flag in any environment'),
   archived: filter('IS:true (archived flags) or IS:false (the default)'),
-  favorite: filter('IS:false or IS_ANY_OF:true,false; Pennon has no favorites, so IS:true finds nothing'),
-  favoritesFirst: Type.Optional(Type.String({ maxLength: 1000, description: 'Accepted and ignored: Pennon has no favorites' })),
+  favorite: filter(
+    "IS, IS_NOT, IS_ANY_OF or IS_NONE_OF with true or false: the signed-in caller's favorite flags (other callers have none)",
+  ),
+  favoritesFirst: Type.Optional(
+    Type.String({ maxLength: 1000, description: "true: the signed-in caller's favorite flags first, each part in the order asked" }),
+  ),
   sortBy: Type.Optional(
     Type.String({
       maxLength: 1000,
@@ -65,7 +72,7 @@ export const FeatureSearchItem = Type.Object(
     type: Type.String(),
     project: Type.String(),
     stale: Type.Boolean(),
-    favorite: Type.Boolean({ description: 'Always false: Pennon has no favorites' }),
+    favorite: Type.Boolean({ description: 'Whether the flag is a favorite of the signed-in caller (false for other callers)' }),
     impressionData: Type.Boolean(),
     createdAt: Type.Union([Timestamp, Type.Null()]),
     archivedAt: Type.Union([Timestamp, Type.Null()]),
@@ -78,8 +85,8 @@ export const FeatureSearchItem = Type.Object(
     tags: Type.Optional(Type.Array(SearchTag, { description: 'By type then value; absent when the flag has none, as in the reference' })),
     lifecycle: Type.Optional(
       Type.Object(
-        { stage: Type.Literal('archived'), enteredStageAt: Timestamp },
-        { additionalProperties: false, description: 'Only on archived flags: Pennon keeps no other lifecycle stages' },
+        { stage: StageName, status: Type.Optional(Type.String()), enteredStageAt: Timestamp },
+        { additionalProperties: false, description: 'The stage the flag entered last; `status` on completed' },
       ),
     ),
   },

@@ -13,9 +13,12 @@ import {
   tagsOfFlags,
   type FeatureSearch,
   type FeatureSortBy,
+  type LifecycleFilter,
   type ListFilter,
   type SetOperator,
 } from './feature-search-store.ts'
+import { latestStagesOf, STAGES, type Stage } from '../lifecycle/lifecycle-store.ts'
+import { favoriteFeaturesAmong } from '../favorites/favorite-store.ts'
 
 const LIST = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const
 const SET: readonly SetOperator[] = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL']
@@ -66,14 +69,18 @@ function parseSortBy(value: string | undefined): FeatureSortBy {
   return refuse('sortBy', `must be one of ${SORTS.join(', ')} or environment:<name>.`, value)
 }
 
-/** `lifecycle`: Pennon knows one stage, archived; another stage is a 400 rather than a wrong answer. */
-function parseLifecycle(value: string | undefined, archived: boolean): { archived: boolean } {
-  const filter = parseOperatorFilter(value, 'lifecycle', LIST)
+/** `lifecycle`: stages of the flags' current stage; with `archived`, the reference's combination of the two (see LifecycleFilter). */
+function parseLifecycle(value: string | undefined, archived: boolean): { archived: boolean; lifecycle?: LifecycleFilter } {
+  const filter = knownValues<Stage>(value, 'lifecycle', STAGES)
   if (filter === undefined) return { archived }
-  if (filter.values.some((stage) => stage !== 'archived'))
-    refuse('lifecycle', 'can only be answered for the stage archived: Pennon keeps no other lifecycle stages.', value!)
-  const exclude = filter.operator === 'IS_NOT' || filter.operator === 'IS_NONE_OF'
-  return { archived: !exclude }
+  return {
+    archived,
+    lifecycle: {
+      exclude: filter.exclude,
+      stages: filter.values.filter((stage) => stage !== 'archived'),
+      archived: filter.values.includes('archived'),
+    },
+  }
 }
 
 /** The query parameters of GET /search/features as a search; a malformed one is a 400 naming it. */
@@ -83,9 +90,9 @@ export function parseFeatureSearch(query: FeatureSearchQuery): FeatureSearch {
   const archivedFilter = parseOperatorFilter(query.archived, 'archived', ['IS'])
   if (archivedFilter !== undefined && !['true', 'false'].includes(archivedFilter.values[0]!))
     refuse('archived', 'must be IS:true or IS:false.', query.archived!)
+  // favorite: the set of answers asked for (true, false), each operator honoured.
   const favorite = knownValues(query.favorite, 'favorite', ['true', 'false'])
-  // No flag is a favorite: asking for favorites only finds nothing.
-  const onlyFavorites = favorite !== undefined && favorite.exclude === favorite.values.includes('false')
+  const wanted = favorite && (['true', 'false'] as const).filter((value) => favorite.values.includes(value) !== favorite.exclude)
   const tag = parseOperatorFilter(query.tag, 'tag', SET)
   const tags = tag?.values.map((item): [string, string] => {
     const at = item.indexOf(':')
@@ -118,7 +125,8 @@ export function parseFeatureSearch(query: FeatureSearchQuery): FeatureSearch {
     ...(segment === undefined ? {} : { segments: { operator: segment.operator, values: segment.values } }),
     ...optional('statuses', parseStatus(query.status)),
     ...parseLifecycle(query.lifecycle, archivedFilter?.values[0] === 'true'),
-    ...(onlyFavorites ? { nothing: true } : {}),
+    ...(wanted === undefined || wanted.length === 2 ? {} : wanted.length === 0 ? { nothing: true } : { favorite: wanted[0] === 'true' }),
+    ...(query.favoritesFirst === 'true' ? { favoritesFirst: true } : {}),
     sortBy: parseSortBy(query.sortBy),
     sortOrder: query.sortOrder ?? 'asc',
     ...parsePaging(query, { defaultLimit: 50, maxLimit: 100, overMax: 'clamp' }),
@@ -143,17 +151,23 @@ function byFlag<R, V>(rows: readonly R[], nameOf: (row: R) => string, valueFor: 
 
 export function createFeatureSearchService({ db, userNames }: { db: Kysely<Database>; userNames: UserNames }) {
   return {
-    /** One page of matching flags, each with its environments, segments, tags and creator: one query each for the page. */
-    async search(search: FeatureSearch): Promise<{ features: FeatureSearchItem[]; total: number }> {
+    /**
+     * One page of matching flags, each with its environments, segments, tags, creator, stage and
+     * whether it is a favorite of `viewer` (the signed-in user asking): one query each for the page.
+     */
+    async search(parsed: FeatureSearch, viewer?: number): Promise<{ features: FeatureSearchItem[]; total: number }> {
+      const search = viewer === undefined ? parsed : { ...parsed, viewer }
       const { rows, total } = await searchFlags(db, search)
       const names = rows.map((row) => row.name)
       if (names.length === 0) return { features: [], total }
-      const [environments, tags, segments, dependencies, creators] = await Promise.all([
+      const [environments, tags, segments, dependencies, creators, stages, favorites] = await Promise.all([
         environmentsOfFlags(db, names),
         tagsOfFlags(db, names),
         segmentsOfFlags(db, names),
         dependenciesOfFlags(db, names),
         creatorsOfFlags(db, names),
+        latestStagesOf(db, names),
+        viewer === undefined ? new Set<string>() : favoriteFeaturesAmong(db, viewer, names),
       ])
       const users = await userNames(creators.map((row) => Number(row.created_by_user_id)).filter((id) => id > 0))
       const environmentsOf = byFlag(
@@ -191,6 +205,7 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
       const features = rows.map((row): FeatureSearchItem => {
         const archivedAt = iso(row.archived_at)
         const flagTags = tagsOf.get(row.name)
+        const lifecycle = stages.get(row.name)
         return {
           name: row.name,
           description: row.description,
@@ -199,7 +214,7 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
           type: row.type,
           project: row.project,
           stale: Boolean(row.stale),
-          favorite: false,
+          favorite: favorites.has(row.name),
           impressionData: Boolean(row.impression_data),
           createdAt: iso(row.created_at),
           archivedAt,
@@ -207,7 +222,7 @@ export function createFeatureSearchService({ db, userNames }: { db: Kysely<Datab
           environments: environmentsOf.get(row.name) ?? [],
           segments: segmentsOf.get(row.name) ?? [],
           ...(flagTags === undefined ? {} : { tags: flagTags }),
-          ...(archivedAt === null ? {} : { lifecycle: { stage: 'archived' as const, enteredStageAt: archivedAt } }),
+          ...(lifecycle === undefined ? {} : { lifecycle }),
         }
       })
       return { features, total }

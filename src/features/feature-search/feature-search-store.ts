@@ -2,6 +2,8 @@ import { sql, type ExpressionBuilder, type Expression, type Kysely, type SelectQ
 import { dialectOf } from '../../db/dialect.ts'
 import { inNames } from '../../db/name-set.ts'
 import type { Database } from '../../db/tables.ts'
+import { latestStageOfFlag, type Stage } from '../lifecycle/lifecycle-store.ts'
+import { favoriteFeatureNames } from '../favorites/favorite-store.ts'
 
 /** A list filter: the values, or (`exclude`) anything but them. */
 export interface ListFilter<V = string> {
@@ -38,15 +40,50 @@ export interface FeatureSearch {
   /** Enabled (true) or disabled in an environment: a flag matches any of them. */
   statuses?: Array<[string, boolean]>
   archived: boolean
-  /** `favorite=IS:true`: Pennon has no favorites, so nothing matches. */
+  /** `lifecycle`: the current stages asked for, combined with `archived` as the reference does */
+  lifecycle?: LifecycleFilter
+  /** A filter no flag can match (`favorite=IS_NONE_OF:true,false`; favorites asked by a caller who has none). */
   nothing?: boolean
+  /** The signed-in user whose favorites `favorite` and `favoritesFirst` mean; none for other callers. */
+  viewer?: number
+  /** Only the viewer's favorite flags (true), or only the others (false). */
+  favorite?: boolean
+  /** The viewer's favorites before the others, each part in the order asked. */
+  favoritesFirst?: boolean
   sortBy: FeatureSortBy
   sortOrder: 'asc' | 'desc'
   offset: number
   limit: number
 }
 
+/**
+ * The reference's `lifecycle` filter on the stage each flag entered last: `stages` are the stages
+ * of active flags asked for, `archived` whether the archived stage is among them (archived flags
+ * are told by their archivedAt, as the reference's).
+ */
+export interface LifecycleFilter {
+  exclude: boolean
+  stages: Stage[]
+  archived: boolean
+}
+
 type Where = ExpressionBuilder<Database, 'features'>
+
+/** The flags a lifecycle filter keeps, with the `archived` view (archived=IS:true) it comes with. */
+function lifecycleMatches(db: Kysely<Database>, eb: Where, filter: LifecycleFilter, archivedView: boolean): Expression<SqlBool> {
+  const isArchived = eb('features.archived_at', 'is not', null)
+  const isActive = eb('features.archived_at', 'is', null)
+  const latest = latestStageOfFlag(db)
+  if (filter.exclude) {
+    // In the archived view, excluding stages of active flags leaves the archived ones as they are.
+    if (archivedView && !filter.archived) return isArchived
+    return filter.stages.length === 0 ? isActive : eb.and([isActive, eb(latest, 'not in', filter.stages)])
+  }
+  if (archivedView)
+    return filter.archived || filter.stages.length === 0 ? isArchived : eb.and([isArchived, eb(latest, 'in', filter.stages)])
+  const inStages = filter.stages.length === 0 ? eb.lit(false) : eb(latest, 'in', filter.stages)
+  return filter.archived ? eb.or([inStages, isArchived]) : eb.and([inStages, isActive])
+}
 
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -116,8 +153,12 @@ function filtered(db: Kysely<Database>, search: FeatureSearch) {
   const postgres = dialectOf(db) === 'postgres'
   return db
     .selectFrom('features')
-    .where('features.archived_at', search.archived ? 'is not' : 'is', null)
-    .$if(search.nothing === true, (q) => q.where(sql<SqlBool>`1 = 0`))
+    .$if(search.lifecycle === undefined, (q) => q.where('features.archived_at', search.archived ? 'is not' : 'is', null))
+    .$if(search.lifecycle !== undefined, (q) => q.where((eb) => lifecycleMatches(db, eb, search.lifecycle!, search.archived)))
+    .$if(search.nothing === true || (search.favorite === true && search.viewer === undefined), (q) => q.where(sql<SqlBool>`1 = 0`))
+    .$if(search.favorite !== undefined && search.viewer !== undefined, (q) =>
+      q.where('features.name', search.favorite ? 'in' : 'not in', favoriteFeatureNames(db, search.viewer!)),
+    )
     .$if(search.terms !== undefined, (q) =>
       q.where((eb) =>
         eb.or(
@@ -210,13 +251,21 @@ function filtered(db: Kysely<Database>, search: FeatureSearch) {
 type FlagQuery = SelectQueryBuilder<Database, 'features', object>
 
 /** The sort key of `sortBy`, then the reference's ties: oldest first, then by name. */
-function ordered<Q extends FlagQuery>(db: Kysely<Database>, query: Q, sortBy: FeatureSortBy, order: 'asc' | 'desc'): Q {
+function ordered<Q extends FlagQuery>(
+  db: Kysely<Database>,
+  query: Q,
+  sortBy: FeatureSortBy,
+  order: 'asc' | 'desc',
+  favoritesOf?: number,
+): Q {
   // SQLite sorts NULL first ascending and last descending; the reference puts them last both ways.
   const nullsLast = (expression: Expression<unknown>) =>
     dialectOf(db) === 'postgres'
       ? sql`${expression} ${sql.raw(order)} nulls last`
       : sql`(${expression}) is null, ${expression} ${sql.raw(order)}`
   let q: FlagQuery = query
+  // favoritesFirst: the viewer's favorites (a range of their key) before the rest.
+  if (favoritesOf !== undefined) q = q.orderBy(sql`case when features.name in (${favoriteFeatureNames(db, favoritesOf)}) then 0 else 1 end`)
   if (sortBy === 'createdAt') return q.orderBy('features.created_at', order).orderBy('features.name', 'asc') as Q
   if (typeof sortBy === 'object') {
     const enabled = db
@@ -264,6 +313,7 @@ export function featureSearchQueries(db: Kysely<Database>, search: FeatureSearch
     ]),
     search.sortBy,
     search.sortOrder,
+    search.favoritesFirst ? search.viewer : undefined,
   )
     .limit(search.limit)
     .offset(search.offset)

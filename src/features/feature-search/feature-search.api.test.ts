@@ -53,7 +53,22 @@ async function seed(pennon: TestApp): Promise<void> {
       .set({ created_at: `2026-01-${day}T00:00:00.000Z` })
       .where('name', '=', name)
       .execute()
+  // Their initial stages with them (the lifecycle's own times are checked in lifecycle.api.test.ts).
+  for (const [name, day] of [
+    ['checkout', '01'],
+    ['search', '02'],
+    ['mobile-menu', '03'],
+    ['old', '04'],
+  ] as const)
+    await db
+      .updateTable('feature_lifecycles')
+      .set({ created_at: `2026-01-${day}T00:00:00.000Z` })
+      .where('feature', '=', name)
+      .where('stage', '=', 'initial')
+      .execute()
 }
+
+const initial = (createdAt: string) => ({ createdAt, lifecycle: { stage: 'initial', enteredStageAt: createdAt } })
 
 const environment = (name: 'development' | 'production', more: object = {}) => ({
   name,
@@ -86,7 +101,7 @@ const flag = (name: string, more: object = {}) => ({
 const CHECKOUT = flag('checkout', {
   description: 'Pay with Card',
   dependencyType: 'parent',
-  createdAt: '2026-01-01T00:00:00.000Z',
+  ...initial('2026-01-01T00:00:00.000Z'),
   environments: [
     environment('development', { enabled: true, lastSeenAt: '2026-03-04T05:06:07.000Z', hasStrategies: true, hasEnabledStrategies: true }),
     environment('production'),
@@ -98,10 +113,10 @@ const SEARCH = flag('search', {
   dependencyType: 'child',
   type: 'experiment',
   stale: true,
-  createdAt: '2026-01-02T00:00:00.000Z',
+  ...initial('2026-01-02T00:00:00.000Z'),
   tags: [{ value: 'ux', type: 'simple', color: '#FFFFFF' }],
 })
-const MOBILE = flag('mobile-menu', { type: 'kill-switch', project: 'web', createdAt: '2026-01-03T00:00:00.000Z' })
+const MOBILE = flag('mobile-menu', { type: 'kill-switch', project: 'web', ...initial('2026-01-03T00:00:00.000Z') })
 const BY_NAME: Record<string, object> = { checkout: CHECKOUT, search: SEARCH, 'mobile-menu': MOBILE }
 
 onEachDatabase('flag search', (database) => {
@@ -196,6 +211,48 @@ onEachDatabase('flag search', (database) => {
     await expect('?project=IS:default&tag=INCLUDE:simple:ux&state=IS:stale&type=IS:experiment', ['search'])
   })
 
+  test('lifecycle: the stage each flag entered last, as filter and in the answer; with archived=IS:true as the reference', async (t) => {
+    const pennon = await useTestApp(t, database)
+    await seed(pennon)
+    // search completed through the API; checkout seen by SDKs (pre-live, then live: lifecycle.api.test.ts sends real reports).
+    await ok(await call(pennon, 'POST', `${flags}/search/lifecycle/complete`, { status: 'kept', statusValue: 'v1' }))
+    const completedAt = (await call(pennon, 'GET', `${flags}/search/lifecycle`)).body[1].enteredStageAt
+    await pennon.database.db
+      .insertInto('feature_lifecycles')
+      .values([
+        { feature: 'checkout', stage: 'pre-live', status: null, status_value: null, created_at: '2026-02-01T00:00:00.000Z' },
+        { feature: 'checkout', stage: 'live', status: null, status_value: null, created_at: '2026-02-02T00:00:00.000Z' },
+      ])
+      .execute()
+    const LIVE = { ...CHECKOUT, lifecycle: { stage: 'live', enteredStageAt: '2026-02-02T00:00:00.000Z' } }
+    const COMPLETED = { ...SEARCH, lifecycle: { stage: 'completed', status: 'kept', enteredStageAt: completedAt } }
+    const archived = (await search(pennon, '?archived=IS:true')).body.features[0]
+    assert.deepEqual(archived.lifecycle, { stage: 'archived', enteredStageAt: archived.archivedAt })
+    const byName: Record<string, object> = { checkout: LIVE, search: COMPLETED, 'mobile-menu': MOBILE, old: archived }
+    const expect = async (query: string, names: string[]) => {
+      const response = await search(pennon, query)
+      assert.equal(response.status, 200, `${query}: ${response.text}`)
+      assert.deepEqual(response.body, { features: names.map((name) => byName[name]), total: names.length }, query)
+    }
+    await expect('', ['checkout', 'search', 'mobile-menu'])
+    await expect('?lifecycle=IS:initial', ['mobile-menu'])
+    await expect('?lifecycle=IS:live', ['checkout'])
+    await expect('?lifecycle=IS:pre-live', [])
+    await expect('?lifecycle=IS:completed', ['search'])
+    await expect('?lifecycle=IS_ANY_OF:live,completed', ['checkout', 'search'])
+    await expect('?lifecycle=IS_NOT:initial', ['checkout', 'search'])
+    await expect('?lifecycle=IS_NONE_OF:live,completed', ['mobile-menu'])
+    await expect('?lifecycle=IS:archived', ['old'])
+    await expect('?lifecycle=IS_ANY_OF:initial,archived', ['mobile-menu', 'old'])
+    await expect('?lifecycle=IS_NOT:archived', ['checkout', 'search', 'mobile-menu'])
+    await expect('?lifecycle=IS_NONE_OF:archived,live', ['search', 'mobile-menu'])
+    // The archived view: archived flags, narrowed to active stages they are not in (none), or untouched by exclusions.
+    await expect('?archived=IS:true&lifecycle=IS:initial', [])
+    await expect('?archived=IS:true&lifecycle=IS:archived', ['old'])
+    await expect('?archived=IS:true&lifecycle=IS_NOT:initial', ['old'])
+    await expect('?archived=IS:true&lifecycle=IS_NOT:archived', ['checkout', 'search', 'mobile-menu'])
+  })
+
   test('a malformed filter is a 400 naming the parameter', async (t) => {
     const pennon = await useTestApp(t, database)
     const refused = async (query: string, path: string) => {
@@ -221,7 +278,8 @@ onEachDatabase('flag search', (database) => {
     await refused('?segment=INCLUDE:', '/query/segment')
     await refused('?status=development:on', '/query/status')
     await refused('?status=IS:development', '/query/status')
-    await refused('?lifecycle=IS:live', '/query/lifecycle')
+    await refused('?lifecycle=IS:alive', '/query/lifecycle')
+    await refused('?lifecycle=ONE:live', '/query/lifecycle')
     await refused('?archived=IS:maybe', '/query/archived')
     await refused('?favorite=IS:yes', '/query/favorite')
     await refused('?sortBy=color', '/query/sortBy')

@@ -166,6 +166,19 @@ export function createFlagEnvironmentStore(db: Kysely<Database>) {
       return rows.sort((a, b) => (a.feature === b.feature ? (a.environment < b.environment ? -1 : 1) : a.feature < b.feature ? -1 : 1))
     },
 
+    /** Which of the named flags are on in the environment: a read by the key (SDK sightings, metrics/). */
+    async enabledIn(features: readonly string[], environment: string): Promise<Set<string>> {
+      if (features.length === 0) return new Set()
+      const rows = await db
+        .selectFrom('feature_environments')
+        .select('feature')
+        .where(inNames(db, 'feature', features))
+        .where('environment', '=', environment)
+        .where('enabled', '=', true)
+        .execute()
+      return new Set(rows.map((row) => row.feature))
+    },
+
     /** The variant names of a flag's environments and of its strategies, in every environment: unique, sorted. */
     async variantNamesOf(feature: string): Promise<string[]> {
       const [environments, strategies] = await Promise.all([

@@ -9,6 +9,7 @@ import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { notFound, quote } from '../../http/errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
+import { enterStages, restartLifecycles } from '../lifecycle/lifecycle-store.ts'
 import { validateArchive } from './archive-validation.ts'
 import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
 import { createDependencyStore } from './dependency-store.ts'
@@ -41,6 +42,11 @@ async function archiveLocked(
   const archived = await createFlagStore(trx).archive(batch, audit.createdAt)
   // An archived flag is off everywhere (its strategies stay, for a revive), and the log says so.
   const switchedOff = await environments.switchOffEverywhere(trx, archived)
+  await enterStages(
+    trx,
+    archived.map((feature) => ({ feature, stage: 'archived' })),
+    audit.createdAt,
+  )
   await appendEvents(trx, audit, [
     ...hadParent.map((name) => ({ type: 'feature-dependencies-removed' as const, featureName: name, project })),
     ...archived.map((name) => ({ type: 'feature-archived' as const, featureName: name, project })),
@@ -60,6 +66,7 @@ async function reviveIn(trx: Kysely<Database>, project: string, names: readonly 
   const found = await flags.lockMany(distinct(names))
   checkSameProject('revive', project, found)
   const revived = await flags.revive(found.filter((flag) => flag.archived).map((flag) => flag.name))
+  await restartLifecycles(trx, revived, audit.createdAt)
   await appendEvents(
     trx,
     audit,

@@ -240,7 +240,17 @@ onEachDatabase('archive', (database) => {
     assert.equal(response.status, 200)
     assert.equal(response.text, '')
     // The event keeps the flag as stored: what a read adds (links, potentiallyStale, lastSeenAt) is not in it.
-    const withoutLinks = ({ dependencies, children, environments, potentiallyStale, lastSeenAt, links, ...flag }: any) => flag
+    const withoutLinks = ({
+      dependencies,
+      children,
+      environments,
+      potentiallyStale,
+      lastSeenAt,
+      links,
+      lifecycle,
+      favorite,
+      ...flag
+    }: any) => flag
     assert.deepEqual(fromOneRequest(await mark.since()), [
       flagEvent('feature-deleted', 'also-gone', 'default', null, withoutLinks(alsoGone)),
       flagEvent('feature-deleted', 'gone', 'default', null, withoutLinks(gone)),

@@ -77,6 +77,8 @@ onEachDatabase('flag routes by name', (database) => {
       potentiallyStale: _p,
       lastSeenAt: _l,
       links: _k,
+      lifecycle: _s,
+      favorite: _f,
       ...preData
     } = await getFlag(pennon, 'gone', 'other')
 

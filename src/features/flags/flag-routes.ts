@@ -94,7 +94,7 @@ export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService; environ
         response: { 200: flagDetailsResponse(environmentSchema), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => flags.get(request.params.projectId, request.params.name),
+    async (request) => flags.get(request.params.projectId, request.params.name, request.principal),
   )
 
   await app.register(dependencyRoutes, { flags })

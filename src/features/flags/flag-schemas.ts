@@ -1,3 +1,4 @@
+import { CurrentStage } from '../lifecycle/lifecycle-schemas.ts'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { FlagListTags } from '../tags/tag-schemas.ts'
 import { FlagLinkResponse } from './flag-link-schemas.ts'
@@ -138,6 +139,7 @@ export const flagDetailsResponse = <E extends TSchema>(environment: E) =>
   Type.Object({
     ...flagProperties,
     potentiallyStale,
+    favorite: Type.Boolean({ description: 'Whether the flag is a favorite of the signed-in caller (false for other callers)' }),
     lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: "The latest of its environments' lastSeenAt: when SDK metrics last counted it anywhere; null if never",
     }),
@@ -148,6 +150,7 @@ export const flagDetailsResponse = <E extends TSchema>(environment: E) =>
     dependencies: Type.Array(DependencyResponse, { description: 'the parent of this flag, if any' }),
     children: Type.Array(Type.String(), { description: 'the flags that depend on this one, sorted by name' }),
     links: Type.Array(FlagLinkResponse, { description: 'its links (to tickets, dashboards), in the order they were added' }),
+    lifecycle: Type.Optional(CurrentStage),
   })
 
 export const CreateDependencyBody = Type.Object({

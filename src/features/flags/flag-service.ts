@@ -5,9 +5,11 @@ import type { Database } from '../../db/tables.ts'
 import { checkUrlFriendlyName } from '../../http/common-schemas.ts'
 import { nameExists, quote, type AppError } from '../../http/errors.ts'
 import { parsePaging } from '../../http/paging.ts'
+import type { Principal } from '../../http/permissions.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
+import { currentStage, enterStages, stagesOf, type EnteredStage } from '../lifecycle/lifecycle-store.ts'
 import { createArchiveService } from './archive-service.ts'
 import { createArchiveValidator } from './archive-validation.ts'
 import { createDependencyService } from './dependency-service.ts'
@@ -30,6 +32,10 @@ export interface FlagDetails extends ReadFlag {
   dependencies: Array<{ feature: string; enabled: boolean; variants: string[] }>
   children: string[]
   links: FlagLink[]
+  /** Whether it is a favorite of the caller (false for one who is no person) */
+  favorite: boolean
+  /** Its current lifecycle stage (absent only for a flag that has none recorded) */
+  lifecycle?: EnteredStage
 }
 
 const nameTaken = (holder: Pick<Flag, 'name' | 'project' | 'archived'>): AppError =>
@@ -76,19 +82,36 @@ async function createIn(
     throw error
   }
   await environments.addNewFlag(trx, flag.name, project)
+  await enterStages(trx, [{ feature: flag.name, stage: 'initial' }], flag.createdAt)
   await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
   return flag
 }
 
+/**
+ * The flag of a path: it must be a flag (active or archived) of the project, else a 404. `hold`:
+ * its row share-locked until the transaction ends (PostgreSQL), so it cannot be deleted meanwhile.
+ * What features ranked below flags (lifecycle/) are handed by app.ts.
+ */
+export async function flagOfPath(db: Kysely<Database>, project: string, name: string, { hold = false } = {}): Promise<Flag> {
+  const flag = hold ? (await createFlagStore(db).holdMany([name]))[0] : await createFlagStore(db).find(name)
+  if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
+  return flag
+}
+
 /** `environments`: what flags ask of their environments (flag-environments/, handed over by app.ts). */
+/** Which of the named flags are the caller's favorites (favorites/, handed over by app.ts). */
+export type FavoriteFlags = (db: Kysely<Database>, caller: Principal, names: readonly string[]) => Promise<Set<string>>
+
 export function createFlagService({
   db,
   changes,
   environments,
+  favorites,
 }: {
   db: Kysely<Database>
   changes: ChangeWatch
   environments: EnvironmentsOfFlags
+  favorites: FavoriteFlags
 }) {
   return {
     /** Flag names are unique across all projects, archived flags included. */
@@ -131,23 +154,36 @@ export function createFlagService({
       return { features: await withTags(db, await withPotentiallyStale(db, features, now)), total }
     },
 
-    get: async (project: string, name: string): Promise<FlagDetails> => {
+    /** The flag with what a read adds; `caller`: whose favorite it may be. */
+    get: async (project: string, name: string, caller?: Principal): Promise<FlagDetails> => {
       const flag = await createFlagStore(db).find(name)
       if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
       const dependencies = createDependencyStore(db)
-      const [[read], ofFlag, parent, children, links] = await Promise.all([
+      const [[read], ofFlag, parent, children, links, stages, favorite] = await Promise.all([
         withPotentiallyStale(db, [flag]),
         environments.ofFlag(db, name),
         dependencies.parentOf(name),
         dependencies.childrenOf(name),
         createFlagLinkStore(db).ofFlag(name),
+        stagesOf(db, name),
+        caller === undefined ? false : favorites(db, caller, [name]).then((names) => names.has(name)),
       ])
+      const lifecycle = currentStage(stages)
       // The reference shows a flag's lastSeenAt as the latest of its environments'.
       const lastSeenAt = ofFlag.reduce<string | null>(
         (latest, { lastSeenAt: seen }) => (seen !== null && (latest === null || seen > latest) ? seen : latest),
         null,
       )
-      return { ...read!, lastSeenAt, environments: ofFlag, dependencies: parent ? [toDependencyResponse(parent)] : [], children, links }
+      return {
+        ...read!,
+        favorite,
+        lastSeenAt,
+        environments: ofFlag,
+        dependencies: parent ? [toDependencyResponse(parent)] : [],
+        children,
+        links,
+        ...(lifecycle === undefined ? {} : { lifecycle }),
+      }
     },
 
     ...createDependencyService({ db }),

@@ -95,6 +95,15 @@ export async function projectHoldsFlag(db: Kysely<Database>, project: string, ar
   return row !== undefined
 }
 
+/** A project's flags (archived ones too) with when each was archived (null: active): the project status. */
+export async function flagArchiveTimesOfProject(
+  db: Kysely<Database>,
+  project: string,
+): Promise<Array<{ name: string; archivedAt: string | null }>> {
+  const rows = await db.selectFrom('features').select(['name', 'archived_at']).where('project', '=', project).execute()
+  return rows.map((row) => ({ name: row.name, archivedAt: row.archived_at === null ? null : new Date(row.archived_at).toISOString() }))
+}
+
 export interface FlagPage {
   search: string
   archived: boolean
@@ -133,6 +142,19 @@ export function createFlagStore(db: Kysely<Database>) {
         .where(inNames(db, 'name', names))
         .orderBy('name')
         .$call(lockedRows(db))
+        .execute()
+      return rows.map(toFlag)
+    },
+
+    /** The named flags that exist, sorted by name, share-locked until the transaction ends on PostgreSQL: they cannot be deleted meanwhile. */
+    async holdMany(names: readonly string[]): Promise<Flag[]> {
+      if (names.length === 0) return []
+      const rows = await db
+        .selectFrom('features')
+        .selectAll()
+        .where(inNames(db, 'name', names))
+        .orderBy('name')
+        .$call(lockedRows(db, { mode: 'key-share' }))
         .execute()
       return rows.map(toFlag)
     },

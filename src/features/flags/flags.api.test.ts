@@ -231,7 +231,10 @@ onEachDatabase('flags', (database) => {
     assert.deepEqual(
       list.body.features[0],
       await (async () => {
-        const { dependencies, children, environments, lastSeenAt, links, ...flag } = await getFlag(pennon, list.body.features[0].name)
+        const { dependencies, children, environments, lastSeenAt, links, lifecycle, favorite, ...flag } = await getFlag(
+          pennon,
+          list.body.features[0].name,
+        )
         // Untagged: an empty list (tags.api.test.ts lists tagged flags).
         return { ...flag, tags: [] }
       })(),
@@ -278,11 +281,13 @@ onEachDatabase('flags', (database) => {
       JSON.stringify({
         ...parent,
         potentiallyStale: false,
+        favorite: false,
         lastSeenAt: null,
         environments,
         dependencies: [],
         children: ['kid-a', 'kid-b'],
         links: [],
+        lifecycle: { stage: 'initial', enteredStageAt: parent.createdAt },
       }),
     )
     const child = await getFlag(pennon, 'kid-a')

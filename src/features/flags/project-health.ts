@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
+import type { Principal } from '../../http/permissions.ts'
 import { errorResponses } from '../../http/common-schemas.ts'
 import { createEnvironmentStore } from '../environments/environment-store.ts'
 import { withPotentiallyStale } from '../feature-types/feature-type-service.ts'
@@ -37,7 +38,7 @@ export const HealthReportResponse = Type.Object(
     features: FlagListResponse.properties.features,
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.Null(),
-    favorite: Type.Boolean({ description: 'Always false: Pennon has no favorites' }),
+    favorite: Type.Boolean({ description: 'Whether the project is a favorite of the signed-in caller (false for other callers)' }),
     potentiallyStaleCount: Count,
     activeCount: Type.Integer({ minimum: 0, description: 'Flags not marked stale' }),
     staleCount: Count,
@@ -52,8 +53,15 @@ export function healthRating(counts: { activeCount: number; staleCount: number; 
   return Math.round(100 - (counts.staleCount / flags) * 100 - (counts.potentiallyStaleCount / flags) * 100)
 }
 
-export function createProjectHealth({ db }: { db: Kysely<Database> }) {
-  return async (projectId: string) => {
+/** `favoriteProjects`: the caller's favorite projects (favorites/, handed over by app.ts). */
+export function createProjectHealth({
+  db,
+  favoriteProjects,
+}: {
+  db: Kysely<Database>
+  favoriteProjects: (db: Kysely<Database>, caller: Principal) => Promise<Set<string>>
+}) {
+  return async (projectId: string, caller: Principal) => {
     const project = await createProjectStore(db).find(projectId)
     if (!project) throw projectNotFound(projectId)
     const features = await withTags(db, await withPotentiallyStale(db, await createFlagStore(db).listActive(projectId)))
@@ -78,7 +86,7 @@ export function createProjectHealth({ db }: { db: Kysely<Database> }) {
       features,
       createdAt: project.createdAt,
       updatedAt: null,
-      favorite: false,
+      favorite: (await favoriteProjects(db, caller)).has(projectId),
       ...counts,
     }
   }
@@ -100,6 +108,6 @@ export const projectHealthRoutes: FastifyPluginAsyncTypebox<{ projectHealth: Ret
         response: { 200: HealthReportResponse, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => projectHealth(request.params.projectId),
+    async (request) => projectHealth(request.params.projectId, request.principal),
   )
 }

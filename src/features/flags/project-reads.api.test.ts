@@ -21,19 +21,21 @@ onEachDatabase('project reads: flag creators, dependencies, parent variants', (d
     const creators = await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')
     assert.equal(creators.status, 200)
     const adminTokens = { id: -42, name: 'Unleash Admin Token User' }
-    assert.deepEqual(creators.body, [
-      { id: aliceId, name: 'Alice' },
-      adminTokens,
-      { id: bobId, name: 'bob@example.com' },
-    ])
+    assert.deepEqual(creators.body, [{ id: aliceId, name: 'Alice' }, adminTokens, { id: bobId, name: 'bob@example.com' }])
     assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/other/flag-creators')).body, [])
 
     // Bob's only flag archived, then deleted and created again by the admin token: Bob is no creator any more.
     assert.equal((await call(pennon, 'DELETE', flagPath('default', 'b1'))).status, 202)
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [{ id: aliceId, name: 'Alice' }, adminTokens])
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [
+      { id: aliceId, name: 'Alice' },
+      adminTokens,
+    ])
     assert.equal((await call(pennon, 'POST', '/api/admin/projects/default/delete', { features: ['b1'] })).status, 200)
     assert.equal((await call(pennon, 'POST', flagPath('default'), { name: 'b1' })).status, 201)
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [{ id: aliceId, name: 'Alice' }, adminTokens])
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects/default/flag-creators')).body, [
+      { id: aliceId, name: 'Alice' },
+      adminTokens,
+    ])
 
     const missing = await call(pennon, 'GET', '/api/admin/projects/ghost/flag-creators')
     assert.equal(missing.status, 404)

@@ -32,6 +32,7 @@ import {
 import { createKnownNames, isOwnVariant, type KnownNames } from './metrics-names.ts'
 import type { BulkMetricsBody, ClientMetricsBody, DateValue, RegisterBody } from './metrics-schemas.ts'
 import { createMetricsStore, type Dropped } from './metrics-store.ts'
+import { createLifecycleSightings } from './lifecycle-sightings.ts'
 import {
   createUnknownFlagsHeld,
   removeExpiredUnknownFlags,
@@ -168,6 +169,8 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
   // Names SDKs counted that are no flags: bounded apart from the aggregate (unknown-flags.ts).
   const unknown = createUnknownFlagsHeld()
   const known = createKnownNames({ db, changes, now })
+  // Flags seen move along their lifecycle (pre-live, live), in the transaction that stores their counts.
+  const sightings = createLifecycleSightings({ changes })
   const applications = createApplicationAdmission({
     db,
     limits: { maxApplications: limits.maxApplications, perToken: limits.applicationsPerToken },
@@ -211,7 +214,13 @@ export function createMetricsIngestionService({ db, changes, log, flushIntervalM
           otherVariants: OTHER_VARIANTS,
           instancesPerApplication: limits.instancesPerApplication,
         }
-        dropped = await db.transaction().execute((trx) => createMetricsStore(trx).write(rows, writeLimits))
+        let entered: string[] = []
+        dropped = await db.transaction().execute(async (trx) => {
+          const written = await createMetricsStore(trx).write(rows, writeLimits)
+          entered = await sightings.record(trx, rows.lastSeen, iso(takenAt))
+          return written
+        })
+        sightings.remember(entered)
       } catch (error) {
         aggregate.putBack(batch)
         log.error({ err: error }, 'SDK metrics could not be stored; they are kept for the next flush')

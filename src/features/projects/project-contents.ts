@@ -6,6 +6,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
+import type { Principal } from '../../http/permissions.ts'
 
 export interface ProjectContents {
   /** Inside a project's creation: it joins every enabled environment. */
@@ -16,4 +17,6 @@ export interface ProjectContents {
   holdsSegment(db: Kysely<Database>, project: string): Promise<boolean>
   /** Whether the project has a context field of its own; one bounded read. */
   holdsContextField(db: Kysely<Database>, project: string): Promise<boolean>
+  /** The caller's favorite projects (favorites/): the projects list marks them. */
+  favoritesOf(db: Kysely<Database>, caller: Principal): Promise<Set<string>>
 }

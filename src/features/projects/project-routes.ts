@@ -11,7 +11,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService
       config: { permission: 'NONE' },
       schema: { tags: ['Projects'], summary: 'List projects', response: { 200: ProjectListResponse, ...errorResponses(401, 403) } },
     },
-    async () => ({ version: 1 as const, projects: await projects.list() }),
+    async (request) => ({ version: 1 as const, projects: await projects.list(request.principal) }),
   )
 
   app.post(

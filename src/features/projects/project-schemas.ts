@@ -24,4 +24,9 @@ export const ProjectResponse = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-export const ProjectListResponse = Type.Object({ version: Type.Literal(1), projects: Type.Array(ProjectResponse) })
+export const ProjectListItem = Type.Object({
+  ...ProjectResponse.properties,
+  favorite: Type.Boolean({ description: 'Whether the project is a favorite of the signed-in caller (false for other callers)' }),
+})
+
+export const ProjectListResponse = Type.Object({ version: Type.Literal(1), projects: Type.Array(ProjectListItem) })

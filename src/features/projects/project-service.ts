@@ -9,10 +9,15 @@ import { projectNotFound } from './project-errors.ts'
 import { createProjectStore, type Project } from './project-store.ts'
 import type { CreateProjectBody, UpdateProjectBody } from './project-schemas.ts'
 import type { ProjectContents } from './project-contents.ts'
+import type { Principal } from '../../http/permissions.ts'
 
 export function createProjectService({ db, contents }: { db: Kysely<Database>; contents: ProjectContents }) {
   return {
-    list: () => createProjectStore(db).list(),
+    /** Every project, each with whether it is a favorite of the caller. */
+    list: async (caller: Principal) => {
+      const [projects, favorites] = await Promise.all([createProjectStore(db).list(), contents.favoritesOf(db, caller)])
+      return projects.map((project) => ({ ...project, favorite: favorites.has(project.id) }))
+    },
 
     create: (input: CreateProjectBody, actor: Actor): Promise<Project> => {
       checkUrlFriendlyName(input.id, '/body/id')

@@ -102,6 +102,15 @@ export function createSegmentStore(db: Kysely<Database>) {
     async anyInProject(project: string): Promise<boolean> {
       return (await db.selectFrom('segments').select('id').where('project', '=', project).limit(1).executeTakeFirst()) !== undefined
     },
+    /** How many segments are the project's own (the project status): a range of the project index. */
+    async countInProject(project: string): Promise<number> {
+      const row = await db
+        .selectFrom('segments')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
+        .where('project', '=', project)
+        .executeTakeFirstOrThrow()
+      return Number(row.count)
+    },
     projectExists: (id: string): Promise<boolean> => createProjectStore(db).exists(id),
     async update(segment: Segment): Promise<void> {
       const { id: _id, created_by: _by, created_at: _at, ...changes } = toRow(segment)
