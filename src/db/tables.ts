@@ -246,6 +246,10 @@ export interface ClientApplicationsTable {
   last_seen_at: Timestamp
   /** The client or frontend token whose report first recorded it (migration 0008); null: an admin token, or recorded before */
   token_name: string | null
+  /** Set by an admin (POST /metrics/applications/:appName, migration 0025); null until then */
+  url: string | null
+  color: string | null
+  icon: string | null
 }
 
 export interface ClientApplicationsUsageTable {

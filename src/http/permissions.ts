@@ -33,6 +33,7 @@ export const PERMISSIONS = [
   'READ_PROJECT_API_TOKEN',
   'CREATE_PROJECT_API_TOKEN',
   'DELETE_PROJECT_API_TOKEN',
+  'UPDATE_APPLICATION',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 

@@ -44,6 +44,7 @@ test("the Editor's permissions, as the reference's Editor has them: a new permis
     'READ_PROJECT_API_TOKEN',
     'CREATE_PROJECT_API_TOKEN',
     'DELETE_PROJECT_API_TOKEN',
+    'UPDATE_APPLICATION',
   ])
 })
 
