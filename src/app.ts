@@ -128,6 +128,10 @@ import { createPatService } from './features/personal-tokens/pat-service.ts'
 import { createPersonalTokenLookup } from './features/personal-tokens/pat-principals.ts'
 import { maintenanceRoutes } from './features/maintenance/maintenance-routes.ts'
 import { createMaintenanceService } from './features/maintenance/maintenance-service.ts'
+import { instanceAdminRoutes } from './features/instance-admin/instance-admin-routes.ts'
+import { createInstanceStatsService } from './features/instance-admin/instance-stats-service.ts'
+import { createFrontendOrigins } from './features/ui-config/frontend-origins.ts'
+import { uiConfigRoutes } from './features/ui-config/ui-config-routes.ts'
 
 export interface AppOptions {
   config: Config
@@ -218,7 +222,9 @@ export async function buildApp({
     inMaintenance: maintenance.isOn,
     ...(config.corsOrigins.length > 0 ? { handleCors: createCorsHandler(config.corsOrigins) } : {}),
   })
-  registerSdkPipeline(app, { authenticate })
+  // Which origins' pages may call the frontend API: the stored setting, else FRONTEND_API_ORIGINS, remembered per change version.
+  const frontendOrigins = createFrontendOrigins({ db, changes, defaults: config.frontendApiOrigins })
+  registerSdkPipeline(app, { authenticate, frontendOrigins: frontendOrigins.current })
   app.addSchema(ErrorResponse)
 
   await app.register(swagger, {
@@ -359,6 +365,10 @@ export async function buildApp({
       await admin.register(projectTokenRoutes, { tokens })
       await admin.register(meRoutes)
       await admin.register(maintenanceRoutes, { maintenance })
+      await admin.register(uiConfigRoutes, { db, config, maintenance, frontendOrigins })
+      await admin.register(instanceAdminRoutes, {
+        stats: createInstanceStatsService({ db, passwordSignIn: config.authType === 'open-source' }),
+      })
       await admin.register(userRoutes, { users, config })
       await admin.register(profileRoutes, { users })
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })

@@ -24,6 +24,8 @@ export interface Config {
   readonly headersTimeoutMs: number
   /** Browser origins allowed by CORS; empty means CORS is off. */
   readonly corsOrigins: readonly string[]
+  /** Origins whose pages may call the frontend API (and OFREP) while no admin has set them (POST /api/admin/ui-config/cors); `*`: any. */
+  readonly frontendApiOrigins: readonly string[]
   /**
    * Whose X-Forwarded-For names the client (its address is what the failure throttle counts by):
    * nobody (false), everybody (true), the last `n` proxies (a hop count), or the proxies at these
@@ -235,6 +237,23 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
   }
 
+  // As the reference's UNLEASH_FRONTEND_API_ORIGINS: `*` or origins exactly as a URL's origin is written.
+  const frontendApiOrigins = (env.FRONTEND_API_ORIGINS || '*')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '')
+  for (const origin of frontendApiOrigins) {
+    let valid = origin === '*'
+    try {
+      valid ||= !origin.includes('*') && new URL(origin).origin === origin
+    } catch {}
+    if (!valid) {
+      throw new ConfigError(
+        `FRONTEND_API_ORIGINS entries must be * or origins like https://shop.example.com (scheme and host, no path); got ${JSON.stringify(origin)}`,
+      )
+    }
+  }
+
   const publicUrl = env.PUBLIC_URL || undefined
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+(\/[^\s]*)?$/.test(publicUrl)) {
     throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL like https://flags.example.com; got ${JSON.stringify(publicUrl)}`)
@@ -259,6 +278,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),
     corsOrigins: Object.freeze(corsOrigins),
+    frontendApiOrigins: Object.freeze(frontendApiOrigins),
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: wholeNumber(env, 'METRICS_FLUSH_MS', 1000, 10, 3_600_000),
     ...metricsLimits(env),

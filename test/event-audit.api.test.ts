@@ -342,6 +342,22 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'setting-updated', data: { id: 'maintenance.mode', enabled: false }, preData: { enabled: true } },
     ])
     await run('POST', maintenance, maintenance, { enabled: false }, 204, [])
+    // The frontend API's origins, as the reference records its `unleash.frontend` setting.
+    const cors = '/api/admin/ui-config/cors'
+    await run('POST', cors, cors, { frontendApiOrigins: ['https://shop.example'] }, 204, [
+      { type: 'setting-created', data: { id: 'unleash.frontend', frontendApiOrigins: ['https://shop.example'] } },
+    ])
+    await run('POST', cors, cors, { frontendApiOrigins: ['*'] }, 204, [
+      {
+        type: 'setting-updated',
+        data: { id: 'unleash.frontend', frontendApiOrigins: ['*'] },
+        preData: { frontendApiOrigins: ['https://shop.example'] },
+      },
+    ])
+    // An admin's application: no event, as the reference (its application-created comes from a job Pennon has not).
+    const application = '/api/admin/metrics/applications/{appName}'
+    await run('POST', application, '/api/admin/metrics/applications/audit-app', { color: 'red' }, 202, [])
+    await run('DELETE', application, '/api/admin/metrics/applications/audit-app', undefined, 200, [])
     const renamed = await run(
       'PUT',
       '/api/admin/projects/{projectId}',

@@ -39,6 +39,8 @@ export const LAYERS = [
   'features/export-import',
   'features/integrations',
   'features/maintenance',
+  'features/instance-admin',
+  'features/ui-config',
   'features/console',
   'features/migration',
   'cli',

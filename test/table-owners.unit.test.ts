@@ -95,6 +95,29 @@ export const READ_MODELS: Record<string, { tables: string[]; reason: string }> =
     reason:
       "the reference's flag search: filters on a flag's tags, segments, environments, sightings and creation event decide which flags are in the page, so they are one query; the page's details are then read in a few batched queries",
   },
+  'src/features/instance-admin/instance-stats-store.ts': {
+    tables: [
+      'api_tokens',
+      'client_instances',
+      'client_metrics_env',
+      'client_metrics_env_variants',
+      'context_fields',
+      'environments',
+      'events',
+      'feature_strategies',
+      'features',
+      'personal_access_tokens',
+      'projects',
+      'segments',
+      'service_accounts',
+      'settings',
+      'strategy_definitions',
+      'user_activity',
+      'users',
+    ],
+    reason:
+      "the instance statistics: a count of each feature's rows (people, tokens, flags, events, applications…) for one usage report, read nowhere else",
+  },
   'src/features/export-import/export-import-store.ts': {
     tables: [
       'feature_dependencies',
