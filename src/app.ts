@@ -70,6 +70,7 @@ import { environmentsOfFlags } from './features/flag-environments/environments-o
 import { flagsOfEnvironments } from './features/flag-environments/flags-of-environments.ts'
 import { definitionUses, fieldUses, segmentUses } from './features/flag-environments/strategy-uses.ts'
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
+import { strategySegmentRoutes } from './features/flag-environments/strategy-segment-routes.ts'
 import { createFlagCloning, flagCloneRoutes } from './features/flag-environments/flag-clone.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
 import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
@@ -376,6 +377,7 @@ export async function buildApp({
       await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
       const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues })
       await admin.register(strategyRoutes, { strategies })
+      await admin.register(strategySegmentRoutes, { strategies })
       await admin.register(flagCloneRoutes, { cloneFlag: createFlagCloning({ db, flags, strategies }) })
       const flagEnvironments = createFlagEnvironmentService({ db, strategies })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })

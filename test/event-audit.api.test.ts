@@ -354,6 +354,8 @@ onEachDatabase('event log completeness', (database) => {
         preData: { frontendApiOrigins: ['https://shop.example'] },
       },
     ])
+    // Edge's token issue: refused (Pennon has no Edge clients), nothing recorded.
+    await run('POST', '/edge/issue-token', '/edge/issue-token', { tokens: [{ environment: 'development', projects: ['*'] }] }, 401, [])
     // An admin's application: no event, as the reference (its application-created comes from a job Pennon has not).
     const application = '/api/admin/metrics/applications/{appName}'
     await run('POST', application, '/api/admin/metrics/applications/audit-app', { color: 'red' }, 202, [])
@@ -490,6 +492,31 @@ onEachDatabase('event log completeness', (database) => {
     const segment = await run('POST', '/api/admin/segments', '/api/admin/segments', segmentBody, 201, (r) => [
       { type: 'segment-created', project: 'audit', data: r.body },
     ])
+    // A strategy's segments set by its id: the strategy's update, as a PUT of the same change.
+    assert.equal((await call(pennon, 'POST', `${P}/audit/features`, { name: 'segment-user' })).status, 201)
+    const plain = (await call(pennon, 'POST', `${P}/audit/features/segment-user/environments/production/strategies`, { name: 'default' }))
+      .body
+    const strategySegments = { projectId: 'audit', environmentId: 'production', strategyId: plain.id }
+    await run(
+      'POST',
+      '/api/admin/segments/strategies',
+      '/api/admin/segments/strategies',
+      { ...strategySegments, segmentIds: [segment.body.id] },
+      201,
+      [
+        {
+          type: 'feature-strategy-update',
+          featureName: 'segment-user',
+          project: 'audit',
+          environment: 'production',
+          data: { ...plain, segments: [segment.body.id] },
+          preData: plain,
+        },
+      ],
+    )
+    assert.equal((await call(pennon, 'POST', '/api/admin/segments/strategies', { ...strategySegments, segmentIds: [] })).status, 201)
+    assert.equal((await call(pennon, 'DELETE', `${P}/audit/features/segment-user`)).status, 202)
+    assert.equal((await call(pennon, 'DELETE', '/api/admin/archive/segment-user')).status, 200)
     const updated = { ...segment.body, description: 'now described' }
     await run(
       'PUT',
