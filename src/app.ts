@@ -123,6 +123,9 @@ import { authRoutes } from './features/sessions/auth-routes.ts'
 import { createUserService } from './features/users/user-service.ts'
 import { createPasswordAttempts } from './features/users/password-attempts.ts'
 import { userRoutes } from './features/users/user-routes.ts'
+import { accessRoutes } from './features/users/access-routes.ts'
+import { createInactiveUsers } from './features/users/inactive-users.ts'
+import { patsOfUsers } from './features/personal-tokens/pat-store.ts'
 import { profileRoutes } from './features/users/profile-routes.ts'
 import { patRoutes } from './features/personal-tokens/pat-routes.ts'
 import { createPatService } from './features/personal-tokens/pat-service.ts'
@@ -371,6 +374,10 @@ export async function buildApp({
         stats: createInstanceStatsService({ db, passwordSignIn: config.authType === 'open-source' }),
       })
       await admin.register(userRoutes, { users, config })
+      await admin.register(accessRoutes, {
+        db,
+        inactive: createInactiveUsers({ db, users, pats: patsOfUsers, days: config.userInactivityDays }),
+      })
       await admin.register(profileRoutes, { users })
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
       await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })

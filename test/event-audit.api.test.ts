@@ -728,6 +728,23 @@ onEachDatabase('event log completeness', (database) => {
     await run('DELETE', `${users}/{id}`, `${users}/${person.body.id}`, undefined, 200, [
       { type: 'user-deleted', preData: { ...personData, name: 'Audit' } },
     ])
+    // Inactive people deleted together, each with its event; SCIM's deletion finds no one.
+    const idle = []
+    for (const email of ['idle-1@example.com', 'idle-2@example.com']) {
+      const created = await call(pennon, 'POST', users, { email, rootRole: 3 })
+      assert.equal(created.status, 201)
+      idle.push(created.body.id)
+    }
+    await pennon.database.db
+      .updateTable('users')
+      .set({ created_at: new Date(Date.now() - 365 * 86_400_000).toISOString() })
+      .where('id', 'in', idle)
+      .execute()
+    await run('POST', `${users}/inactive/delete`, `${users}/inactive/delete`, { ids: idle }, 200, [
+      { type: 'user-deleted', preData: { id: idle[0], name: null, username: null, email: 'idle-1@example.com', rootRole: 3 } },
+      { type: 'user-deleted', preData: { id: idle[1], name: null, username: null, email: 'idle-2@example.com', rootRole: 3 } },
+    ])
+    await run('DELETE', `${users}/scim-users`, `${users}/scim-users`, undefined, 200, [])
 
     // Failed writes leave no event.
     // Integrations: their events carry everything but the parameters (secrets among them).
