@@ -387,8 +387,8 @@ onEachDatabase('event log completeness', (database) => {
     // The frontend API's POST reads: evaluating flags for a context records nothing.
     const frontendToken = (await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'audit-frontend', type: 'frontend' })).body
       .secret
-    covered.add('POST /api/frontend/')
-    await step('POST /api/frontend/', async () => {
+    covered.add('POST /api/frontend')
+    await step('POST /api/frontend', async () => {
       assert.deepEqual(
         await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200),
         [],

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { loadConfig } from '../../config.ts'
 import { test } from 'node:test'
 import {
   allEvents,
@@ -177,4 +178,15 @@ onEachDatabase('ui-config', (database) => {
     assert.deepEqual((await call(pennon, 'GET', UI)).body.frontendApiOrigins, ['*'])
     assert.equal((await allEvents(pennon)).filter((event) => event.type.startsWith('setting-')).length, 0)
   })
+})
+
+test('FRONTEND_API_ORIGINS: `*` by default; an entry that is neither `*` nor an origin stops the start', () => {
+  assert.deepEqual(loadConfig({}).frontendApiOrigins, ['*'])
+  assert.deepEqual(loadConfig({ FRONTEND_API_ORIGINS: ' https://a.example ,http://localhost:3000' }).frontendApiOrigins, [
+    'https://a.example',
+    'http://localhost:3000',
+  ])
+  for (const bad of ['https://a.example/', 'https://*.example', 'a.example'])
+    assert.throws(() => loadConfig({ FRONTEND_API_ORIGINS: bad }), /FRONTEND_API_ORIGINS entries must be \* or origins/)
+  assert.equal(loadConfig({}).userInactivityDays, 180)
 })
