@@ -111,6 +111,7 @@ import { createTagService } from './features/tags/tag-service.ts'
 import { createDependencyService } from './features/flags/dependency-service.ts'
 import { EDGE_PREFIX, edgeMetricsRoutes, edgeRoutes } from './features/edge/edge-routes.ts'
 import { createEdgeService } from './features/edge/edge-service.ts'
+import { createEdgeIssue } from './features/edge/edge-issue.ts'
 import { revertRoutes } from './features/revert/revert-routes.ts'
 import { createRevertService } from './features/revert/revert-service.ts'
 import { exportImportRoutes } from './features/export-import/export-import-routes.ts'
@@ -469,6 +470,11 @@ export async function buildApp({
   await app.register(edgeRoutes, {
     prefix: EDGE_PREFIX,
     edge: createEdgeService({ db: reader, throttle: authFailures }),
+    issue: createEdgeIssue({
+      db,
+      tokens: createTokenService({ db, lockSigningInAdmins }),
+      clientSecret: config.edgeClientSecret,
+    }),
     bodyLimit: config.bodyLimit,
   })
   await app.register(edgeMetricsRoutes, { bodyLimit: config.bodyLimit })

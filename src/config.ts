@@ -66,6 +66,8 @@ export interface Config {
   readonly loginFailuresPerAccount: number
   /** The longest a personal access token may be made to last, in milliseconds (PAT_MAX_LIFETIME_DAYS). */
   readonly patMaxLifetimeMs: number
+  /** The secret Unleash Edge signs its token requests with (POST /edge/issue-token), as the reference's EDGE_CLIENT_SECRET; none: refused. */
+  readonly edgeClientSecret: string | undefined
   /** A person who has not signed in (nor used a personal token) for this many days, and was created before, is inactive. */
   readonly userInactivityDays: number
   /**
@@ -297,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     loginFailuresPerAccount: wholeNumber(env, 'LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 10_000),
     patMaxLifetimeMs: wholeNumber(env, 'PAT_MAX_LIFETIME_DAYS', 365, 1, 3_650) * 86_400_000,
+    edgeClientSecret: env.EDGE_CLIENT_SECRET || undefined,
     userInactivityDays: wholeNumber(env, 'USER_INACTIVITY_THRESHOLD_IN_DAYS', 180, 1, 36_500),
     allowedHosts: allowedHosts(env.ALLOWED_HOSTS),
     integrationsAllowedHosts: (env.INTEGRATIONS_ALLOWED_HOSTS ?? '')

@@ -47,6 +47,7 @@ export const OWNERS: Record<string, string> = {
   addons: 'features/integrations',
   integration_events: 'features/integrations',
   settings: 'features/maintenance',
+  edge_nonces: 'features/edge',
 }
 
 /**

@@ -376,6 +376,13 @@ export interface FeatureTypesTable {
   sort_order: number
 }
 
+/** Nonces of Unleash Edge's signed token requests, refused again until they expire (migration 0025). */
+export interface EdgeNoncesTable {
+  client_id: string
+  nonce: string
+  expires_at: Timestamp
+}
+
 export interface Database {
   projects: ProjectsTable
   features: FeaturesTable
@@ -413,4 +420,5 @@ export interface Database {
   feature_tags: FeatureTagsTable
   feature_links: FeatureLinksTable
   settings: SettingsTable
+  edge_nonces: EdgeNoncesTable
 }

@@ -4,7 +4,7 @@ import { checkContentType } from '../../http/json-body.ts'
 import { CLIENT_PREFIX } from '../../http/sdk-pipeline.ts'
 import { METRICS_BODY_LIMIT } from '../metrics/metrics-routes.ts'
 import { EdgeInstanceDataBody, IssueTokensBody, ValidatedTokensResponse, ValidateTokensBody } from './edge-schemas.ts'
-import { unauthenticated } from '../../http/errors.ts'
+import type { EdgeIssue } from './edge-issue.ts'
 import type { EdgeService } from './edge-service.ts'
 
 export const EDGE_PREFIX = '/edge'
@@ -12,7 +12,10 @@ export const EDGE_PREFIX = '/edge'
 const tags = ['Unleash Edge']
 
 /** `/edge`: what Unleash Edge asks of its upstream before it serves anyone (docs/proxies.md). */
-export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; bodyLimit: number }> = async (app, { edge, bodyLimit }) => {
+export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; issue: EdgeIssue; bodyLimit: number }> = async (
+  app,
+  { edge, issue, bodyLimit },
+) => {
   // No pipeline covers /edge: JSON bodies only, checked before the body is read.
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.schema?.body) checkContentType(request)
@@ -43,33 +46,19 @@ export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; bodyLimi
       bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
       schema: {
         tags,
-        summary: 'Tokens for environment and project pairs, for an Edge signed in with an HMAC client secret: always refused here',
+        summary: 'New backend tokens for environment and projects pairs, for an Edge that signs with the client secret',
         description:
-          "The reference's open-source server answers only an Edge client whose secret it was configured with (EDGE_CLIENT_SECRET and EDGE_MASTER_SECRET), " +
-          'signing each request (`Authorization: HMAC <client>:<signature>`, X-Timestamp, X-Nonce, Content-SHA256). Pennon has no Edge clients, ' +
-          "so after the body is checked (400) the request is refused with 401, in the reference's order and words: " +
-          '"Missing HMAC authorization header", "Missing content headers", "Stale request" (more than 5 minutes off), "Unknown client". ' +
-          'Give an Edge a client (backend) token made with POST /api/admin/api-tokens instead (docs/proxies.md).',
+          'As the reference: the Edge signs the request with EDGE_CLIENT_SECRET (`Authorization: HMAC enterprise-edge:<signature>`, X-Timestamp, X-Nonce, Content-SHA256), ' +
+          'and gets one new backend token per pair (`enterprise_edge_<environment>_<projects>`, each with its api-token-created event). Pennon keeps only hashes of tokens, ' +
+          "so every request makes new ones. After the body is checked (400), a request that does not pass is a 401 in the reference's words: " +
+          '"Missing HMAC authorization header", "Missing content headers", "Stale request" (more than 5 minutes off), "Unknown client" (always, without EDGE_CLIENT_SECRET), ' +
+          '"Body tampering detected", "Signature mismatch", "Replay detected" (a nonce used in the last 5 minutes).',
         body: IssueTokensBody,
         response: { 200: ValidatedTokensResponse, ...errorResponses(400, 401, 413, 415) },
       },
     },
-    async (request) => {
-      throw unauthenticated(issueTokenRefusal(request.headers, Date.now()))
-    },
+    async (request) => issue.issue(request.headers, request.body),
   )
-}
-
-const REQUEST_LIFETIME_MS = 5 * 60_000
-
-/** Why the reference would refuse this request when it knows no Edge client: the first check it fails. */
-export function issueTokenRefusal(headers: Record<string, string | string[] | undefined>, now: number): string {
-  const header = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : '')
-  if (!/^HMAC ([^:]+):(.+)$/.test(header('authorization'))) return 'Missing HMAC authorization header'
-  if (header('x-timestamp') === '' || header('x-nonce') === '' || header('content-sha256') === '') return 'Missing content headers'
-  // As the reference: a timestamp that is no date is not stale (NaN compares false).
-  if (Math.abs(now - Date.parse(header('x-timestamp'))) > REQUEST_LIFETIME_MS) return 'Stale request'
-  return 'Unknown client'
 }
 
 /** `/api/client/metrics/edge`: Edge's report of itself, taken with a client token like the other metrics. */

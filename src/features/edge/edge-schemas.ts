@@ -37,14 +37,19 @@ export const IssueTokensBody = Type.Object({
   tokens: Type.Array(
     Type.Object(
       {
-        environment: Type.String({ maxLength: 100, description: 'An existing environment' }),
-        projects: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000, description: 'Its projects, or `*`' }),
+        environment: Type.String({ minLength: 1, maxLength: 100, description: 'An existing environment' }),
+        projects: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+          minItems: 1,
+          maxItems: 1000,
+          description: 'Its projects, or `*`',
+        }),
       },
       { additionalProperties: false },
     ),
-    { maxItems: MAX_TOKENS_PER_VALIDATION },
+    { maxItems: 100, description: 'At most 100 tokens a request' },
   ),
 })
+export type IssueTokensBody = Static<typeof IssueTokensBody>
 
 const Text = Type.String({ minLength: 1, maxLength: 255 })
 
