@@ -85,6 +85,7 @@ import { definitionUses, fieldUses, segmentUses } from './features/flag-environm
 import { strategyRoutes } from './features/flag-environments/strategy-routes.ts'
 import { defaultStrategyRoutes } from './features/flag-environments/default-strategy-routes.ts'
 import { createDefaultStrategyService } from './features/flag-environments/default-strategy-service.ts'
+import { strategySegmentRoutes } from './features/flag-environments/strategy-segment-routes.ts'
 import { createFlagCloning, flagCloneRoutes } from './features/flag-environments/flag-clone.ts'
 import { createStrategyService } from './features/flag-environments/strategy-service.ts'
 import { strategyDefinitionRoutes } from './features/strategy-definitions/strategy-definition-routes.ts'
@@ -125,6 +126,7 @@ import { createTagService } from './features/tags/tag-service.ts'
 import { createDependencyService } from './features/flags/dependency-service.ts'
 import { EDGE_PREFIX, edgeMetricsRoutes, edgeRoutes } from './features/edge/edge-routes.ts'
 import { createEdgeService } from './features/edge/edge-service.ts'
+import { createEdgeIssue } from './features/edge/edge-issue.ts'
 import { revertRoutes } from './features/revert/revert-routes.ts'
 import { createRevertService } from './features/revert/revert-service.ts'
 import { exportImportRoutes } from './features/export-import/export-import-routes.ts'
@@ -137,12 +139,19 @@ import { authRoutes } from './features/sessions/auth-routes.ts'
 import { createUserService } from './features/users/user-service.ts'
 import { createPasswordAttempts } from './features/users/password-attempts.ts'
 import { userRoutes } from './features/users/user-routes.ts'
+import { accessRoutes } from './features/users/access-routes.ts'
+import { createInactiveUsers } from './features/users/inactive-users.ts'
+import { patsOfUsers } from './features/personal-tokens/pat-store.ts'
 import { profileRoutes } from './features/users/profile-routes.ts'
 import { patRoutes } from './features/personal-tokens/pat-routes.ts'
 import { createPatService } from './features/personal-tokens/pat-service.ts'
 import { createPersonalTokenLookup } from './features/personal-tokens/pat-principals.ts'
 import { maintenanceRoutes } from './features/maintenance/maintenance-routes.ts'
 import { createMaintenanceService } from './features/maintenance/maintenance-service.ts'
+import { instanceAdminRoutes } from './features/instance-admin/instance-admin-routes.ts'
+import { createInstanceStatsService } from './features/instance-admin/instance-stats-service.ts'
+import { createFrontendOrigins } from './features/ui-config/frontend-origins.ts'
+import { uiConfigRoutes } from './features/ui-config/ui-config-routes.ts'
 
 export interface AppOptions {
   config: Config
@@ -233,7 +242,9 @@ export async function buildApp({
     inMaintenance: maintenance.isOn,
     ...(config.corsOrigins.length > 0 ? { handleCors: createCorsHandler(config.corsOrigins) } : {}),
   })
-  registerSdkPipeline(app, { authenticate })
+  // Which origins' pages may call the frontend API: the stored setting, else FRONTEND_API_ORIGINS, remembered per change version.
+  const frontendOrigins = createFrontendOrigins({ db, changes, defaults: config.frontendApiOrigins })
+  registerSdkPipeline(app, { authenticate, frontendOrigins: frontendOrigins.current })
   app.addSchema(ErrorResponse)
 
   await app.register(swagger, {
@@ -381,7 +392,15 @@ export async function buildApp({
       await admin.register(projectTokenRoutes, { tokens })
       await admin.register(meRoutes)
       await admin.register(maintenanceRoutes, { maintenance })
+      await admin.register(uiConfigRoutes, { db, config, maintenance, frontendOrigins })
+      await admin.register(instanceAdminRoutes, {
+        stats: createInstanceStatsService({ db, passwordSignIn: config.authType === 'open-source' }),
+      })
       await admin.register(userRoutes, { users, config })
+      await admin.register(accessRoutes, {
+        db,
+        inactive: createInactiveUsers({ db, users, pats: patsOfUsers, days: config.userInactivityDays }),
+      })
       await admin.register(profileRoutes, { users })
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
       await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
@@ -392,6 +411,7 @@ export async function buildApp({
       const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues, gate })
       await admin.register(strategyRoutes, { strategies })
       await admin.register(defaultStrategyRoutes, { defaults: createDefaultStrategyService({ db, strategies }), strategies })
+      await admin.register(strategySegmentRoutes, { strategies })
       await admin.register(flagCloneRoutes, { cloneFlag: createFlagCloning({ db, flags, strategies }) })
       const flagEnvironments = createFlagEnvironmentService({ db, strategies, gate })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
@@ -481,6 +501,11 @@ export async function buildApp({
   await app.register(edgeRoutes, {
     prefix: EDGE_PREFIX,
     edge: createEdgeService({ db: reader, throttle: authFailures }),
+    issue: createEdgeIssue({
+      db,
+      tokens: createTokenService({ db, lockSigningInAdmins }),
+      clientSecret: config.edgeClientSecret,
+    }),
     bodyLimit: config.bodyLimit,
   })
   await app.register(edgeMetricsRoutes, { bodyLimit: config.bodyLimit })

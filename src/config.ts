@@ -24,6 +24,8 @@ export interface Config {
   readonly headersTimeoutMs: number
   /** Browser origins allowed by CORS; empty means CORS is off. */
   readonly corsOrigins: readonly string[]
+  /** Origins whose pages may call the frontend API (and OFREP) while no admin has set them (POST /api/admin/ui-config/cors); `*`: any. */
+  readonly frontendApiOrigins: readonly string[]
   /**
    * Whose X-Forwarded-For names the client (its address is what the failure throttle counts by):
    * nobody (false), everybody (true), the last `n` proxies (a hop count), or the proxies at these
@@ -64,6 +66,10 @@ export interface Config {
   readonly loginFailuresPerAccount: number
   /** The longest a personal access token may be made to last, in milliseconds (PAT_MAX_LIFETIME_DAYS). */
   readonly patMaxLifetimeMs: number
+  /** The secret Unleash Edge signs its token requests with (POST /edge/issue-token), as the reference's EDGE_CLIENT_SECRET; none: refused. */
+  readonly edgeClientSecret: string | undefined
+  /** A person who has not signed in (nor used a personal token) for this many days, and was created before, is inactive. */
+  readonly userInactivityDays: number
   /**
    * Host names Pennon answers to besides loopback names, IP addresses and PUBLIC_URL's host, in
    * lower case; `*.example.com` for any name under example.com. Checked with AUTH_TYPE=none, and
@@ -235,6 +241,23 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
   }
 
+  // As the reference's UNLEASH_FRONTEND_API_ORIGINS: `*` or origins exactly as a URL's origin is written.
+  const frontendApiOrigins = (env.FRONTEND_API_ORIGINS || '*')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '')
+  for (const origin of frontendApiOrigins) {
+    let valid = origin === '*'
+    try {
+      valid ||= !origin.includes('*') && new URL(origin).origin === origin
+    } catch {}
+    if (!valid) {
+      throw new ConfigError(
+        `FRONTEND_API_ORIGINS entries must be * or origins like https://shop.example.com (scheme and host, no path); got ${JSON.stringify(origin)}`,
+      )
+    }
+  }
+
   const publicUrl = env.PUBLIC_URL || undefined
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+(\/[^\s]*)?$/.test(publicUrl)) {
     throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL like https://flags.example.com; got ${JSON.stringify(publicUrl)}`)
@@ -259,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100),
     corsOrigins: Object.freeze(corsOrigins),
+    frontendApiOrigins: Object.freeze(frontendApiOrigins),
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: wholeNumber(env, 'METRICS_FLUSH_MS', 1000, 10, 3_600_000),
     ...metricsLimits(env),
@@ -275,6 +299,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     loginFailuresPerAccount: wholeNumber(env, 'LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 10_000),
     patMaxLifetimeMs: wholeNumber(env, 'PAT_MAX_LIFETIME_DAYS', 365, 1, 3_650) * 86_400_000,
+    edgeClientSecret: env.EDGE_CLIENT_SECRET || undefined,
+    userInactivityDays: wholeNumber(env, 'USER_INACTIVITY_THRESHOLD_IN_DAYS', 180, 1, 36_500),
     allowedHosts: allowedHosts(env.ALLOWED_HOSTS),
     integrationsAllowedHosts: (env.INTEGRATIONS_ALLOWED_HOSTS ?? '')
       .split(',')

@@ -360,6 +360,24 @@ onEachDatabase('event log completeness', (database) => {
       { type: 'setting-updated', data: { id: 'maintenance.mode', enabled: false }, preData: { enabled: true } },
     ])
     await run('POST', maintenance, maintenance, { enabled: false }, 204, [])
+    // The frontend API's origins, as the reference records its `unleash.frontend` setting.
+    const cors = '/api/admin/ui-config/cors'
+    await run('POST', cors, cors, { frontendApiOrigins: ['https://shop.example'] }, 204, [
+      { type: 'setting-created', data: { id: 'unleash.frontend', frontendApiOrigins: ['https://shop.example'] } },
+    ])
+    await run('POST', cors, cors, { frontendApiOrigins: ['*'] }, 204, [
+      {
+        type: 'setting-updated',
+        data: { id: 'unleash.frontend', frontendApiOrigins: ['*'] },
+        preData: { frontendApiOrigins: ['https://shop.example'] },
+      },
+    ])
+    // Edge's token issue: refused (Pennon has no Edge clients), nothing recorded.
+    await run('POST', '/edge/issue-token', '/edge/issue-token', { tokens: [{ environment: 'development', projects: ['*'] }] }, 401, [])
+    // An admin's application: no event, as the reference (its application-created comes from a job Pennon has not).
+    const application = '/api/admin/metrics/applications/{appName}'
+    await run('POST', application, '/api/admin/metrics/applications/audit-app', { color: 'red' }, 202, [])
+    await run('DELETE', application, '/api/admin/metrics/applications/audit-app', undefined, 200, [])
     const renamed = await run(
       'PUT',
       '/api/admin/projects/{projectId}',
@@ -387,8 +405,8 @@ onEachDatabase('event log completeness', (database) => {
     // The frontend API's POST reads: evaluating flags for a context records nothing.
     const frontendToken = (await call(pennon, 'POST', '/api/admin/api-tokens', { tokenName: 'audit-frontend', type: 'frontend' })).body
       .secret
-    covered.add('POST /api/frontend/')
-    await step('POST /api/frontend/', async () => {
+    covered.add('POST /api/frontend')
+    await step('POST /api/frontend', async () => {
       assert.deepEqual(
         await eventsOf(pennon, () => call(pennon, 'POST', '/api/frontend', { context: { userId: 'u' } }, { token: frontendToken }), 200),
         [],
@@ -494,6 +512,31 @@ onEachDatabase('event log completeness', (database) => {
     const segment = await run('POST', '/api/admin/segments', '/api/admin/segments', segmentBody, 201, (r) => [
       { type: 'segment-created', project: 'audit', data: r.body },
     ])
+    // A strategy's segments set by its id: the strategy's update, as a PUT of the same change.
+    assert.equal((await call(pennon, 'POST', `${P}/audit/features`, { name: 'segment-user' })).status, 201)
+    const plain = (await call(pennon, 'POST', `${P}/audit/features/segment-user/environments/production/strategies`, { name: 'default' }))
+      .body
+    const strategySegments = { projectId: 'audit', environmentId: 'production', strategyId: plain.id }
+    await run(
+      'POST',
+      '/api/admin/segments/strategies',
+      '/api/admin/segments/strategies',
+      { ...strategySegments, segmentIds: [segment.body.id] },
+      201,
+      [
+        {
+          type: 'feature-strategy-update',
+          featureName: 'segment-user',
+          project: 'audit',
+          environment: 'production',
+          data: { ...plain, segments: [segment.body.id] },
+          preData: plain,
+        },
+      ],
+    )
+    assert.equal((await call(pennon, 'POST', '/api/admin/segments/strategies', { ...strategySegments, segmentIds: [] })).status, 201)
+    assert.equal((await call(pennon, 'DELETE', `${P}/audit/features/segment-user`)).status, 202)
+    assert.equal((await call(pennon, 'DELETE', '/api/admin/archive/segment-user')).status, 200)
     const updated = { ...segment.body, description: 'now described' }
     await run(
       'PUT',
@@ -739,6 +782,23 @@ onEachDatabase('event log completeness', (database) => {
     await run('DELETE', `${users}/{id}`, `${users}/${person.body.id}`, undefined, 200, [
       { type: 'user-deleted', preData: { ...personData, name: 'Audit' } },
     ])
+    // Inactive people deleted together, each with its event; SCIM's deletion finds no one.
+    const idle = []
+    for (const email of ['idle-1@example.com', 'idle-2@example.com']) {
+      const created = await call(pennon, 'POST', users, { email, rootRole: 3 })
+      assert.equal(created.status, 201)
+      idle.push(created.body.id)
+    }
+    await pennon.database.db
+      .updateTable('users')
+      .set({ created_at: new Date(Date.now() - 365 * 86_400_000).toISOString() })
+      .where('id', 'in', idle)
+      .execute()
+    await run('POST', `${users}/inactive/delete`, `${users}/inactive/delete`, { ids: idle }, 200, [
+      { type: 'user-deleted', preData: { id: idle[0], name: null, username: null, email: 'idle-1@example.com', rootRole: 3 } },
+      { type: 'user-deleted', preData: { id: idle[1], name: null, username: null, email: 'idle-2@example.com', rootRole: 3 } },
+    ])
+    await run('DELETE', `${users}/scim-users`, `${users}/scim-users`, undefined, 200, [])
 
     // Change requests: production of the default project protected; the admin token is the author,
     // an Editor service account the reviewer (its events name it).

@@ -45,6 +45,8 @@ export const LAYERS = [
   'features/change-requests',
   'features/integrations',
   'features/maintenance',
+  'features/instance-admin',
+  'features/ui-config',
   'features/console',
   'features/migration',
   'cli',

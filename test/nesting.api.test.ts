@@ -21,7 +21,8 @@ const message = `The request body nests arrays and objects more than ${MAX_JSON_
 const refused = { name: 'ValidationError', message, details: [{ path: '/body', message }] }
 const tooLarge = 'The request body is larger than this server accepts.'
 // The SDK metrics routes and Edge's take smaller bodies: the 500 KB of deep objects is refused before it is read.
-const SMALL_BODY_ROUTES = /^(\/api\/(client|frontend\/client)\/(metrics|metrics\/bulk|metrics\/edge|register)|\/edge\/validate)$/
+const SMALL_BODY_ROUTES =
+  /^(\/api\/(client|frontend\/client)\/(metrics|metrics\/bulk|metrics\/edge|register)|\/edge\/(validate|issue-token))$/
 
 type Method = 'POST' | 'PUT' | 'PATCH'
 
@@ -49,6 +50,7 @@ onEachDatabase('body nesting', (database) => {
       '/api/frontend',
       '/auth/reset',
       '/auth/simple',
+      '/edge/issue-token',
       '/edge/validate',
       '/ofrep/v1',
     ])

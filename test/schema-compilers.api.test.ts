@@ -16,7 +16,7 @@ interface Operation {
   parameters?: { in: 'query' | 'path' | 'header' }[]
   responses?: Record<string, unknown>
 }
-// A prefix's own route ('' under '/api/frontend') is '/api/frontend' to the compiler, '/api/frontend/' in the document.
+// The frontend API's own routes answer at '/api/frontend' (in the document) and '/api/frontend/' (hidden): one route to this count.
 const withoutTrailingSlash = (url: string) => (url.length > 1 ? url.replace(/\/$/, '') : url)
 const PART_OF = { query: 'querystring', path: 'params', header: 'headers' } as const
 

@@ -55,6 +55,7 @@ export const OWNERS: Record<string, string> = {
   feature_lifecycles: 'features/lifecycle',
   favorite_features: 'features/favorites',
   favorite_projects: 'features/favorites',
+  edge_nonces: 'features/edge',
 }
 
 /**
@@ -112,6 +113,29 @@ export const READ_MODELS: Record<string, { tables: string[]; reason: string }> =
     tables: ['events', 'features', 'projects', 'users'],
     reason:
       'the personal dashboard: the flags and projects a person created are known by their creation events (the reference reads its role tables), each list one query joining those events to what they created',
+  },
+  'src/features/instance-admin/instance-stats-store.ts': {
+    tables: [
+      'api_tokens',
+      'client_instances',
+      'client_metrics_env',
+      'client_metrics_env_variants',
+      'context_fields',
+      'environments',
+      'events',
+      'feature_strategies',
+      'features',
+      'personal_access_tokens',
+      'projects',
+      'segments',
+      'service_accounts',
+      'settings',
+      'strategy_definitions',
+      'user_activity',
+      'users',
+    ],
+    reason:
+      "the instance statistics: a count of each feature's rows (people, tokens, flags, events, applications…) for one usage report, read nowhere else",
   },
   'src/features/export-import/export-import-store.ts': {
     tables: [

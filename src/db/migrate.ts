@@ -23,6 +23,7 @@ import * as featureSearchIndex from './migrations/0021-feature-search-index.ts'
 import * as featureLifecycles from './migrations/0022-feature-lifecycles.ts'
 import * as favorites from './migrations/0023-favorites.ts'
 import * as projectInsights from './migrations/0024-project-insights.ts'
+import * as applicationDetails from './migrations/0025-application-details.ts'
 import * as changeRequests from './migrations/0028-change-requests.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0022-feature-lifecycles': featureLifecycles,
   '0023-favorites': favorites,
   '0024-project-insights': projectInsights,
+  '0025-application-details': applicationDetails,
   '0028-change-requests': changeRequests,
 }
 

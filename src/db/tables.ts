@@ -248,6 +248,10 @@ export interface ClientApplicationsTable {
   last_seen_at: Timestamp
   /** The client or frontend token whose report first recorded it (migration 0008); null: an admin token, or recorded before */
   token_name: string | null
+  /** Set by an admin (POST /metrics/applications/:appName, migration 0025); null until then */
+  url: string | null
+  color: string | null
+  icon: string | null
 }
 
 export interface ClientApplicationsUsageTable {
@@ -452,6 +456,13 @@ export interface ChangeRequestCommentsTable {
   created_at: Timestamp
 }
 
+/** Nonces of Unleash Edge's signed token requests, refused again until they expire (migration 0025). */
+export interface EdgeNoncesTable {
+  client_id: string
+  nonce: string
+  expires_at: Timestamp
+}
+
 export interface Database {
   projects: ProjectsTable
   features: FeaturesTable
@@ -497,4 +508,5 @@ export interface Database {
   feature_lifecycles: FeatureLifecyclesTable
   favorite_features: FavoriteFeaturesTable
   favorite_projects: FavoriteProjectsTable
+  edge_nonces: EdgeNoncesTable
 }

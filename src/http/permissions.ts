@@ -39,6 +39,7 @@ export const PERMISSIONS = [
   'SKIP_CHANGE_REQUEST',
   // A project's change-request settings: admin-only here, so that four eyes cannot be switched off by one Editor.
   'PROJECT_CHANGE_REQUEST_WRITE',
+  'UPDATE_APPLICATION',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 

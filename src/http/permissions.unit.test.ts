@@ -52,6 +52,7 @@ test("the Editor's permissions, as the reference's Editor has them: a new permis
     'DELETE_PROJECT_API_TOKEN',
     'APPROVE_CHANGE_REQUEST',
     'APPLY_CHANGE_REQUEST',
+    'UPDATE_APPLICATION',
   ])
 })
 

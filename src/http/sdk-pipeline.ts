@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Authenticate } from './auth.ts'
 import { checkContentType } from './json-body.ts'
 import { forbidden } from './errors.ts'
+import { addVary } from './vary.ts'
 import type { PrincipalKind } from './permissions.ts'
 
 export const CLIENT_PREFIX = '/api/client'
@@ -52,12 +53,20 @@ export const isBrowserApiPath = (url: string): boolean => under(url, FRONTEND_PR
 const HEADER_LIST = /^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/
 
 /**
- * The frontend API is called by browsers on any origin, with a token meant to be public: every
- * origin may call it (as in the reference), without cookies. Preflights are answered before
- * authentication: browsers send them without credentials. Returns true when it answered.
+ * The frontend API is called by browsers with a token meant to be public: by default every origin
+ * may call it (as in the reference), without cookies; an admin may name the origins instead
+ * (POST /api/admin/ui-config/cors; features/ui-config/frontend-origins.ts). An empty list, or one
+ * with `*`, is every origin, as the reference's. Another origin gets no Access-Control-Allow-Origin
+ * (its browser withholds the answer). Preflights are answered before authentication: browsers send
+ * them without credentials. Returns true when it answered.
  */
-function frontendCors(request: FastifyRequest, reply: FastifyReply, ofrep: boolean): boolean {
-  reply.header('access-control-allow-origin', '*')
+function frontendCors(request: FastifyRequest, reply: FastifyReply, ofrep: boolean, origins: readonly string[]): boolean {
+  if (origins.length === 0 || origins.includes('*')) reply.header('access-control-allow-origin', '*')
+  else {
+    addVary(reply, 'Origin')
+    const origin = request.headers.origin
+    if (typeof origin === 'string' && origins.includes(origin)) reply.header('access-control-allow-origin', origin)
+  }
   reply.header('access-control-expose-headers', ofrep ? 'ETag, Retry-After' : 'ETag')
   if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return false
   const asked = request.headers['access-control-request-headers']
@@ -77,11 +86,17 @@ function frontendCors(request: FastifyRequest, reply: FastifyReply, ofrep: boole
   return true
 }
 
-export function registerSdkPipeline(app: FastifyInstance, { authenticate }: { authenticate: Authenticate }): void {
+/** The origins browsers may call the frontend API and OFREP from: remembered by its owner, a query only after a change. */
+export type FrontendOriginsOf = () => readonly string[] | Promise<readonly string[]>
+
+export function registerSdkPipeline(
+  app: FastifyInstance,
+  { authenticate, frontendOrigins }: { authenticate: Authenticate; frontendOrigins: FrontendOriginsOf },
+): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!isSdkPath(request.url)) return
     // OFREP's web provider reads Retry-After on a 429: exposed to the page too.
-    if (isBrowserApiPath(request.url) && frontendCors(request, reply, isOfrepPath(request.url))) return reply
+    if (isBrowserApiPath(request.url) && frontendCors(request, reply, isOfrepPath(request.url), await frontendOrigins())) return reply
     // OFREP's providers may send the token as X-API-Key (the protocol's ApiKeyAuth) instead of Authorization.
     if (request.routeOptions.config.credentialInUrl === true) return
     if (request.headers.authorization === undefined && typeof request.headers['x-api-key'] === 'string' && isOfrepPath(request.url))

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../http/common-schemas.ts'
+import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
 import {
   AppEnvironmentParams,
   AppNameParams,
   ApplicationResponse,
+  CreateApplicationBody,
+  CreateAppParams,
   EnvironmentInstancesResponse,
+  OutdatedSdksResponse,
   OverviewResponse,
   ProjectApplicationsQuery,
   ProjectApplicationsResponse,
@@ -14,7 +17,7 @@ import type { ApplicationService } from './application-service.ts'
 
 const tags = ['Metrics']
 
-/** What SDKs recorded about applications (permission NONE: any admin-API credential). */
+/** What SDKs recorded about applications (reads: permission NONE, any admin-API credential), and an admin's changes. */
 export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: ApplicationService }> = async (app, { applications }) => {
   app.get(
     '/metrics/applications/:appName',
@@ -29,6 +32,44 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
       },
     },
     async (request) => applications.application(request.params.appName),
+  )
+
+  app.post(
+    '/metrics/applications/:appName',
+    {
+      config: { permission: 'UPDATE_APPLICATION' },
+      schema: {
+        tags,
+        summary: 'Create an application, or update its strategies, link, colour or icon',
+        description:
+          'Absent fields keep their value. It counts as seen now (and expires as reported ones do, 48 hours after); a new one is used by `*` projects in `*` environments. No event, as the reference.',
+        params: CreateAppParams,
+        body: CreateApplicationBody,
+        response: { 202: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await applications.save(request.params.appName, request.body)
+      return sendEmpty(reply, 202)
+    },
+  )
+
+  app.delete(
+    '/metrics/applications/:appName',
+    {
+      config: { permission: 'UPDATE_APPLICATION' },
+      schema: {
+        tags,
+        summary: 'Delete an application, its instances and usage',
+        description: 'A 200 whether it existed or not, as the reference. Its counts stay until they expire. No event.',
+        params: AppNameParams,
+        response: { 200: NoContent, ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      await applications.remove(request.params.appName)
+      return sendEmpty(reply, 200)
+    },
   )
 
   app.get(
@@ -58,6 +99,35 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
       },
     },
     async (request) => applications.environmentInstances(request.params.appName, request.params.environment),
+  )
+
+  app.get(
+    '/metrics/sdks/outdated',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'SDK versions that should be upgraded, with the applications using them',
+        description:
+          "Versions older than the reference's minimum for their SDK (the SDKs it knows: unleash-node-sdk, unleash-client-java, …), as the instances stored report them.",
+        response: { 200: OutdatedSdksResponse, ...errorResponses(401, 403) },
+      },
+    },
+    async () => applications.outdatedSdks(),
+  )
+
+  app.get(
+    '/projects/:projectId/sdks/outdated',
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags: ['Projects'],
+        summary: "Outdated SDK versions of the applications that reported the project's flags",
+        params: ProjectParams,
+        response: { 200: OutdatedSdksResponse, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => applications.outdatedSdks(request.params.projectId),
   )
 
   app.get(

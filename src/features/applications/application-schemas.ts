@@ -12,6 +12,44 @@ export const AppEnvironmentParams = Type.Object({
 })
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 1000 }) })
 
+/** POST /metrics/applications/:appName: a name as SDKs may report it. */
+export const CreateAppParams = Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) })
+
+/** The reference's createApplicationSchema, bounded. */
+export const CreateApplicationBody = Type.Object(
+  {
+    strategies: Type.Optional(
+      Type.Array(Type.String({ maxLength: 100 }), {
+        maxItems: 50,
+        description: 'The strategies it has loaded: at most 50 names of at most 100 characters',
+      }),
+    ),
+    url: Type.Optional(Type.String({ maxLength: 1000, description: 'A link about the application, such as its repository' })),
+    color: Type.Optional(Type.String({ maxLength: 100, description: "A CSS colour for the application's entry in lists" })),
+    icon: Type.Optional(Type.String({ maxLength: 1000, description: "An icon URL for the application's entry in lists" })),
+  },
+  { description: 'What an admin tells about an application; absent fields keep their value' },
+)
+export type CreateApplicationBody = Static<typeof CreateApplicationBody>
+
+/** The reference's outdatedSdksSchema. */
+export const OutdatedSdksResponse = Type.Object(
+  {
+    sdks: Type.Array(
+      Type.Object(
+        {
+          sdkVersion: Type.String({ description: '`<sdk>:<version>`, older than the oldest the reference accepts for that SDK' }),
+          applications: Type.Array(Type.String(), { description: 'The applications whose instances report it, sorted' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'By SDK version' },
+    ),
+  },
+  { additionalProperties: false },
+)
+export type OutdatedSdksResponse = Static<typeof OutdatedSdksResponse>
+
 const DateTime = Type.String({ format: 'date-time' })
 const NullableText = Type.Union([Type.String(), Type.Null()])
 
@@ -19,6 +57,9 @@ export const ApplicationResponse = Type.Object({
   appName: Type.String(),
   sdkVersion: Type.Optional(Type.String({ description: 'As last registered or reported' })),
   strategies: Type.Array(Type.String(), { description: 'As last registered; empty until the application registers' }),
+  url: Type.Optional(Type.String({ description: 'As an admin set it (absent until then)' })),
+  color: Type.Optional(Type.String()),
+  icon: Type.Optional(Type.String()),
   usage: Type.Array(
     Type.Object({ project: Type.String({ description: '`*`: a token for every project' }), environments: Type.Array(Type.String()) }),
   ),

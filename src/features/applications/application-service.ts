@@ -1,6 +1,7 @@
 /**
  * The admin reads of applications (docs/metrics.md, "Admin reads"): one application, its
- * overview per environment, its recent instances, and the applications of a project. Reads only.
+ * overview per environment, its recent instances, and the applications of a project; an admin's
+ * creation, update and deletion of an application.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
@@ -9,7 +10,14 @@ import { parsePaging } from '../../http/paging.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { distinctSorted, groupSdks, isOutdatedSdk } from './application-rules.ts'
-import type { ApplicationResponse, OverviewResponse, ProjectApplicationsQuery, ProjectApplicationsResponse } from './application-schemas.ts'
+import type {
+  ApplicationResponse,
+  CreateApplicationBody,
+  OutdatedSdksResponse,
+  OverviewResponse,
+  ProjectApplicationsQuery,
+  ProjectApplicationsResponse,
+} from './application-schemas.ts'
 import { createApplicationStore } from '../metrics/application-store.ts'
 
 const DAY_MS = 24 * 3_600_000
@@ -36,6 +44,7 @@ export function createApplicationService({ db, now = Date.now }: { db: Kysely<Da
         appName,
         ...(application.sdkVersion === null ? {} : { sdkVersion: application.sdkVersion }),
         strategies: application.strategies,
+        ...application.details,
         usage,
         createdAt: application.createdAt,
         instances: instances.map(({ appName: _app, ...instance }) => instance),
@@ -43,6 +52,47 @@ export function createApplicationService({ db, now = Date.now }: { db: Kysely<Da
           const project = projectOf.get(name)
           return project === null || project === undefined ? { name, notFound: true as const } : { name, project }
         }),
+      }
+    },
+
+    /**
+     * POST /api/admin/metrics/applications/:appName: creates it or updates what is given. No
+     * event, as the reference (its application-created is announced later by a job Pennon has not).
+     */
+    async save(appName: string, body: CreateApplicationBody): Promise<void> {
+      await db.transaction().execute((trx) => createApplicationStore(trx).save(appName, body, new Date(now()).toISOString()))
+    },
+
+    /** DELETE /api/admin/metrics/applications/:appName: done whether it existed or not, no event, as the reference. */
+    async remove(appName: string): Promise<void> {
+      await db.transaction().execute((trx) => createApplicationStore(trx).remove(appName))
+    },
+
+    /**
+     * GET /api/admin/metrics/sdks/outdated and /projects/:projectId/sdks/outdated: SDK versions
+     * older than the reference's minimum for their SDK, each with the applications whose instances
+     * report it (for a project: the applications whose counts name its flags), all sorted.
+     */
+    async outdatedSdks(project?: string): Promise<OutdatedSdksResponse> {
+      const reads = store()
+      let pairs: Array<{ sdkVersion: string; appName: string }>
+      if (project === undefined) pairs = await reads.sdkApplications()
+      else {
+        if (!(await createProjectStore(db).exists(project))) throw projectNotFound(project)
+        const names = distinctSorted((await reads.projectApplications(project)).map((row) => row.appName))
+        pairs = (await reads.instancesOf(names)).flatMap((row) =>
+          row.sdkVersion === null ? [] : [{ sdkVersion: row.sdkVersion, appName: row.appName }],
+        )
+      }
+      const applicationsOf = new Map<string, string[]>()
+      for (const { sdkVersion, appName } of pairs) {
+        if (isOutdatedSdk(sdkVersion)) applicationsOf.set(sdkVersion, [...(applicationsOf.get(sdkVersion) ?? []), appName])
+      }
+      return {
+        sdks: distinctSorted(applicationsOf.keys()).map((sdkVersion) => ({
+          sdkVersion,
+          applications: distinctSorted(applicationsOf.get(sdkVersion)!),
+        })),
       }
     },
 

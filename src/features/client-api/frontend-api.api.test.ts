@@ -90,7 +90,9 @@ onEachDatabase('frontend API', (database) => {
       await call(pennon, 'GET', FRONTEND, undefined, { token }),
       await call(pennon, 'GET', `${FRONTEND}/`, undefined, { token }),
       await call(pennon, 'GET', `${FRONTEND}?userId=u`, undefined, { token }),
+      await call(pennon, 'GET', `${FRONTEND}/?userId=u`, undefined, { token }),
       await call(pennon, 'POST', FRONTEND, {}, { token }),
+      await call(pennon, 'POST', `${FRONTEND}/`, { context: {} }, { token }),
       await call(pennon, 'POST', FRONTEND, { context: {} }, { token }),
       await call(
         pennon,
@@ -554,5 +556,18 @@ onEachDatabase('frontend API', (database) => {
     const long = await call(pennon, 'GET', `${FRONTEND}?userId=${'x'.repeat(10_001)}`, undefined, { token })
     assert.equal(long.status, 400)
     assert.equal(long.body.details[0].path, '/query/userId')
+  })
+})
+
+onEachDatabase('the frontend API in the OpenAPI document', (database) => {
+  test('it is /api/frontend, as the reference (with a slash it answers the same, undocumented)', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const paths = Object.keys((await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body.paths)
+    assert.deepEqual(
+      paths.filter((path) => path === '/api/frontend' || path === '/api/frontend/'),
+      ['/api/frontend'],
+    )
+    const document = (await call(pennon, 'GET', '/docs/openapi.json', undefined, { token: null })).body
+    assert.deepEqual(Object.keys(document.paths['/api/frontend']).sort(), ['get', 'post'])
   })
 })

@@ -42,56 +42,69 @@ const description =
   "Evaluates every flag the frontend token may read (its environment and projects) for the context sent, and answers the enabled ones with their variant. The caller's address is the default remoteAddress. Answers carry an ETag; If-None-Match with it answers 304."
 
 export const frontendRoutes: FastifyPluginAsyncTypebox<{ frontend: FrontendService }> = async (app, { frontend }) => {
-  app.get(
-    '/',
-    {
-      config: { sdkApi: 'frontend' },
-      schema: {
-        tags,
-        summary: 'The enabled flags for a context given in the query',
-        description: `${description} Context fields are query parameters; custom ones as \`properties[name]=value\` (or any other name).`,
-        querystring: Type.Object(
-          {
-            userId: Type.Optional(QueryText),
-            sessionId: Type.Optional(QueryText),
-            remoteAddress: Type.Optional(QueryText),
-            appName: Type.Optional(QueryText),
-            environment: Type.Optional(QueryText),
-            currentTime: Type.Optional(QueryText),
-          },
-          {
-            additionalProperties: QueryText,
-            maxProperties: 1000,
-            description: 'Other parameters are custom properties: properties[name]=value, or name=value',
-          },
-        ),
-        response: { 200: TogglesResponse, 304: Type.Null({ description: 'Not modified' }), ...errorResponses(400, 401, 403) },
+  // Each route answers at `/api/frontend` (documented, as the reference's path) and at `/api/frontend/` (the same, left out of the document).
+  for (const [prefixTrailingSlash, hide] of [
+    ['no-slash', false],
+    ['slash', true],
+  ] as const) {
+    app.get(
+      '/',
+      {
+        prefixTrailingSlash,
+        config: { sdkApi: 'frontend' },
+        schema: {
+          hide,
+          tags,
+          summary: 'The enabled flags for a context given in the query',
+          description: `${description} Context fields are query parameters; custom ones as \`properties[name]=value\` (or any other name).`,
+          querystring: Type.Object(
+            {
+              userId: Type.Optional(QueryText),
+              sessionId: Type.Optional(QueryText),
+              remoteAddress: Type.Optional(QueryText),
+              appName: Type.Optional(QueryText),
+              environment: Type.Optional(QueryText),
+              currentTime: Type.Optional(QueryText),
+            },
+            {
+              additionalProperties: QueryText,
+              maxProperties: 1000,
+              description: 'Other parameters are custom properties: properties[name]=value, or name=value',
+            },
+          ),
+          response: { 200: TogglesResponse, 304: Type.Null({ description: 'Not modified' }), ...errorResponses(400, 401, 403) },
+        },
       },
-    },
-    async (request, reply) => {
-      const { body, etag } = await frontend.evaluate(readScope(request.principal.scope, undefined), contextFrom(request.query, request.ip))
-      return sendWithEtag(request, reply, body, etag)
-    },
-  )
+      async (request, reply) => {
+        const { body, etag } = await frontend.evaluate(
+          readScope(request.principal.scope, undefined),
+          contextFrom(request.query, request.ip),
+        )
+        return sendWithEtag(request, reply, body, etag)
+      },
+    )
 
-  app.post(
-    '/',
-    {
-      config: { sdkApi: 'frontend' },
-      schema: {
-        tags,
-        summary: 'The enabled flags for a context given in the body',
-        description,
-        body: Type.Object({ context: Type.Optional(SentContext) }),
-        response: { 200: TogglesResponse, 304: Type.Null({ description: 'Not modified' }), ...errorResponses(400, 401, 403, 413, 415) },
+    app.post(
+      '/',
+      {
+        prefixTrailingSlash,
+        config: { sdkApi: 'frontend' },
+        schema: {
+          hide,
+          tags,
+          summary: 'The enabled flags for a context given in the body',
+          description,
+          body: Type.Object({ context: Type.Optional(SentContext) }),
+          response: { 200: TogglesResponse, 304: Type.Null({ description: 'Not modified' }), ...errorResponses(400, 401, 403, 413, 415) },
+        },
       },
-    },
-    async (request, reply) => {
-      const { body, etag } = await frontend.evaluate(
-        readScope(request.principal.scope, undefined),
-        contextFrom(request.body.context ?? {}, request.ip),
-      )
-      return sendWithEtag(request, reply, body, etag)
-    },
-  )
+      async (request, reply) => {
+        const { body, etag } = await frontend.evaluate(
+          readScope(request.principal.scope, undefined),
+          contextFrom(request.body.context ?? {}, request.ip),
+        )
+        return sendWithEtag(request, reply, body, etag)
+      },
+    )
+  }
 }

@@ -3,7 +3,8 @@ import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.
 import { checkContentType } from '../../http/json-body.ts'
 import { CLIENT_PREFIX } from '../../http/sdk-pipeline.ts'
 import { METRICS_BODY_LIMIT } from '../metrics/metrics-routes.ts'
-import { EdgeInstanceDataBody, ValidatedTokensResponse, ValidateTokensBody } from './edge-schemas.ts'
+import { EdgeInstanceDataBody, IssueTokensBody, ValidatedTokensResponse, ValidateTokensBody } from './edge-schemas.ts'
+import type { EdgeIssue } from './edge-issue.ts'
 import type { EdgeService } from './edge-service.ts'
 
 export const EDGE_PREFIX = '/edge'
@@ -11,7 +12,10 @@ export const EDGE_PREFIX = '/edge'
 const tags = ['Unleash Edge']
 
 /** `/edge`: what Unleash Edge asks of its upstream before it serves anyone (docs/proxies.md). */
-export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; bodyLimit: number }> = async (app, { edge, bodyLimit }) => {
+export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; issue: EdgeIssue; bodyLimit: number }> = async (
+  app,
+  { edge, issue, bodyLimit },
+) => {
   // No pipeline covers /edge: JSON bodies only, checked before the body is read.
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.schema?.body) checkContentType(request)
@@ -34,6 +38,26 @@ export const edgeRoutes: FastifyPluginAsyncTypebox<{ edge: EdgeService; bodyLimi
       },
     },
     async (request) => edge.validateTokens(request.body.tokens, request.ip),
+  )
+
+  app.post(
+    '/issue-token',
+    {
+      bodyLimit: Math.min(bodyLimit, METRICS_BODY_LIMIT),
+      schema: {
+        tags,
+        summary: 'New backend tokens for environment and projects pairs, for an Edge that signs with the client secret',
+        description:
+          'As the reference: the Edge signs the request with EDGE_CLIENT_SECRET (`Authorization: HMAC enterprise-edge:<signature>`, X-Timestamp, X-Nonce, Content-SHA256), ' +
+          'and gets one new backend token per pair (`enterprise_edge_<environment>_<projects>`, each with its api-token-created event). Pennon keeps only hashes of tokens, ' +
+          "so every request makes new ones. After the body is checked (400), a request that does not pass is a 401 in the reference's words: " +
+          '"Missing HMAC authorization header", "Missing content headers", "Stale request" (more than 5 minutes off), "Unknown client" (always, without EDGE_CLIENT_SECRET), ' +
+          '"Body tampering detected", "Signature mismatch", "Replay detected" (a nonce used in the last 5 minutes).',
+        body: IssueTokensBody,
+        response: { 200: ValidatedTokensResponse, ...errorResponses(400, 401, 413, 415) },
+      },
+    },
+    async (request) => issue.issue(request.headers, request.body),
   )
 }
 

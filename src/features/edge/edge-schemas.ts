@@ -32,6 +32,25 @@ export const ValidatedTokensResponse = Type.Object({
   }),
 })
 
+/** The reference's edgeEnvironmentProjectsListSchema: the environment and projects of each token Edge asks for. */
+export const IssueTokensBody = Type.Object({
+  tokens: Type.Array(
+    Type.Object(
+      {
+        environment: Type.String({ minLength: 1, maxLength: 100, description: 'An existing environment' }),
+        projects: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+          minItems: 1,
+          maxItems: 1000,
+          description: 'Its projects, or `*`',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: 100, description: 'At most 100 tokens a request' },
+  ),
+})
+export type IssueTokensBody = Static<typeof IssueTokensBody>
+
 const Text = Type.String({ minLength: 1, maxLength: 255 })
 
 /** Edge's own report of itself (EdgeInstanceData): what identifies it is checked, the rest is taken as sent. */

@@ -24,7 +24,7 @@ import type { StrategyNames } from '../strategy-definitions/strategy-names.ts'
 import type { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from './strategy-schemas.ts'
 import { createStrategyStore, type FeatureStrategy } from './strategy-store.ts'
 import { normalizeVariants } from './variant-rules.ts'
-import { createSegmentStore } from '../segments/segment-store.ts'
+import { createSegmentStore, type Segment } from '../segments/segment-store.ts'
 
 const strategyNotFound = (id: string, place: FlagEnvironmentPlace): AppError =>
   notFound(`Flag ${quote(place.feature)} has no strategy ${quote(id)} in environment ${quote(place.environment)}.`)
@@ -110,13 +110,18 @@ export function createStrategyService({
    * Segments must exist and, when they belong to a project, to the flag's: the problems found.
    * `segments` as sent (not deduplicated or sorted), so each problem names its index in the body.
    */
-  async function segmentProblems(trx: Kysely<Database>, segments: readonly number[], project: string): Promise<ErrorDetail[]> {
+  async function segmentProblems(
+    trx: Kysely<Database>,
+    segments: readonly number[],
+    project: string,
+    field = 'segments',
+  ): Promise<ErrorDetail[]> {
     if (segments.length === 0) return []
     // Held FOR SHARE on PostgreSQL: a segment cannot move to another project, or go, while this strategy takes it up.
     const found = await createSegmentStore(trx).holdProjects(segments)
     const details: ErrorDetail[] = []
     for (const [index, id] of segments.entries()) {
-      const at = `/body/segments/${index}`
+      const at = `/body/${field}/${index}`
       const owner = found.get(id)
       if (owner === undefined)
         details.push({ path: at, message: `The \`${at}\` property must be the id of an existing segment. Segment ${id} does not exist.` })
@@ -259,6 +264,30 @@ export function createStrategyService({
         if (shape.length > 0) throw validationFailed(shape)
         return patched as StrategyInput
       }),
+
+    /**
+     * POST /segments/strategies: the strategy `id`, known only by its id, in the project and
+     * environment the caller names (else a 404, as for an unknown id), gets exactly these
+     * segments; the rest is kept. Its `feature-strategy-update` event, as a PUT of the same change.
+     */
+    setSegments: (project: string, environment: string, id: string, segments: number[], actor: Actor): Promise<FeatureStrategy> =>
+      db.transaction().execute(async (trx) => {
+        const place = await createStrategyStore(trx).placeOf(id)
+        if (place === undefined || place.project !== project || place.environment !== environment)
+          throw notFound(`Project ${quote(project)} has no strategy ${quote(id)} in environment ${quote(environment)}.`)
+        // Named as this body names them (segmentIds); changeIn checks them again, then finds nothing.
+        const problems = await segmentProblems(trx, segments, place.project, 'segmentIds')
+        if (problems.length > 0) throw validationFailed(problems)
+        return changeIn(trx, place, id, auditContext(actor), (stored) => ({ ...patchable(stored), segments }))
+      }),
+
+    /** GET /segments/strategies/:strategyId: the segments the strategy uses, by id (none when there is no such strategy, as the reference). */
+    segmentsOf: async (id: string): Promise<Segment[]> => {
+      const store = createStrategyStore(db)
+      const place = await store.placeOf(id)
+      const strategy = place && (await store.find(place, id))
+      return strategy === undefined ? [] : createSegmentStore(db).findMany(strategy.segments)
+    },
 
     delete: (place: FlagEnvironmentPlace, id: string, actor: Actor): Promise<void> =>
       db.transaction().execute((trx) => deleteIn(trx, place, id, auditContext(actor))),

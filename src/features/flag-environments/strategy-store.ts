@@ -116,6 +116,16 @@ export function createStrategyStore(db: Kysely<Database>) {
     },
 
     /** A strategy of this flag in this environment; `forUpdate` locks its row on PostgreSQL. */
+    /** Where the strategy with this id lives (by its key); undefined when there is none. */
+    async placeOf(id: string): Promise<StrategyPlace | undefined> {
+      const row = await db
+        .selectFrom('feature_strategies')
+        .select(['project', 'feature_name', 'environment'])
+        .where('id', '=', id)
+        .executeTakeFirst()
+      return row && { project: row.project, feature: row.feature_name, environment: row.environment }
+    },
+
     async find(place: StrategyPlace, id: string, { forUpdate = false } = {}): Promise<FeatureStrategy | undefined> {
       const row = await db
         .selectFrom('feature_strategies')

@@ -26,12 +26,28 @@ export interface InstanceRow {
   createdAt: string
 }
 
+/** What an admin tells about an application (migration 0025). */
+export interface ApplicationDetails {
+  url?: string
+  color?: string
+  icon?: string
+}
+
+/** The details that are set, as the reference shows them (an unset one is absent). */
+export function applicationDetails(row: { url: string | null; color: string | null; icon: string | null }): ApplicationDetails {
+  return {
+    ...(row.url === null ? {} : { url: row.url }),
+    ...(row.color === null ? {} : { color: row.color }),
+    ...(row.icon === null ? {} : { icon: row.icon }),
+  }
+}
+
 export function createApplicationStore(db: Kysely<Database>) {
   return {
     async find(appName: string) {
       const row = await db
         .selectFrom('client_applications')
-        .select(['app_name', 'strategies', 'sdk_version', 'created_at'])
+        .select(['app_name', 'strategies', 'sdk_version', 'created_at', 'url', 'color', 'icon'])
         .where('app_name', '=', appName)
         .executeTakeFirst()
       return (
@@ -40,8 +56,52 @@ export function createApplicationStore(db: Kysely<Database>) {
           strategies: row.strategies === null ? [] : (JSON.parse(row.strategies) as string[]),
           sdkVersion: row.sdk_version,
           createdAt: iso(row.created_at),
+          details: applicationDetails(row),
         }
       )
+    },
+
+    /**
+     * Creates the application or updates what is given (absent: kept), as the reference's upsert:
+     * it counts as seen now, and one created so is used by `*` projects in `*` environments.
+     */
+    async save(appName: string, details: ApplicationDetails & { strategies?: string[] }, at: string): Promise<void> {
+      const given = {
+        ...(details.strategies === undefined ? {} : { strategies: JSON.stringify(details.strategies) }),
+        ...(details.url === undefined ? {} : { url: details.url }),
+        ...(details.color === undefined ? {} : { color: details.color }),
+        ...(details.icon === undefined ? {} : { icon: details.icon }),
+      }
+      await db
+        .insertInto('client_applications')
+        .values({ app_name: appName, created_at: at, last_seen_at: at, token_name: null, sdk_version: null, strategies: null, ...given })
+        .onConflict((oc) => oc.column('app_name').doUpdateSet({ ...given, last_seen_at: at }))
+        .execute()
+      await db
+        .insertInto('client_applications_usage')
+        .values({ app_name: appName, project: '*', environment: '*' })
+        .onConflict((oc) => oc.columns(['app_name', 'project', 'environment']).doNothing())
+        .execute()
+    },
+
+    /** Each SDK version instances report, with the applications reporting it (by client_instances_sdk_idx, migration 0025). */
+    async sdkApplications(): Promise<Array<{ sdkVersion: string; appName: string }>> {
+      const rows = await db
+        .selectFrom('client_instances')
+        .select(['sdk_version', 'app_name'])
+        .distinct()
+        .where('sdk_version', 'is not', null)
+        .orderBy('sdk_version')
+        .orderBy('app_name')
+        .execute()
+      return rows.map((row) => ({ sdkVersion: row.sdk_version!, appName: row.app_name }))
+    },
+
+    /** Forgets the application, its instances and its usage (its counts stay until they expire, as the reference's). */
+    async remove(appName: string): Promise<void> {
+      await db.deleteFrom('client_instances').where('app_name', '=', appName).execute()
+      await db.deleteFrom('client_applications_usage').where('app_name', '=', appName).execute()
+      await db.deleteFrom('client_applications').where('app_name', '=', appName).execute()
     },
 
     /** The projects (`*`: every project) and environments of the tokens the application reported through. */

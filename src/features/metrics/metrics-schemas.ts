@@ -145,6 +145,9 @@ export const ApplicationsResponse = Type.Object({
       appName: Type.String(),
       sdkVersion: Type.Optional(Type.String({ description: 'As last registered or reported' })),
       strategies: Type.Array(Type.String(), { description: 'As last registered; empty until the application registers' }),
+      url: Type.Optional(Type.String({ description: 'As an admin set it (absent until then)' })),
+      color: Type.Optional(Type.String()),
+      icon: Type.Optional(Type.String()),
       usage: Type.Array(
         Type.Object({
           project: Type.String({ description: '`*`: a token for every project' }),

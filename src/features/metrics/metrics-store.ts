@@ -17,6 +17,7 @@ import type { Database } from '../../db/tables.ts'
 import { inNames, namesRelation } from '../../db/name-set.ts'
 import { flagEnvironmentPairs } from '../flag-environments/strategy-uses.ts'
 import type { InstanceRow, Rows, VariantRow } from './metrics-aggregate.ts'
+import { applicationDetails } from './application-store.ts'
 
 // Rows per statement: bounds the size of one parameter (a few MB at most).
 // (Each INSERT … SELECT says `where true`: SQLite needs a WHERE before ON CONFLICT there.)
@@ -247,7 +248,7 @@ export function createMetricsStore(db: Kysely<Database>) {
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .execute()) as [{ total: number }]
       const rows = await contains(base())
-        .select(['app_name', 'strategies', 'sdk_version'])
+        .select(['app_name', 'strategies', 'sdk_version', 'url', 'color', 'icon'])
         .orderBy('app_name', order)
         .limit(page.limit)
         .offset(page.offset)
@@ -282,6 +283,7 @@ export function createMetricsStore(db: Kysely<Database>) {
           appName: row.app_name,
           ...(row.sdk_version === null ? {} : { sdkVersion: row.sdk_version }),
           strategies: row.strategies === null ? [] : (JSON.parse(row.strategies) as string[]),
+          ...applicationDetails(row),
           usage: usageOf.get(row.app_name) ?? [],
         })),
       }

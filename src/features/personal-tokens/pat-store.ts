@@ -1,4 +1,5 @@
 /** The personal_access_tokens table. */
+import type { PatsOfUsers } from '../users/pats-of-users.ts'
 import type { Kysely } from 'kysely'
 import type { Database, PersonalAccessTokensTable } from '../../db/tables.ts'
 
@@ -74,3 +75,16 @@ export function createPatStore(db: Kysely<Database>) {
     },
   }
 }
+
+/** For users/ (below this folder, handed it by app.ts): when each user's tokens were last used. */
+export const patsOfUsers = {
+  async lastSeen(db) {
+    const rows = await db
+      .selectFrom('personal_access_tokens')
+      .select(['user_id', (eb) => eb.fn.max('seen_at').as('seen_at')])
+      .where('seen_at', 'is not', null)
+      .groupBy('user_id')
+      .execute()
+    return new Map(rows.map((row) => [Number(row.user_id), new Date(row.seen_at as string).toISOString()]))
+  },
+} satisfies PatsOfUsers

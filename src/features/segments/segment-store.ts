@@ -76,6 +76,18 @@ export function createSegmentStore(db: Kysely<Database>) {
       return new Map(rows.map((row) => [Number(row.id), row.project]))
     },
 
+    /** The segments with these ids (unknown ones left out), by id. */
+    async findMany(ids: readonly number[]): Promise<Segment[]> {
+      if (ids.length === 0) return []
+      const rows = await db
+        .selectFrom('segments')
+        .selectAll()
+        .where('id', 'in', [...ids])
+        .orderBy('id')
+        .execute()
+      return rows.map(toSegment)
+    },
+
     /** Which of these ids are segments. */
     async existing(ids: readonly number[]): Promise<Set<number>> {
       if (ids.length === 0) return new Set()

@@ -4,7 +4,7 @@ import { advanceCounter } from '../../db/counters.ts'
 import { uniqueConstraintOf } from '../../db/db-errors.ts'
 import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
 import { ROOT_ROLES } from '../../http/permissions.ts'
-import { auditContext, type Actor } from '../events/audit.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
 import { createTokenStore } from '../api-tokens/token-store.ts'
@@ -119,6 +119,19 @@ export function createUserService({
     })
   }
 
+  /** Inside the caller's transaction: deletes a user (404 if unknown, 409 for the last admin credential), with its event. */
+  async function deleteIn(trx: Kysely<Database>, id: number, audit: AuditContext): Promise<void> {
+    const admins = await lockAdminCredentials(trx, lockSigningInAdmins)
+    const before = await lockedUser(trx, id)
+    keepAnAdmin(
+      admins,
+      (credential) => credential.kind === 'user' && credential.userId === id,
+      `User ${quote(before.username ?? before.email)} is`,
+    )
+    await createUserStore(trx).delete(id)
+    await appendEvents(trx, audit, [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
+  }
+
   return {
     list: () => createUserStore(db).list(),
     /** Admins: users with and without a password, and service accounts (the reference's adminCountSchema). */
@@ -214,18 +227,9 @@ export function createUserService({
     },
 
     /** Deletes a user; their sessions, personal tokens and links go with them (cascade). */
-    delete: (id: number, actor: Actor): Promise<void> =>
-      db.transaction().execute(async (trx) => {
-        const admins = await lockAdminCredentials(trx, lockSigningInAdmins)
-        const before = await lockedUser(trx, id)
-        keepAnAdmin(
-          admins,
-          (credential) => credential.kind === 'user' && credential.userId === id,
-          `User ${quote(before.username ?? before.email)} is`,
-        )
-        await createUserStore(trx).delete(id)
-        await appendEvents(trx, auditContext(actor), [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
-      }),
+    delete: (id: number, actor: Actor): Promise<void> => db.transaction().execute((trx) => deleteIn(trx, id, auditContext(actor))),
+
+    deleteIn,
 
     setPassword,
 

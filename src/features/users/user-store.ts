@@ -88,6 +88,16 @@ export function createUserStore(db: Kysely<Database>) {
       return (await usersWithActivity().orderBy('users.id').execute()).map(toUser)
     },
 
+    /** Users created before `before` who have not signed in since (or never did), by id. */
+    async notSeenSince(before: string): Promise<User[]> {
+      const rows = await usersWithActivity()
+        .where('users.created_at', '<', before)
+        .where((eb) => eb.or([eb('user_activity.seen_at', 'is', null), eb('user_activity.seen_at', '<', before)]))
+        .orderBy('users.id')
+        .execute()
+      return rows.map(toUser)
+    },
+
     /** Users whose username, email or name contains `text` (case-insensitive), at most `limit`. */
     async search(text: string, limit: number): Promise<User[]> {
       const pattern = `%${literalLike(text.toLowerCase())}%`
