@@ -119,7 +119,9 @@ import { createSessionService } from './features/sessions/session-service.ts'
 import { sessionsOfUsers } from './features/sessions/session-store.ts'
 import { createSessionAuthentication } from './features/sessions/session-authentication.ts'
 import { authRoutes } from './features/sessions/auth-routes.ts'
+import { createResetEmailLimits } from './features/sessions/reset-email-limits.ts'
 import { createUserService } from './features/users/user-service.ts'
+import { createEmailSender } from './features/email/email-sender.ts'
 import { createPasswordAttempts } from './features/users/password-attempts.ts'
 import { userRoutes } from './features/users/user-routes.ts'
 import { profileRoutes } from './features/users/profile-routes.ts'
@@ -168,7 +170,6 @@ export async function buildApp({
     session: sessionOf,
     throttle: authFailures,
   })
-  const users = createUserService({ db, attempts, sessions: sessionsOfUsers })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
   const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'
@@ -204,6 +205,8 @@ export async function buildApp({
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerErrorHandler(app)
+  // Welcome and reset emails through EMAIL_HOST, when set (features/email/).
+  const users = createUserService({ db, attempts, sessions: sessionsOfUsers, email: createEmailSender(config.email, app.log) })
   // First of the hooks: a refused Host learns nothing else, on every path.
   if (hosts !== undefined) registerHostCheck(app, hosts)
   app.removeAllContentTypeParsers()
@@ -465,7 +468,7 @@ export async function buildApp({
   })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
-  await app.register(authRoutes, { config, sessions, users, attempts, sessionOf })
+  await app.register(authRoutes, { config, sessions, users, attempts, resetEmails: createResetEmailLimits(), sessionOf })
   await app.register(consoleRoutes, { authType: config.authType })
 
   return app

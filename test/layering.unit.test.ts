@@ -24,6 +24,7 @@ export const LAYERS = [
   'features/strategy-definitions',
   'features/flags',
   'features/flag-environments',
+  'features/email',
   'features/users',
   'features/sessions',
   'features/personal-tokens',
