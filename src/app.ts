@@ -122,6 +122,9 @@ import { authRoutes } from './features/sessions/auth-routes.ts'
 import { createResetEmailLimits } from './features/sessions/reset-email-limits.ts'
 import { createUserService } from './features/users/user-service.ts'
 import { createEmailSender } from './features/email/email-sender.ts'
+import { createInviteLinkService } from './features/invite-links/invite-link-service.ts'
+import { inviteLinkRoutes } from './features/invite-links/invite-link-routes.ts'
+import { publicInviteRoutes } from './features/invite-links/public-invite-routes.ts'
 import { createPasswordAttempts } from './features/users/password-attempts.ts'
 import { userRoutes } from './features/users/user-routes.ts'
 import { profileRoutes } from './features/users/profile-routes.ts'
@@ -207,6 +210,7 @@ export async function buildApp({
   registerErrorHandler(app)
   // Welcome and reset emails through EMAIL_HOST, when set (features/email/).
   const users = createUserService({ db, attempts, sessions: sessionsOfUsers, email: createEmailSender(config.email, app.log) })
+  const inviteLinks = createInviteLinkService({ db, users })
   // First of the hooks: a refused Host learns nothing else, on every path.
   if (hosts !== undefined) registerHostCheck(app, hosts)
   app.removeAllContentTypeParsers()
@@ -363,6 +367,7 @@ export async function buildApp({
       await admin.register(meRoutes)
       await admin.register(maintenanceRoutes, { maintenance })
       await admin.register(userRoutes, { users, config })
+      await admin.register(inviteLinkRoutes, { inviteLinks, config })
       await admin.register(profileRoutes, { users })
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
       await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
@@ -468,6 +473,8 @@ export async function buildApp({
   })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
+  // Signing up with an invite link: public, as /auth is.
+  await app.register(publicInviteRoutes, { inviteLinks })
   await app.register(authRoutes, { config, sessions, users, attempts, resetEmails: createResetEmailLimits(), sessionOf })
   await app.register(consoleRoutes, { authType: config.authType })
 

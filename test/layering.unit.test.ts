@@ -27,6 +27,7 @@ export const LAYERS = [
   'features/email',
   'features/users',
   'features/sessions',
+  'features/invite-links',
   'features/personal-tokens',
   'features/me',
   'features/client-api',

@@ -50,6 +50,7 @@ onEachDatabase('body nesting', (database) => {
       '/auth/reset',
       '/auth/simple',
       '/edge/validate',
+      '/invite/default',
       '/ofrep/v1',
     ])
     assert.ok(routes.length >= 30, `${routes.length} routes with a body`)
