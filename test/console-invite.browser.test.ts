@@ -1,0 +1,50 @@
+/**
+ * Signing up with an invite link in a real browser (test/browser.ts): an admin makes a link
+ * through the API; someone opens it, signs up, and signs in. A link turned off shows why it fails.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { heading, skip, startBrowserAndApp } from './browser.ts'
+import { call, onEachDatabase } from './test-app.ts'
+
+const PASSWORD = 'Joins-Via-Link-9!'
+
+onEachDatabase('console: invite links', (database) => {
+  test('the link opens the sign-up page; the new Viewer signs in; a disabled link is refused', { skip, timeout: 120_000 }, async (t) => {
+    const { pennon, base, browser } = await startBrowserAndApp(t, database, { env: {} })
+    const created = await call(pennon, 'POST', '/api/admin/invite-link/tokens', {
+      name: 'Browser',
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    })
+    assert.equal(created.status, 201, created.text)
+    const url = String(created.body.url).replace(/^http:\/\/[^/]+/, base)
+    const page = await (await browser.newContext()).newPage()
+    page.setDefaultTimeout(15_000)
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+
+    await page.goto(url)
+    await page.getByRole('heading', { name: 'Join Pennon' }).waitFor()
+    await page.getByLabel('Email').fill('joiner@example.com')
+    await page.getByLabel('Name').fill('Joiner')
+    await page.getByLabel('Password', { exact: true }).fill('weak')
+    await page.getByLabel('Repeat the password').fill('weak')
+    await page.getByRole('button', { name: 'Sign up' }).click()
+    await page.getByText('The password does not meet the rules:').waitFor()
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign up' }).click()
+    await page.getByText('Your account is made: sign in with it.').waitFor()
+    assert.equal(page.url(), `${base}/#/projects`)
+    assert.equal(await page.getByLabel('Email or username').inputValue(), 'joiner@example.com')
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await heading(page, 'Projects')
+
+    assert.equal((await call(pennon, 'PUT', `/api/admin/invite-link/tokens/${created.body.secret}`, { enabled: false })).status, 200)
+    const other = await (await browser.newContext()).newPage()
+    await other.goto(url)
+    await other.getByText('This invite link is unknown, disabled or expired').waitFor()
+    assert.deepEqual(errors, [])
+  })
+})
