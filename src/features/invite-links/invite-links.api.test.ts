@@ -175,4 +175,15 @@ onEachDatabase('invite links', (database) => {
     assert.ok(Number(held.headers['retry-after']) > 0)
     assert.equal((await signUp(pennon, token.secret, good, { 'x-forwarded-for': '10.0.0.6' })).status, 201, 'another address signs up')
   })
+
+  test("an invite link's secret never reaches a log line", async (t) => {
+    const pennon = await useTestApp(t, database, { env: { LOG_LEVEL: 'debug' } })
+    const token = await makeToken(pennon)
+    assert.equal((await call(pennon, 'GET', `${TOKENS}/${token.secret}`)).status, 200)
+    assert.equal((await call(pennon, 'GET', `/invite/${token.secret}/validate`, undefined, { token: null })).status, 200)
+    const logs = pennon.logs.join('\n')
+    assert.ok(logs.includes('/invite/[redacted]/validate'), 'the validation was logged')
+    assert.ok(logs.includes('/api/admin/invite-link/tokens/[redacted]'), 'the read was logged')
+    assert.ok(!logs.includes(token.secret), 'the secret leaked')
+  })
 })
