@@ -47,7 +47,14 @@ export function createEmailSender(config: EmailConfig | undefined, log: Log): Em
     configured: true,
     async send(email) {
       try {
-        await transport.sendMail({ from: config.sender, to: email.to, subject: email.subject, text: email.text, html: email.html })
+        // One address, as an object: a comma in it must not make it a list of recipients.
+        await transport.sendMail({
+          from: config.sender,
+          to: { name: '', address: email.to },
+          subject: email.subject,
+          text: email.text,
+          html: email.html,
+        })
         log.info({ to: email.to, subject: email.subject }, 'email sent')
         return true
       } catch (error) {

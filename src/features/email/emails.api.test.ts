@@ -134,6 +134,12 @@ onEachDatabase('emails', (database) => {
     await setPasswordWith(pennon, linkOf(resetMail).token, NEW_PASSWORD)
     await signIn(pennon, 'linus@example.com', NEW_PASSWORD)
     assert.equal(smtp.mails.length, 3)
+
+    // An address with a comma (which the address rule lets through) stays one recipient.
+    const comma = await call(pennon, 'POST', '/api/admin/user-admin', { email: 'x,eve@example.com', rootRole: 3, sendEmail: true })
+    assert.equal(comma.status, 201, comma.text)
+    const commaMail = await smtp.waitForMail(3)
+    assert.deepEqual(commaMail.envelope.to, ['"x,eve"@example.com'], 'quoted: one address')
   })
 
   test('POST /auth/reset/password-email: 200 for any address; a known one is mailed a link that works; throttled', async (t) => {
