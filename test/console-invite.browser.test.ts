@@ -1,10 +1,13 @@
 /**
  * Signing up with an invite link in a real browser (test/browser.ts): an admin makes a link
  * through the API; someone opens it, signs up, and signs in. A link turned off shows why it fails.
+ * With an SMTP server, a user the console creates is emailed the invite, and the console says so.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { heading, skip, startBrowserAndApp } from './browser.ts'
+import { createUser, PASSWORD as ADMIN_PASSWORD } from './people.ts'
+import { SMTP_PASSWORD, SMTP_USER, startSmtpReceiver } from './smtp-receiver.ts'
 import { call, onEachDatabase } from './test-app.ts'
 
 const PASSWORD = 'Joins-Via-Link-9!'
@@ -46,5 +49,29 @@ onEachDatabase('console: invite links', (database) => {
     await other.goto(url)
     await other.getByText('This invite link is unknown, disabled or expired').waitFor()
     assert.deepEqual(errors, [])
+  })
+
+  test('with SMTP set up, the console says the invite was emailed, and it was', { skip, timeout: 120_000 }, async (t) => {
+    const smtp = await startSmtpReceiver()
+    t.after(() => smtp.stop())
+    const env = { EMAIL_HOST: '127.0.0.1', EMAIL_PORT: String(smtp.port), EMAIL_USER: SMTP_USER, EMAIL_PASSWORD: SMTP_PASSWORD }
+    const { pennon, base, browser } = await startBrowserAndApp(t, database, { env })
+    await createUser(pennon, 'root@example.com', 1, { sendEmail: false })
+    const page = await (await browser.newContext()).newPage()
+    page.setDefaultTimeout(15_000)
+    await page.goto(`${base}/`)
+    await page.getByLabel('Email or username').fill('root@example.com')
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.locator('#nav:not([hidden])').waitFor()
+    await page.goto(`${base}/#/users`)
+    await heading(page, 'Users')
+    await page.getByLabel('Email').fill('mailed@example.com')
+    await page.getByRole('button', { name: 'Create user' }).click()
+    await page.getByText('An email with this link went to mailed@example.com', { exact: false }).waitFor()
+    const link = await page.getByLabel('Link', { exact: true }).inputValue()
+    const mail = await smtp.waitForMail(0)
+    assert.equal(mail.to, 'mailed@example.com')
+    assert.ok(mail.text.includes(link), 'the link shown is the link mailed')
   })
 })
