@@ -1,7 +1,8 @@
 /**
  * Signing up with an invite link in a real browser (test/browser.ts): an admin makes a link
  * through the API; someone opens it, signs up, and signs in. A link turned off shows why it fails.
- * With an SMTP server, a user the console creates is emailed the invite, and the console says so.
+ * With an SMTP server, a user the console creates is emailed the invite, and the console says so;
+ * someone who forgot their password asks for a link on the sign-in page and sets a new one.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -73,5 +74,35 @@ onEachDatabase('console: invite links', (database) => {
     const mail = await smtp.waitForMail(0)
     assert.equal(mail.to, 'mailed@example.com')
     assert.ok(mail.text.includes(link), 'the link shown is the link mailed')
+  })
+
+  test('"Forgot your password?" on the sign-in page emails a link that sets a new one', { skip, timeout: 120_000 }, async (t) => {
+    const smtp = await startSmtpReceiver()
+    t.after(() => smtp.stop())
+    const { pennon, base, browser } = await startBrowserAndApp(t, database, {
+      env: { EMAIL_HOST: '127.0.0.1', EMAIL_PORT: String(smtp.port) },
+    })
+    await createUser(pennon, 'forgetful@example.com', 2, { sendEmail: false })
+    const page = await (await browser.newContext()).newPage()
+    page.setDefaultTimeout(15_000)
+    await page.goto(`${base}/`)
+    await page.getByLabel('Email or username').fill('forgetful@example.com')
+    await page.getByText('Forgot your password?').click()
+    assert.equal(await page.getByLabel('Your email').inputValue(), 'forgetful@example.com', 'taken from the field above')
+    await page.getByRole('button', { name: 'Email me a link' }).click()
+    await page.getByText('If forgetful@example.com has an account', { exact: false }).waitFor()
+    const mail = await smtp.waitForMail(0)
+    assert.equal(mail.to, 'forgetful@example.com')
+    const link = mail.text.match(/http:\/\/\S+/)?.[0]
+    assert.ok(link, mail.text)
+    await page.goto(link)
+    await page.getByRole('heading', { name: 'Set your password' }).waitFor()
+    await page.getByLabel('New password', { exact: true }).fill(PASSWORD)
+    await page.getByLabel('Repeat the password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password' }).click()
+    await page.getByText('Your password is set: sign in with it.').waitFor()
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await heading(page, 'Projects')
   })
 })
