@@ -136,7 +136,12 @@ import { createSessionService } from './features/sessions/session-service.ts'
 import { sessionsOfUsers } from './features/sessions/session-store.ts'
 import { createSessionAuthentication } from './features/sessions/session-authentication.ts'
 import { authRoutes } from './features/sessions/auth-routes.ts'
+import { createResetEmailLimits } from './features/sessions/reset-email-limits.ts'
 import { createUserService } from './features/users/user-service.ts'
+import { createEmailSender } from './features/email/email-sender.ts'
+import { createInviteLinkService } from './features/invite-links/invite-link-service.ts'
+import { inviteLinkRoutes } from './features/invite-links/invite-link-routes.ts'
+import { publicInviteRoutes } from './features/invite-links/public-invite-routes.ts'
 import { createPasswordAttempts } from './features/users/password-attempts.ts'
 import { userRoutes } from './features/users/user-routes.ts'
 import { accessRoutes } from './features/users/access-routes.ts'
@@ -192,7 +197,6 @@ export async function buildApp({
     session: sessionOf,
     throttle: authFailures,
   })
-  const users = createUserService({ db, attempts, sessions: sessionsOfUsers })
   // Requests answered before Fastify (server-factory.ts); none while requests are logged, none once closing.
   let fastPath: FastPath | undefined
   const logsRequests = config.logLevel === 'debug' || config.logLevel === 'trace'
@@ -228,6 +232,9 @@ export async function buildApp({
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerErrorHandler(app)
+  // Welcome and reset emails through EMAIL_HOST, when set (features/email/).
+  const users = createUserService({ db, attempts, sessions: sessionsOfUsers, email: createEmailSender(config.email, app.log) })
+  const inviteLinks = createInviteLinkService({ db, users })
   // First of the hooks: a refused Host learns nothing else, on every path.
   if (hosts !== undefined) registerHostCheck(app, hosts)
   app.removeAllContentTypeParsers()
@@ -401,6 +408,7 @@ export async function buildApp({
         db,
         inactive: createInactiveUsers({ db, users, pats: patsOfUsers, days: config.userInactivityDays }),
       })
+      await admin.register(inviteLinkRoutes, { inviteLinks, config })
       await admin.register(profileRoutes, { users })
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
       await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
@@ -521,7 +529,9 @@ export async function buildApp({
   })
 
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
-  await app.register(authRoutes, { config, sessions, users, attempts, sessionOf })
+  // Signing up with an invite link: public, as /auth is.
+  await app.register(publicInviteRoutes, { inviteLinks })
+  await app.register(authRoutes, { config, sessions, users, attempts, resetEmails: createResetEmailLimits(), sessionOf })
   await app.register(consoleRoutes, { authType: config.authType })
 
   return app

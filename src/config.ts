@@ -88,6 +88,19 @@ export interface Config {
   readonly integrationsSlackApiUrl: string
   /** How often flags are scanned for newly potentially stale ones (their event written), in milliseconds. */
   readonly staleScanIntervalMs: number
+  /** The SMTP server invite and reset emails go through (EMAIL_HOST and the rest); absent: no email, links are shown instead. */
+  readonly email: EmailConfig | undefined
+}
+
+export interface EmailConfig {
+  readonly host: string
+  readonly port: number
+  /** TLS from the start (port 465); false: STARTTLS when the server offers it. */
+  readonly secure: boolean
+  readonly user: string | undefined
+  readonly password: string | undefined
+  /** The From of every email: `Pennon <noreply@example.com>` or an address. */
+  readonly sender: string
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -190,6 +203,36 @@ function clientFetchMode(raw: string | undefined): 'polling' | 'streaming' {
   if (value !== 'polling' && value !== 'streaming')
     throw new ConfigError(`CLIENT_FETCH_MODE must be "polling" or "streaming"; got ${JSON.stringify(raw)}`)
   return value
+}
+
+function booleanOf(env: Record<string, string | undefined>, key: string, fallback: boolean): boolean {
+  const raw = env[key]
+  if (raw === undefined || raw === '') return fallback
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${key} must be "true" or "false"; got ${JSON.stringify(raw)}`)
+  return raw === 'true'
+}
+
+/** The SMTP settings, named as Unleash names them; none without EMAIL_HOST. */
+function emailConfig(env: Record<string, string | undefined>): EmailConfig | undefined {
+  const host = env.EMAIL_HOST?.trim() || undefined
+  if (host === undefined) return undefined
+  if (!/^[A-Za-z0-9._:[\]-]{1,253}$/.test(host))
+    throw new ConfigError(`EMAIL_HOST must be a host name or an IP address; got ${JSON.stringify(host)}`)
+  const sender = env.EMAIL_SENDER?.trim() || 'Pennon <noreply@pennon.local>'
+  // A header: one line, and an address in it.
+  if (sender.length > 320 || /[\r\n]/.test(sender) || !/[^\s@<>]+@[^\s@<>]+/.test(sender)) {
+    throw new ConfigError(
+      `EMAIL_SENDER must be an address like noreply@example.com or "Pennon <noreply@example.com>"; got ${JSON.stringify(sender)}`,
+    )
+  }
+  return Object.freeze({
+    host,
+    port: wholeNumber(env, 'EMAIL_PORT', 587, 1, 65535),
+    secure: booleanOf(env, 'EMAIL_SECURE', false),
+    user: env.EMAIL_USER || undefined,
+    password: env.EMAIL_PASSWORD || undefined,
+    sender,
+  })
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -311,5 +354,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     integrationsPollMs: wholeNumber(env, 'INTEGRATIONS_POLL_MS', 1000, 10, 3_600_000),
     integrationsSlackApiUrl: slackApiUrl(env.INTEGRATIONS_SLACK_API_URL),
     staleScanIntervalMs: wholeNumber(env, 'STALE_SCAN_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
+    email: emailConfig(env),
   })
 }

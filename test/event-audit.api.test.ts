@@ -896,6 +896,43 @@ onEachDatabase('event log completeness', (database) => {
     })
     await call(pennon, 'PUT', `${addUrl}/config`, { changeRequestsEnabled: false })
 
+    await run('POST', '/auth/reset/password-email', '/auth/reset/password-email', { email: 'audit@example.com' }, 200, [])
+
+    // Invite links: events by the admin, the sign-up's by the system; the secret (and the link that carries it) in none.
+    const invites = '/api/admin/invite-link/tokens'
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString()
+    const invite = await run('POST', invites, invites, { name: 'Audit invite', expiresAt }, 201, (r) => [
+      {
+        type: 'public-signup-token-created',
+        data: { name: 'Audit invite', enabled: true, expiresAt, createdAt: r.body.createdAt, role: 'Viewer' },
+      },
+    ])
+    const inviteData = { name: 'Audit invite', enabled: true, expiresAt, createdAt: invite.body.createdAt, role: 'Viewer' }
+    await run('PUT', `${invites}/{token}`, `${invites}/${invite.body.secret}`, { enabled: false }, 200, [
+      { type: 'public-signup-token-updated', data: { ...inviteData, enabled: false }, preData: inviteData },
+    ])
+    await run('PUT', `${invites}/{token}`, `${invites}/${invite.body.secret}`, { enabled: true }, 200, [
+      { type: 'public-signup-token-updated', data: inviteData, preData: { ...inviteData, enabled: false } },
+    ])
+    covered.add('POST /invite/{token}/signup')
+    await step('POST /invite/{token}/signup', async () => {
+      const before = (await allEvents(pennon)).length
+      const body = { email: 'invited@example.com', name: 'Invited', password: PASSWORD }
+      const signup = await call(pennon, 'POST', `/invite/${invite.body.secret}/signup`, body, { token: null })
+      assert.equal(signup.status, 201, signup.text)
+      const events = checkOneRequest((await allEvents(pennon)).slice(before), 'system', -1337)
+      expectEvents(
+        [...events],
+        [
+          {
+            type: 'user-created',
+            data: { id: signup.body.id, name: 'Invited', username: null, email: 'invited@example.com', rootRole: 3 },
+          },
+          { type: 'public-signup-token-user-added', data: { name: 'Audit invite', userId: signup.body.id } },
+        ],
+      )
+    })
+
     // Failed writes leave no event.
     // Integrations: their events carry everything but the parameters (secrets among them).
     const addons = '/api/admin/addons'
@@ -982,7 +1019,16 @@ onEachDatabase('event log completeness', (database) => {
     await t.test('no secret or hash is in the event log', async () => {
       const everything = JSON.stringify(await allEvents(pennon))
       const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
-      for (const needle of [secret, projectSecret, accountToken.body.secret, pennon.adminToken, pat.body.secret, 'hook-secret', ...hashes])
+      for (const needle of [
+        secret,
+        projectSecret,
+        accountToken.body.secret,
+        pennon.adminToken,
+        pat.body.secret,
+        invite.body.secret,
+        'hook-secret',
+        ...hashes,
+      ])
         assert.ok(!everything.includes(needle), 'a secret or hash is in the event log')
     })
   })

@@ -52,6 +52,7 @@ onEachDatabase('body nesting', (database) => {
       '/auth/simple',
       '/edge/issue-token',
       '/edge/validate',
+      '/invite/default',
       '/ofrep/v1',
     ])
     assert.ok(routes.length >= 30, `${routes.length} routes with a body`)

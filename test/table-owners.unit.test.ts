@@ -22,6 +22,8 @@ export const OWNERS: Record<string, string> = {
   user_activity: 'features/users',
   password_reset_tokens: 'features/users',
   user_sessions: 'features/sessions',
+  public_signup_tokens: 'features/invite-links',
+  public_signup_tokens_user: 'features/invite-links',
   personal_access_tokens: 'features/personal-tokens',
   events: 'features/events',
   // Ids (SQLite) and maintained counts, advanced by several features through db/counters.ts.

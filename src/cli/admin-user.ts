@@ -3,8 +3,9 @@
  * DATABASE_FILE as for `npm start`). Creates an Admin user with that email when there is none,
  * or, for an existing user (a lost password), makes a new reset link; prints the one-time link
  * where they set their password (under PUBLIC_URL, else http://127.0.0.1:PORT). Events name the
- * system as the actor. Pennon sends no email.
+ * system as the actor. The command sends no email, whatever EMAIL_HOST says.
  */
+import { NO_EMAIL } from '../features/email/email-sender.ts'
 import { openServerDatabase } from './cli-database.ts'
 import { SYSTEM_ACTOR } from '../features/events/audit.ts'
 import { createUserService, rootRoleOf } from '../features/users/user-service.ts'
@@ -30,10 +31,12 @@ async function main(): Promise<number> {
       db: database.db,
       attempts: createPasswordAttempts(config.loginFailuresPerAccount),
       sessions: sessionsOfUsers,
+      // The command prints its links, whatever EMAIL_HOST says.
+      email: NO_EMAIL,
     })
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
-      const link = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)
+      const { link } = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)
       process.stdout.write(
         `User ${email} exists (root role ${rootRoleOf(existing.root_role).name}). To set a new password, open this link (valid 24 hours, once):\n\n    ${link}\n`,
       )

@@ -24,6 +24,7 @@ import * as featureLifecycles from './migrations/0022-feature-lifecycles.ts'
 import * as favorites from './migrations/0023-favorites.ts'
 import * as projectInsights from './migrations/0024-project-insights.ts'
 import * as applicationDetails from './migrations/0025-application-details.ts'
+import * as publicSignupTokens from './migrations/0026-public-signup-tokens.ts'
 import * as changeRequests from './migrations/0028-change-requests.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0023-favorites': favorites,
   '0024-project-insights': projectInsights,
   '0025-application-details': applicationDetails,
+  '0026-public-signup-tokens': publicSignupTokens,
   '0028-change-requests': changeRequests,
 }
 

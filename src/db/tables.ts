@@ -126,6 +126,25 @@ export interface PasswordResetTokensTable {
   created_at: Timestamp
 }
 
+/** Public sign-up tokens (migration 0026): the secret as is, since admins are shown every token's link. */
+export interface PublicSignupTokensTable {
+  secret: string
+  name: string
+  url: string
+  role_id: number
+  enabled: Bool
+  expires_at: Timestamp
+  created_at: Timestamp
+  created_by: string | null
+}
+
+/** Who signed up with which public sign-up token. */
+export interface PublicSignupTokensUserTable {
+  secret: string
+  user_id: number
+  created_at: Timestamp
+}
+
 export interface EventsTable {
   id: number
   type: string
@@ -476,6 +495,8 @@ export interface Database {
   user_sessions: UserSessionsTable
   personal_access_tokens: PersonalAccessTokensTable
   password_reset_tokens: PasswordResetTokensTable
+  public_signup_tokens: PublicSignupTokensTable
+  public_signup_tokens_user: PublicSignupTokensUserTable
   events: EventsTable
   counters: CountersTable
   environments: EnvironmentsTable

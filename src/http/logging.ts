@@ -4,9 +4,14 @@ import type { LogLevel } from '../config.ts'
 /** Secrets never reach a log line: the Authorization header and any `secret` field are redacted. */
 export const REDACTED_PATHS = ['req.headers.authorization', 'headers.authorization', 'secret', '*.secret', 'token', '*.token']
 
-/** A URL as logged: a project token's secret in the path (DELETE …/projects/:p/api-tokens/:token) is redacted. */
+/**
+ * A URL as logged: secrets in the path are redacted: a project token's (DELETE
+ * …/projects/:p/api-tokens/:token) and an invite link's (/invite/:token/…, …/invite-link/tokens/:token).
+ */
 export function loggedUrl(url: string): string {
-  return url.replace(/(\/projects\/[^/?]*\/api-tokens\/)[^/?]+/, '$1[redacted]')
+  return url
+    .replace(/(\/projects\/[^/?]*\/api-tokens\/)[^/?]+/, '$1[redacted]')
+    .replace(/^(\/invite\/|\/api\/admin\/invite-link\/tokens\/)[^/?]+/, '$1[redacted]')
 }
 
 interface LoggedRequest {

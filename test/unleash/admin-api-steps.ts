@@ -392,7 +392,7 @@ export const STEPS: Step[] = [
     path: '/api/admin/user-admin/reset-password',
     body: { id: 'ann@example.com' },
     view: (b) => Object.keys(b),
-    // The reference gives one link per user a minute, as it sends each by email; Pennon sends none.
+    // The reference gives one link per user a minute; Pennon does not limit an admin's resets.
     differs: { unleash: { status: 429, name: 'RateLimitError' }, pennon: { status: 200, body: ['resetPasswordUrl'] } },
   },
   {

@@ -7,6 +7,7 @@ import { can, forgetToken, openAccess, session, storedToken } from './session.js
 import { errorBox, pageHeader } from './ui.js'
 import { signInView } from './views/signin.js'
 import { resetPasswordView } from './views/reset-password.js'
+import { newUserView } from './views/new-user.js'
 import { usersView } from './views/users.js'
 import { profileView } from './views/profile.js'
 import { projectsView } from './views/projects.js'
@@ -126,6 +127,16 @@ async function render(notice, username) {
       await identify()
       if (session.me) announce('The password is set.')
       await render('Your password is set: sign in with it.', name)
+    })
+    return
+  }
+  if (path === '/new-user') {
+    // Signing up with an invite link: outside the signed-in frame too.
+    nav.hidden = true
+    replace(who)
+    await newUserView(main, new URLSearchParams(search).get('invite') ?? '', async (email) => {
+      history.replaceState(null, '', '#/projects')
+      await render('Your account is made: sign in with it.', email)
     })
     return
   }

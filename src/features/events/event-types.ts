@@ -123,6 +123,14 @@ export interface ServiceAccountTokenData {
 }
 
 /** A setting in an event: its name as `id`, then its value's keys. */
+/** A public sign-up token, named by its name: the secret (and the link that carries it) stays out of events. */
+export interface SignupTokenData {
+  name: string
+  enabled: boolean
+  expiresAt: string
+  createdAt: string
+  role: string
+}
 export interface SettingData {
   id: string
   [key: string]: unknown
@@ -240,6 +248,9 @@ export type NewEvent = Base &
     | { type: 'user-created'; data: UserEventData }
     | { type: 'user-updated'; data: UserEventData; preData: UserEventData }
     | { type: 'user-deleted'; preData: UserEventData }
+    | { type: 'public-signup-token-created'; data: SignupTokenData }
+    | { type: 'public-signup-token-updated'; data: SignupTokenData; preData: SignupTokenData }
+    | { type: 'public-signup-token-user-added'; data: { name: string; userId: number } }
     | { type: 'pat-created'; data: PatEventData }
     // As the reference: the deleted token in data.
     | { type: 'pat-deleted'; data: PatEventData }

@@ -16,6 +16,8 @@ import { checkPasswordRules } from '../users/password.ts'
 import type { PasswordAttempts } from '../users/password-attempts.ts'
 import { UserResponse } from '../users/user-schemas.ts'
 import { rootRoleOf, type UserService } from '../users/user-service.ts'
+import type { ResetEmailLimits } from './reset-email-limits.ts'
+import { baseUrlOf } from '../users/user-routes.ts'
 import { clearSessionCookie, setSessionCookie } from './session-cookie.ts'
 import type { SessionService } from './session-service.ts'
 
@@ -30,6 +32,8 @@ const ResetBody = Type.Object(
   { additionalProperties: false },
 )
 const ValidateLinkBody = Type.Object({ token: Type.String({ maxLength: 200 }) }, { additionalProperties: false })
+// The reference's emailSchema; what is not an address is answered alike, and mails nobody.
+const EmailBody = Type.Object({ email: Type.String({ maxLength: 255 }) }, { additionalProperties: false })
 const ValidatePasswordBody = Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
 const TokenUserResponse = Type.Object({
   id: Type.Integer(),
@@ -47,11 +51,16 @@ export interface AuthRoutesOptions {
   users: UserService
   /** Failed sign-ins and link guesses per address: an address past its limit is refused before any work. */
   attempts: PasswordAttempts
+  /** How often password emails may be asked for, per client and per email address. */
+  resetEmails: ResetEmailLimits
   /** The signed-in user of a request's session cookie (session-authentication.ts). */
   sessionOf: (request: FastifyRequest) => Promise<Principal | undefined>
 }
 
-export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { config, sessions, users, attempts, sessionOf }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (
+  app,
+  { config, sessions, users, attempts, resetEmails, sessionOf },
+) => {
   app.addHook('onRequest', async (request) => {
     // Before anything is read or hashed: an address that failed too often waits, whatever it asks.
     attempts.check(addressKey(request.ip))
@@ -155,6 +164,32 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
     async (request, reply) => {
       await users.setPasswordWithLink(request.body.token, request.body.password, addressKey(request.ip))
+      return sendEmpty(reply, 200)
+    },
+  )
+
+  app.post(
+    '/auth/reset/password-email',
+    {
+      schema: {
+        tags,
+        summary: 'Email a password-reset link to the user with this address, if there is one',
+        description:
+          'Always 200 (when not throttled), whether or not a user has the address, and without waiting for the email: the answer tells nothing about who has an account. ' +
+          'Sends nothing without SMTP configured (EMAIL_HOST). One email per address per minute (further asks are answered alike and dropped); ' +
+          'ten asks per client address per 15 minutes, then 429 with Retry-After.',
+        body: EmailBody,
+        response: { 200: NoContent, ...errorResponses(400, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { email } = request.body
+      if (resetEmails.take(addressKey(request.ip), email)) {
+        // Not awaited: a known address must not answer slower than an unknown one.
+        users.emailResetLink(email, baseUrlOf(request, config)).catch((error: unknown) => {
+          request.log.error({ err: error }, 'password email not sent')
+        })
+      }
       return sendEmpty(reply, 200)
     },
   )

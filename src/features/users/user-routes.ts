@@ -55,7 +55,9 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
       config: { permission: 'ADMIN' },
       schema: {
         tags,
-        summary: 'Create a user with a root role; without a password the answer has an invite link to hand over (no email is sent)',
+        summary: 'Create a user with a root role; without a password the answer has an invite link to hand over',
+        description:
+          'With SMTP configured (EMAIL_HOST) and `sendEmail` not false, a user with an email is also sent a welcome email (with the invite link); `emailSent` says whether it went. A failed send leaves the user created.',
         body: CreateUserBody,
         response: { 201: CreatedUserResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
       },
@@ -87,7 +89,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
       config: { permission: 'ADMIN' },
       schema: {
         tags,
-        summary: 'A link (valid a day) for a user to set a new password; no email is sent',
+        summary: 'A link (valid a day) for a user to set a new password; with SMTP configured (EMAIL_HOST) it is also emailed to them',
         body: IdBody,
         response: { 200: ResetPasswordResponse, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
@@ -96,7 +98,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
       const { id } = request.body
       // Unleash sends the email; Pennon's console and older callers the id, as a number or its digits.
       const who = typeof id === 'number' || /^[0-9]+$/.test(id) ? parseIntegerId(String(id), '/body/id') : { login: id }
-      return { resetPasswordUrl: await users.resetLink(who, request.principal, baseUrlOf(request, config)) }
+      const { link } = await users.resetLink(who, request.principal, baseUrlOf(request, config))
+      return { resetPasswordUrl: link }
     },
   )
 

@@ -15,7 +15,9 @@ export const CreateUserBody = Type.Object(
     password: Type.Optional(Password),
     rootRole: RootRoleInput,
     sendEmail: Type.Optional(
-      Type.Boolean({ description: 'Ignored: Pennon sends no email; the response has the invite link to hand over' }),
+      Type.Boolean({
+        description: 'With SMTP configured: whether to email the user a welcome (with the invite link); true when absent, as the reference',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -43,7 +45,7 @@ export const UserResponse = Type.Object({
 export const CreatedUserResponse = Type.Object({
   ...UserResponse.properties,
   inviteLink: Type.Optional(Type.String({ description: 'For a user created without a password: where they set one (valid 7 days)' })),
-  emailSent: Type.Boolean({ description: 'Always false: Pennon sends no email' }),
+  emailSent: Type.Boolean({ description: 'Whether the welcome email was sent (never without SMTP configured)' }),
 })
 
 export const RootRoleResponse = Type.Object({

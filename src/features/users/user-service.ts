@@ -4,7 +4,7 @@ import { advanceCounter } from '../../db/counters.ts'
 import { uniqueConstraintOf } from '../../db/db-errors.ts'
 import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
 import { ROOT_ROLES } from '../../http/permissions.ts'
-import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
+import { auditContext, SYSTEM_ACTOR, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { keepAnAdmin, lockAdminCredentials } from '../api-tokens/admin-credentials.ts'
 import { createTokenStore } from '../api-tokens/token-store.ts'
@@ -22,6 +22,8 @@ import { createUserStore, eventDataOf, lockSigningInAdmins, toUser, type User, t
 import type { PasswordAttempts } from './password-attempts.ts'
 import type { SessionsOfUsers } from './sessions-of-users.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
+import type { EmailSender } from '../email/email-sender.ts'
+import { resetEmail, welcomeEmail } from '../email/mail-texts.ts'
 
 export const ROOT_ROLE_LIST = [
   {
@@ -88,6 +90,15 @@ async function storePassword(
   await sessions.endAll(trx, id, keepSessionHash)
 }
 
+/** A new user's fields, checked (`checkedUser`). */
+export interface NewUser {
+  username: string | null
+  email: string | null
+  name: string | null
+  rootRole: number
+  passwordHash: string | null
+}
+
 function uniqueness(error: unknown, username: string | null, email: string | null): never {
   const constraint = uniqueConstraintOf(error)
   if (constraint === 'users_email_key') throw nameExists(`A user with email ${quote(email)} already exists.`)
@@ -104,10 +115,13 @@ export function createUserService({
   db,
   attempts,
   sessions,
+  email: mailer,
 }: {
   db: Kysely<Database>
   attempts: PasswordAttempts
   sessions: SessionsOfUsers
+  /** Sends welcome and reset emails when an SMTP server is configured. */
+  email: EmailSender
 }) {
   /** Sets a password (an admin for a user, or the user for themselves); ends every session but `keepSessionHash`. */
   async function setPassword(id: number, password: string, address: string, keepSessionHash?: string): Promise<void> {
@@ -132,6 +146,44 @@ export function createUserService({
     await appendEvents(trx, audit, [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
   }
 
+  /** A new user's fields, checked; the password checked against the rules and hashed. */
+  async function checkedUser(input: Omit<CreateUserBody, 'sendEmail'>, address: string): Promise<NewUser> {
+    const username = blankToNull(input.username)
+    if (username?.includes('@'))
+      throw invalid(
+        `The \`/body/username\` property cannot contain "@": sign-in tells usernames from emails by it. You sent ${quote(username)}.`,
+        '/body/username',
+      )
+    const email = normalEmail(input.email, '/body/email')
+    if (username === null && email === null) throw invalid('A user needs a username or an email: send at least one of them.', '/body')
+    const rootRole = parseRootRole(input.rootRole, '/body/rootRole')
+    if (input.password !== undefined) checkPasswordRules(input.password)
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password, address)
+    return { username, email, name: blankToNull(input.name), rootRole, passwordHash }
+  }
+
+  /** Stores a user checked by `checkedUser`, and its `user-created` event, in `trx`; 409 for a taken username or email. */
+  async function insertUserIn(trx: Kysely<Database>, fields: NewUser, audit: AuditContext): Promise<User> {
+    const row: UsersTable = {
+      // One id space with service accounts, as the reference's: an event's createdByUserId names one account.
+      id: await advanceCounter(trx, 'service_account_id'),
+      name: fields.name,
+      username: fields.username,
+      email: fields.email,
+      password_hash: fields.passwordHash,
+      root_role: fields.rootRole,
+      created_at: audit.createdAt,
+    }
+    try {
+      await createUserStore(trx).insert(row)
+    } catch (error) {
+      uniqueness(error, fields.username, fields.email)
+    }
+    const user = toUser({ ...row, login_attempts: null, seen_at: null })
+    await appendEvents(trx, audit, [{ type: 'user-created', data: eventDataOf(user) }])
+    return user
+  }
+
   return {
     list: () => createUserStore(db).list(),
     /** Admins: users with and without a password, and service accounts (the reference's adminCountSchema). */
@@ -148,48 +200,33 @@ export function createUserService({
 
     /**
      * A new user with a root role; with a password (checked against the rules), or without one and
-     * an invite link (under `baseUrl`) for them to set it.
+     * an invite link (under `baseUrl`) for them to set it. With SMTP configured and `sendEmail`
+     * not false (the reference's default), a user with an email is sent a welcome (with that
+     * link), after the user is stored: a failed send leaves the user, answered `emailSent: false`.
      */
     async create(
       input: CreateUserBody,
       actor: Actor,
       baseUrl: string,
       address: string,
-    ): Promise<User & { inviteLink?: string; emailSent: false }> {
-      const username = blankToNull(input.username)
-      if (username?.includes('@'))
-        throw invalid(
-          `The \`/body/username\` property cannot contain "@": sign-in tells usernames from emails by it. You sent ${quote(username)}.`,
-          '/body/username',
-        )
-      const email = normalEmail(input.email, '/body/email')
-      if (username === null && email === null) throw invalid('A user needs a username or an email: send at least one of them.', '/body')
-      const rootRole = parseRootRole(input.rootRole, '/body/rootRole')
-      if (input.password !== undefined) checkPasswordRules(input.password)
-      const passwordHash = input.password === undefined ? null : await hashPassword(input.password, address)
-      try {
-        return await db.transaction().execute(async (trx) => {
-          const audit = auditContext(actor)
-          const row: UsersTable = {
-            // One id space with service accounts, as the reference's: an event's createdByUserId names one account.
-            id: await advanceCounter(trx, 'service_account_id'),
-            name: blankToNull(input.name),
-            username,
-            email,
-            password_hash: passwordHash,
-            root_role: rootRole,
-            created_at: audit.createdAt,
-          }
-          await createUserStore(trx).insert(row)
-          const user = toUser({ ...row, login_attempts: null, seen_at: null })
-          await appendEvents(trx, audit, [{ type: 'user-created', data: eventDataOf(user) }])
-          const inviteLink = passwordHash === null ? await createResetLink(trx, user.id, actor.name, baseUrl, INVITE_VALID_MS) : undefined
-          return { ...user, ...(inviteLink ? { inviteLink } : {}), emailSent: false as const }
-        })
-      } catch (error) {
-        uniqueness(error, username, email)
-      }
+    ): Promise<User & { inviteLink?: string; emailSent: boolean }> {
+      const fields = await checkedUser(input, address)
+      const { user, inviteLink } = await db.transaction().execute(async (trx) => {
+        const user = await insertUserIn(trx, fields, auditContext(actor))
+        const inviteLink =
+          fields.passwordHash === null ? await createResetLink(trx, user.id, actor.name, baseUrl, INVITE_VALID_MS) : undefined
+        return { user, inviteLink }
+      })
+      const emailSent =
+        input.sendEmail !== false && user.email !== null
+          ? await mailer.send(welcomeEmail(user.email, user.name, inviteLink, `${baseUrl.replace(/\/+$/, '')}/`))
+          : false
+      return { ...user, ...(inviteLink ? { inviteLink } : {}), emailSent }
     },
+
+    /** What `insertUserIn` takes, checked, the password hashed (outside any transaction: hashing is slow). */
+    checkedUser,
+    insertUserIn,
 
     /** Name, email and root role; a new role ends the user's sessions (their next request signs in anew). */
     async update(id: number, input: UpdateUserBody, actor: Actor): Promise<User> {
@@ -286,20 +323,43 @@ export function createUserService({
         return { user: toUser(row), createdBy: found.createdBy }
       }),
 
-    /** A link (under `baseUrl`) for the user to set a new password, valid a day. */
-    /** A reset link for the user with this id, or this login: an email (any case) or a username. */
-    resetLink: (who: number | { login: string }, actor: Actor, baseUrl: string): Promise<string> =>
-      db.transaction().execute(async (trx) => {
+    /**
+     * A reset link (under `baseUrl`, valid a day) for the user with this id, or this login: an
+     * email (any case) or a username. With SMTP configured, it is also emailed to the user.
+     */
+    async resetLink(who: number | { login: string }, actor: Actor, baseUrl: string): Promise<{ link: string; emailSent: boolean }> {
+      const { link, row } = await db.transaction().execute(async (trx) => {
         let id: number
         if (typeof who === 'number') id = who
         else {
-          const row = await createUserStore(trx).findByLogin(who.login)
-          if (!row) throw notFound(`No user has the ${who.login.includes('@') ? 'email' : 'username'} ${quote(who.login)}.`)
-          id = row.id
+          const found = await createUserStore(trx).findByLogin(who.login)
+          if (!found) throw notFound(`No user has the ${who.login.includes('@') ? 'email' : 'username'} ${quote(who.login)}.`)
+          id = found.id
         }
-        await lockedUser(trx, id)
-        return createResetLink(trx, id, actor.name, baseUrl, RESET_VALID_MS)
-      }),
+        const row = await lockedUser(trx, id)
+        return { link: await createResetLink(trx, id, actor.name, baseUrl, RESET_VALID_MS), row }
+      })
+      const emailSent = row.email === null ? false : await mailer.send(resetEmail(row.email, row.name, link))
+      return { link, emailSent }
+    },
+
+    /**
+     * A reset link emailed to whoever has this address, if anyone does (made by `system`). Says
+     * nothing of whether someone does: the caller answers the same either way, and sends nothing
+     * without SMTP.
+     */
+    async emailResetLink(address: string, baseUrl: string): Promise<void> {
+      if (!mailer.configured) return
+      const email = address.trim().toLowerCase()
+      if (!EMAIL.test(email)) return
+      const found = await db.transaction().execute(async (trx) => {
+        const row = await createUserStore(trx).findByLogin(email)
+        if (!row) return undefined
+        await lockedUser(trx, row.id)
+        return { row, link: await createResetLink(trx, row.id, SYSTEM_ACTOR.name, baseUrl, RESET_VALID_MS) }
+      })
+      if (found) await mailer.send(resetEmail(email, found.row.name, found.link))
+    },
   }
 }
 

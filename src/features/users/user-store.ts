@@ -63,6 +63,16 @@ export async function displayNamesOfUsers(db: Kysely<Database>, ids: readonly nu
   return names
 }
 
+/** id, name and username of each of these users (those that exist), by id: who signed up with an invite link. */
+export async function namesOfUsers(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Array<{ id: number; name: string | null; username: string | null }>> {
+  if (ids.length === 0) return []
+  const rows = await db.selectFrom('users').select(['id', 'name', 'username']).where('id', 'in', ids).orderBy('id').execute()
+  return rows.map((row) => ({ id: Number(row.id), name: row.name, username: row.username }))
+}
+
 export function createUserStore(db: Kysely<Database>) {
   const usersWithActivity = () =>
     db

@@ -1,9 +1,9 @@
 // @ts-check
 /**
- * `#/reset-password?token=…`: where an invite or reset link leads (an admin hands it over; Pennon
- * sends no email). It says whose password it sets, takes the new one twice, and shows the
- * password rules the server found broken. The token stays in the fragment, which browsers never
- * send, and goes to the server in request bodies only.
+ * `#/reset-password?token=…`: where an invite or reset link leads (an admin hands it over, or
+ * Pennon emails it when it has an SMTP server). It says whose password it sets, takes the new one
+ * twice, and shows the password rules the server found broken. The token stays in the fragment,
+ * which browsers never send, and goes to the server in request bodies only.
  */
 import { ApiError, request } from '../api.js'
 import { field, h, replace } from '../dom.js'

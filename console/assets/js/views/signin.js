@@ -65,9 +65,10 @@ export async function signInView(main, notice, done, prefill = {}) {
       'form',
       { novalidate: true },
       field('Email or username', username),
-      field('Password', password, { hint: 'Forgot it? An admin can make you a link to set a new one.' }),
+      field('Password', password, { hint: 'Forgot it? Ask for a link below, or an admin can make you one.' }),
       h('div', { class: 'actions' }, submit),
     )
+    const wrapper = h('div', null, form, forgotForm(username))
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       if (username.value.trim() === '' || password.value === '') {
@@ -87,7 +88,54 @@ export async function signInView(main, notice, done, prefill = {}) {
         submit.disabled = false
       }
     })
-    return form
+    return wrapper
+  }
+
+  /**
+   * "Forgot your password?": asks POST /auth/reset/password-email, whose answer is the same for
+   * every address (it tells nobody who has an account), so the page says only what may happen.
+   * @param {HTMLInputElement} username what was typed above, taken when it is an email
+   */
+  function forgotForm(username) {
+    const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', spellcheck: 'false', required: true })
+    const status = h('div', { 'aria-live': 'polite' })
+    const submit = h('button', { type: 'submit' }, 'Email me a link')
+    const form = h('form', { novalidate: true }, field('Your email', email), status, h('div', { class: 'actions' }, submit))
+    // Filled in as it opens (on the click, before the toggle), from an email typed above.
+    const summary = h('summary', null, 'Forgot your password?')
+    summary.addEventListener('click', () => {
+      if (email.value === '' && username.value.includes('@')) email.value = username.value.trim()
+    })
+    const details = h('details', { class: 'forgot' }, summary, form)
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault()
+      const address = email.value.trim()
+      if (!address.includes('@')) {
+        replace(status, h('p', { class: 'alert error', role: 'alert' }, 'Enter the email you sign in with.'))
+        email.focus()
+        return
+      }
+      submit.disabled = true
+      try {
+        await request('POST', '/auth/reset/password-email', { email: address }, { token: null })
+        replace(
+          status,
+          h(
+            'p',
+            { class: 'alert info' },
+            `If ${address} has an account and this Pennon can send email, a link to set a new password is on its way (it works for 24 hours). If nothing arrives, ask an admin for a link.`,
+          ),
+        )
+      } catch (error) {
+        replace(
+          status,
+          h('p', { class: 'alert error', role: 'alert' }, error instanceof ApiError ? error.message : 'Pennon could not be reached.'),
+        )
+      } finally {
+        submit.disabled = false
+      }
+    })
+    return details
   }
 
   function tokenForm() {

@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * People (ADMIN only): list, create (without a password: an invite link to hand over, as Pennon
- * sends no email), change a root role (confirmed first: it ends the user's sessions), make a
+ * People (ADMIN only): list, create (without a password: an invite link to hand over, and emailed
+ * too when Pennon has an SMTP server), change a root role (confirmed first: it ends the user's sessions), make a
  * password-reset link, delete. The server refuses (409) taking the last Admin away; its message is
  * shown as it says.
  */
@@ -111,7 +111,7 @@ export async function usersView(context) {
     main,
     pageHeader('Users', {
       subtitle:
-        'People sign in with their email (or username) and password. Pennon sends no email: invite and reset links are shown here, to hand over.',
+        'People sign in with their email (or username) and password. Invite and reset links are shown here, to hand over; with an SMTP server set up (EMAIL_HOST), Pennon emails them too.',
     }),
     errors,
     linkSlot,
@@ -205,7 +205,7 @@ export async function usersView(context) {
       showLink(
         resetPasswordUrl,
         `Password reset link for ${loginOf(user)}`,
-        `No email is sent: hand this link to ${loginOf(user)}. It sets a new password once, within a day; their current password works until then.`,
+        `Hand this link to ${loginOf(user)} (with an SMTP server set up, it was emailed to them too). It sets a new password once, within a day; their current password works until then.`,
       )
     } catch (error) {
       replace(errors, errorBox(error))
@@ -263,7 +263,9 @@ export async function usersView(context) {
           showLink(
             created.inviteLink,
             `Invite link for ${loginOf(created)}`,
-            `No email is sent: copy this link and hand it to ${loginOf(created)}. It lets them set their password once, within 7 days.`,
+            created.emailSent
+              ? `An email with this link went to ${loginOf(created)}; you may also hand it over. It lets them set their password once, within 7 days.`
+              : `No email is sent: copy this link and hand it to ${loginOf(created)}. It lets them set their password once, within 7 days.`,
           )
         }
       } catch (error) {
