@@ -90,3 +90,34 @@ export function choice(name, any, current) {
   }
   return { select, fill }
 }
+
+/**
+ * A column header that sorts the list by `key`: ascending first, a second click descending; back to
+ * the first page either way, then `reload`.
+ * @param {{ sortBy: string, sortOrder: string, page: number }} state
+ * @param {string} key
+ * @param {string} label
+ * @param {() => void} reload
+ */
+export function sortableHeader(state, key, label, reload) {
+  const active = state.sortBy === key
+  return h(
+    'th',
+    { scope: 'col', 'aria-sort': active ? (state.sortOrder === 'asc' ? 'ascending' : 'descending') : 'none' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'sort',
+        onclick: () => {
+          state.sortOrder = active && state.sortOrder === 'asc' ? 'desc' : 'asc'
+          state.sortBy = key
+          state.page = 0
+          reload()
+        },
+      },
+      label,
+      h('span', { 'aria-hidden': 'true' }, active ? (state.sortOrder === 'asc' ? ' ▲' : ' ▼') : ''),
+    ),
+  )
+}

@@ -8,7 +8,7 @@
  */
 import { api } from '../api.js'
 import { field, formatDate, h, replace } from '../dom.js'
-import { choice, debounced, keepInAddress, pageOf, pager, rangeText } from '../paging.js'
+import { choice, debounced, keepInAddress, pageOf, pager, rangeText, sortableHeader } from '../paging.js'
 import { link } from '../router.js'
 import { badge, errorBox, loading, pageHeader } from '../ui.js'
 
@@ -178,28 +178,7 @@ export async function flagsView({ main, query, current }) {
   /** @param {FoundFlag[]} flags */
   function flagTable(flags) {
     /** @param {string} key @param {string} label */
-    const sortable = (key, label) => {
-      const active = state.sortBy === key
-      return h(
-        'th',
-        { scope: 'col', 'aria-sort': active ? (state.sortOrder === 'asc' ? 'ascending' : 'descending') : 'none' },
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'sort',
-            onclick: () => {
-              state.sortOrder = active && state.sortOrder === 'asc' ? 'desc' : 'asc'
-              state.sortBy = key
-              state.page = 0
-              void load()
-            },
-          },
-          label,
-          h('span', { 'aria-hidden': 'true' }, active ? (state.sortOrder === 'asc' ? ' ▲' : ' ▼') : ''),
-        ),
-      )
-    }
+    const sortable = (key, label) => sortableHeader(state, key, label, () => void load())
     return h(
       'table',
       { class: 'table flags' },

@@ -7,6 +7,7 @@
  */
 import { api, seg } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
+import { sortableHeader } from '../paging.js'
 import { link, navigate } from '../router.js'
 import { projectDialog } from '../metadata-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section } from '../ui.js'
@@ -206,28 +207,7 @@ export async function projectView({ main, params, query, current }) {
   /** @param {Flag[]} flags */
   function flagTable(flags) {
     /** @param {string} key @param {string} label */
-    const sortable = (key, label) => {
-      const active = state.sortBy === key
-      return h(
-        'th',
-        { scope: 'col', 'aria-sort': active ? (state.sortOrder === 'asc' ? 'ascending' : 'descending') : 'none' },
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'sort',
-            onclick: () => {
-              state.sortOrder = active && state.sortOrder === 'asc' ? 'desc' : 'asc'
-              state.sortBy = key
-              state.page = 0
-              void load()
-            },
-          },
-          label,
-          h('span', { 'aria-hidden': 'true' }, active ? (state.sortOrder === 'asc' ? ' ▲' : ' ▼') : ''),
-        ),
-      )
-    }
+    const sortable = (key, label) => sortableHeader(state, key, label, () => void load())
     return h(
       'table',
       { class: 'table flags' },
