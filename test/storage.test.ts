@@ -27,7 +27,16 @@ onEachDatabase('storage', (database) => {
       const idCounters = database.name === 'sqlite' ? ['event_id', 'segment_id'] : []
       assert.deepEqual(
         counters.map((c) => [c.name, Number(c.value)]),
-        [...idCounters, 'personal_token_id', 'segment_count', 'service_account_id', 'service_account_token_id']
+        [
+          ...idCounters,
+          'change_request_change_id',
+          'change_request_comment_id',
+          'change_request_id',
+          'personal_token_id',
+          'segment_count',
+          'service_account_id',
+          'service_account_token_id',
+        ]
           .sort()
           .map((name) => [name, 0]),
       )
