@@ -11,7 +11,10 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { call, createTestApp, DATABASES, type TestApp } from '../test-app.ts'
 import { type RealUnleash, startUnleash } from './unleash-server.ts'
-import { STEPS, type Answer, compared, type Server } from './admin-api-steps.ts'
+import { type Answer, compared, type Server, STEPS as FIRST_STEPS } from './admin-api-steps.ts'
+import { LATER_STEPS } from './admin-api-later-steps.ts'
+
+const STEPS = [...FIRST_STEPS, ...LATER_STEPS]
 
 let unleash: RealUnleash
 let reference: Answer[]

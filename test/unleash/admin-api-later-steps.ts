@@ -1,0 +1,251 @@
+/**
+ * The scenario's later part (after admin-api-steps.ts, whose flags, segment and users it uses):
+ * lifecycle, favorites, project reads, default strategies, applications, UI config, segment
+ * strategies, instance statistics, invite links and the user-admin reads.
+ */
+import { eventSearch, flag, pick, type Step, withoutVolatile } from './admin-api-steps.ts'
+
+const PROJECT = '/api/admin/projects/default'
+const inAMonth = new Date(Date.now() + 20 * 24 * 3600_000).toISOString()
+
+const withoutNulls = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null))
+
+/**
+ * An application as both show it. Left out: `description` (not in the reference's
+ * createApplicationSchema: the reference keeps it anyway, Pennon keeps only what the schema
+ * names), the reference's `createdBy`, `project`, `environment` and `links`, Pennon's `usage`.
+ */
+const application = (a: any) => pick(a, ['appName', 'strategies', 'url', 'color', 'icon', 'instances', 'seenToggles'])
+const applications = (b: any) => ({ total: b.total, applications: b.applications.map(application) })
+
+/** An invite link without its `url`: its origin, route and secret are each server's own. */
+const inviteLink = (l: any) => withoutVolatile({ ...l, url: undefined })
+
+/**
+ * The statistics: every key but the reference's, and the counts this scenario decides. Left out:
+ * what each instance has of its own (`timestamp`, `instanceId`, versions, `sum`), `users` (the
+ * reference counts its own `admin` user), `roles` (the reference counts its project roles too),
+ * `strategies` (the reference counts the rows left in its strategies table; Pennon its strategy
+ * definitions), `releaseTemplates` and `edgeInstanceUsage` (the reference's enterprise
+ * features, which Pennon has not).
+ */
+const statistics = (s: any) => ({
+  keys: Object.keys(s).sort(),
+  ...pick(s, [
+    'serviceAccounts',
+    'apiTokens',
+    'activeUsers',
+    'licensedUsers',
+    'featureToggles',
+    'archivedFeatureToggles',
+    'projects',
+    'contextFields',
+    'customRootRoles',
+    'customRootRolesInUse',
+    'groups',
+    'environments',
+    'segments',
+    'SAMLenabled',
+    'OIDCenabled',
+    'passwordAuthEnabled',
+    'SCIMenabled',
+    'clientApps',
+    'featureExports',
+    'featureImports',
+    'productionChanges',
+    'previousDayMetricsBucketsCount',
+    'maxEnvironmentStrategies',
+    'maxConstraintValues',
+    'maxConstraints',
+    'releasePlans',
+    'readOnlyUsers',
+  ]),
+})
+
+const FAVORITE_BY_TOKEN = { unleash: { status: 500, name: 'UnknownError' }, pennon: { status: 403, name: 'NoAccessError' } }
+
+export const LATER_STEPS: Step[] = [
+  // Lifecycle.
+  { name: 'alpha-checkout’s lifecycle', method: 'GET', path: `${flag('alpha-checkout')}/lifecycle` },
+  {
+    name: 'complete gamma-kill',
+    method: 'POST',
+    path: `${flag('gamma-kill')}/lifecycle/complete`,
+    body: { status: 'kept', statusValue: 'on' },
+  },
+  { name: 'gamma-kill’s lifecycle, completed', method: 'GET', path: `${flag('gamma-kill')}/lifecycle` },
+  // The reference moves a flag's lifecycle (here: after-maintenance, archived) as it announces its events, once a second.
+  { name: 'flags by lifecycle stage', method: 'GET', path: '/api/admin/lifecycle/count', settle: 1500 },
+  { name: 'uncomplete gamma-kill', method: 'POST', path: `${flag('gamma-kill')}/lifecycle/uncomplete` },
+  { name: 'gamma-kill’s lifecycle, uncompleted', method: 'GET', path: `${flag('gamma-kill')}/lifecycle` },
+  { name: 'flags by lifecycle stage again', method: 'GET', path: '/api/admin/lifecycle/count' },
+
+  // Favorites, by an admin token, which has none: the reference fails (500), Pennon refuses (403).
+  { name: 'favorite a flag', method: 'POST', path: `${flag('alpha-checkout')}/favorites`, body: {}, differs: FAVORITE_BY_TOKEN },
+  { name: 'unfavorite a flag', method: 'DELETE', path: `${flag('alpha-checkout')}/favorites`, body: {}, differs: FAVORITE_BY_TOKEN },
+  { name: 'favorite a project', method: 'POST', path: `${PROJECT}/favorites`, body: {}, differs: FAVORITE_BY_TOKEN },
+  { name: 'unfavorite a project', method: 'DELETE', path: `${PROJECT}/favorites`, body: {}, differs: FAVORITE_BY_TOKEN },
+
+  // Default strategy, then a flag switched on without strategies there.
+  {
+    name: 'production’s default strategy',
+    method: 'POST',
+    path: `${PROJECT}/environments/production/default-strategy`,
+    body: { name: 'flexibleRollout', constraints: [], parameters: { rollout: '40', stickiness: 'default', groupId: '' } },
+  },
+  { name: 'alpha-checkout on in production', method: 'POST', path: `${flag('alpha-checkout')}/environments/production/on`, view: null },
+  {
+    name: 'the strategy added by the default',
+    method: 'GET',
+    path: `${flag('alpha-checkout')}/environments/production/strategies`,
+    // With its `groupId` (the reference's `milestoneId` left out, as for any strategy read).
+    view: (b) =>
+      b.map((st: any) => ({ ...(withoutVolatile({ ...st, milestoneId: undefined }) as object), groupId: st.parameters.groupId })),
+  },
+  eventSearch('environment=IS:production'),
+
+  // Project reads.
+  // Left out: `stats`, `health` and `technicalDebt`, which the reference reads from what its
+  // periodic job stored (zeros and 100 until it runs); Pennon computes them when asked.
+  {
+    name: 'the project’s overview',
+    method: 'GET',
+    path: `${PROJECT}/overview`,
+    view: (o) => withoutVolatile({ ...o, stats: undefined, health: undefined, technicalDebt: undefined }),
+  },
+  { name: 'the project’s status', method: 'GET', path: `${PROJECT}/status` },
+  // Left out, as from the overview: `stats` and the two ratings (the reference's periodic job).
+  {
+    name: 'the project’s insights',
+    method: 'GET',
+    path: `${PROJECT}/insights`,
+    view: (i) => ({
+      ...i,
+      stats: undefined,
+      health: { ...i.health, rating: undefined },
+      technicalDebt: { ...i.technicalDebt, rating: undefined },
+    }),
+  },
+  { name: 'the project’s dora', method: 'GET', path: `${PROJECT}/dora` },
+
+  // Applications.
+  {
+    name: 'create an application',
+    method: 'POST',
+    path: '/api/admin/metrics/applications/shop-web',
+    body: { description: 'The shop', url: 'https://shop.example.com', color: 'blue', icon: 'cart' },
+  },
+  { name: 'applications', method: 'GET', path: '/api/admin/metrics/applications', view: applications },
+  { name: 'the application', method: 'GET', path: '/api/admin/metrics/applications/shop-web', view: application },
+  { name: 'delete the application', method: 'DELETE', path: '/api/admin/metrics/applications/shop-web' },
+  { name: 'applications after the delete', method: 'GET', path: '/api/admin/metrics/applications', view: applications },
+  { name: 'outdated SDKs', method: 'GET', path: '/api/admin/metrics/sdks/outdated' },
+
+  // UI config.
+  {
+    name: 'ui config',
+    method: 'GET',
+    path: '/api/admin/ui-config',
+    view: (c) =>
+      pick(c, [
+        'baseUriPath',
+        'authenticationType',
+        'disablePasswordAuth',
+        'emailEnabled',
+        'maintenanceMode',
+        'prometheusAPIAvailable',
+        'frontendApiOrigins',
+      ]),
+  },
+  {
+    name: 'set the CORS origins',
+    method: 'POST',
+    path: '/api/admin/ui-config/cors',
+    body: { frontendApiOrigins: ['https://shop.example.com'] },
+  },
+  { name: 'the origins in ui config', method: 'GET', path: '/api/admin/ui-config', view: (c) => c.frontendApiOrigins },
+
+  // Instance statistics, before the segments of a strategy change (Pennon records that change as
+  // a production event, where the reference records none).
+  { name: 'instance statistics', method: 'GET', path: '/api/admin/instance-admin/statistics', view: statistics },
+
+  // Segments of a strategy.
+  {
+    name: 'gamma-kill’s production strategy',
+    method: 'GET',
+    path: `${flag('gamma-kill')}/environments/production/strategies`,
+    view: null,
+    save: (b, saved) => (saved.strategy = b[0].id),
+  },
+  { name: 'the strategy’s segments', method: 'GET', path: (s) => `/api/admin/segments/strategies/${s.strategy}` },
+  {
+    name: 'the strategy’s segments set to none',
+    method: 'POST',
+    path: '/api/admin/segments/strategies',
+    body: (s: any) => ({ projectId: 'default', environmentId: 'production', strategyId: s.strategy, segmentIds: [] }),
+    view: (b) => ({ ...b, strategyId: undefined }),
+  },
+  { name: 'the strategy’s segments, none', method: 'GET', path: (s) => `/api/admin/segments/strategies/${s.strategy}` },
+
+  // Invite links.
+  {
+    name: 'create an invite link',
+    method: 'POST',
+    path: '/api/admin/invite-link/tokens',
+    body: { name: 'team', expiresAt: inAMonth },
+    view: inviteLink,
+    save: (b, saved) => (saved.invite = b.secret),
+  },
+  { name: 'invite links', method: 'GET', path: '/api/admin/invite-link/tokens', view: (b) => b.tokens.map(inviteLink) },
+  { name: 'the invite link', method: 'GET', path: (s) => `/api/admin/invite-link/tokens/${s.invite}`, view: inviteLink },
+  // The reference answers an update with `role: {}`; Pennon with the link's role, as its reads.
+  {
+    name: 'disable the invite link',
+    method: 'PUT',
+    path: (s) => `/api/admin/invite-link/tokens/${s.invite}`,
+    body: { enabled: false },
+    view: (b) => ({ ...(inviteLink(b) as object), role: undefined }),
+  },
+  // The reference's 400 has no body.
+  { name: 'validate a disabled invite', method: 'GET', path: (s) => `/invite/${s.invite}/validate`, errorName: false },
+  {
+    name: 'enable the invite link',
+    method: 'PUT',
+    path: (s) => `/api/admin/invite-link/tokens/${s.invite}`,
+    body: { enabled: true },
+    view: (b) => ({ ...(inviteLink(b) as object), role: undefined }),
+  },
+  { name: 'validate the invite', method: 'GET', path: (s) => `/invite/${s.invite}/validate` },
+  {
+    name: 'sign up through the invite',
+    method: 'POST',
+    path: (s) => `/invite/${s.invite}/signup`,
+    body: { email: 'cat@example.com', name: 'Cat', password: 'Correct-Horse-9-Battery' },
+    // The reference's user also has its avatar URL and enterprise fields (SCIM, seats, company role…).
+    view: (u) => pick(u, ['name', 'email', 'rootRole', 'loginAttempts', 'accountType']),
+  },
+  { name: 'the invite link’s users', method: 'GET', path: (s) => `/api/admin/invite-link/tokens/${s.invite}`, view: inviteLink },
+
+  // User admin reads.
+  {
+    name: 'users and groups',
+    method: 'GET',
+    path: '/api/admin/user-admin/access',
+    // Left out: the reference's own user `admin`, made at its start; a field Pennon answers as
+    // null, the reference leaves out.
+    view: (b) => ({
+      ...b,
+      users: b.users.filter((u: any) => u.username !== 'admin').map((u: any) => withoutVolatile(withoutNulls(u))),
+    }),
+  },
+  { name: 'inactive users', method: 'GET', path: '/api/admin/user-admin/inactive' },
+  { name: 'delete SCIM users', method: 'DELETE', path: '/api/admin/user-admin/scim-users' },
+  { name: 'a password email', method: 'POST', path: '/auth/reset/password-email', body: { email: 'cat@example.com' }, view: null },
+  {
+    name: 'personal dashboard of a token',
+    method: 'GET',
+    path: '/api/admin/personal-dashboard',
+    // A token is no person: the reference fails (500), Pennon answers 404.
+    differs: { unleash: { status: 500, name: 'UnknownError' }, pennon: { status: 404, name: 'NotFoundError' } },
+  },
+]
