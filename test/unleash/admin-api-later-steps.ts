@@ -79,6 +79,21 @@ export const LATER_STEPS: Step[] = [
   { name: 'uncomplete gamma-kill', method: 'POST', path: `${flag('gamma-kill')}/lifecycle/uncomplete` },
   { name: 'gamma-kill’s lifecycle, uncompleted', method: 'GET', path: `${flag('gamma-kill')}/lifecycle` },
   { name: 'flags by lifecycle stage again', method: 'GET', path: '/api/admin/lifecycle/count' },
+  { name: 'an archived flag’s lifecycle', method: 'GET', path: `${flag('after-maintenance')}/lifecycle` },
+  { name: 'a clone’s lifecycle', method: 'GET', path: `${flag('alpha-clone')}/lifecycle` },
+  {
+    name: 'complete with an unknown status',
+    method: 'POST',
+    path: `${flag('beta-search')}/lifecycle/complete`,
+    body: { status: 'maybe' },
+  },
+  {
+    name: 'an unknown flag’s lifecycle',
+    method: 'GET',
+    path: `${flag('ghost')}/lifecycle`,
+    // The reference answers the stages of any name, none for a flag it does not have.
+    differs: { unleash: { status: 200, body: [] }, pennon: { status: 404, name: 'NotFoundError' } },
+  },
 
   // Favorites, by an admin token, which has none: the reference fails (500), Pennon refuses (403).
   { name: 'favorite a flag', method: 'POST', path: `${flag('alpha-checkout')}/favorites`, body: {}, differs: FAVORITE_BY_TOKEN },
@@ -92,6 +107,20 @@ export const LATER_STEPS: Step[] = [
     method: 'POST',
     path: `${PROJECT}/environments/production/default-strategy`,
     body: { name: 'flexibleRollout', constraints: [], parameters: { rollout: '40', stickiness: 'default', groupId: '' } },
+  },
+  {
+    name: 'a default strategy of another kind',
+    method: 'POST',
+    path: `${PROJECT}/environments/production/default-strategy`,
+    body: { name: 'default', constraints: [], parameters: {} },
+  },
+  {
+    name: 'a default strategy in an unknown environment',
+    method: 'POST',
+    path: `${PROJECT}/environments/nowhere/default-strategy`,
+    body: { name: 'flexibleRollout', constraints: [], parameters: { rollout: '40', stickiness: 'default', groupId: '' } },
+    // The reference fails (500); Pennon answers 404.
+    differs: { unleash: { status: 500, name: 'UnknownError' }, pennon: { status: 404, name: 'NotFoundError' } },
   },
   { name: 'alpha-checkout on in production', method: 'POST', path: `${flag('alpha-checkout')}/environments/production/on`, view: null },
   {
@@ -127,6 +156,13 @@ export const LATER_STEPS: Step[] = [
     }),
   },
   { name: 'the project’s dora', method: 'GET', path: `${PROJECT}/dora` },
+  {
+    name: 'the project’s overview of archived flags',
+    method: 'GET',
+    path: `${PROJECT}/overview?archived=true`,
+    view: (o) => o.featureTypeCounts,
+  },
+  { name: 'the project’s outdated SDKs', method: 'GET', path: `${PROJECT}/sdks/outdated` },
 
   // Applications.
   {
@@ -137,7 +173,16 @@ export const LATER_STEPS: Step[] = [
   },
   { name: 'applications', method: 'GET', path: '/api/admin/metrics/applications', view: applications },
   { name: 'the application', method: 'GET', path: '/api/admin/metrics/applications/shop-web', view: application },
+  {
+    name: 'the application’s overview',
+    method: 'GET',
+    path: '/api/admin/metrics/applications/shop-web/overview',
+    // Left out: `featureCount`. Of an application no SDK reported, the reference counts 1 (the
+    // empty row of its metrics join), Pennon 0.
+    view: (o) => ({ ...o, featureCount: undefined }),
+  },
   { name: 'delete the application', method: 'DELETE', path: '/api/admin/metrics/applications/shop-web' },
+  { name: 'delete an unknown application', method: 'DELETE', path: '/api/admin/metrics/applications/nowhere' },
   { name: 'applications after the delete', method: 'GET', path: '/api/admin/metrics/applications', view: applications },
   { name: 'outdated SDKs', method: 'GET', path: '/api/admin/metrics/sdks/outdated' },
 
@@ -164,6 +209,7 @@ export const LATER_STEPS: Step[] = [
     body: { frontendApiOrigins: ['https://shop.example.com'] },
   },
   { name: 'the origins in ui config', method: 'GET', path: '/api/admin/ui-config', view: (c) => c.frontendApiOrigins },
+  { name: 'a bad CORS origin', method: 'POST', path: '/api/admin/ui-config/cors', body: { frontendApiOrigins: ['not an origin'] } },
 
   // Instance statistics, before the segments of a strategy change (Pennon records that change as
   // a production event, where the reference records none).
@@ -186,6 +232,7 @@ export const LATER_STEPS: Step[] = [
     view: (b) => ({ ...b, strategyId: undefined }),
   },
   { name: 'the strategy’s segments, none', method: 'GET', path: (s) => `/api/admin/segments/strategies/${s.strategy}` },
+  { name: 'an unknown strategy’s segments', method: 'GET', path: '/api/admin/segments/strategies/nothing' },
 
   // Invite links.
   {
@@ -224,6 +271,13 @@ export const LATER_STEPS: Step[] = [
     // The reference's user also has its avatar URL and enterprise fields (SCIM, seats, company role…).
     view: (u) => pick(u, ['name', 'email', 'rootRole', 'loginAttempts', 'accountType']),
   },
+  {
+    name: 'sign up again with the same email',
+    method: 'POST',
+    path: (s) => `/invite/${s.invite}/signup`,
+    body: { email: 'cat@example.com', name: 'Cat', password: 'Correct-Horse-9-Battery' },
+  },
+  { name: 'validate an unknown invite', method: 'GET', path: '/invite/0123456789abcdef0123456789abcdef/validate', errorName: false },
   { name: 'the invite link’s users', method: 'GET', path: (s) => `/api/admin/invite-link/tokens/${s.invite}`, view: inviteLink },
 
   // User admin reads.
@@ -241,6 +295,22 @@ export const LATER_STEPS: Step[] = [
   { name: 'inactive users', method: 'GET', path: '/api/admin/user-admin/inactive' },
   { name: 'delete SCIM users', method: 'DELETE', path: '/api/admin/user-admin/scim-users' },
   { name: 'a password email', method: 'POST', path: '/auth/reset/password-email', body: { email: 'cat@example.com' }, view: null },
+  {
+    name: 'a second password email within a minute',
+    method: 'POST',
+    path: '/auth/reset/password-email',
+    body: { email: 'nobody@example.com' },
+    view: null,
+    errorName: false,
+    // The reference allows one a minute per client address; Pennon one per email address.
+    differs: { unleash: { status: 429 }, pennon: { status: 200 } },
+  },
+  {
+    name: 'create a user with a taken email',
+    method: 'POST',
+    path: '/api/admin/user-admin',
+    body: { email: 'ann@example.com', rootRole: 3 },
+  },
   {
     name: 'personal dashboard of a token',
     method: 'GET',

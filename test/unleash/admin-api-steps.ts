@@ -311,6 +311,9 @@ export const STEPS: Step[] = [
   { name: 'a flag create refused in maintenance', method: 'POST', path: FEATURES, body: { name: 'during-maintenance' }, errorName: false },
   { name: 'a read allowed in maintenance', method: 'GET', path: '/api/admin/search/features?query=during', view: searchPage },
   { name: 'maintenance off', method: 'POST', path: '/api/admin/maintenance', body: { enabled: false } },
+  // Twice: the reference's scheduler checks the setting every second and, if it does while the
+  // first is written, keeps the old value for a minute; the second write (no change) clears it.
+  { name: 'maintenance off again', method: 'POST', path: '/api/admin/maintenance', body: { enabled: false } },
   { name: 'a flag create allowed again', method: 'POST', path: FEATURES, body: { name: 'after-maintenance' }, view: null },
 
   // Project API tokens.
