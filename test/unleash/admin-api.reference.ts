@@ -5,7 +5,8 @@
  * where it is removed). Not part of `npm test` (its name does not end in .test.ts): `npm run
  * test:reference` installs Unleash into .unleash-server/ and runs it.
  *
- * A step is one request: adding a comparison for another route is one entry of STEPS.
+ * A step is one request: adding a comparison for another route is one entry of the steps
+ * (admin-api-steps.ts, then admin-api-later-steps.ts).
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
