@@ -198,13 +198,22 @@ onEachDatabase('users', (database) => {
     )
     assert.equal((await call(pennon, 'GET', '/api/admin/user-admin')).body.users.length, 1)
     // Told apart by the constraint broken, on both databases: the username this time.
-    await createUser(pennon, 'b@example.com', 3, { username: 'bee' })
+    const bee = await createUser(pennon, 'b@example.com', 3, { username: 'bee' })
     const sameUsername = await call(pennon, 'POST', '/api/admin/user-admin', { username: 'bee', email: 'c@example.com', rootRole: 3 })
     assert.equal(sameUsername.status, 400)
     assert.deepEqual(
       withoutId(sameUsername.body),
       errorOf('ValidationError', 'A user with username "bee" already exists.', {
         details: [{ path: '/body/username', message: 'A user with username "bee" already exists.' }],
+      }),
+    )
+    // Changing one's email to a taken one: the same 400 (the reference fails with a 500).
+    const takenEmail = await call(pennon, 'PUT', `/api/admin/user-admin/${bee}`, { email: 'a@example.com' })
+    assert.equal(takenEmail.status, 400)
+    assert.deepEqual(
+      withoutId(takenEmail.body),
+      errorOf('ValidationError', 'A user with email "a@example.com" already exists.', {
+        details: [{ path: '/body/email', message: 'A user with email "a@example.com" already exists.' }],
       }),
     )
     assert.equal((await call(pennon, 'GET', '/api/admin/user-admin/abc')).status, 400)
