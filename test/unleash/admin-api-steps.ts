@@ -5,6 +5,7 @@
  * `view` leaves out more, its comment names the difference (docs/api.md says why).
  */
 
+import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
 
 export interface Server {
@@ -30,6 +31,8 @@ export interface Step {
   differs?: { unleash: Answer; pennon: Answer }
   /** `false`: an error answer compares by status alone (the reference's has no name). */
   errorName?: false
+  /** Milliseconds to wait before sending this to the reference, whose events move what this reads once a second. */
+  settle?: number
   /** Keeps what a later step needs from this answer. */
   save?: (body: any, saved: Saved) => void
 }
@@ -56,8 +59,8 @@ export function withoutVolatile(value: unknown): unknown {
   )
 }
 
-const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-const pick = (value: any, keys: string[]) => Object.fromEntries(keys.filter((k) => k in value).map((k) => [k, value[k]]))
+export const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+export const pick = (value: any, keys: string[]) => Object.fromEntries(keys.filter((k) => k in value).map((k) => [k, value[k]]))
 
 export async function compared(step: Step, server: Server): Promise<Answer> {
   const answer = await normalised(step, server)
@@ -68,6 +71,7 @@ export async function compared(step: Step, server: Server): Promise<Answer> {
 async function normalised(step: Step, server: Server): Promise<Answer> {
   const path = typeof step.path === 'function' ? step.path(server.saved) : step.path
   const body = typeof step.body === 'function' ? (step.body as (saved: Saved) => unknown)(server.saved) : step.body
+  if (step.settle && server.name === 'unleash') await sleep(step.settle)
   const answer = await server.send(step.method, path, body)
   if (answer.status < 300) step.save?.(answer.body, server.saved)
   // An error compares by status and name: the messages are each server's own words.
@@ -78,7 +82,7 @@ async function normalised(step: Step, server: Server): Promise<Answer> {
 }
 
 const FEATURES = '/api/admin/projects/default/features'
-const flag = (name: string) => `/api/admin/projects/default/features/${name}`
+export const flag = (name: string) => `/api/admin/projects/default/features/${name}`
 const today = new Date().toISOString().slice(0, 10)
 
 /**
@@ -113,7 +117,7 @@ const event = (e: any) => {
   return e.type.startsWith('api-token-') ? { ...kept, data: token(kept.data), preData: token(kept.preData) } : kept
 }
 const eventPage = (body: any) => ({ total: body.total, events: body.events.map(event) })
-const eventSearch = (query: string): Step => ({
+export const eventSearch = (query: string): Step => ({
   name: `search events ?${query}`,
   method: 'GET',
   path: `/api/admin/search/events?${query}`,
@@ -307,6 +311,9 @@ export const STEPS: Step[] = [
   { name: 'a flag create refused in maintenance', method: 'POST', path: FEATURES, body: { name: 'during-maintenance' }, errorName: false },
   { name: 'a read allowed in maintenance', method: 'GET', path: '/api/admin/search/features?query=during', view: searchPage },
   { name: 'maintenance off', method: 'POST', path: '/api/admin/maintenance', body: { enabled: false } },
+  // Twice: the reference's scheduler checks the setting every second and, if it does while the
+  // first is written, keeps the old value for a minute; the second write (no change) clears it.
+  { name: 'maintenance off again', method: 'POST', path: '/api/admin/maintenance', body: { enabled: false } },
   { name: 'a flag create allowed again', method: 'POST', path: FEATURES, body: { name: 'after-maintenance' }, view: null },
 
   // Project API tokens.

@@ -5,13 +5,17 @@
  * where it is removed). Not part of `npm test` (its name does not end in .test.ts): `npm run
  * test:reference` installs Unleash into .unleash-server/ and runs it.
  *
- * A step is one request: adding a comparison for another route is one entry of STEPS.
+ * A step is one request: adding a comparison for another route is one entry of the steps
+ * (admin-api-steps.ts, then admin-api-later-steps.ts).
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { call, createTestApp, DATABASES, type TestApp } from '../test-app.ts'
 import { type RealUnleash, startUnleash } from './unleash-server.ts'
-import { STEPS, type Answer, compared, type Server } from './admin-api-steps.ts'
+import { type Answer, compared, type Server, STEPS as FIRST_STEPS } from './admin-api-steps.ts'
+import { LATER_STEPS } from './admin-api-later-steps.ts'
+
+const STEPS = [...FIRST_STEPS, ...LATER_STEPS]
 
 let unleash: RealUnleash
 let reference: Answer[]

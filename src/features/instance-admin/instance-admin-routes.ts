@@ -12,6 +12,7 @@ export const InstanceStatsResponse = Type.Object(
     timestamp: Type.String({ format: 'date-time' }),
     instanceId: Type.String({ description: 'This installation: made once by its first migration to 0025' }),
     versionOSS: Type.String({ description: "Pennon's version" }),
+    versionEnterprise: Type.String({ description: 'Always empty: Pennon has no enterprise edition (as an open-source reference answers)' }),
     users: Count,
     serviceAccounts: Count,
     apiTokens: Type.Record(Type.String(), Count, { description: 'API tokens by type' }),

@@ -20,6 +20,7 @@ function expected(instanceId: string, timestamp: string, changed: Record<string,
     timestamp,
     instanceId,
     versionOSS: '0.1.0',
+    versionEnterprise: '',
     users: 0,
     serviceAccounts: 0,
     apiTokens: { admin: 1 },
@@ -140,13 +141,13 @@ onEachDatabase('instance statistics', (database) => {
     const [header, row] = csv.text.split('\n')
     assert.equal(
       header,
-      '"timestamp","instanceId","versionOSS","users","serviceAccounts","apiTokens","activeUsers","licensedUsers","featureToggles","archivedFeatureToggles","projects","contextFields","roles","customRootRoles","customRootRolesInUse","groups","environments","segments","strategies","SAMLenabled","OIDCenabled","passwordAuthEnabled","SCIMenabled","clientApps","featureExports","featureImports","productionChanges","previousDayMetricsBucketsCount","maxEnvironmentStrategies","maxConstraintValues","maxConstraints","releaseTemplates","releasePlans","edgeInstanceUsage","readOnlyUsers","sum"',
+      '"timestamp","instanceId","versionOSS","versionEnterprise","users","serviceAccounts","apiTokens","activeUsers","licensedUsers","featureToggles","archivedFeatureToggles","projects","contextFields","roles","customRootRoles","customRootRolesInUse","groups","environments","segments","strategies","SAMLenabled","OIDCenabled","passwordAuthEnabled","SCIMenabled","clientApps","featureExports","featureImports","productionChanges","previousDayMetricsBucketsCount","maxEnvironmentStrategies","maxConstraintValues","maxConstraints","releaseTemplates","releasePlans","edgeInstanceUsage","readOnlyUsers","sum"',
     )
     const timestamp = row!.slice(1, 25)
     assert.equal(csv.text, toCsv({ ...json, timestamp }))
     assert.match(
       row!,
-      /^"[^"]+","[0-9a-f-]{36}","0\.1\.0",0,0,"\{""admin"":1\}","\{""last7"":0,""last30"":0,""last60"":0,""last90"":0\}",0,0,0,1,5,3,0,0,0,2,0,8,false,false,true,false,"\[\{""range"":""7d"",""count"":0\},/,
+      /^"[^"]+","[0-9a-f-]{36}","0\.1\.0","",0,0,"\{""admin"":1\}","\{""last7"":0,""last30"":0,""last60"":0,""last90"":0\}",0,0,0,1,5,3,0,0,0,2,0,8,false,false,true,false,"\[\{""range"":""7d"",""count"":0\},/,
     )
   })
 

@@ -75,6 +75,7 @@ export function createInstanceStatsService({
       timestamp: new Date(at).toISOString(),
       instanceId,
       versionOSS: pennonVersion(),
+      versionEnterprise: '',
       users,
       serviceAccounts,
       apiTokens,

@@ -72,8 +72,13 @@ onEachDatabase('invite links', (database) => {
     ])
     // The same email again: taken (as the reference answers).
     const again = await signUp(pennon, secret, { email: 'new@example.com', name: 'Twice', password: PASSWORD })
-    assert.equal(again.status, 409)
-    assert.deepEqual(withoutId(again.body), errorOf('NameExistsError', 'A user with email "new@example.com" already exists.'))
+    assert.equal(again.status, 400)
+    assert.deepEqual(
+      withoutId(again.body),
+      errorOf('ValidationError', 'A user with email "new@example.com" already exists.', {
+        details: [{ path: '/body/email', message: 'A user with email "new@example.com" already exists.' }],
+      }),
+    )
     // A deleted user leaves the list.
     assert.equal((await call(pennon, 'DELETE', `/api/admin/user-admin/${signup.body.id}`)).status, 200)
     assert.deepEqual((await call(pennon, 'GET', `${TOKENS}/${secret}`)).body.users, [])

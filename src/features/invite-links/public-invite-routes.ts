@@ -61,11 +61,11 @@ export const publicInviteRoutes: FastifyPluginAsyncTypebox<{ inviteLinks: Invite
         tags,
         summary: "Sign up with an invite link: a user with the link's root role (Viewer), who may then sign in",
         description:
-          'The password must meet the rules (POST /auth/reset/validate-password); 409 for an email or username already taken. ' +
+          'The password must meet the rules (POST /auth/reset/validate-password); 400 for an email or username already taken (as the reference). ' +
           `${SIGNUPS_PER_CLIENT} sign-ups per client address per 15 minutes, then 429.`,
         params: TokenParams,
         body: SignupBody,
-        response: { 201: UserResponse, ...errorResponses(400, 409, 413, 415, 429) },
+        response: { 201: UserResponse, ...errorResponses(400, 413, 415, 429) },
       },
     },
     async (request, reply) => {

@@ -57,9 +57,9 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService; config:
         tags,
         summary: 'Create a user with a root role; without a password the answer has an invite link to hand over',
         description:
-          'With SMTP configured (EMAIL_HOST) and `sendEmail` not false, a user with an email is also sent a welcome email (with the invite link); `emailSent` says whether it went. A failed send leaves the user created.',
+          'With SMTP configured (EMAIL_HOST) and `sendEmail` not false, a user with an email is also sent a welcome email (with the invite link); `emailSent` says whether it went. A failed send leaves the user created. A taken email or username is a 400, as the reference answers.',
         body: CreateUserBody,
-        response: { 201: CreatedUserResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
+        response: { 201: CreatedUserResponse, ...errorResponses(400, 401, 403, 413, 415) },
       },
     },
     async (request, reply) =>

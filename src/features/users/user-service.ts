@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Database, UsersTable } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { uniqueConstraintOf } from '../../db/db-errors.ts'
-import { invalid, nameExists, notFound, quote } from '../../http/errors.ts'
+import { invalid, notFound, quote } from '../../http/errors.ts'
 import { ROOT_ROLES } from '../../http/permissions.ts'
 import { auditContext, SYSTEM_ACTOR, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
@@ -99,10 +99,11 @@ export interface NewUser {
   passwordHash: string | null
 }
 
+/** A taken email or username is a 400, as the reference's (`BadDataError`: "User already exists"). */
 function uniqueness(error: unknown, username: string | null, email: string | null): never {
   const constraint = uniqueConstraintOf(error)
-  if (constraint === 'users_email_key') throw nameExists(`A user with email ${quote(email)} already exists.`)
-  if (constraint !== undefined) throw nameExists(`A user with username ${quote(username)} already exists.`)
+  if (constraint === 'users_email_key') throw invalid(`A user with email ${quote(email)} already exists.`, '/body/email')
+  if (constraint !== undefined) throw invalid(`A user with username ${quote(username)} already exists.`, '/body/username')
   throw error
 }
 

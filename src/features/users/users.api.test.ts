@@ -188,14 +188,34 @@ onEachDatabase('users', (database) => {
     }
     await createUser(pennon, 'a@example.com', 2)
     const twice = await call(pennon, 'POST', '/api/admin/user-admin', { email: 'A@EXAMPLE.COM', rootRole: 3 })
-    assert.equal(twice.status, 409)
-    assert.deepEqual(withoutId(twice.body), errorOf('NameExistsError', 'A user with email "a@example.com" already exists.'))
+    // A 400, as the reference's BadDataError.
+    assert.equal(twice.status, 400)
+    assert.deepEqual(
+      withoutId(twice.body),
+      errorOf('ValidationError', 'A user with email "a@example.com" already exists.', {
+        details: [{ path: '/body/email', message: 'A user with email "a@example.com" already exists.' }],
+      }),
+    )
     assert.equal((await call(pennon, 'GET', '/api/admin/user-admin')).body.users.length, 1)
     // Told apart by the constraint broken, on both databases: the username this time.
-    await createUser(pennon, 'b@example.com', 3, { username: 'bee' })
+    const bee = await createUser(pennon, 'b@example.com', 3, { username: 'bee' })
     const sameUsername = await call(pennon, 'POST', '/api/admin/user-admin', { username: 'bee', email: 'c@example.com', rootRole: 3 })
-    assert.equal(sameUsername.status, 409)
-    assert.deepEqual(withoutId(sameUsername.body), errorOf('NameExistsError', 'A user with username "bee" already exists.'))
+    assert.equal(sameUsername.status, 400)
+    assert.deepEqual(
+      withoutId(sameUsername.body),
+      errorOf('ValidationError', 'A user with username "bee" already exists.', {
+        details: [{ path: '/body/username', message: 'A user with username "bee" already exists.' }],
+      }),
+    )
+    // Changing one's email to a taken one: the same 400 (the reference fails with a 500).
+    const takenEmail = await call(pennon, 'PUT', `/api/admin/user-admin/${bee}`, { email: 'a@example.com' })
+    assert.equal(takenEmail.status, 400)
+    assert.deepEqual(
+      withoutId(takenEmail.body),
+      errorOf('ValidationError', 'A user with email "a@example.com" already exists.', {
+        details: [{ path: '/body/email', message: 'A user with email "a@example.com" already exists.' }],
+      }),
+    )
     assert.equal((await call(pennon, 'GET', '/api/admin/user-admin/abc')).status, 400)
     assert.equal((await call(pennon, 'PUT', '/api/admin/user-admin/999', { name: 'x' })).status, 404)
     assert.equal((await call(pennon, 'POST', '/api/admin/user-admin/validate-password', { password: 'Str0ng-Passw0rd!' })).status, 200)
