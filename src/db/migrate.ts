@@ -20,6 +20,7 @@ import * as featureLinks from './migrations/0018-feature-links.ts'
 import * as settings from './migrations/0019-settings.ts'
 import * as eventSearchIndexes from './migrations/0020-event-search-indexes.ts'
 import * as featureSearchIndex from './migrations/0021-feature-search-index.ts'
+import * as notifyAfterCommit from './migrations/0027-notify-after-commit.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0019-settings': settings,
   '0020-event-search-indexes': eventSearchIndexes,
   '0021-feature-search-index': featureSearchIndex,
+  '0027-notify-after-commit': notifyAfterCommit,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

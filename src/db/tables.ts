@@ -356,6 +356,15 @@ export interface FeatureLinksTable {
   created_at: Timestamp
 }
 
+/**
+ * PostgreSQL only (migration 0027): the transactions that changed a watched table without writing
+ * an event, one row each, written by the change trigger; read (and the older rows deleted) by the
+ * change watch's poll (pg-change-watch.ts). Ids are text (xid8).
+ */
+export interface ChangeMarksTable {
+  tx: string
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -387,6 +396,7 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable
   events: EventsTable
   counters: CountersTable
+  change_marks: ChangeMarksTable
   environments: EnvironmentsTable
   project_environments: ProjectEnvironmentsTable
   feature_environments: FeatureEnvironmentsTable

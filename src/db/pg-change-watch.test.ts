@@ -1,0 +1,121 @@
+/**
+ * PostgreSQL: Pennon's writes notify other instances after their commit, from the change watch's
+ * session, never inside the writing transaction (whose commit would then take the notification
+ * queue's lock until its flush); anyone else's writes still notify from the change triggers. A
+ * commit whose notification never comes (its instance died first) is seen by the other instances'
+ * poll of the newest committed change. (SQLite has no notifications: its data_version is read.)
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import pg from 'pg'
+import { createTestStorage, eventually, onEachDatabase, type TestStorage } from '../../test/test-app.ts'
+import type { LocalChangeWatch } from './change-watch.ts'
+import { createDb, type DbOptions } from './database.ts'
+import { migrateToLatest } from './migrate.ts'
+import { CHANGE_POLL_MS } from './pg-change-watch.ts'
+
+type After = { after(fn: () => Promise<void>): void }
+
+/** An instance's database on `storage`, migrated, once its watch listens. */
+async function openInstance(t: After, storage: TestStorage, options: Pick<DbOptions, 'notifyOthers'> = {}) {
+  const database = createDb({ ...storage.options, ...options })
+  t.after(() => database.close())
+  await migrateToLatest(database.db)
+  const watch = database.watchChanges() as LocalChangeWatch
+  await eventually(() => watch.version() !== undefined, 'the watch listens')
+  return { db: database.db, watch }
+}
+
+/** A session of `storage`'s schema that is not Pennon's (an operator's), and the notifications it hears. */
+async function operator(t: After, storage: TestStorage) {
+  const client = new pg.Client({ connectionString: storage.options.databaseUrl, options: `-c search_path=${storage.options.schema}` })
+  await client.connect()
+  t.after(() => client.end())
+  const heard: { pid: number; payload: string | undefined }[] = []
+  client.on('notification', (message) => heard.push({ pid: message.processId, payload: message.payload }))
+  await client.query('listen pennon_changes')
+  return { client, heard }
+}
+
+const tokenRow = (name: string) => ({
+  secret_hash: name,
+  token_name: name,
+  type: 'admin',
+  environment: '*',
+  projects: '["*"]',
+  expires_at: null,
+  created_at: new Date().toISOString(),
+})
+const insertToken = (name: string) =>
+  `insert into api_tokens (secret_hash, token_name, type, environment, projects, created_at) values ('${name}', '${name}', 'admin', '*', '["*"]', now())`
+
+onEachDatabase('change watch after the commit', (database) => {
+  if (database.name !== 'postgres') return
+
+  test("Pennon's write is told after its commit by the watch's session; an operator's from the trigger, by the writer", async (t) => {
+    const storage = await createTestStorage(database)
+    t.after(() => storage.drop())
+    const { db } = await openInstance(t, storage)
+    const { client, heard } = await operator(t, storage)
+    const schema = storage.options.schema
+
+    let writer = 0
+    await db.transaction().execute(async (trx) => {
+      writer = (await trx.selectNoFrom((eb) => eb.fn<number>('pg_backend_pid').as('pid')).executeTakeFirstOrThrow()).pid
+      await trx.insertInto('api_tokens').values(tokenRow('t1')).execute()
+    })
+    await eventually(() => heard.length > 0, "Pennon's write heard")
+    const watcher = await client.query<{ name: string }>('select application_name as name from pg_stat_activity where pid = $1', [
+      heard[0]!.pid,
+    ])
+    assert.deepEqual(
+      { payload: heard[0]!.payload, from: watcher.rows[0]?.name },
+      { payload: schema, from: `pennon change watch ${schema}` },
+    )
+    assert.ok(
+      heard.every((notification) => notification.pid !== writer),
+      'nothing from the writing session',
+    )
+
+    heard.length = 0
+    await client.query(insertToken('t2'))
+    await eventually(() => heard.length > 0, "the operator's write heard")
+    const own = await client.query<{ pid: number }>('select pg_backend_pid() as pid')
+    assert.deepEqual(heard[0], { pid: own.rows[0]!.pid, payload: schema })
+  })
+
+  test('a commit no one is told of moves the other instances within a poll: a token table written, and an event', async (t) => {
+    const storage = await createTestStorage(database)
+    t.after(() => storage.drop())
+    const silent = await openInstance(t, storage, { notifyOthers: false })
+    const other = await openInstance(t, storage)
+    const { heard } = await operator(t, storage)
+
+    const moves = async (what: string, write: () => Promise<unknown>) => {
+      const before = other.watch.version('tokens')
+      await write()
+      await eventually(() => other.watch.version('tokens') !== before, what, 3 * CHANGE_POLL_MS)
+    }
+    // A token table: a change mark (migration 0027). An event: the event itself.
+    await moves('a token written', () => silent.db.insertInto('api_tokens').values(tokenRow('t3')).execute())
+    await moves('an event written', () =>
+      silent.db
+        .insertInto('events')
+        .values({
+          id: 1_000,
+          type: 'test',
+          created_by: 'test',
+          created_by_user_id: 1,
+          created_at: new Date().toISOString(),
+          feature_name: null,
+          project: null,
+          environment: null,
+          group_type: '',
+          group_id: '',
+          json: '{}',
+        })
+        .execute(),
+    )
+    assert.deepEqual(heard, [], 'no notification at all')
+  })
+})
