@@ -36,12 +36,15 @@ export interface WriteScope {
   flags: boolean
   /** Sessions may have ended (a principal changing ends them too). */
   sessions: boolean
-  /** The event log: what every other remembered answer (events, archive validations, settings) follows. */
-  events: boolean
+  /**
+   * Another table with a change trigger (other instances remember answers read from it): the
+   * event log, context fields, settings.
+   */
+  shared: boolean
 }
 
 /** A change whose tables are not known. */
-export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true, sessions: true, events: true })
+export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true, sessions: true, shared: true })
 
 /**
  * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
@@ -62,7 +65,8 @@ const FLAG_TABLES =
  * minute per session, in exactly this statement). A user's deletion cascades, and names `users`.
  */
 const SESSION_TABLE = /\buser_sessions\b/i
-const EVENTS_TABLE = /\bevents\b/i
+/** The other tables with a change trigger (migrations 0002, 0011, 0019): not tokens, flags or sessions. */
+const SHARED_TABLES = /\b(events|context_fields|settings)\b/i
 const SESSION_STARTS = /^\s*insert\b/i
 const SESSION_CLOCK = /^\s*update\s+"user_sessions"\s+set\s+"seen_at"\s*=\s*(\?|\$\d+)\s+where\s+"secret_hash"\s*=\s*(\?|\$\d+)\s*$/i
 const mayEndSessions = (sql: string) => SESSION_TABLE.test(sql) && !SESSION_STARTS.test(sql) && !SESSION_CLOCK.test(sql)
@@ -78,14 +82,14 @@ export const mayWriteTokens = (sql: string): boolean => TOKEN_TABLES.test(sql) |
 export function writeScope(sql: string): WriteScope {
   if (!NAMES_WHAT_IT_WRITES.test(sql)) return EVERYTHING
   const tokens = TOKEN_TABLES.test(sql)
-  return { tokens, flags: FLAG_TABLES.test(sql), sessions: tokens || mayEndSessions(sql), events: EVENTS_TABLE.test(sql) }
+  return { tokens, flags: FLAG_TABLES.test(sql), sessions: tokens || mayEndSessions(sql), shared: SHARED_TABLES.test(sql) }
 }
 
 /**
  * Whether other instances must be told of a commit with these writes: they remember what it may
- * have changed. Every table a change trigger watches (migrations 0002, 0003, 0014) is among these.
+ * have changed. Every table with a change trigger is among these (pg-change-watch.test.ts checks).
  */
-export const mustTellOthers = (scope: WriteScope): boolean => scope.tokens || scope.flags || scope.sessions || scope.events
+export const mustTellOthers = (scope: WriteScope): boolean => scope.tokens || scope.flags || scope.sessions || scope.shared
 
 /** A watch that never knows: caches built on it are never used. */
 export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async () => {} }
@@ -235,7 +239,7 @@ export function announceWrites(driver: Driver, onWrite: (scope: WriteScope) => v
                   tokens: before.tokens || scope.tokens,
                   flags: before.flags || scope.flags,
                   sessions: before.sessions || scope.sessions,
-                  events: before.events || scope.events,
+                  shared: before.shared || scope.shared,
                 }
               : scope,
           )

@@ -7,9 +7,10 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { createTestStorage, eventually, onEachDatabase, type TestStorage } from '../../test/test-app.ts'
-import type { LocalChangeWatch } from './change-watch.ts'
+import { mustTellOthers, writeScope, type LocalChangeWatch } from './change-watch.ts'
 import { createDb, type DbOptions } from './database.ts'
 import { migrateToLatest } from './migrate.ts'
 import { CHANGE_POLL_MS } from './pg-change-watch.ts'
@@ -51,6 +52,23 @@ const insertToken = (name: string) =>
 
 onEachDatabase('change watch after the commit', (database) => {
   if (database.name !== 'postgres') return
+
+  test('every table with a change trigger is one whose writes Pennon tells the other instances of', async (t) => {
+    const storage = await createTestStorage(database)
+    t.after(() => storage.drop())
+    const { db } = await openInstance(t, storage)
+    const { rows } = await sql<{ table: string }>`select distinct c.relname as table from pg_trigger t
+      join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
+      where p.proname = 'pennon_notify_change' and c.relnamespace = current_schema()::regnamespace order by 1`.execute(db)
+    const tables = rows.map((row) => row.table)
+    assert.ok(tables.includes('events') && tables.includes('user_sessions'), tables.join())
+    // A new session notifies no one (migration 0014): its trigger is on updates and deletes only.
+    const verbs = (table: string) => (table === 'user_sessions' ? ['update', 'delete from'] : ['insert into', 'update', 'delete from'])
+    const untold = tables.filter((table) =>
+      verbs(table).some((verb) => !mustTellOthers(writeScope(`${verb} "${table}" x where "id" = $1`))),
+    )
+    assert.deepEqual(untold, [])
+  })
 
   test("Pennon's write is told after its commit by the watch's session; an operator's from the trigger, by the writer", async (t) => {
     const storage = await createTestStorage(database)

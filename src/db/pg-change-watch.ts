@@ -11,7 +11,7 @@ export const CHANGE_POLL_MS = 1_000
 const STALLED_MS = 15_000
 
 // change_marks keeps its newest row; the older ones are deleted every this many polls.
-const PRUNE_EVERY_POLLS = 60
+const PRUNE_EVERY_POLLS = 10
 
 /**
  * The newest change committed, as text: the last event and the last change mark in commit order

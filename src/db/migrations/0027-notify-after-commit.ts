@@ -11,16 +11,25 @@ import { dialectOf } from '../dialect.ts'
  *
  * An instance that dies between a commit and its notification must not leave the others stale:
  * every instance also reads, once a second, the newest change committed (pg-change-watch.ts). An
- * event is one (events.tx, migration 0015); a change of a watched table that writes no event (a
- * session ended, a token revoked by hand) leaves one in change_marks: its transaction, once.
+ * event is one (events.tx, migration 0015); a change of a watched table by a transaction that has
+ * written no event yet (a session ended, a token revoked by hand) leaves one in change_marks: its
+ * transaction, once.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) !== 'postgres') return
   await sql`create table change_marks (tx xid8 primary key default pg_current_xact_id())`.execute(db)
-  // The table's own schema: an operator may write schema.table with another search_path.
+  // A transaction that wrote an event needs no mark: the event is one (a segment's create writes
+  // both in one statement, whose triggers see its event). The table's own schema, always: an
+  // operator may write schema.table with another search_path (then a mark whatever was written).
   await sql`create or replace function pennon_notify_change() returns trigger language plpgsql as $$
     begin
-      if tg_table_name <> 'events' then
+      if tg_table_name = 'events' then
+        null;
+      elsif tg_table_schema = current_schema() then
+        if not exists (select from events where tx = pg_current_xact_id()) then
+          insert into change_marks default values on conflict do nothing;
+        end if;
+      else
         execute format('insert into %I.change_marks default values on conflict do nothing', tg_table_schema);
       end if;
       if current_setting('pennon.notify_after_commit', true) is distinct from 'on' then
