@@ -10,8 +10,8 @@ export const CHANGE_POLL_MS = 1_000
 // connection dropped without a word), and a new one is opened meanwhile.
 const STALLED_MS = 15_000
 
-// change_marks keeps its newest row; the older ones are deleted every this many polls.
-const PRUNE_EVERY_POLLS = 10
+// change_marks keeps its newest row; the older ones are deleted this often (by each instance).
+const PRUNE_MS = 10_000
 
 /**
  * The newest change committed, as text: the last event and the last change mark in commit order
@@ -56,7 +56,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   let readAgain = false
   // A read owed to a notification moves the version whatever it finds.
   let heard = false
-  let polls = 0
+  let prunedAt = performance.now()
 
   // A commit of this process that others have not been told of; the notification under way.
   let owed = false
@@ -88,8 +88,10 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
     readAgain = false
     const notified = heard
     heard = false
-    const prune = ++polls % PRUNE_EVERY_POLLS === 0
-    reading = { session, since: performance.now() }
+    const now = performance.now()
+    const prune = now - prunedAt >= PRUNE_MS
+    if (prune) prunedAt = now
+    reading = { session, since: now }
     session
       .query<{ newest: string }>(NEWEST_CHANGE)
       .then(async (result) => {
