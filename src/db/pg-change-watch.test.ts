@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { createTestStorage, eventually, onEachDatabase, type TestStorage } from '../../test/test-app.ts'
@@ -102,7 +103,7 @@ onEachDatabase('change watch after the commit', (database) => {
     assert.deepEqual(heard[0], { pid: own.rows[0]!.pid, payload: schema })
   })
 
-  test('a commit no one is told of moves the other instances within a poll: a token table written, and an event', async (t) => {
+  test('a commit no one is told of moves the other instances within a poll: a token table written, an event, events deleted', async (t) => {
     const storage = await createTestStorage(database)
     t.after(() => storage.drop())
     const silent = await openInstance(t, storage, { notifyOthers: false })
@@ -134,6 +135,20 @@ onEachDatabase('change watch after the commit', (database) => {
         })
         .execute(),
     )
+    await moves('events deleted', () => silent.db.deleteFrom('events').where('id', '=', 1_000).execute())
     assert.deepEqual(heard, [], 'no notification at all')
+  })
+
+  test("another instance's change moves the version once: the polls after it find nothing new", async (t) => {
+    const storage = await createTestStorage(database)
+    t.after(() => storage.drop())
+    const watching = await openInstance(t, storage)
+    const writing = await openInstance(t, storage)
+    const before = watching.watch.version()
+    await writing.db.insertInto('api_tokens').values(tokenRow('t4')).execute()
+    await eventually(() => watching.watch.version() !== before, 'the change heard')
+    const after = watching.watch.version()
+    await sleep(2.5 * CHANGE_POLL_MS)
+    assert.equal(watching.watch.version(), after)
   })
 })

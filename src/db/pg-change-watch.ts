@@ -3,28 +3,33 @@ import { versions, type LocalChangeWatch } from './change-watch.ts'
 
 const RECONNECT_DELAY_MS = 1_000
 
-/** How often the newest committed change is read: the longest another instance stays stale when a notification is lost. */
+/** How often this instance looks for changes committed since it last looked: the longest it stays stale when a notification is lost. */
 export const CHANGE_POLL_MS = 1_000
 
 // A read of the watch's session unanswered for this long: the session is taken for lost (a
 // connection dropped without a word), and a new one is opened meanwhile.
 const STALLED_MS = 15_000
 
-// change_marks keeps its newest row; the older ones are deleted this often (by each instance).
-const PRUNE_MS = 10_000
+// Change marks are deleted once their transaction ended more than this long ago: every instance
+// has read since (or its session was lost, which moves its version anyway).
+const PRUNE_MS = 60_000
+
+const SNAPSHOT = 'select pg_current_snapshot()::text as snapshot'
 
 /**
- * The newest change committed, as text: the last event and the last change mark in commit order
- * (events/event-log.ts: only transactions older than every one still running, so a change that
- * commits later sorts after every one read now, and moves this). Two index-only reads backwards.
+ * Whether a change committed since the snapshot `$1` (as text) was taken: an event or a change
+ * mark of a transaction not ended then (younger than all it knew of, or running then; a
+ * transaction of the rows read has committed). Index reads only: a range from the snapshot's
+ * xmax, and its running transactions (a few) looked up one by one.
  */
-const NEWEST_CHANGE = `select coalesce((select e.tx::text || ':' || e.id from events e where e.tx < pg_snapshot_xmin(pg_current_snapshot())
-    order by e.tx desc, e.id desc limit 1), '') || '/' || coalesce((select m.tx::text from change_marks m
-    where m.tx < pg_snapshot_xmin(pg_current_snapshot()) order by m.tx desc limit 1), '') as newest`
+const CHANGED_SINCE = `${SNAPSHOT},
+  exists (select from events where tx >= pg_snapshot_xmax($1::pg_snapshot))
+  or exists (select from events where tx = any (array(select pg_snapshot_xip($1::pg_snapshot))))
+  or exists (select from change_marks where tx >= pg_snapshot_xmax($1::pg_snapshot))
+  or exists (select from change_marks where tx = any (array(select pg_snapshot_xip($1::pg_snapshot)))) as changed`
 
-// Keeps the newest mark read, which the next poll compares with: only older ones go.
-const PRUNE_MARKS = `delete from change_marks where tx < (select max(tx) from change_marks
-  where tx < pg_snapshot_xmin(pg_current_snapshot()))`
+// The marks of transactions ended before the snapshot `$1` was taken.
+const PRUNE_MARKS = 'delete from change_marks where tx < pg_snapshot_xmin($1::pg_snapshot)'
 
 // Not waiting for the log flush: the lock PostgreSQL takes on the notification queue at this
 // commit is held until it is flushed, and a notification lost with the server is one lost anyway.
@@ -34,13 +39,14 @@ const NOTIFY = `select set_config('synchronous_commit', 'off', true), pg_notify(
  * PostgreSQL: a session of its own LISTENs on `channel`. Pennon's writes notify it after their
  * commit (`tellOthers`, called by db/database.ts: one notification for every commit made while
  * the one before was on its way); a write by anyone else notifies from a trigger (migrations
- * 0002, 0003, 0014, 0027), with the table's schema as payload. The same session reads the newest
- * committed change (NEWEST_CHANGE) every CHANGE_POLL_MS, and again at each notification about
- * this instance's schema (its own included), before moving the version: so a change whose
- * notification never came (its instance died between its commit and its notification, or that
- * session was down) moves the version within a poll, and one that was heard does not move it
- * twice. This process's writes move it at once (`wrote`). Until the LISTEN is in place, and
- * whenever that session is lost, the version is `undefined`; it reconnects in the background.
+ * 0002, 0003, 0005, 0006, 0010, 0011, 0013, 0014, 0019, 0027), with the table's schema as payload.
+ * The same session looks every CHANGE_POLL_MS for a change committed since the snapshot of its
+ * last look (CHANGED_SINCE), and looks again at each notification about this instance's schema
+ * (its own included) before moving the version: so a change whose notification never came (its
+ * instance died between its commit and its notification, or that session was down) moves the
+ * version within a poll, and one that was heard does not move it twice. This process's writes
+ * move it at once (`wrote`). Until the LISTEN is in place, and whenever that session is lost,
+ * the version is `undefined`; it reconnects in the background.
  */
 export function watchPgNotifications(connection: pg.ClientConfig, channel: string): LocalChangeWatch {
   const version = versions()
@@ -50,13 +56,14 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   let retry: NodeJS.Timeout | undefined
   let poll: NodeJS.Timeout | undefined
 
-  // The newest change this instance knows of (NEWEST_CHANGE), and the read of it under way.
-  let newest: string | undefined
+  // The snapshot of the last look (every change committed before it counted), and the look under way.
+  let looked: string | undefined
   let reading: { session: pg.Client; since: number } | undefined
   let readAgain = false
-  // A read owed to a notification moves the version whatever it finds.
+  // A look owed to a notification moves the version whatever it finds.
   let heard = false
-  let prunedAt = performance.now()
+  // Marks of transactions ended before this snapshot are deleted at the next prune.
+  let prune: { at: number; before: string | undefined } = { at: performance.now(), before: undefined }
 
   // A commit of this process that others have not been told of; the notification under way.
   let owed = false
@@ -77,10 +84,10 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
     if (!closed) retry = setTimeout(connect, RECONNECT_DELAY_MS).unref()
   }
 
-  /** Reads the newest change; moves the version if it is new, or if a notification asked for the read. */
+  /** Looks for changes since the last look; moves the version if there is one, or if a notification asked for the look. */
   function read(): void {
     const session = client
-    if (!session || !listening) return
+    if (!session || !listening || looked === undefined) return
     if (reading) {
       readAgain = true
       return
@@ -89,18 +96,19 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
     const notified = heard
     heard = false
     const now = performance.now()
-    const prune = now - prunedAt >= PRUNE_MS
-    if (prune) prunedAt = now
+    const pruning = now - prune.at >= PRUNE_MS ? prune.before : undefined
     reading = { session, since: now }
     session
-      .query<{ newest: string }>(NEWEST_CHANGE)
+      .query<{ snapshot: string; changed: boolean }>(CHANGED_SINCE, [looked])
       .then(async (result) => {
         if (client !== session) return
-        const found = result.rows[0]!.newest
-        // After the read: a cache filled from now on sees every change the read found.
-        if (notified || found !== newest) version.changed()
-        newest = found
-        if (prune) await session.query(PRUNE_MARKS)
+        const { snapshot, changed } = result.rows[0]!
+        // After the look: a cache filled from now on sees every change committed before its snapshot.
+        if (notified || changed) version.changed()
+        looked = snapshot
+        if (now - prune.at < PRUNE_MS) return
+        prune = { at: now, before: snapshot }
+        if (pruning !== undefined) await session.query(PRUNE_MARKS, [pruning])
       })
       .catch(() => lost(session))
       .finally(() => {
@@ -150,10 +158,10 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
         schema = result.rows[0]?.schema
         return session.query(`listen ${channel}`)
       })
-      .then(() => session.query<{ newest: string }>(NEWEST_CHANGE))
+      .then(() => session.query<{ snapshot: string }>(SNAPSHOT))
       .then((result) => {
         if (client !== session) return
-        newest = result.rows[0]!.newest
+        looked = result.rows[0]!.snapshot
         // Changes made before the LISTEN were not heard: start from a version no cache has seen.
         version.changed()
         heard = false

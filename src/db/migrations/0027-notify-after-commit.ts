@@ -10,20 +10,21 @@ import { dialectOf } from '../dialect.ts'
  * operator, an instance of an older version) still notifies from the trigger, as before.
  *
  * An instance that dies between a commit and its notification must not leave the others stale:
- * every instance also reads, once a second, the newest change committed (pg-change-watch.ts). An
- * event is one (events.tx, migration 0015); a change of a watched table by a transaction that has
- * written no event yet (a session ended, a token revoked by hand) leaves one in change_marks: its
+ * every instance also looks, once a second, for changes committed since its last look
+ * (pg-change-watch.ts): rows of transactions that had not ended then. An event is one (events.tx,
+ * migration 0015); any other change of a watched table by a transaction that has written no event
+ * yet (a session ended, a token revoked by hand, events deleted) leaves one in change_marks: its
  * transaction, once.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) !== 'postgres') return
   await sql`create table change_marks (tx xid8 primary key default pg_current_xact_id())`.execute(db)
   // A transaction that wrote an event needs no mark: the event is one (a segment's create writes
-  // both in one statement, whose triggers see its event). The table's own schema, always: an
+  // both in one statement, whose triggers see its event). Deleted events leave none. The table's own schema, always: an
   // operator may write schema.table with another search_path (then a mark whatever was written).
   await sql`create or replace function pennon_notify_change() returns trigger language plpgsql as $$
     begin
-      if tg_table_name = 'events' then
+      if tg_table_name = 'events' and tg_op = 'INSERT' then
         null;
       elsif tg_table_schema = current_schema() then
         if not exists (select from events where tx = pg_current_xact_id()) then
