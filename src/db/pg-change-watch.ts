@@ -14,6 +14,12 @@ const STALLED_MS = 15_000
 // has read since (or its session was lost, which moves its version anyway).
 const PRUNE_MS = 60_000
 
+// Under a stream of writes, one notification sent and one look taken per this many ms at most (a
+// change is heard that much later at worst): each is a statement, and notifications after every
+// group commit of every instance, each answered by a look on every instance, took more of the
+// database's time than the writes themselves.
+const SPACING_MS = 10
+
 const SNAPSHOT = 'select pg_current_snapshot()::text as snapshot'
 
 /**
@@ -60,6 +66,8 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   let looked: string | undefined
   let reading: { session: pg.Client; since: number } | undefined
   let readAgain = false
+  let lastRead = Number.NEGATIVE_INFINITY
+  let readLater: NodeJS.Timeout | undefined
   // A look owed to a notification moves the version whatever it finds.
   let heard = false
   // Marks of transactions ended before this snapshot are deleted at the next prune.
@@ -68,6 +76,15 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   // A commit of this process that others have not been told of; the notification under way.
   let owed = false
   let telling: { session: pg.Client; sent: Promise<void> } | undefined
+  let lastTold = Number.NEGATIVE_INFINITY
+  let tellLater: NodeJS.Timeout | undefined
+
+  /** Runs `run` now, or once SPACING_MS have passed since `last` (one timer at a time). */
+  const spaced = (last: number, timer: NodeJS.Timeout | undefined, run: () => void): NodeJS.Timeout | undefined | 'now' => {
+    const wait = last + SPACING_MS - performance.now()
+    if (wait <= 0) return 'now'
+    return timer ?? setTimeout(run, wait).unref()
+  }
 
   const lost = (session: pg.Client) => {
     if (client !== session) return
@@ -92,10 +109,19 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
       readAgain = true
       return
     }
+    const when = spaced(lastRead, readLater, () => {
+      readLater = undefined
+      read()
+    })
+    if (when !== 'now') {
+      readLater = when
+      return
+    }
     readAgain = false
     const notified = heard
     heard = false
     const now = performance.now()
+    lastRead = now
     const pruning = now - prune.at >= PRUNE_MS ? prune.before : undefined
     reading = { session, since: now }
     session
@@ -121,6 +147,15 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   function tell(): void {
     const session = client
     if (!session || !listening || telling || !owed) return
+    const when = spaced(lastTold, tellLater, () => {
+      tellLater = undefined
+      tell()
+    })
+    if (when !== 'now') {
+      tellLater = when
+      return
+    }
+    lastTold = performance.now()
     owed = false
     const sent = session
       .query(NOTIFY, [channel])
@@ -187,9 +222,14 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
     async close() {
       closed = true
       // What this process wrote last is told before its session ends.
+      clearTimeout(tellLater)
+      tellLater = undefined
+      lastTold = Number.NEGATIVE_INFINITY
+      tell()
       while (telling) await telling.sent
       listening = false
       clearTimeout(retry)
+      clearTimeout(readLater)
       clearInterval(poll)
       const session = client
       client = undefined

@@ -359,7 +359,7 @@ export interface FeatureLinksTable {
 /**
  * PostgreSQL only (migration 0027): the transactions that changed a watched table without writing
  * an event, one row each, written by the change trigger; read by the change watch's poll, which
- * deletes them a minute after their transaction ended (pg-change-watch.ts). Ids are text (xid8).
+ * deletes them one to two minutes after their transaction ended (pg-change-watch.ts). Ids are text (xid8).
  */
 export interface ChangeMarksTable {
   tx: string
