@@ -28,6 +28,8 @@ export const OWNERS: Record<string, string> = {
   events: 'features/events',
   // Ids (SQLite) and maintained counts, advanced by several features through db/counters.ts.
   counters: 'db',
+  // PostgreSQL: what the change watch's poll reads (migration 0027).
+  change_marks: 'db',
   environments: 'features/environments',
   project_environments: 'features/environments',
   feature_environments: 'features/flag-environments',

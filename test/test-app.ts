@@ -16,7 +16,7 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { buildApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
-import { createDb, type Db } from '../src/db/database.ts'
+import { createDb, type Db, type DbOptions } from '../src/db/database.ts'
 import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
 import { lockSigningInAdmins } from '../src/features/users/user-store.ts'
@@ -138,13 +138,15 @@ export interface TestAppOptions {
   storage?: TestStorage
   /** Called with the built app before it is ready, to add hooks that observe it. */
   beforeReady?: (app: FastifyInstance) => void
+  /** `{ notifyOthers: false }`: an instance that never tells the others of its commits, as if it died after each. */
+  db?: Pick<DbOptions, 'notifyOthers'>
 }
 
 export async function createTestApp(database: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
   const storage = options.storage ?? (await createAppStorage(database))
   const adminToken = `*:*.test-${randomBytes(16).toString('hex')}`
   const config = loadConfig({ INIT_ADMIN_API_TOKENS: adminToken, LOG_LEVEL: 'info', ...options.env })
-  const db = createDb({ ...storage.options, poolSize: 4 })
+  const db = createDb({ ...storage.options, ...options.db, poolSize: 4 })
   await migrateToLatest(db.db, async () => {
     await createTokenService({ db: db.db, lockSigningInAdmins }).bootstrap(config.initAdminApiTokens, config.authType === 'open-source')
   })
@@ -200,14 +202,16 @@ export async function useTestApp(
 /**
  * Two instances of one deployment: two apps on one fresh database, closed (and the database
  * dropped) when the test ends. Only the first stored its admin token, so both are called with it.
+ * `firstDb`: the first one's database options (`{ notifyOthers: false }`: it never tells the second).
  */
 export async function useTwoInstances(
   t: { after(fn: () => Promise<void>): void },
   database: TestDatabase,
   env?: Record<string, string>,
+  firstDb?: TestAppOptions['db'],
 ): Promise<{ first: TestApp; second: TestApp; storage: TestStorage }> {
   const storage = await createAppStorage(database)
-  const first = await createTestApp(database, { storage, ...(env ? { env } : {}) })
+  const first = await createTestApp(database, { storage, ...(env ? { env } : {}), ...(firstDb ? { db: firstDb } : {}) })
   const second = await createTestApp(database, { storage, ...(env ? { env } : {}) })
   t.after(async () => {
     await first.close()

@@ -129,7 +129,7 @@ onEachDatabase('change watch', (database) => {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('projects').values(project('p2')).execute()
       await trx.insertInto('api_tokens').values(token('t1')).execute()
-      assert.deepEqual(announced, [{ tokens: false, flags: true, sessions: false }], 'nothing while the transaction is open')
+      assert.deepEqual(announced, [{ tokens: false, flags: true, sessions: false, shared: false }], 'nothing while the transaction is open')
     })
     await db.transaction().execute(async (trx) => {
       await trx.selectFrom('projects').selectAll().execute()
@@ -144,32 +144,32 @@ onEachDatabase('change watch', (database) => {
     await db.deleteFrom('api_tokens').where('token_name', '=', 't1').execute()
     await db.insertInto('counters').values({ name: 'scratch', value: 0 }).execute()
     assert.deepEqual(announced, [
-      { tokens: false, flags: true, sessions: false },
-      { tokens: true, flags: true, sessions: true },
-      { tokens: true, flags: false, sessions: true },
-      { tokens: false, flags: false, sessions: false },
+      { tokens: false, flags: true, sessions: false, shared: false },
+      { tokens: true, flags: true, sessions: true, shared: false },
+      { tokens: true, flags: false, sessions: true, shared: false },
+      { tokens: false, flags: false, sessions: false, shared: false },
     ])
   })
 
   test('a write moves the version of what it may touch (tokens, flags, sessions) and the first; any other, only the first', async (t) => {
     const { watch, versions } = await openWatched(t, await useStorage(t, database))
     const before = versions()
-    watch.wrote({ tokens: false, flags: false, sessions: false })
+    watch.wrote({ tokens: false, flags: false, sessions: false, shared: false })
     const afterOther = versions()
     assert.notEqual(afterOther.any, before.any)
     assert.deepEqual([afterOther.tokens, afterOther.flags, afterOther.sessions], [before.tokens, before.flags, before.sessions])
-    watch.wrote({ tokens: true, flags: false, sessions: false })
+    watch.wrote({ tokens: true, flags: false, sessions: false, shared: false })
     const afterTokens = versions()
     assert.notEqual(afterTokens.any, afterOther.any)
     assert.notEqual(afterTokens.tokens, afterOther.tokens)
     assert.notEqual(afterTokens.sessions, afterOther.sessions, 'a principal changing ends remembered sessions too')
     assert.equal(afterTokens.flags, afterOther.flags)
-    watch.wrote({ tokens: false, flags: true, sessions: false })
+    watch.wrote({ tokens: false, flags: true, sessions: false, shared: false })
     const afterFlags = versions()
     assert.equal(afterFlags.tokens, afterTokens.tokens)
     assert.equal(afterFlags.sessions, afterTokens.sessions)
     assert.notEqual(afterFlags.flags, afterTokens.flags)
-    watch.wrote({ tokens: false, flags: false, sessions: true })
+    watch.wrote({ tokens: false, flags: false, sessions: true, shared: false })
     const afterSessions = versions()
     assert.deepEqual([afterSessions.tokens, afterSessions.flags], [afterFlags.tokens, afterFlags.flags])
     assert.notEqual(afterSessions.sessions, afterFlags.sessions)

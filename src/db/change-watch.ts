@@ -1,6 +1,5 @@
 import { DatabaseSync } from 'node:sqlite'
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely'
-import pg from 'pg'
 
 /**
  * Tells a cache of database data whether what it holds may be out of date: `version()`
@@ -37,10 +36,15 @@ export interface WriteScope {
   flags: boolean
   /** Sessions may have ended (a principal changing ends them too). */
   sessions: boolean
+  /**
+   * Another table with a change trigger (other instances remember answers read from it): the
+   * event log, context fields, settings.
+   */
+  shared: boolean
 }
 
 /** A change whose tables are not known. */
-export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true, sessions: true })
+export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true, sessions: true, shared: true })
 
 /**
  * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
@@ -61,6 +65,8 @@ const FLAG_TABLES =
  * minute per session, in exactly this statement). A user's deletion cascades, and names `users`.
  */
 const SESSION_TABLE = /\buser_sessions\b/i
+/** The other tables with a change trigger (migrations 0002, 0011, 0019): not tokens, flags or sessions. */
+const SHARED_TABLES = /\b(events|context_fields|settings)\b/i
 const SESSION_STARTS = /^\s*insert\b/i
 const SESSION_CLOCK = /^\s*update\s+"user_sessions"\s+set\s+"seen_at"\s*=\s*(\?|\$\d+)\s+where\s+"secret_hash"\s*=\s*(\?|\$\d+)\s*$/i
 const mayEndSessions = (sql: string) => SESSION_TABLE.test(sql) && !SESSION_STARTS.test(sql) && !SESSION_CLOCK.test(sql)
@@ -76,8 +82,14 @@ export const mayWriteTokens = (sql: string): boolean => TOKEN_TABLES.test(sql) |
 export function writeScope(sql: string): WriteScope {
   if (!NAMES_WHAT_IT_WRITES.test(sql)) return EVERYTHING
   const tokens = TOKEN_TABLES.test(sql)
-  return { tokens, flags: FLAG_TABLES.test(sql), sessions: tokens || mayEndSessions(sql) }
+  return { tokens, flags: FLAG_TABLES.test(sql), sessions: tokens || mayEndSessions(sql), shared: SHARED_TABLES.test(sql) }
 }
+
+/**
+ * Whether other instances must be told of a commit with these writes: they remember what it may
+ * have changed. Every table with a change trigger is among these (pg-change-watch.test.ts checks).
+ */
+export const mustTellOthers = (scope: WriteScope): boolean => scope.tokens || scope.flags || scope.sessions || scope.shared
 
 /** A watch that never knows: caches built on it are never used. */
 export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async () => {} }
@@ -86,13 +98,18 @@ export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async 
 export interface LocalChangeWatch extends ChangeWatch {
   /** This process's write just became visible: a new version at once (of `'tokens'` and `'flags'` as `scope` says). */
   wrote(scope: WriteScope): void
+  /**
+   * PostgreSQL: this process committed a write other instances must hear of (mustTellOthers):
+   * notify them, after the commit rather than inside it. Absent: they see it by themselves.
+   */
+  tellOthers?(): void
 }
 
 /**
  * The versions a watch hands out: every change moves `any`; only a change that may concern
  * principals moves `tokens` as well, and one that may concern served flags `flags`.
  */
-function versions() {
+export function versions() {
   const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0, sessions: 0 }
   const listeners = new Set<() => void>()
   return {
@@ -169,73 +186,6 @@ export function watchSqliteCommits(file: string): LocalChangeWatch {
   return watch
 }
 
-const RECONNECT_DELAY_MS = 1_000
-
-/**
- * PostgreSQL: a session of its own LISTENs on `channel` (notified by triggers when a change to a
- * watched table commits: migrations 0002 and 0003, with the table's schema as payload); every
- * notification about this instance's schema is a new version, and so is every write of this
- * process (`wrote`), the moment it is visible. Until the LISTEN is in place, and whenever that
- * session is lost, the version is `undefined`; it reconnects in the background.
- * Another instance's change arrives a moment after its commit (milliseconds).
- */
-export function watchPgNotifications(connection: pg.ClientConfig, channel: string): LocalChangeWatch {
-  const version = versions()
-  let listening = false
-  let closed = false
-  let client: pg.Client | undefined
-  let retry: NodeJS.Timeout | undefined
-
-  const lost = (session: pg.Client) => {
-    if (client !== session) return
-    listening = false
-    client = undefined
-    session.end().catch(() => {})
-    if (!closed) retry = setTimeout(connect, RECONNECT_DELAY_MS).unref()
-  }
-
-  function connect(): void {
-    const session = new pg.Client(connection)
-    client = session
-    let schema: string | undefined
-    session.on('error', () => lost(session))
-    session.on('end', () => lost(session))
-    // Other deployments (or test files) may use other schemas of the same database: not our change.
-    session.on('notification', (message) => {
-      if (message.payload === schema) version.changed()
-    })
-    session
-      .connect()
-      .then(() => session.query<{ schema: string }>('select current_schema() as schema'))
-      .then((result) => {
-        schema = result.rows[0]?.schema
-        return session.query(`listen ${channel}`)
-      })
-      .then(() => {
-        if (client !== session) return
-        // Changes made before the LISTEN were not heard: start from a version no cache has seen.
-        version.changed()
-        listening = true
-      })
-      .catch(() => lost(session))
-  }
-  connect()
-
-  return {
-    version: (watched) => (listening ? version.get(watched) : undefined),
-    wrote: (scope) => version.changed(scope),
-    subscribe: (listener) => version.subscribe(listener),
-    async close() {
-      closed = true
-      listening = false
-      clearTimeout(retry)
-      const session = client
-      client = undefined
-      await session?.end().catch(() => {})
-    },
-  }
-}
-
 // Statements that never write: these, and a WITH that names no writing statement. Anything else
 // counts as a write (a spurious one only costs a cache miss; a missed one would serve stale data).
 const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|show|explain|savepoint|release)\b/i
@@ -285,7 +235,12 @@ export function announceWrites(driver: Driver, onWrite: (scope: WriteScope) => v
           wroteInTransaction.set(
             connection,
             before
-              ? { tokens: before.tokens || scope.tokens, flags: before.flags || scope.flags, sessions: before.sessions || scope.sessions }
+              ? {
+                  tokens: before.tokens || scope.tokens,
+                  flags: before.flags || scope.flags,
+                  sessions: before.sessions || scope.sessions,
+                  shared: before.shared || scope.shared,
+                }
               : scope,
           )
         }

@@ -6,12 +6,13 @@ import Cursor from 'pg-cursor'
 import { createNodeSqliteDialect } from './sqlite-dialect.ts'
 import {
   announcingWrites,
+  mustTellOthers,
   UNKNOWABLE,
-  watchPgNotifications,
   watchSqliteCommits,
   type ChangeWatch,
   type LocalChangeWatch,
 } from './change-watch.ts'
+import { watchPgNotifications } from './pg-change-watch.ts'
 import type { Database } from './tables.ts'
 import type { DialectName } from './dialect.ts'
 
@@ -38,6 +39,11 @@ export interface DbOptions {
   /** PostgreSQL only: the schema to work in (tests give each file its own). */
   schema?: string
   poolSize?: number
+  /**
+   * PostgreSQL: `false` never tells other instances of this process's commits, as a process that
+   * dies between each commit and its notification (a test of their poll). Default `true`.
+   */
+  notifyOthers?: boolean
 }
 
 const TIMESTAMPTZ_OID = 1184
@@ -79,7 +85,7 @@ function prepareStatements(client: pg.PoolClient): void {
   }) as typeof client.query
 }
 
-/** The channel migrations 0002 and 0003's triggers notify. */
+/** The channel Pennon notifies after its commits, and the change triggers of migrations 0002, 0003, 0014 and 0027 for anyone else. */
 const CHANGES_CHANNEL = 'pennon_changes'
 
 export function createDb(options: DbOptions): Db {
@@ -89,7 +95,10 @@ export function createDb(options: DbOptions): Db {
       // No JIT: every Pennon statement is an index lookup or range scan, and a long read's plan
       // costs enough to trigger it: compiling (and, in a new session, loading LLVM) delayed the
       // first byte of a 1,000,000-event read by up to 200 ms.
-      options: ['-c jit=off', ...(options.schema ? [`-c search_path=${options.schema}`] : [])].join(' '),
+      // And the change triggers stay silent for Pennon: it notifies after its commits (migration 0027).
+      options: ['-c jit=off', '-c pennon.notify_after_commit=on', ...(options.schema ? [`-c search_path=${options.schema}`] : [])].join(
+        ' ',
+      ),
     }
     const pool = new pg.Pool({ ...session, max: options.poolSize ?? 10, types: pgTypes })
     // An idle client losing its server must not crash the process; the next query reconnects.
@@ -102,8 +111,13 @@ export function createDb(options: DbOptions): Db {
       prepareStatements(client)
     })
     let watch: LocalChangeWatch | undefined
-    // This process's writes count for its caches the moment they are visible, before any notification.
-    const dialect = announcingWrites(new PostgresDialect({ pool, cursor: Cursor }), (scope) => watch?.wrote(scope))
+    const notifyOthers = options.notifyOthers ?? true
+    // This process's writes count for its caches the moment they are visible, before any notification;
+    // other instances are told after the commit (none while no watch is open: they see it in their polls).
+    const dialect = announcingWrites(new PostgresDialect({ pool, cursor: Cursor }), (scope) => {
+      watch?.wrote(scope)
+      if (notifyOthers && mustTellOthers(scope)) watch?.tellOthers?.()
+    })
     const db = new Kysely<Database>({ dialect })
     return {
       db,

@@ -25,6 +25,7 @@ import * as favorites from './migrations/0023-favorites.ts'
 import * as projectInsights from './migrations/0024-project-insights.ts'
 import * as applicationDetails from './migrations/0025-application-details.ts'
 import * as publicSignupTokens from './migrations/0026-public-signup-tokens.ts'
+import * as notifyAfterCommit from './migrations/0027-notify-after-commit.ts'
 import * as changeRequests from './migrations/0028-change-requests.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0024-project-insights': projectInsights,
   '0025-application-details': applicationDetails,
   '0026-public-signup-tokens': publicSignupTokens,
+  '0027-notify-after-commit': notifyAfterCommit,
   '0028-change-requests': changeRequests,
 }
 

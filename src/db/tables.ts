@@ -406,6 +406,15 @@ export interface FavoriteProjectsTable {
   created_at: Timestamp
 }
 
+/**
+ * PostgreSQL only (migration 0027): the transactions that changed a watched table without writing
+ * an event, one row each, written by the change trigger; read by the change watch's poll, which
+ * deletes them one to two minutes after their transaction ended (pg-change-watch.ts). Ids are text (xid8).
+ */
+export interface ChangeMarksTable {
+  tx: string
+}
+
 /** Gap-free sequences and maintained counts, updated in the writing transaction. */
 export interface CountersTable {
   name: string
@@ -499,6 +508,7 @@ export interface Database {
   public_signup_tokens_user: PublicSignupTokensUserTable
   events: EventsTable
   counters: CountersTable
+  change_marks: ChangeMarksTable
   environments: EnvironmentsTable
   project_environments: ProjectEnvironmentsTable
   feature_environments: FeatureEnvironmentsTable

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import {
   allEvents,
   call,
@@ -11,9 +11,11 @@ import {
   useTwoInstances,
   withoutId,
   type TestApp,
+  type TestDatabase,
 } from '../../../test/test-app.ts'
 import { asBrowser, createUser, PASSWORD, signIn } from '../../../test/people.ts'
 import { EDITOR_PERMISSIONS } from '../../http/permissions.ts'
+import { CHANGE_POLL_MS } from '../../db/pg-change-watch.ts'
 
 const CROSS_SITE = errorOf(
   'NoAccessError',
@@ -164,44 +166,15 @@ onEachDatabase('sessions', (database) => {
     assert.equal((await call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(third))).status, 401)
   })
 
-  test('a session remembered by another instance ends there too: sign-out, role change, new password, deletion, and by hand', async (t) => {
-    const { first, second } = await useTwoInstances(t, database)
-    const id = await createUser(first, 'ed@example.com', 2)
-    const me = (pennon: TestApp, cookie: string) => call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(cookie))
-    const endsOnSecond = async (cookie: string, what: string) => {
-      await eventually(async () => (await me(second, cookie)).status === 401, what)
-      const refused = await me(second, cookie)
-      assert.equal(refused.status, 401, `${what}, and stays ended`)
-      assert.deepEqual(withoutId(refused.body), NO_CREDENTIAL)
-    }
-    // Each session is used on the second instance (twice: the second answer is the remembered one) before it ends on the first.
-    const used = async (cookie: string) => {
-      for (let i = 0; i < 2; i++) assert.equal((await me(second, cookie)).status, 200)
-      return cookie
-    }
-
-    const signedOut = await used(await signIn(first, 'ed@example.com'))
-    const kept = await used(await signIn(first, 'ed@example.com'))
-    assert.equal((await call(first, 'POST', '/logout', undefined, asBrowser(signedOut))).status, 200)
-    await endsOnSecond(signedOut, 'signed out on the first instance')
-    assert.equal((await me(second, kept)).status, 200, "the same user's other session goes on")
-
-    assert.equal((await call(first, 'PUT', `/api/admin/user-admin/${id}`, { rootRole: 3 })).status, 200)
-    await endsOnSecond(kept, 'a new role given on the first instance')
-
-    const beforePassword = await used(await signIn(first, 'ed@example.com'))
-    assert.equal((await call(first, 'POST', `/api/admin/user-admin/${id}/change-password`, { password: 'New-Passw0rd-2026' })).status, 200)
-    await endsOnSecond(beforePassword, 'a new password set on the first instance')
-
-    // An operator ends a session in the database by hand: its absolute end moved to the past.
-    const byHand = await used(await signIn(first, 'ed@example.com', 'New-Passw0rd-2026'))
-    await sql`update user_sessions set expires_at = ${new Date(Date.now() - 60_000).toISOString()}`.execute(first.database.db)
-    await endsOnSecond(byHand, 'ended by hand')
-
-    const beforeDeletion = await used(await signIn(first, 'ed@example.com', 'New-Passw0rd-2026'))
-    assert.equal((await call(first, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
-    await endsOnSecond(beforeDeletion, 'the user deleted on the first instance')
-  })
+  for (const told of [true, false])
+    test(
+      told
+        ? 'a session remembered by another instance ends there too: sign-out, role change, new password, deletion, and by hand'
+        : 'a session ended by an instance that dies after each commit, before telling the others, ends on them within a poll',
+      async (t) => {
+        await sessionsEndOnAnotherInstance(t, database, told)
+      },
+    )
 
   test('sessions end after SESSION_IDLE_MINUTES without a request, and SESSION_MAX_AGE_HOURS after sign-in', async (t) => {
     const pennon = await useTestApp(t, database, { env: { SESSION_IDLE_MINUTES: '30', SESSION_MAX_AGE_HOURS: '2' } })
@@ -412,3 +385,47 @@ onEachDatabase('sessions', (database) => {
     )
   })
 })
+
+/**
+ * Sessions used on the second instance, ended on the first. `told`: the first notifies the second after
+ * its commits; otherwise it never does (as if it died after each commit), and the second sees each
+ * change in its poll of the newest committed change, within CHANGE_POLL_MS.
+ */
+async function sessionsEndOnAnotherInstance(t: TestContext, database: TestDatabase, told: boolean): Promise<void> {
+  const { first, second } = await useTwoInstances(t, database, undefined, told ? undefined : { notifyOthers: false })
+  const id = await createUser(first, 'ed@example.com', 2)
+  const me = (pennon: TestApp, cookie: string) => call(pennon, 'GET', '/api/admin/me', undefined, asBrowser(cookie))
+  const endsOnSecond = async (cookie: string, what: string) => {
+    await eventually(async () => (await me(second, cookie)).status === 401, what, told ? 5_000 : 3 * CHANGE_POLL_MS)
+    const refused = await me(second, cookie)
+    assert.equal(refused.status, 401, `${what}, and stays ended`)
+    assert.deepEqual(withoutId(refused.body), NO_CREDENTIAL)
+  }
+  // Each session is used on the second instance (twice: the second answer is the remembered one) before it ends on the first.
+  const used = async (cookie: string) => {
+    for (let i = 0; i < 2; i++) assert.equal((await me(second, cookie)).status, 200)
+    return cookie
+  }
+
+  const signedOut = await used(await signIn(first, 'ed@example.com'))
+  const kept = await used(await signIn(first, 'ed@example.com'))
+  assert.equal((await call(first, 'POST', '/logout', undefined, asBrowser(signedOut))).status, 200)
+  await endsOnSecond(signedOut, 'signed out on the first instance')
+  assert.equal((await me(second, kept)).status, 200, "the same user's other session goes on")
+
+  assert.equal((await call(first, 'PUT', `/api/admin/user-admin/${id}`, { rootRole: 3 })).status, 200)
+  await endsOnSecond(kept, 'a new role given on the first instance')
+
+  const beforePassword = await used(await signIn(first, 'ed@example.com'))
+  assert.equal((await call(first, 'POST', `/api/admin/user-admin/${id}/change-password`, { password: 'New-Passw0rd-2026' })).status, 200)
+  await endsOnSecond(beforePassword, 'a new password set on the first instance')
+
+  // An operator ends a session in the database by hand: its absolute end moved to the past.
+  const byHand = await used(await signIn(first, 'ed@example.com', 'New-Passw0rd-2026'))
+  await sql`update user_sessions set expires_at = ${new Date(Date.now() - 60_000).toISOString()}`.execute(first.database.db)
+  await endsOnSecond(byHand, 'ended by hand')
+
+  const beforeDeletion = await used(await signIn(first, 'ed@example.com', 'New-Passw0rd-2026'))
+  assert.equal((await call(first, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
+  await endsOnSecond(beforeDeletion, 'the user deleted on the first instance')
+}
