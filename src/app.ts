@@ -3,22 +3,20 @@
  * listens and never reads the environment: main.ts and the tests call it.
  * Every endpoint is one hop from here: find its feature below, open its -routes file.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
-import swagger from '@fastify/swagger'
-import { sql } from 'kysely'
-import { Type } from '@sinclair/typebox'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/database.ts'
 import { createAuthenticator } from './features/api-tokens/authenticator.ts'
 import { ADMIN_PREFIX, registerAdminPipeline } from './http/admin-pipeline.ts'
-import { isSdkPath, OFREP_PREFIX, registerSdkPipeline } from './http/sdk-pipeline.ts'
+import { OFREP_PREFIX, registerSdkPipeline } from './http/sdk-pipeline.ts'
 import { sendOfrepError } from './features/openfeature/ofrep-errors.ts'
 import { ofrepRoutes } from './features/openfeature/ofrep-routes.ts'
 import { createOfrepService } from './features/openfeature/ofrep-service.ts'
 import { createOfrepUsage, type OfrepUsage } from './features/openfeature/ofrep-usage.ts'
 import { createCorsHandler } from './http/cors.ts'
-import { docsUi } from './http/docs-ui.ts'
+import { registerOpenApi } from './http/openapi.ts'
+import { healthRoutes } from './http/health-routes.ts'
 import { lazySchemaController } from './http/schema-compilers.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { clientErrorHandler, createFrameworkErrorHandler } from './http/framework-errors.ts'
@@ -254,66 +252,8 @@ export async function buildApp({
   registerSdkPipeline(app, { authenticate, frontendOrigins: frontendOrigins.current })
   app.addSchema(ErrorResponse)
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Pennon admin API',
-        version: '1.0.0',
-        description: 'Feature-flag administration, wire-compatible with the Unleash admin API.',
-      },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
-    },
-    // Shared schemas keep their own names (ErrorResponse) in components.schemas.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transform: ({ schema, url, route }) => {
-      const secured = url.startsWith(ADMIN_PREFIX) || isSdkPath(url)
-      const transformed = { ...schema, ...(secured ? { security: [{ apiKey: [] }] } : {}) } as typeof schema
-      return { schema: transformed, url, route }
-    },
-  })
-  await app.register(docsUi, { routePrefix: '/docs/openapi' })
-  app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-
-  app.get(
-    '/health',
-    {
-      schema: {
-        tags: ['Service'],
-        summary: 'Liveness and database check',
-        response: { 200: Type.Object({ health: Type.Literal('GOOD') }), 500: ErrorResponse },
-      },
-    },
-    async () => {
-      // On a reader: on SQLite the one writer connection is held by a transaction for its whole
-      // length (a large import: seconds), and liveness must not wait for it; a read connection
-      // still proves the database file answers. On PostgreSQL `reader` is the pool.
-      await sql`select 1`.execute(reader)
-      return { health: 'GOOD' as const }
-    },
-  )
-
-  app.get(
-    '/ready',
-    {
-      schema: {
-        tags: ['Service'],
-        summary: 'Readiness: the database answers',
-        description: 'For orchestrators: 200 while the database answers a query, 503 with no body while it does not.',
-        response: { 200: Type.Object({ health: Type.Literal('GOOD') }), 503: Type.Null({ description: 'Not ready: no body.' }) },
-      },
-    },
-    async (_request, reply) => {
-      // Not ready is an answer here, not an error: the reference's 503 has no body.
-      try {
-        await sql`select 1`.execute(reader)
-      } catch (error) {
-        app.log.warn({ err: error }, 'readiness check: the database did not answer')
-        return (reply as FastifyReply).code(503).send()
-      }
-      return { health: 'GOOD' as const }
-    },
-  )
+  await registerOpenApi(app)
+  await app.register(healthRoutes, { reader })
 
   // SDK metrics are held in memory and written every config.metricsFlushMs; closing the app writes what is held.
   // What a report may add is bounded (docs/metrics.md, "Limits"): frontend tokens are public.
