@@ -12,6 +12,7 @@ import { link, navigate } from '../router.js'
 import { projectDialog } from '../metadata-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section } from '../ui.js'
 import { projectEnvironments } from './project-environments.js'
+import { changeRequestSettings } from './change-request-settings.js'
 
 export const PAGE_SIZE = 50
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset']
@@ -51,6 +52,7 @@ export async function projectView({ main, params, query, current }) {
       // The flag search across projects, with this one chosen: more filters (type, state) and sorts.
       h('a', { href: `#/flags?${new URLSearchParams({ project: projectId })}`, class: 'button secondary' }, 'Search all flags'),
       h('a', { href: link('projects', projectId, 'events'), class: 'button secondary' }, 'Event log'),
+      h('a', { href: link('projects', projectId, 'change-requests'), class: 'button secondary' }, 'Change requests'),
     ],
   })
   const results = h('div', { class: 'results' }, loading())
@@ -98,6 +100,7 @@ export async function projectView({ main, params, query, current }) {
     results,
     section('New flag', createFlagForm(projectId)),
     projectEnvironments(projectId, current),
+    changeRequestSettings(projectId, current),
   )
 
   /** @param {Tab} tab */
