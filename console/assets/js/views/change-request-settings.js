@@ -90,7 +90,7 @@ export function changeRequestSettings(projectId, current) {
           )
           return h(
             'tr',
-            { 'data-environment': setting.environment },
+            { 'data-environment': setting.environment, 'data-required': String(setting.changeRequestEnabled) },
             h('th', { scope: 'row' }, setting.environment, ' ', badge(setting.type)),
             h('td', null, h('label', { class: 'check' }, enabled, setting.changeRequestEnabled ? ' required' : ' not required')),
             h('td', null, approvals),

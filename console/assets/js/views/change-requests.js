@@ -216,7 +216,7 @@ export async function changeRequestView({ main, params, current }) {
     const form = h(
       'form',
       null,
-      field('Comment', text, { path: '/body/text' }),
+      field('Your comment', text, { path: '/body/text' }),
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'secondary' }, 'Add comment')),
     )
     form.addEventListener('submit', (event) => {
