@@ -99,6 +99,10 @@ onEachDatabase('console: change requests', (database) => {
       await heading(author, 'Change requests of default')
       const row = author.locator(`tr[data-change-request="${id}"]`)
       assert.match((await row.textContent()) ?? '', /In review.*production.*author@example\.com/)
+      // And the project's flag list marks the flag.
+      await author.goto(`${base}/#/projects/default`)
+      await heading(author, 'Project default')
+      await author.locator('table.flags tr', { hasText: 'checkout' }).getByText('pending changes').waitFor()
     })
 
     await t.test('another Editor comments and approves', async () => {
