@@ -48,6 +48,12 @@ onEachDatabase('console: change requests', (database) => {
     await createUser(pennon, 'author@example.com', 2)
     await createUser(pennon, 'reviewer@example.com', 2)
     await createFlag(pennon, 'checkout')
+    const strategy = await call(pennon, 'POST', `${projectPath()}/features/checkout/environments/production/strategies`, {
+      name: 'flexibleRollout',
+      parameters: { rollout: '50', stickiness: 'default', groupId: 'checkout' },
+      constraints: [],
+    })
+    assert.equal(strategy.status, 200, strategy.text)
 
     await t.test('an Admin requires change requests in production from the project page', async () => {
       const admin = await open()
@@ -84,11 +90,20 @@ onEachDatabase('console: change requests', (database) => {
       await author.locator('[data-pending-change-requests="1"]').waitFor()
       assert.equal(await author.getByRole('switch', { name: 'checkout in production' }).getAttribute('aria-checked'), 'false')
 
-      await draftLink.click()
+      // A strategy's edit is refused the same way, and joins the same draft.
+      await author.getByRole('button', { name: 'Edit strategy flexibleRollout in production' }).click()
+      await author.getByRole('dialog').getByLabel('Rollout (%)').fill('100')
+      await author.getByRole('dialog').getByRole('button', { name: 'Save strategy' }).click()
+      await author.locator('[data-change-request-offer="production"]').getByText('change strategy flexibleRollout').waitFor()
+      await author.getByRole('button', { name: 'Add to a change request' }).click()
+      await author.getByRole('link', { name: `Open change request #${id}` }).click()
+
       await heading(author, `Change request #${id}`)
-      const change = author.locator('[data-feature="checkout"] .change')
-      await change.getByText('switch on').waitFor()
-      assert.deepEqual(await change.locator('.change-diff li').allTextContents(), ['- was off', '+ becomes on'])
+      const changes = author.locator('[data-feature="checkout"] .change')
+      await changes.nth(1).waitFor()
+      assert.deepEqual(await changes.locator('strong').allTextContents(), ['switch on', 'change strategy flexibleRollout'])
+      assert.deepEqual(await changes.nth(0).locator('.change-diff li').allTextContents(), ['- was off', '+ becomes on'])
+      assert.deepEqual(await changes.nth(1).locator('.change-diff li').allTextContents(), ['- was rollout: 50', '+ becomes rollout: 100'])
       await author.getByRole('button', { name: 'Send to review' }).click()
       await author.locator(`[data-state-of="${id}"] [data-state="In review"]`).waitFor()
       // Approving one's own request: the server's refusal, shown.
@@ -125,7 +140,12 @@ onEachDatabase('console: change requests', (database) => {
       await author.getByRole('button', { name: 'Apply' }).click()
       await author.getByRole('dialog').getByRole('button', { name: 'Apply' }).click()
       await author.locator(`[data-state-of="${id}"] [data-state="Applied"]`).waitFor()
-      assert.equal((await clientFlag(pennon, 'checkout')).enabled, true)
+      const applied = await clientFlag(pennon, 'checkout')
+      assert.equal(applied.enabled, true)
+      assert.deepEqual(
+        applied.strategies.map((one: { parameters: unknown }) => one.parameters),
+        [{ rollout: '100', stickiness: 'default', groupId: 'checkout' }],
+      )
       await author.goto(`${base}/#/projects/default/features/checkout`)
       await heading(author, 'checkout')
       assert.equal(await author.getByRole('switch', { name: 'checkout in production' }).getAttribute('aria-checked'), 'true')
