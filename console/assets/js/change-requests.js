@@ -131,9 +131,18 @@ export function describeChange({ action, payload }, before) {
 }
 
 /**
+ * A variant in a line: its name, weight and payload.
+ * @param {any} variant
+ */
+function variantLine(variant) {
+  const weight = variant.weightType === 'fix' ? `${(variant.weight / 10).toFixed(1)}% (fixed)` : 'variable weight'
+  return `variant ${variant.name}: ${weight}${variant.payload ? `, payload ${variant.payload.type}: ${variant.payload.value}` : ''}`
+}
+
+/**
  * What one change will do, as a small diff: lines removed (−) and added (+).
  * @param {{ action: string, payload: any }} change
- * @param {{ enabled: boolean, strategies: any[] } | undefined} now the flag in the environment as it is now
+ * @param {{ enabled: boolean, strategies: any[], variants?: any[] } | undefined} now the flag in the environment as it is now
  */
 export function changeDiff(change, now) {
   const { action, payload } = change
@@ -164,10 +173,14 @@ export function changeDiff(change, now) {
       .sort((a, b) => a.sortOrder - b.sortOrder)
       .map((item, index) => ['+', `${index + 1}. ${names.get(item.id) ?? item.id}`])
   } else if (action === 'patchVariant') {
-    lines = (payload?.variants ?? []).map((/** @type {any} */ variant) => [
-      '+',
-      `${variant.name}: ${(variant.weight / 10).toFixed(1)}%${variant.payload ? ` (${variant.payload.type}: ${variant.payload.value})` : ''}`,
-    ])
+    const old = (now?.variants ?? []).map(variantLine)
+    /** @type {string[]} */
+    const next = (payload?.variants ?? []).map(variantLine)
+    lines = [
+      ...old.filter((line) => !next.includes(line)).map((line) => /** @type {[string, string]} */ (['-', line])),
+      ...next.filter((line) => !old.includes(line)).map((line) => /** @type {[string, string]} */ (['+', line])),
+    ]
+    if (lines.length === 0) lines = [[' ', 'no visible difference']]
   }
   return h(
     'ul',

@@ -7,7 +7,7 @@
  */
 import { api, seg } from '../api.js'
 import { changeDiff, describeChange, stateBadge } from '../change-requests.js'
-import { announce, confirmDialog, field, formatDate, h, replace } from '../dom.js'
+import { confirmDialog, field, formatDate, h, replace } from '../dom.js'
 import { link } from '../router.js'
 import { session } from '../session.js'
 import { errorBox, guard, loading, pageHeader, runAction, section } from '../ui.js'
@@ -105,7 +105,7 @@ export async function changeRequestView({ main, params, current }) {
     const flags = await Promise.all(
       request.features.map((feature) =>
         api('GET', `/projects/${seg(projectId)}/features/${seg(feature.name)}`)
-          .then((/** @type {{ environments: { name: string, enabled: boolean, strategies: any[] }[] }} */ flag) =>
+          .then((/** @type {{ environments: { name: string, enabled: boolean, strategies: any[], variants: any[] }[] }} */ flag) =>
             flag.environments.find((environment) => environment.name === request.environment),
           )
           .catch(() => undefined),
@@ -174,7 +174,26 @@ export async function changeRequestView({ main, params, current }) {
                   return h(
                     'div',
                     { class: 'change', 'data-change': String(change.id) },
-                    h('p', null, h('strong', null, describeChange(change, before))),
+                    h(
+                      'p',
+                      null,
+                      h('strong', null, describeChange(change, before)),
+                      request.state === 'Draft' && mine
+                        ? [
+                            ' ',
+                            h(
+                              'button',
+                              {
+                                type: 'button',
+                                class: 'link danger',
+                                'aria-label': `Discard change ${change.id}`,
+                                onclick: () => act(() => api('DELETE', `${base}/changes/${change.id}`), 'Change discarded.'),
+                              },
+                              'Discard',
+                            ),
+                          ]
+                        : null,
+                    ),
                     changeDiff(change, now),
                   )
                 }),
@@ -250,7 +269,6 @@ export async function changeRequestView({ main, params, current }) {
   /** @param {() => Promise<unknown>} action @param {string} done */
   async function act(action, done) {
     await runAction(notice, render, action, done)
-    if (!notice.firstChild) announce(done)
   }
 
   await render()

@@ -214,7 +214,12 @@ export async function flagView({ main, params, current }) {
       }
     }
     const editVariants = async () => {
-      const saved = await variantsDialog({ place, environment: environment.name, variants: environment.variants })
+      const saved = await variantsDialog({
+        place,
+        environment: environment.name,
+        variants: environment.variants,
+        onRefused: (error, change) => refused(error, { environment: environment.name, ...change }),
+      })
       if (saved) {
         announce(`Variants saved in ${environment.name}.`)
         await render()
