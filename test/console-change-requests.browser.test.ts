@@ -2,7 +2,7 @@
  * Change requests in a real browser (test/browser.ts): an Admin requires them in production from the
  * project's page; an Editor's switch there is refused and becomes a draft, which they send to review
  * (and may not approve themselves); another Editor approves; the author applies; a client token then
- * gets the flag on.
+ * gets the flag on. CONSOLE_SCREENSHOTS=1 writes docs/console/change-request.png.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -143,6 +143,8 @@ onEachDatabase('console: change requests', (database) => {
       await reviewer.locator('.comments', { hasText: 'Looks right.' }).waitFor()
       await reviewer.getByRole('button', { name: 'Approve' }).click()
       await reviewer.locator(`[data-state-of="${id}"] [data-state="Approved"]`).waitFor()
+      if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite')
+        await reviewer.screenshot({ path: 'docs/console/change-request.png', fullPage: true })
     })
 
     await t.test('the author applies it; a client then gets the flag on', async () => {
