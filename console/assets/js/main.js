@@ -23,10 +23,13 @@ import { playgroundView } from './views/playground.js'
 import { applicationsView, applicationView } from './views/applications.js'
 import { integrationEditView, integrationsView } from './views/integrations.js'
 import { integrationDeliveriesView } from './views/integration-deliveries.js'
+import { changeRequestView, changeRequestsView } from './views/change-requests.js'
 
 route('/projects', projectsView)
 route('/projects/:projectId', projectView)
 route('/projects/:projectId/events', eventsView)
+route('/projects/:projectId/change-requests', changeRequestsView)
+route('/projects/:projectId/change-requests/:id', changeRequestView)
 route('/projects/:projectId/features/:name', flagView)
 route('/flags', flagsView)
 route('/projects/:projectId/features/:name/events', eventsView)

@@ -5,6 +5,7 @@
  * The server's 400 details land beside the field they name.
  */
 import { api } from './api.js'
+import { needsChangeRequest } from './change-requests.js'
 import { constraintEditor } from './constraint-editor.js'
 import { field, h, uid } from './dom.js'
 import { openFormDialog } from './ui.js'
@@ -16,10 +17,12 @@ import { openFormDialog } from './ui.js'
 const STICKINESS = ['default', 'userId', 'sessionId', 'random']
 
 /**
- * @param {{ place: string, flagName: string, project: string, environment: string, strategy?: Strategy, definitions: Definition[], segments: SegmentRef[] }} options
+ * `onRefused` takes a save refused because the environment needs change requests: the dialog
+ * closes and the page offers the change as a change request.
+ * @param {{ place: string, flagName: string, project: string, environment: string, strategy?: Strategy, definitions: Definition[], segments: SegmentRef[], onRefused?: (error: unknown, change: { action: string, payload: unknown }) => void }} options
  * @returns {Promise<boolean>} whether a strategy was saved
  */
-export function strategyDialog({ place, flagName, project, environment, strategy, definitions, segments }) {
+export function strategyDialog({ place, flagName, project, environment, strategy, definitions, segments, onRefused }) {
   const editing = strategy !== undefined
   const usable = definitions.filter((definition) => !definition.deprecated || definition.name === strategy?.name)
   const name = h(
@@ -175,8 +178,19 @@ export function strategyDialog({ place, flagName, project, environment, strategy
         // PUT replaces variants with what is sent: keep the ones the strategy has.
         ...(strategy ? { variants: strategy.variants } : {}),
       }
-      if (strategy) await api('PUT', `${place}/strategies/${encodeURIComponent(strategy.id)}`, body)
-      else await api('POST', `${place}/strategies`, body)
+      try {
+        if (strategy) await api('PUT', `${place}/strategies/${encodeURIComponent(strategy.id)}`, body)
+        else await api('POST', `${place}/strategies`, body)
+      } catch (error) {
+        if (!onRefused || !needsChangeRequest(error)) throw error
+        // Closed unsaved: the page shows the refusal with the offer.
+        dialog.close()
+        onRefused(
+          error,
+          strategy ? { action: 'updateStrategy', payload: { id: strategy.id, ...body } } : { action: 'addStrategy', payload: body },
+        )
+        return false
+      }
       return true
     },
   })

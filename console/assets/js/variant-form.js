@@ -5,6 +5,7 @@
  * PUT …/variants; the server's 400 details land beside the field they name, the form kept.
  */
 import { api } from './api.js'
+import { needsChangeRequest } from './change-requests.js'
 import { CONTEXT_FIELDS } from './constraint-editor.js'
 import { clearFieldErrors, field, h, replace, showFieldErrors, uid } from './dom.js'
 import { openFormDialog } from './ui.js'
@@ -33,10 +34,12 @@ export function spreadWeights(rows) {
 }
 
 /**
- * @param {{ place: string, environment: string, variants: Variant[] }} options
+ * `onRefused` takes a save refused because the environment needs change requests: the dialog
+ * closes and the page offers the change as a change request.
+ * @param {{ place: string, environment: string, variants: Variant[], onRefused?: (error: unknown, change: { action: string, payload: unknown }) => void }} options
  * @returns {Promise<boolean>} whether the variants were saved
  */
-export function variantsDialog({ place, environment, variants }) {
+export function variantsDialog({ place, environment, variants, onRefused }) {
   /** @type {{ read: () => { body: Record<string, unknown>, fix: boolean, weight: number, problems: { path: string, message: string }[] }, showWeight: (weight: number) => void }[]} */
   let rows = []
   const list = h('div', { class: 'variant-list' })
@@ -260,11 +263,15 @@ export function variantsDialog({ place, environment, variants }) {
         return false
       }
       clearFieldErrors(form)
-      await api(
-        'PUT',
-        `${place}/variants`,
-        read.map((row) => row.body),
-      )
+      const body = read.map((row) => row.body)
+      try {
+        await api('PUT', `${place}/variants`, body)
+      } catch (error) {
+        if (!onRefused || !needsChangeRequest(error)) throw error
+        dialog.close()
+        onRefused(error, { action: 'patchVariant', payload: { variants: body } })
+        return false
+      }
       return true
     },
   })

@@ -6,6 +6,7 @@
  * archive would break), revive and delete; its exposure per environment (flag-exposure.js).
  */
 import { api, seg } from '../api.js'
+import { changeRequestOffer, needsChangeRequest, pendingNotice } from '../change-requests.js'
 import { describeConstraint } from '../constraint-editor.js'
 import { announce, confirmDialog, field, formatDate, h, replace } from '../dom.js'
 import { flagMetadataDialog, lifetimeText } from '../metadata-form.js'
@@ -35,7 +36,7 @@ export async function flagView({ main, params, current }) {
   const notice = h('div', { 'aria-live': 'polite' })
 
   async function render() {
-    /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }, { types: import('../metadata-form.js').FeatureType[] }, { tags: import('./flag-tags.js').FlagTag[] }, { tagTypes: import('./flag-tags.js').TagType[] }]} */
+    /** @type {[FlagDetails, { segments: import('../strategy-form.js').SegmentRef[] }, { strategies: import('../strategy-form.js').Definition[] }, { types: import('../metadata-form.js').FeatureType[] }, { tags: import('./flag-tags.js').FlagTag[] }, { tagTypes: import('./flag-tags.js').TagType[] }, HTMLElement | null]} */
     let loaded
     try {
       loaded = await Promise.all([
@@ -45,13 +46,14 @@ export async function flagView({ main, params, current }) {
         api('GET', '/feature-types'),
         api('GET', `/features/${seg(name)}/tags`),
         api('GET', '/tag-types'),
+        pendingNotice(projectId, name),
       ])
     } catch (error) {
       if (current()) replace(main, pageHeader(name, { crumbs }), errorBox(error))
       return
     }
     if (!current()) return
-    const [flag, { segments }, { strategies: definitions }, { types }, { tags }, { tagTypes }] = loaded
+    const [flag, { segments }, { strategies: definitions }, { types }, { tags }, { tagTypes }, pending] = loaded
     const lifetime = types.find((type) => type.id === flag.type)?.lifetimeDays ?? null
     const editMetadata = async () => {
       if (await flagMetadataDialog({ base, flag, types })) {
@@ -91,6 +93,7 @@ export async function flagView({ main, params, current }) {
         subtitle: flag.description ?? undefined,
       }),
       notice,
+      pending,
       flag.archived
         ? h(
             'p',
@@ -145,9 +148,33 @@ export async function flagView({ main, params, current }) {
   /**
    * @param {() => Promise<unknown>} action
    * @param {string} done
+   * @param {import('../change-requests.js').ProposedChange} [change] the change made, to offer as a change request when its environment needs one
    */
-  async function act(action, done) {
-    await runAction(notice, render, action, done)
+  async function act(action, done, change) {
+    if (!change) return runAction(notice, render, action, done)
+    try {
+      await action()
+      replace(notice)
+      announce(done)
+      await render()
+    } catch (error) {
+      refused(error, change)
+    }
+  }
+
+  /**
+   * A failed change: the error, or where the environment needs change requests, the offer to add it to one.
+   * @param {unknown} error
+   * @param {import('../change-requests.js').ProposedChange} change
+   */
+  function refused(error, change) {
+    replace(
+      notice,
+      needsChangeRequest(error)
+        ? changeRequestOffer({ error, projectId, feature: name, change, onQueued: () => void render() })
+        : errorBox(error),
+    )
+    notice.scrollIntoView({ block: 'nearest' })
   }
 
   /**
@@ -163,7 +190,11 @@ export async function flagView({ main, params, current }) {
       label: `${name} in ${environment.name}`,
       checked: environment.enabled,
       onchange: (next) =>
-        act(() => api('POST', `${place}/${next ? 'on' : 'off'}`), `${name} is ${next ? 'on' : 'off'} in ${environment.name}.`),
+        act(() => api('POST', `${place}/${next ? 'on' : 'off'}`), `${name} is ${next ? 'on' : 'off'} in ${environment.name}.`, {
+          environment: environment.name,
+          action: 'updateEnabled',
+          payload: { enabled: next },
+        }),
     })
     if (flag.archived) toggle.disabled = true
     const openEditor = (/** @type {import('../strategy-form.js').Strategy | undefined} */ strategy) => async () => {
@@ -175,6 +206,7 @@ export async function flagView({ main, params, current }) {
         strategy,
         definitions,
         segments,
+        onRefused: (error, change) => refused(error, { environment: environment.name, ...change }),
       })
       if (saved) {
         announce(`Strategy ${strategy ? 'saved' : 'added'} in ${environment.name}.`)
@@ -182,7 +214,12 @@ export async function flagView({ main, params, current }) {
       }
     }
     const editVariants = async () => {
-      const saved = await variantsDialog({ place, environment: environment.name, variants: environment.variants })
+      const saved = await variantsDialog({
+        place,
+        environment: environment.name,
+        variants: environment.variants,
+        onRefused: (error, change) => refused(error, { environment: environment.name, ...change }),
+      })
       if (saved) {
         announce(`Variants saved in ${environment.name}.`)
         await render()
@@ -259,6 +296,7 @@ export async function flagView({ main, params, current }) {
             ids.map((id, sortOrder) => ({ id, sortOrder })),
           ),
         `Strategy ${label} moved ${by < 0 ? 'up' : 'down'} in ${environment.name}.`,
+        { environment: environment.name, action: 'reorderStrategy', payload: ids.map((id, sortOrder) => ({ id, sortOrder })) },
       )
       // The page was rebuilt: keep the keyboard on the moved strategy's buttons.
       const buttons = [...main.querySelectorAll(`[data-strategy="${CSS.escape(moved)}"] button.move`)]
@@ -345,7 +383,11 @@ export async function flagView({ main, params, current }) {
                     danger: true,
                   })
                   if (sure)
-                    await act(() => api('DELETE', `${place}/strategies/${seg(strategy.id)}`), `Strategy removed from ${environment}.`)
+                    await act(() => api('DELETE', `${place}/strategies/${seg(strategy.id)}`), `Strategy removed from ${environment}.`, {
+                      environment,
+                      action: 'deleteStrategy',
+                      payload: { id: strategy.id },
+                    })
                 },
               },
               'Remove',

@@ -12,6 +12,7 @@ import { link, navigate } from '../router.js'
 import { projectDialog } from '../metadata-form.js'
 import { badge, errorBox, guard, loading, pageHeader, section } from '../ui.js'
 import { projectEnvironments } from './project-environments.js'
+import { changeRequestSettings } from './change-request-settings.js'
 
 export const PAGE_SIZE = 50
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset']
@@ -51,6 +52,7 @@ export async function projectView({ main, params, query, current }) {
       // The flag search across projects, with this one chosen: more filters (type, state) and sorts.
       h('a', { href: `#/flags?${new URLSearchParams({ project: projectId })}`, class: 'button secondary' }, 'Search all flags'),
       h('a', { href: link('projects', projectId, 'events'), class: 'button secondary' }, 'Event log'),
+      h('a', { href: link('projects', projectId, 'change-requests'), class: 'button secondary' }, 'Change requests'),
     ],
   })
   const results = h('div', { class: 'results' }, loading())
@@ -98,6 +100,7 @@ export async function projectView({ main, params, query, current }) {
     results,
     section('New flag', createFlagForm(projectId)),
     projectEnvironments(projectId, current),
+    changeRequestSettings(projectId, current),
   )
 
   /** @param {Tab} tab */
@@ -144,17 +147,28 @@ export async function projectView({ main, params, query, current }) {
     if (state.tab === 'stale') asked.set('stale', 'true')
     if (state.tag) asked.set('tag', state.tag)
     const started = performance.now()
+    // Flags with open change requests get a badge; read alongside, and left out if it fails.
+    /** @type {Promise<Set<string>>} */
+    const pending = api('GET', `/projects/${seg(projectId)}/change-requests/pending`)
+      .then(
+        (/** @type {{ features: { name: string }[] }[]} */ requests) =>
+          new Set(requests.flatMap((request) => request.features.map((feature) => feature.name))),
+      )
+      .catch(() => new Set())
     /** @type {{ features: Flag[], total: number }} */
     let answer
+    /** @type {Set<string>} */
+    let pendingFlags
     try {
       answer = await api('GET', `/projects/${seg(projectId)}/features?${asked}`)
+      pendingFlags = await pending
     } catch (error) {
       if (mine === request && current()) replace(results, errorBox(error))
       return
     }
     if (mine !== request || !current()) return
     const fetched = performance.now()
-    replace(results, flagTable(answer.features))
+    replace(results, flagTable(answer.features, pendingFlags))
     const pages = Math.max(1, Math.ceil(answer.total / PAGE_SIZE))
     const first = answer.total === 0 ? 0 : state.page * PAGE_SIZE + 1
     const last = state.page * PAGE_SIZE + answer.features.length
@@ -204,8 +218,8 @@ export async function projectView({ main, params, query, current }) {
     results.setAttribute('data-loaded', String(request))
   }
 
-  /** @param {Flag[]} flags */
-  function flagTable(flags) {
+  /** @param {Flag[]} flags @param {Set<string>} pendingFlags those with open change requests */
+  function flagTable(flags, pendingFlags) {
     /** @param {string} key @param {string} label */
     const sortable = (key, label) => sortableHeader(state, key, label, () => void load())
     return h(
@@ -237,6 +251,7 @@ export async function projectView({ main, params, query, current }) {
               h('a', { href: link('projects', projectId, 'features', flag.name) }, flag.name),
               flag.stale ? [' ', badge('stale', 'warn')] : flag.potentiallyStale ? [' ', badge('potentially stale', 'warn')] : null,
               flag.tags.map((tag) => [' ', badge(`${tag.type}: ${tag.value}`)]),
+              pendingFlags.has(flag.name) ? [' ', badge('pending changes', 'warn')] : null,
             ),
             h('td', null, badge(flag.type)),
             h('td', null, formatDate(flag.createdAt)),
