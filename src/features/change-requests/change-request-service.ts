@@ -63,6 +63,21 @@ export const LIST_LIMIT = 500
 
 const requestNotFound = (id: number, project: string) => notFound(`Project ${quote(project)} has no change request ${id}.`)
 
+/** Due requests one scheduler pass takes on; the rest wait for the next. */
+const DUE_BATCH = 100
+
+/** A schedule's time: an ISO time after `now` (the reference's dialog offers only future times). */
+function futureTime(value: string | undefined, now: string): string {
+  if (value === undefined)
+    throw invalid('A change request is scheduled with scheduledAt, the time to apply it (ISO 8601).', '/body/scheduledAt')
+  const time = Date.parse(value)
+  if (Number.isNaN(time) || !/^\d{4}-\d\d-\d\dT/.test(value))
+    throw invalid(`scheduledAt ${quote(value)} is not a time: give an ISO 8601 time, such as 2030-01-31T09:00:00Z.`, '/body/scheduledAt')
+  if (time <= Date.parse(now))
+    throw invalid(`scheduledAt ${quote(value)} is not in the future: apply the request now instead.`, '/body/scheduledAt')
+  return new Date(time).toISOString()
+}
+
 const eventOf = (request: StoredRequest) => ({ project: request.project, environment: request.environment })
 
 export function createChangeRequestService({ db, services }: { db: Kysely<Database>; services: ApplyServices }) {
@@ -121,7 +136,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
     }
     const store = createChangeRequestStore(trx)
     if (decision === 'rejected') {
-      checkState(request, ['In review', 'Approved'], 'be rejected')
+      checkState(request, ['In review', 'Approved', 'Scheduled'], 'be rejected')
       await store.addReview({
         change_request_id: request.id,
         user_id: principal.userId,
@@ -160,7 +175,95 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
     return next
   }
 
+  /** Every change, then the state Applied and its event, in `trx`; the approval lets the changes past the gate that refuses direct ones. */
+  async function applyNow(trx: Kysely<Database>, request: StoredRequest, audit: AuditContext, extra: object = {}): Promise<StoredRequest> {
+    const changes: StoredChange[] = await createChangeRequestStore(trx).changes([request.id])
+    const applying: AuditContext = { ...audit, skipsChangeRequests: true }
+    await applyChanges(trx, services, request, changes, applying)
+    const applied = await moveTo(trx, request, 'Applied', audit.createdAt)
+    await appendEvents(trx, applying, [
+      { type: 'change-request-applied', ...eventOf(request), data: { changeRequestId: request.id, state: 'Applied', ...extra } },
+    ])
+    return applied
+  }
+
+  /**
+   * The scheduler's one due request: claimed (skipped when another instance holds it or it is no
+   * longer due), applied by the person who scheduled it, with the state change and its events, in
+   * one transaction. A conflict rolls all of it back and marks the schedule failed with the reason,
+   * once (the mark is conditional on the schedule still pending at that time).
+   */
+  async function runScheduled(id: number, now: string): Promise<'applied' | 'failed' | 'skipped'> {
+    let due: StoredRequest | undefined
+    try {
+      return await db.transaction().execute(async (trx) => {
+        due = await createChangeRequestStore(trx).claimDue(id, now)
+        if (!due?.schedule) return 'skipped'
+        const audit = auditContext(due.schedule.by)
+        const times = { scheduledAt: due.schedule.scheduledAt, appliedAt: audit.createdAt }
+        const applied = await applyNow(trx, due, audit, times)
+        await appendEvents(trx, { ...audit, skipsChangeRequests: true }, [
+          {
+            type: 'change-request-scheduled-application-success',
+            ...eventOf(applied),
+            data: { changeRequestId: id, state: 'Applied', ...times },
+          },
+        ])
+        return 'applied'
+      })
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500 || !due?.schedule) throw error
+      const failed = due
+      const reason = error.message
+      const schedule = failed.schedule!
+      return db.transaction().execute(async (trx) => {
+        if (!(await createChangeRequestStore(trx).markFailed(id, schedule.scheduledAt, reason))) return 'skipped'
+        await appendEvents(trx, auditContext(schedule.by), [
+          {
+            type: 'change-request-scheduled-application-failure',
+            ...eventOf(failed),
+            data: {
+              changeRequestId: id,
+              state: 'Scheduled',
+              scheduledAt: schedule.scheduledAt,
+              failedAt: new Date().toISOString(),
+              reason,
+            },
+          },
+        ])
+        return 'failed'
+      })
+    }
+  }
+
   return {
+    /** One pass of the scheduler: every request due at `now`, the earliest first; what became of each. */
+    runDue: async (now = new Date()): Promise<Array<{ id: number; outcome: 'applied' | 'failed' | 'skipped' }>> => {
+      const at = now.toISOString()
+      const outcomes = []
+      for (const { id } of await createChangeRequestStore(db).due(at, DUE_BATCH)) outcomes.push({ id, outcome: await runScheduled(id, at) })
+      return outcomes
+    },
+
+    /** GET …/change-requests/scheduled: the project's Scheduled requests changing one of `features`, or the strategy `strategyId`. */
+    scheduled: async (project: string, features: readonly string[], strategyId?: string) => {
+      const store = createChangeRequestStore(db)
+      const requests = await store.listInStates(project, ['Scheduled'], -1)
+      const changes = await store.changes(requests.map((request) => request.id))
+      const matching = new Set(
+        changes
+          .filter(
+            (change) =>
+              features.includes(change.feature) ||
+              (strategyId !== undefined && (change.payload as { id?: unknown } | null)?.id === strategyId),
+          )
+          .map((change) => change.changeRequestId),
+      )
+      return requests
+        .filter((request) => matching.has(request.id))
+        .map((request) => ({ id: request.id, environment: request.environment, title: request.title }))
+    },
+
     /**
      * POST …/environments/:environment/change-requests: the change goes into the author's Draft for
      * this environment, made when there is none. The flag must be the project's, with the environment.
@@ -344,24 +447,27 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
             break
           case 'Cancelled': {
             checkAuthor(request, principal, 'cancel it')
-            checkState(request, ['Draft', 'In review', 'Approved'], 'be cancelled')
+            checkState(request, ['Draft', 'In review', 'Approved', 'Scheduled'], 'be cancelled')
             request = await moveTo(trx, request, 'Cancelled', at)
             await appendEvents(trx, audit, [{ type: 'change-request-cancelled', ...eventOf(request), data }])
             break
           }
           case 'Applied': {
             requirePermission(principal, 'APPLY_CHANGE_REQUEST', request.environment)
-            checkState(request, ['Approved'], 'be applied')
-            const changes: StoredChange[] = await createChangeRequestStore(trx).changes([id])
-            // The approval is the authority here: the changes pass the gate that refuses direct ones.
-            const applying: AuditContext = { ...audit, skipsChangeRequests: true }
-            await applyChanges(trx, services, request, changes, applying)
-            request = await moveTo(trx, request, 'Applied', at)
-            await appendEvents(trx, applying, [{ type: 'change-request-applied', ...eventOf(request), data }])
+            checkState(request, ['Approved', 'Scheduled'], 'be applied')
+            request = await applyNow(trx, request, audit)
             break
           }
-          case 'Scheduled':
-            throw invalidOperation(`Change request ${id} cannot be scheduled: scheduling is not offered yet; apply it once approved.`)
+          case 'Scheduled': {
+            requirePermission(principal, 'APPLY_CHANGE_REQUEST', request.environment)
+            checkState(request, ['Approved', 'Scheduled'], 'be scheduled')
+            const scheduledAt = futureTime(body.scheduledAt, at)
+            const schedule = { scheduledAt, status: 'pending' as const, by: { name: principal.name, userId: principal.userId } }
+            await createChangeRequestStore(trx).setSchedule(id, schedule)
+            request = { ...(await moveTo(trx, request, 'Scheduled', at)), schedule }
+            await appendEvents(trx, audit, [{ type: 'change-request-scheduled', ...eventOf(request), data: { ...data, scheduledAt } }])
+            break
+          }
         }
         if (body.comment !== undefined) await comment(trx, request, body.comment, principal, at)
         return describeOne(trx, request)
