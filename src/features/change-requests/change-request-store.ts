@@ -40,7 +40,7 @@ export interface StoredChange {
   createdAt: string
 }
 
-/** Requests still open to change or apply: the reference's "pending" (Scheduled among them, once offered). */
+/** Requests still open to change or apply: the reference's "pending", Scheduled among them. */
 export const OPEN_STATES: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved', 'Scheduled']
 
 const iso = (value: string | Date): string => new Date(value).toISOString()
