@@ -1,6 +1,6 @@
 /**
  * The change request scheduler: every instance looks for due Scheduled requests each interval and
- * applies them (change-request-service.ts runDue). Each due request is claimed inside the
+ * applies them (scheduled-apply.ts runDue). Each due request is claimed inside the
  * transaction that applies it, so with several instances on one database it is applied once; an
  * instance that was down when a request fell due leaves it to the others, or applies it late
  * itself once back (the events say when it was due and when it ran).
