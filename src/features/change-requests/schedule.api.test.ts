@@ -202,6 +202,17 @@ onEachDatabase('scheduled change requests', (database) => {
     assert.equal((await setState(pennon, author, id, 'Cancelled')).status, 200)
   })
 
+  test('maintenance mode: a due request waits until it is turned off', async (t) => {
+    const pennon = await useTestApp(t, database, { env: FAST })
+    const { author, id } = await approvedRequest(pennon)
+    assert.equal((await setState(pennon, author, id, 'Scheduled', { scheduledAt: inMs(300) })).status, 200)
+    assert.equal((await call(pennon, 'POST', '/api/admin/maintenance', { enabled: true })).status, 204)
+    await sleep(800)
+    assert.equal((await call(pennon, 'GET', `${CR}/${id}`)).body.state, 'Scheduled')
+    assert.equal((await call(pennon, 'POST', '/api/admin/maintenance', { enabled: false })).status, 204)
+    await eventually(async () => (await call(pennon, 'GET', `${CR}/${id}`)).body.state === 'Applied', 'the apply after maintenance')
+  })
+
   test('two instances on one database: applied once', async (t) => {
     const { first, second } = await useTwoInstances(t, database, FAST)
     const { author, id } = await approvedRequest(first)
