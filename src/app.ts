@@ -76,6 +76,7 @@ import { flagEnvironmentRoutes } from './features/flag-environments/flag-environ
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
 import { changeRequestRoutes } from './features/change-requests/change-request-routes.ts'
 import { createChangeRequestService } from './features/change-requests/change-request-service.ts'
+import { startChangeRequestScheduler } from './features/change-requests/scheduler.ts'
 import { createChangeRequestSettings } from './features/change-requests/settings-service.ts'
 import { environmentsOfFlags } from './features/flag-environments/environments-of-flags.ts'
 import { flagsOfEnvironments } from './features/flag-environments/flags-of-environments.ts'
@@ -364,10 +365,16 @@ export async function buildApp({
       const flagEnvironments = createFlagEnvironmentService({ db, strategies, gate })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
       // An applied change request makes its changes through the services above, in one transaction.
-      await admin.register(changeRequestRoutes, {
-        settings: changeRequestSettings,
-        changeRequests: createChangeRequestService({ db, services: { flagEnvironments, strategies } }),
+      const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies } })
+      await admin.register(changeRequestRoutes, { settings: changeRequestSettings, changeRequests })
+      // Scheduled requests are applied when due by whichever instance claims them first.
+      const scheduler = startChangeRequestScheduler({
+        changeRequests,
+        intervalMs: config.changeRequestSchedulerIntervalMs,
+        log: app.log,
+        paused: maintenance.isOn,
       })
+      admin.addHook('onClose', () => scheduler.stop())
       // Reverting an event makes its changes through the services above, in one transaction.
       const dependencies = createDependencyService({ db })
       await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })

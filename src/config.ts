@@ -88,6 +88,8 @@ export interface Config {
   readonly integrationsSlackApiUrl: string
   /** How often flags are scanned for newly potentially stale ones (their event written), in milliseconds. */
   readonly staleScanIntervalMs: number
+  /** How often due scheduled change requests are looked for, in milliseconds. */
+  readonly changeRequestSchedulerIntervalMs: number
   /** The SMTP server invite and reset emails go through (EMAIL_HOST and the rest); absent: no email, links are shown instead. */
   readonly email: EmailConfig | undefined
 }
@@ -354,6 +356,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     integrationsPollMs: wholeNumber(env, 'INTEGRATIONS_POLL_MS', 1000, 10, 3_600_000),
     integrationsSlackApiUrl: slackApiUrl(env.INTEGRATIONS_SLACK_API_URL),
     staleScanIntervalMs: wholeNumber(env, 'STALE_SCAN_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
+    changeRequestSchedulerIntervalMs: wholeNumber(env, 'CHANGE_REQUEST_SCHEDULER_INTERVAL_MS', 1000, 10, 3_600_000),
     email: emailConfig(env),
   })
 }

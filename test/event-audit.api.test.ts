@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { allEvents, call, onEachDatabase, useTestApp, type ApiResponse, type TestApp } from './test-app.ts'
+import { allEvents, call, eventually, onEachDatabase, useTestApp, type ApiResponse, type TestApp } from './test-app.ts'
 import { asBrowser, PASSWORD } from './people.ts'
 import { checkOneRequest } from './helpers/events.ts'
 
@@ -894,6 +894,49 @@ onEachDatabase('event log completeness', (database) => {
       const events = await eventsOf(pennon, () => call(pennon, 'PUT', `${crs}/${fourth}/state`, { state: 'Cancelled' }), 200)
       expectEvents(events, [{ type: 'change-request-cancelled', ...gated, data: { changeRequestId: fourth, state: 'Cancelled' } }])
     })
+    // Scheduled: applied by the scheduler when due (its events by who scheduled it), or marked failed on a conflict.
+    const approvedRequest = async (change: unknown) => {
+      const id = (await call(pennon, 'POST', addUrl, change)).body.id
+      await call(pennon, 'PUT', `${crs}/${id}/state`, { state: 'In review' })
+      await call(pennon, 'PUT', `${crs}/${id}/state`, { state: 'Approved' }, { token: reviewerToken })
+      return id
+    }
+    const newEvents = async (before: number, type: string) => {
+      await eventually(async () => (await allEvents(pennon)).slice(before).some((e) => e.type === type), type)
+      return [...checkOneRequest((await allEvents(pennon)).slice(before))]
+    }
+    const fifth = await approvedRequest(offChange)
+    const soon = new Date(Date.now() + 300).toISOString()
+    await run('PUT', `${cr}/{id}/state`, `${crs}/${fifth}/state`, { state: 'Scheduled', scheduledAt: soon }, 200, [
+      { type: 'change-request-scheduled', ...gated, data: { changeRequestId: fifth, state: 'Scheduled', scheduledAt: soon } },
+    ])
+    await step('the scheduler: a due request applied, with the changes’ own events', async () => {
+      const events = await newEvents((await allEvents(pennon)).length, 'change-request-scheduled-application-success')
+      const times = { scheduledAt: soon, appliedAt: events[1].data.appliedAt }
+      expectEvents(events, [
+        { type: 'feature-environment-disabled', featureName: 'gated', ...gated },
+        { type: 'change-request-applied', ...gated, data: { changeRequestId: fifth, state: 'Applied', ...times } },
+        { type: 'change-request-scheduled-application-success', ...gated, data: { changeRequestId: fifth, state: 'Applied', ...times } },
+      ])
+    })
+    const [gatedStrategy] = (await call(pennon, 'GET', `${P}/default/features/gated/environments/production/strategies`)).body
+    const sixth = await approvedRequest({ feature: 'gated', action: 'deleteStrategy', payload: { id: gatedStrategy.id } })
+    const later = new Date(Date.now() + 300).toISOString()
+    await call(pennon, 'PUT', `${crs}/${sixth}/state`, { state: 'Scheduled', scheduledAt: later })
+    await call(pennon, 'DELETE', `${P}/default/features/gated/environments/production/strategies/${gatedStrategy.id}`)
+    await step('the scheduler: a conflict marks the schedule failed, with its reason', async () => {
+      const events = await newEvents((await allEvents(pennon)).length, 'change-request-scheduled-application-failure')
+      const { failedAt, reason } = events[0].data
+      assert.match(reason, /cannot be applied/)
+      expectEvents(events, [
+        {
+          type: 'change-request-scheduled-application-failure',
+          ...gated,
+          data: { changeRequestId: sixth, state: 'Scheduled', scheduledAt: later, failedAt, reason },
+        },
+      ])
+    })
+    await call(pennon, 'PUT', `${crs}/${sixth}/state`, { state: 'Cancelled' })
     await call(pennon, 'PUT', `${addUrl}/config`, { changeRequestsEnabled: false })
 
     await run('POST', '/auth/reset/password-email', '/auth/reset/password-email', { email: 'audit@example.com' }, 200, [])

@@ -42,6 +42,8 @@ test('configuration is validated with a clear message', () => {
   assert.equal(loadConfig({}).patMaxLifetimeMs, 365 * 86_400_000)
   assert.equal(loadConfig({}).staleScanIntervalMs, 60_000)
   assert.equal(loadConfig({ STALE_SCAN_INTERVAL_SECONDS: '5' }).staleScanIntervalMs, 5_000)
+  assert.equal(loadConfig({}).changeRequestSchedulerIntervalMs, 1000)
+  assert.equal(loadConfig({ CHANGE_REQUEST_SCHEDULER_INTERVAL_MS: '250' }).changeRequestSchedulerIntervalMs, 250)
   assert.equal(loadConfig({}).integrationsSlackApiUrl, 'https://slack.com/api')
   assert.equal(loadConfig({ INTEGRATIONS_SLACK_API_URL: 'http://127.0.0.1:9/api/' }).integrationsSlackApiUrl, 'http://127.0.0.1:9/api')
   const cases: Array<[Record<string, string>, RegExp]> = [
@@ -55,6 +57,10 @@ test('configuration is validated with a clear message', () => {
     [{ SEGMENTS_LIMIT: '0' }, /^SEGMENTS_LIMIT must be a whole number/],
     [{ PAT_MAX_LIFETIME_DAYS: '0' }, /^PAT_MAX_LIFETIME_DAYS must be a whole number from 1 to 3650; got "0"$/],
     [{ STALE_SCAN_INTERVAL_SECONDS: '0' }, /^STALE_SCAN_INTERVAL_SECONDS must be a whole number from 1 to 86400; got "0"$/],
+    [
+      { CHANGE_REQUEST_SCHEDULER_INTERVAL_MS: '5' },
+      /^CHANGE_REQUEST_SCHEDULER_INTERVAL_MS must be a whole number from 10 to 3600000; got "5"$/,
+    ],
     [{ INTEGRATIONS_SLACK_API_URL: 'slack.com/api' }, /^INTEGRATIONS_SLACK_API_URL must be an http:\/\/ or https:\/\/ URL/],
   ]
   for (const [env, message] of cases) {

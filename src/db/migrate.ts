@@ -27,6 +27,7 @@ import * as applicationDetails from './migrations/0025-application-details.ts'
 import * as publicSignupTokens from './migrations/0026-public-signup-tokens.ts'
 import * as notifyAfterCommit from './migrations/0027-notify-after-commit.ts'
 import * as changeRequests from './migrations/0028-change-requests.ts'
+import * as changeRequestSchedules from './migrations/0029-change-request-schedules.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '0026-public-signup-tokens': publicSignupTokens,
   '0027-notify-after-commit': notifyAfterCommit,
   '0028-change-requests': changeRequests,
+  '0029-change-request-schedules': changeRequestSchedules,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -442,7 +442,7 @@ export interface ChangeRequestsTable {
   id: number
   project: string
   environment: string
-  /** Draft, In review, Approved, Applied, Rejected, Cancelled (Scheduled later) */
+  /** Draft, In review, Approved, Scheduled, Applied, Rejected, Cancelled */
   state: string
   title: string
   min_approvals: number
@@ -452,6 +452,12 @@ export interface ChangeRequestsTable {
   scheduled_at: Timestamp | null
   /** JSON text: when each state was entered */
   state_timestamps: string
+  /** While Scheduled: pending, or failed (with schedule_reason) (migration 0029) */
+  schedule_status: string | null
+  schedule_reason: string | null
+  /** Who scheduled it: the scheduled apply is theirs */
+  scheduled_by: string | null
+  scheduled_by_user_id: number | null
 }
 
 export interface ChangeRequestChangesTable {

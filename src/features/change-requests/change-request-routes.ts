@@ -19,6 +19,8 @@ import {
   PAYLOADS,
   ProjectParams,
   RequestParams,
+  ScheduledList,
+  ScheduledQuery,
   StateBody,
   TitleBody,
 } from './change-request-schemas.ts'
@@ -141,6 +143,25 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => changeRequests.pending(request.params.projectId, request.principal, request.params.featureName),
+  )
+
+  app.get(
+    `${base}/scheduled`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'Scheduled change requests that change one of these flags (feature, repeated) or this strategy (strategyId)',
+        params: ProjectParams,
+        querystring: ScheduledQuery,
+        response: { 200: ScheduledList, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { feature, strategyId } = request.query
+      const features = feature === undefined ? [] : Array.isArray(feature) ? feature : [feature]
+      return changeRequests.scheduled(request.params.projectId, features, strategyId)
+    },
   )
 
   app.get(

@@ -54,17 +54,19 @@ export const ChangeBody = Type.Object({
 })
 export type ChangeBody = Static<typeof ChangeBody>
 
-/** The states; Scheduled is the reference's and not offered yet. */
+/** The states, as the reference's. */
 export const STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Scheduled', 'Cancelled', 'Rejected'] as const
 export type ChangeRequestState = (typeof STATES)[number]
 
 export const StateBody = Type.Object({
   state: Type.Union(
     STATES.filter((state) => state !== 'Draft').map((state) => Type.Literal(state)),
-    { description: 'In review, Approved, Rejected, Applied or Cancelled' },
+    { description: 'In review, Approved, Rejected, Applied, Scheduled or Cancelled' },
   ),
   comment: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
-  scheduledAt: Type.Optional(Type.String({ maxLength: 100 })),
+  scheduledAt: Type.Optional(
+    Type.String({ maxLength: 100, description: 'With Scheduled: when to apply it, an ISO 8601 time in the future' }),
+  ),
 })
 export type StateBody = Static<typeof StateBody>
 
@@ -95,6 +97,14 @@ export const ChangeRequestResponse = Type.Object({
   rejections: Type.Array(Type.Object({ createdBy: User, createdAt: Type.String() })),
   comments: Type.Array(Type.Object({ id: Type.Integer(), text: Type.String(), createdBy: User, createdAt: Type.String() })),
   stateTimestamps: Type.Record(Type.String(), Type.String()),
+  schedule: Type.Optional(
+    Type.Object({
+      scheduledAt: Type.String(),
+      status: Type.String({ description: 'pending or failed' }),
+      reason: Type.Optional(Type.String()),
+      failureReason: Type.Optional(Type.String()),
+    }),
+  ),
 })
 export const ChangeRequestList = Type.Array(ChangeRequestResponse)
 
@@ -106,3 +116,9 @@ export const CountResponse = Type.Object({
   reviewRequired: Type.Integer(),
   total: Type.Integer(),
 })
+
+export const ScheduledQuery = Type.Object({
+  feature: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Array(Type.String({ maxLength: 255 }), { maxItems: 1000 })])),
+  strategyId: Type.Optional(Type.String({ maxLength: 255 })),
+})
+export const ScheduledList = Type.Array(Type.Object({ id: Type.Integer(), environment: Type.String(), title: Type.String() }))

@@ -3,7 +3,8 @@
  * gathered in a Draft, sent for review, approved by others (each person once; the environment's
  * requiredApprovals decide), then applied in one transaction through the direct routes' services.
  * Every step and its events in one transaction; the request's row is locked first, so two applies
- * (or an apply and a cancel) of one request queue and the second finds it Applied.
+ * (or an apply and a cancel) of one request queue and the second finds it Applied. An Approved
+ * request can instead be Scheduled: scheduled-apply.ts applies it when due.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
@@ -19,6 +20,7 @@ import { applyChanges, type ApplyServices } from './apply.ts'
 import type { ChangeAction, ChangeBody, ChangeRequestState, StateBody } from './change-request-schemas.ts'
 import { createChangeRequestStore, OPEN_STATES, type StoredChange, type StoredRequest } from './change-request-store.ts'
 import { describeRequests, type ChangeRequestView } from './describe.ts'
+import { createScheduledApply, futureTime } from './scheduled-apply.ts'
 import { checkProjectEnvironment } from './settings-service.ts'
 
 /** The permission the direct route of each action needs: adding that change to a request needs it too. */
@@ -121,7 +123,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
     }
     const store = createChangeRequestStore(trx)
     if (decision === 'rejected') {
-      checkState(request, ['In review', 'Approved'], 'be rejected')
+      checkState(request, ['In review', 'Approved', 'Scheduled'], 'be rejected')
       await store.addReview({
         change_request_id: request.id,
         user_id: principal.userId,
@@ -160,7 +162,21 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
     return next
   }
 
+  /** Every change, then the state Applied and its event, in `trx`; the approval lets the changes past the gate that refuses direct ones. */
+  async function applyNow(trx: Kysely<Database>, request: StoredRequest, audit: AuditContext, extra: object = {}): Promise<StoredRequest> {
+    const changes: StoredChange[] = await createChangeRequestStore(trx).changes([request.id])
+    const applying: AuditContext = { ...audit, skipsChangeRequests: true }
+    await applyChanges(trx, services, request, changes, applying)
+    const applied = await moveTo(trx, request, 'Applied', audit.createdAt)
+    await appendEvents(trx, applying, [
+      { type: 'change-request-applied', ...eventOf(request), data: { changeRequestId: request.id, state: 'Applied', ...extra } },
+    ])
+    return applied
+  }
+
   return {
+    ...createScheduledApply({ db, applyNow }),
+
     /**
      * POST …/environments/:environment/change-requests: the change goes into the author's Draft for
      * this environment, made when there is none. The flag must be the project's, with the environment.
@@ -344,24 +360,27 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
             break
           case 'Cancelled': {
             checkAuthor(request, principal, 'cancel it')
-            checkState(request, ['Draft', 'In review', 'Approved'], 'be cancelled')
+            checkState(request, ['Draft', 'In review', 'Approved', 'Scheduled'], 'be cancelled')
             request = await moveTo(trx, request, 'Cancelled', at)
             await appendEvents(trx, audit, [{ type: 'change-request-cancelled', ...eventOf(request), data }])
             break
           }
           case 'Applied': {
             requirePermission(principal, 'APPLY_CHANGE_REQUEST', request.environment)
-            checkState(request, ['Approved'], 'be applied')
-            const changes: StoredChange[] = await createChangeRequestStore(trx).changes([id])
-            // The approval is the authority here: the changes pass the gate that refuses direct ones.
-            const applying: AuditContext = { ...audit, skipsChangeRequests: true }
-            await applyChanges(trx, services, request, changes, applying)
-            request = await moveTo(trx, request, 'Applied', at)
-            await appendEvents(trx, applying, [{ type: 'change-request-applied', ...eventOf(request), data }])
+            checkState(request, ['Approved', 'Scheduled'], 'be applied')
+            request = await applyNow(trx, request, audit)
             break
           }
-          case 'Scheduled':
-            throw invalidOperation(`Change request ${id} cannot be scheduled: scheduling is not offered yet; apply it once approved.`)
+          case 'Scheduled': {
+            requirePermission(principal, 'APPLY_CHANGE_REQUEST', request.environment)
+            checkState(request, ['Approved', 'Scheduled'], 'be scheduled')
+            const scheduledAt = futureTime(body.scheduledAt, at)
+            const schedule = { scheduledAt, status: 'pending' as const, by: { name: principal.name, userId: principal.userId } }
+            await createChangeRequestStore(trx).setSchedule(id, schedule)
+            request = { ...(await moveTo(trx, request, 'Scheduled', at)), schedule }
+            await appendEvents(trx, audit, [{ type: 'change-request-scheduled', ...eventOf(request), data: { ...data, scheduledAt } }])
+            break
+          }
         }
         if (body.comment !== undefined) await comment(trx, request, body.comment, principal, at)
         return describeOne(trx, request)

@@ -1,6 +1,7 @@
 /** change_requests and what hangs off them: changes, reviews (approvals, rejections), comments. */
 import type { Kysely } from 'kysely'
 import { advanceCounter } from '../../db/counters.ts'
+import { dialectOf } from '../../db/dialect.ts'
 import { lockedRows } from '../../db/row-lock.ts'
 import type { ChangeRequestChangesTable, ChangeRequestCommentsTable, ChangeRequestReviewsTable, Database } from '../../db/tables.ts'
 import type { ChangeRequestState } from './change-request-schemas.ts'
@@ -16,6 +17,16 @@ export interface StoredRequest {
   createdByUserId: number
   createdAt: string
   stateTimestamps: Record<string, string>
+  /** Set while (and after) the request was Scheduled. */
+  schedule?: StoredSchedule
+}
+
+export interface StoredSchedule {
+  scheduledAt: string
+  status: 'pending' | 'failed'
+  reason?: string
+  /** Who scheduled it: the apply at the time is theirs. */
+  by: { name: string; userId: number }
 }
 
 export interface StoredChange {
@@ -29,7 +40,7 @@ export interface StoredChange {
   createdAt: string
 }
 
-/** Requests still open to change or apply: the reference's "pending" (Scheduled among them, once offered). */
+/** Requests still open to change or apply: the reference's "pending", Scheduled among them. */
 export const OPEN_STATES: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved', 'Scheduled']
 
 const iso = (value: string | Date): string => new Date(value).toISOString()
@@ -46,6 +57,16 @@ function toRequest(row: Database['change_requests']): StoredRequest {
     createdByUserId: Number(row.created_by_user_id),
     createdAt: iso(row.created_at),
     stateTimestamps: JSON.parse(row.state_timestamps),
+    ...(row.scheduled_at === null || row.schedule_status === null
+      ? {}
+      : {
+          schedule: {
+            scheduledAt: iso(row.scheduled_at),
+            status: row.schedule_status as StoredSchedule['status'],
+            ...(row.schedule_reason === null ? {} : { reason: row.schedule_reason }),
+            by: { name: row.scheduled_by ?? '', userId: Number(row.scheduled_by_user_id) },
+          },
+        }),
   }
 }
 
@@ -104,6 +125,10 @@ export function createChangeRequestStore(db: Kysely<Database>) {
           created_by_user_id: request.createdByUserId,
           created_at: request.createdAt,
           scheduled_at: null,
+          schedule_status: null,
+          schedule_reason: null,
+          scheduled_by: null,
+          scheduled_by_user_id: null,
           state_timestamps: JSON.stringify(request.stateTimestamps),
         })
         .execute()
@@ -174,6 +199,65 @@ export function createChangeRequestStore(db: Kysely<Database>) {
         .set({ state, state_timestamps: JSON.stringify(stateTimestamps) })
         .where('id', '=', id)
         .execute()
+    },
+
+    async setSchedule(id: number, schedule: StoredSchedule): Promise<void> {
+      await db
+        .updateTable('change_requests')
+        .set({
+          scheduled_at: schedule.scheduledAt,
+          schedule_status: schedule.status,
+          schedule_reason: schedule.reason ?? null,
+          scheduled_by: schedule.by.name,
+          scheduled_by_user_id: schedule.by.userId,
+        })
+        .where('id', '=', id)
+        .execute()
+    },
+
+    /** Scheduled requests whose time has come (`now` ISO), the earliest first (index change_requests_state_scheduled_idx). */
+    async due(now: string, limit: number): Promise<Array<{ id: number; project: string }>> {
+      const rows = await db
+        .selectFrom('change_requests')
+        .select(['id', 'project'])
+        .where('state', '=', 'Scheduled')
+        .where('scheduled_at', '<=', now)
+        .where('schedule_status', '=', 'pending')
+        .orderBy('scheduled_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+      return rows.map((row) => ({ id: Number(row.id), project: row.project }))
+    },
+
+    /**
+     * The request if it is still due, locked until the transaction ends; on PostgreSQL a row another
+     * instance holds is skipped (it is applying it), so each due request is applied by one instance.
+     */
+    async claimDue(id: number, now: string): Promise<StoredRequest | undefined> {
+      let query = db
+        .selectFrom('change_requests')
+        .selectAll()
+        .where('id', '=', id)
+        .where('state', '=', 'Scheduled')
+        .where('scheduled_at', '<=', now)
+        .where('schedule_status', '=', 'pending')
+      if (dialectOf(db) === 'postgres') query = query.forUpdate().skipLocked()
+      const row = await query.executeTakeFirst()
+      return row && toRequest(row)
+    },
+
+    /** A pending schedule of that time marked failed; false when it was not pending (applied, moved or cancelled meanwhile). */
+    async markFailed(id: number, scheduledAt: string, reason: string): Promise<boolean> {
+      const result = await db
+        .updateTable('change_requests')
+        .set({ schedule_status: 'failed', schedule_reason: reason })
+        .where('id', '=', id)
+        .where('state', '=', 'Scheduled')
+        .where('schedule_status', '=', 'pending')
+        .where('scheduled_at', '=', scheduledAt)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
     },
 
     async setTitle(id: number, title: string): Promise<void> {

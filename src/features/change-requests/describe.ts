@@ -27,6 +27,8 @@ export interface ChangeRequestView {
   rejections: Array<{ createdBy: UserView; createdAt: string }>
   comments: Array<{ id: number; text: string; createdBy: UserView; createdAt: string }>
   stateTimestamps: Record<string, string>
+  /** While Scheduled, as the reference: failed ones say why (reason, and failureReason as older UIs read it). */
+  schedule?: { scheduledAt: string; status: string; reason?: string; failureReason?: string }
 }
 
 // Pennon keeps no avatars: the image is empty, as in the flag search's creators.
@@ -87,6 +89,15 @@ export async function describeRequests(db: Kysely<Database>, requests: readonly 
         createdAt: iso(comment.created_at),
       })),
       stateTimestamps: request.stateTimestamps,
+      ...(request.state === 'Scheduled' && request.schedule
+        ? {
+            schedule: {
+              scheduledAt: request.schedule.scheduledAt,
+              status: request.schedule.status,
+              ...(request.schedule.reason === undefined ? {} : { reason: request.schedule.reason, failureReason: request.schedule.reason }),
+            },
+          }
+        : {}),
     }
   })
 }

@@ -173,6 +173,12 @@ export interface ChangeRequestConfigData {
 export interface ChangeRequestEventData {
   changeRequestId: number
   state: string
+  /** A scheduled request's time (its scheduling, its apply), and when it was applied or failed. */
+  scheduledAt?: string
+  appliedAt?: string
+  failedAt?: string
+  /** Why a scheduled apply failed. */
+  reason?: string
 }
 /** A change added to or discarded from a request. */
 export interface ChangeEventData {
@@ -286,6 +292,9 @@ export type NewEvent = Base &
           | 'change-request-rejected'
           | 'change-request-cancelled'
           | 'change-request-applied'
+          | 'change-request-scheduled'
+          | 'change-request-scheduled-application-success'
+          | 'change-request-scheduled-application-failure'
         data: ChangeRequestEventData
       }
     | { type: 'change-added' | 'change-edited' | 'change-discarded'; data: ChangeEventData }
