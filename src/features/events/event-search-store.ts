@@ -59,10 +59,20 @@ export async function searchEvents(db: Kysely<Database>, search: EventSearch): P
 export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
   const given = LIST_FILTERS.filter(([key]) => search[key] !== undefined)
   const single = given.find(([key]) => (search[key] as unknown[]).length === 1)?.[1]
+  // Projects with types (whatever the operators): the ranges of the (project, type, id) index
+  // (migration 0024), one per pair, hold exactly the matches, so the count and the page's ids are
+  // read from that index alone and rows only for the page. Not with a text query (it needs the
+  // rows), nor when one flag or group drives the walk (a few hundred events at most).
+  const byProjectType =
+    search.projects !== undefined &&
+    search.types !== undefined &&
+    search.query === undefined &&
+    single !== 'feature_name' &&
+    single !== 'group_id'
   // The filter that drives the walk; the others are id sets read from their own (x, id) index
   // alone, so an event the driving index yields is checked without reading its row, and a count
   // over two broad filters reads no rows at all.
-  const driving = single ?? given[0]?.[1]
+  const driving = byProjectType ? 'project' : (single ?? given[0]?.[1])
   const ids = (column: ListColumn | 'created_at', where: (q: EventsQuery<{ id: number }>) => EventsQuery<{ id: number }>) =>
     where(db.selectFrom(`events as by_${column}` as 'events').select('id')).where(column, 'is not', null)
   // SQLite would rather walk the rowids an id set lists and sort them: `+id` keeps the id sets to
@@ -72,7 +82,8 @@ export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
     let q = query
     for (const [key, column] of given) {
       const values = search[key] as Array<string | number>
-      if (column === driving) {
+      if (byProjectType && (column === 'project' || column === 'type')) q = q.where(column, 'in', values as string[])
+      else if (column === driving) {
         q = column === single ? q.where(column, '>=', values[0]!).where(column, '<=', values[0]!) : q.where(column, 'in', values)
       } else {
         q = q.where(
@@ -106,6 +117,21 @@ export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
       ? counterValue(db, 'event_id')
       : filtered(db.selectFrom('events')).select((eb) => eb.fn.countAll<number>().as('total'))
 
+  if (byProjectType) {
+    // The page's ids, newest first, from the index; then those rows by key. On SQLite `+id` keeps
+    // the order from choosing the (project, id) walk, which reads a row for each of the project's
+    // events until the page is full: all of them for a rare type.
+    const pageIds = filtered(db.selectFrom('events as by_project_type' as 'events').select('id'))
+      .orderBy(idOf, 'desc')
+      .limit(search.limit)
+      .offset(search.offset)
+    const page = db
+      .selectFrom('events')
+      .select(['json', count.as('total')])
+      .where('id', 'in', pageIds)
+      .orderBy('id', 'desc')
+    return { page, count }
+  }
   let page = filtered(db.selectFrom('events')).select(['json', count.as('total')])
   if (single !== undefined) page = page.orderBy(single, 'desc')
   // Dates alone: the (created_at, id) index walked backward. Ids follow time but for concurrent
