@@ -36,6 +36,9 @@ const LIST_FILTERS: ReadonlyArray<[keyof EventSearch & string, ListColumn]> = [
   ['types', 'type'],
 ]
 
+/** Up to this many (project, type) pairs, the page's ids are merged from one walk of each range. */
+const MERGED_PAIRS = 16
+
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 type EventsQuery<O> = SelectQueryBuilder<Database, 'events', O>
@@ -78,11 +81,13 @@ export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
   // SQLite would rather walk the rowids an id set lists and sort them: `+id` keeps the id sets to
   // checks of the driving walk (a unary plus disqualifies a term from driving an index there).
   const idOf = dialectOf(db) === 'sqlite' ? sql<number>`+id` : sql<number>`id`
-  const filtered = <O>(query: EventsQuery<O>): EventsQuery<O> => {
+  // `pair`: one project and one type in place of the lists.
+  const filtered = <O>(query: EventsQuery<O>, pair?: [project: string, type: string]): EventsQuery<O> => {
     let q = query
     for (const [key, column] of given) {
       const values = search[key] as Array<string | number>
-      if (byProjectType && (column === 'project' || column === 'type')) q = q.where(column, 'in', values as string[])
+      if (byProjectType && (column === 'project' || column === 'type'))
+        q = q.where(column, 'in', pair === undefined ? (values as string[]) : [pair[column === 'project' ? 0 : 1]])
       else if (column === driving) {
         q = column === single ? q.where(column, '>=', values[0]!).where(column, '<=', values[0]!) : q.where(column, 'in', values)
       } else {
@@ -118,13 +123,34 @@ export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
       : filtered(db.selectFrom('events')).select((eb) => eb.fn.countAll<number>().as('total'))
 
   if (byProjectType) {
-    // The page's ids, newest first, from the index; then those rows by key. On SQLite `+id` keeps
-    // the order from choosing the (project, id) walk, which reads a row for each of the project's
-    // events until the page is full: all of them for a rare type.
-    const pageIds = filtered(db.selectFrom('events as by_project_type' as 'events').select('id'))
-      .orderBy(idOf, 'desc')
-      .limit(search.limit)
-      .offset(search.offset)
+    // The page's ids, newest first, from the index; then those rows by key. A few pairs: each
+    // range walked backward for its first offset + limit, merged. Many: every match's id sorted
+    // (`+id`, `id + 0` keep the order from choosing the (project, id) or primary key walk, which
+    // reads a row for each event until the page is full: nearly all of them for a rare type).
+    const projects = search.projects!
+    const types = search.types!
+    const mergedRanges = () => {
+      const ranges = projects.flatMap((project) => types.map((type) => [project, type] as [string, string]))
+      const range = ([project, type]: [string, string], i: number) =>
+        db
+          .selectFrom(
+            filtered(db.selectFrom('events as by_project_type' as 'events').select('id'), [project, type])
+              .orderBy('id', 'desc')
+              .limit(search.offset + search.limit)
+              .as(`range_${i}`),
+          )
+          .select('id')
+      let merged = range(ranges[0]!, 0)
+      for (let i = 1; i < ranges.length; i++) merged = merged.unionAll(range(ranges[i]!, i))
+      return db.selectFrom(merged.as('ranges')).select('id').orderBy('id', 'desc').limit(search.limit).offset(search.offset)
+    }
+    const pageIds =
+      projects.length * types.length <= MERGED_PAIRS
+        ? mergedRanges()
+        : filtered(db.selectFrom('events as by_project_type' as 'events').select('id'))
+            .orderBy(dialectOf(db) === 'sqlite' ? idOf : sql<number>`id + 0`, 'desc')
+            .limit(search.limit)
+            .offset(search.offset)
     const page = db
       .selectFrom('events')
       .select(['json', count.as('total')])

@@ -96,6 +96,8 @@ onEachDatabase('event search', (database) => {
     await append(pennon, ALICE, events.slice(0, 150))
     await append(pennon, BOB, events.slice(150))
     const { db } = pennon.database
+    // More pairs than are merged one range at a time (16).
+    const many = Array.from({ length: 9 }, (_, i) => `type-${i}`)
     const cases: Array<[query: string, projects: string[], types: string[], offset: number, limit: number, environment?: string]> = [
       ['?project=IS:project-3&type=IS_ANY_OF:type-3,type-5', ['project-3'], ['type-3', 'type-5'], 0, 50],
       ['?project=IS:project-3&type=IS_ANY_OF:type-3,type-5&limit=4&offset=3', ['project-3'], ['type-3', 'type-5'], 3, 4],
@@ -110,6 +112,7 @@ onEachDatabase('event search', (database) => {
       ],
       ['?project=IS:project-3&type=IS:type-3&offset=500', ['project-3'], ['type-3'], 500, 50],
       ['?project=IS:nowhere&type=IS:type-3', ['nowhere'], ['type-3'], 0, 50],
+      [`?project=IS_ANY_OF:project-1,project-3&type=IS_ANY_OF:${many.join(',')}&limit=6&offset=4`, ['project-1', 'project-3'], many, 4, 6],
     ]
     for (const [query, projects, types, offset, limit, environment] of cases) {
       let matching = db.selectFrom('events').where('project', 'in', projects).where('type', 'in', types)
