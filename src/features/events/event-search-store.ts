@@ -36,6 +36,9 @@ const LIST_FILTERS: ReadonlyArray<[keyof EventSearch & string, ListColumn]> = [
   ['types', 'type'],
 ]
 
+/** Up to this many (project, type) pairs, the page's ids are merged from one walk of each range. */
+const MERGED_PAIRS = 16
+
 const literalLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 type EventsQuery<O> = SelectQueryBuilder<Database, 'events', O>
@@ -59,20 +62,33 @@ export async function searchEvents(db: Kysely<Database>, search: EventSearch): P
 export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
   const given = LIST_FILTERS.filter(([key]) => search[key] !== undefined)
   const single = given.find(([key]) => (search[key] as unknown[]).length === 1)?.[1]
+  // Projects with types (whatever the operators): the ranges of the (project, type, id) index
+  // (migration 0024), one per pair, hold exactly the matches, so the count and the page's ids are
+  // read from that index alone and rows only for the page. Not with a text query (it needs the
+  // rows), nor when one flag or group drives the walk (a few hundred events at most).
+  const byProjectType =
+    search.projects !== undefined &&
+    search.types !== undefined &&
+    search.query === undefined &&
+    single !== 'feature_name' &&
+    single !== 'group_id'
   // The filter that drives the walk; the others are id sets read from their own (x, id) index
   // alone, so an event the driving index yields is checked without reading its row, and a count
   // over two broad filters reads no rows at all.
-  const driving = single ?? given[0]?.[1]
+  const driving = byProjectType ? 'project' : (single ?? given[0]?.[1])
   const ids = (column: ListColumn | 'created_at', where: (q: EventsQuery<{ id: number }>) => EventsQuery<{ id: number }>) =>
     where(db.selectFrom(`events as by_${column}` as 'events').select('id')).where(column, 'is not', null)
   // SQLite would rather walk the rowids an id set lists and sort them: `+id` keeps the id sets to
   // checks of the driving walk (a unary plus disqualifies a term from driving an index there).
   const idOf = dialectOf(db) === 'sqlite' ? sql<number>`+id` : sql<number>`id`
-  const filtered = <O>(query: EventsQuery<O>): EventsQuery<O> => {
+  // `pair`: one project and one type in place of the lists.
+  const filtered = <O>(query: EventsQuery<O>, pair?: [project: string, type: string]): EventsQuery<O> => {
     let q = query
     for (const [key, column] of given) {
       const values = search[key] as Array<string | number>
-      if (column === driving) {
+      if (byProjectType && (column === 'project' || column === 'type'))
+        q = q.where(column, 'in', pair === undefined ? (values as string[]) : [pair[column === 'project' ? 0 : 1]])
+      else if (column === driving) {
         q = column === single ? q.where(column, '>=', values[0]!).where(column, '<=', values[0]!) : q.where(column, 'in', values)
       } else {
         q = q.where(
@@ -106,6 +122,42 @@ export function eventSearchQueries(db: Kysely<Database>, search: EventSearch) {
       ? counterValue(db, 'event_id')
       : filtered(db.selectFrom('events')).select((eb) => eb.fn.countAll<number>().as('total'))
 
+  if (byProjectType) {
+    // The page's ids, newest first, from the index; then those rows by key. A few pairs: each
+    // range walked backward for its first offset + limit, merged. Many: every match's id sorted
+    // (`+id`, `id + 0` keep the order from choosing the (project, id) or primary key walk, which
+    // reads a row for each event until the page is full: nearly all of them for a rare type).
+    const projects = search.projects!
+    const types = search.types!
+    const mergedRanges = () => {
+      const ranges = projects.flatMap((project) => types.map((type) => [project, type] as [string, string]))
+      const range = ([project, type]: [string, string], i: number) =>
+        db
+          .selectFrom(
+            filtered(db.selectFrom('events as by_project_type' as 'events').select('id'), [project, type])
+              .orderBy('id', 'desc')
+              .limit(search.offset + search.limit)
+              .as(`range_${i}`),
+          )
+          .select('id')
+      let merged = range(ranges[0]!, 0)
+      for (let i = 1; i < ranges.length; i++) merged = merged.unionAll(range(ranges[i]!, i))
+      return db.selectFrom(merged.as('ranges')).select('id').orderBy('id', 'desc').limit(search.limit).offset(search.offset)
+    }
+    const pageIds =
+      projects.length * types.length <= MERGED_PAIRS
+        ? mergedRanges()
+        : filtered(db.selectFrom('events as by_project_type' as 'events').select('id'))
+            .orderBy(dialectOf(db) === 'sqlite' ? idOf : sql<number>`id + 0`, 'desc')
+            .limit(search.limit)
+            .offset(search.offset)
+    const page = db
+      .selectFrom('events')
+      .select(['json', count.as('total')])
+      .where('id', 'in', pageIds)
+      .orderBy('id', 'desc')
+    return { page, count }
+  }
   let page = filtered(db.selectFrom('events')).select(['json', count.as('total')])
   if (single !== undefined) page = page.orderBy(single, 'desc')
   // Dates alone: the (created_at, id) index walked backward. Ids follow time but for concurrent

@@ -85,6 +85,47 @@ onEachDatabase('event search', (database) => {
     await expect('?project=IS:nowhere', [])
   })
 
+  test('projects with types: the same page and total as a plain query', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const events = Array.from({ length: 300 }, (_, i) => ({
+      type: `type-${i % 7}`,
+      featureName: `flag-${i % 11}`,
+      project: i % 9 === 0 ? undefined : `project-${i % 4}`,
+      environment: i % 3 === 0 ? undefined : `env-${i % 2}`,
+    }))
+    await append(pennon, ALICE, events.slice(0, 150))
+    await append(pennon, BOB, events.slice(150))
+    const { db } = pennon.database
+    // More pairs than are merged one range at a time (16).
+    const many = Array.from({ length: 9 }, (_, i) => `type-${i}`)
+    const cases: Array<[query: string, projects: string[], types: string[], offset: number, limit: number, environment?: string]> = [
+      ['?project=IS:project-3&type=IS_ANY_OF:type-3,type-5', ['project-3'], ['type-3', 'type-5'], 0, 50],
+      ['?project=IS:project-3&type=IS_ANY_OF:type-3,type-5&limit=4&offset=3', ['project-3'], ['type-3', 'type-5'], 3, 4],
+      ['?project=IS_ANY_OF:project-1,project-2&type=IS:type-2&limit=5', ['project-1', 'project-2'], ['type-2'], 0, 5],
+      [
+        '?project=IS_ANY_OF:project-0,project-1&type=IS_ANY_OF:type-1,type-4&environment=IS:env-0&limit=3&offset=2',
+        ['project-0', 'project-1'],
+        ['type-1', 'type-4'],
+        2,
+        3,
+        'env-0',
+      ],
+      ['?project=IS:project-3&type=IS:type-3&offset=500', ['project-3'], ['type-3'], 500, 50],
+      ['?project=IS:nowhere&type=IS:type-3', ['nowhere'], ['type-3'], 0, 50],
+      [`?project=IS_ANY_OF:project-1,project-3&type=IS_ANY_OF:${many.join(',')}&limit=6&offset=4`, ['project-1', 'project-3'], many, 4, 6],
+    ]
+    for (const [query, projects, types, offset, limit, environment] of cases) {
+      let matching = db.selectFrom('events').where('project', 'in', projects).where('type', 'in', types)
+      if (environment !== undefined) matching = matching.where('environment', '=', environment)
+      const all = await matching.select('json').orderBy('id', 'desc').execute()
+      const expected = all.slice(offset, offset + limit).map((row) => row.json)
+      const response = await search(pennon, query)
+      assert.equal(response.status, 200, response.text)
+      assert.equal(response.text, `{"events":[${expected.join(',')}],"total":${all.length}}`, query)
+    }
+    assert.ok((await search(pennon, cases[0]![0])).body.total > 5, 'the first case matches several events')
+  })
+
   test('without a filter: the newest 50 of all events, and their number', async (t) => {
     const pennon = await useTestApp(t, database)
     await seed(pennon)
