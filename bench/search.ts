@@ -8,6 +8,7 @@
  * over FLAGS flags (10,000; BENCH_FLAGS to change it) of those 10 projects, each in two environments
  * (1 in 3 on in production), 1 in 20 tagged, 1 in 7 stale, a minute apart: a few filtered pages.
  *   BENCH_RUNS=1 BENCH_SECONDS=3 node bench/search.ts
+ *   BENCH_CONNECTIONS=1 node bench/search.ts   (each page's own time)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/search.ts
  */
 import { randomBytes } from 'node:crypto'
@@ -21,6 +22,8 @@ const COUNT = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const START = Date.parse('2024-01-01T00:00:00.000Z')
 const FLAGS = Number(process.env.BENCH_FLAGS ?? 10_000)
+/** Autocannon's connections (10 by default; 1 gives a page's own time, without queueing behind the others). */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 
 /** FLAGS flags flag-1…, their projects, their two environments and a tag on 1 in 20. */
 async function seedFlags(db: ReturnType<typeof createDb>['db'], postgres: boolean): Promise<void> {
@@ -119,7 +122,7 @@ await onBenchDatabases(async ({ label, env }) => {
       if (!Array.isArray(check.features) || check.features.length === 0)
         throw new Error(`${name}: no flags (${JSON.stringify(check).slice(0, 200)})`)
       rows.push(
-        await measure(`${name}: ${check.total} match`, name, { url, headers: { authorization: TOKEN }, expectedStatus: 200 }, server),
+        await measure(`${name}: ${check.total} match`, name, { url, headers: { authorization: TOKEN }, expectedStatus: 200, connections: CONNECTIONS }, server),
       )
     }
     for (const [name, query] of CASES) {
@@ -128,7 +131,7 @@ await onBenchDatabases(async ({ label, env }) => {
       if (!Array.isArray(check.events) || check.events.length === 0)
         throw new Error(`${name}: no events (${JSON.stringify(check).slice(0, 200)})`)
       rows.push(
-        await measure(`${name}: ${check.total} match`, name, { url, headers: { authorization: TOKEN }, expectedStatus: 200 }, server),
+        await measure(`${name}: ${check.total} match`, name, { url, headers: { authorization: TOKEN }, expectedStatus: 200, connections: CONNECTIONS }, server),
       )
     }
     console.log(`\n${label}`)
