@@ -122,7 +122,12 @@ await onBenchDatabases(async ({ label, env }) => {
       if (!Array.isArray(check.features) || check.features.length === 0)
         throw new Error(`${name}: no flags (${JSON.stringify(check).slice(0, 200)})`)
       rows.push(
-        await measure(`${name}: ${check.total} match`, name, { url, headers: { authorization: TOKEN }, expectedStatus: 200, connections: CONNECTIONS }, server),
+        await measure(
+          `${name}: ${check.total} match`,
+          name,
+          { url, headers: { authorization: TOKEN }, expectedStatus: 200, connections: CONNECTIONS },
+          server,
+        ),
       )
     }
     for (const [name, query] of CASES) {
@@ -131,7 +136,12 @@ await onBenchDatabases(async ({ label, env }) => {
       if (!Array.isArray(check.events) || check.events.length === 0)
         throw new Error(`${name}: no events (${JSON.stringify(check).slice(0, 200)})`)
       rows.push(
-        await measure(`${name}: ${check.total} match`, name, { url, headers: { authorization: TOKEN }, expectedStatus: 200, connections: CONNECTIONS }, server),
+        await measure(
+          `${name}: ${check.total} match`,
+          name,
+          { url, headers: { authorization: TOKEN }, expectedStatus: 200, connections: CONNECTIONS },
+          server,
+        ),
       )
     }
     console.log(`\n${label}`)
