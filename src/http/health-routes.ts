@@ -1,5 +1,6 @@
 /** `/health` (liveness, the database answers) and `/ready` (readiness for orchestrators), without credentials. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/tables.ts'
@@ -42,7 +43,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ reader: Kysely<Database> 
         await sql`select 1`.execute(reader)
       } catch (error) {
         app.log.warn({ err: error }, 'readiness check: the database did not answer')
-        return reply.code(503).send(null)
+        // No body at all (not `null`): the reply's type insists on one, the reference sends none.
+        return (reply as FastifyReply).code(503).send()
       }
       return { health: 'GOOD' as const }
     },
