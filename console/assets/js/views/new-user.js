@@ -7,7 +7,7 @@
 import { ApiError, request } from '../api.js'
 import { field, h, replace } from '../dom.js'
 import { errorBox, loading } from '../ui.js'
-import { passwordErrors } from './reset-password.js'
+import { PASSWORD_HINT, passwordErrors, passwordsDiffer } from './reset-password.js'
 
 /**
  * @param {HTMLElement} main
@@ -43,7 +43,7 @@ export async function newUserView(main, token, done) {
     field('Email', email),
     field('Name', name),
     field('Password', password, {
-      hint: 'At least 10 characters, with upper and lower case letters, a number and a symbol; no character three times in a row.',
+      hint: PASSWORD_HINT,
     }),
     field('Repeat the password', again),
     message,
@@ -51,11 +51,7 @@ export async function newUserView(main, token, done) {
   )
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
-    if (password.value !== again.value) {
-      replace(message, h('p', { class: 'alert error', role: 'alert' }, 'The two passwords differ.'))
-      again.focus()
-      return
-    }
+    if (passwordsDiffer(password, again, message)) return
     submit.disabled = true
     try {
       const user = await request(

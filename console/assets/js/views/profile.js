@@ -7,7 +7,7 @@ import { api, ApiError } from '../api.js'
 import { announce, confirmDialog, field, formatDate, h, replace, showFieldErrors } from '../dom.js'
 import { session } from '../session.js'
 import { errorBox, loading, pageHeader, runAction, secretPanel, section } from '../ui.js'
-import { passwordErrors } from './reset-password.js'
+import { PASSWORD_HINT, passwordErrors } from './reset-password.js'
 
 /** @typedef {{ id: number, description: string, expiresAt: string, createdAt: string, seenAt: string | null }} PersonalToken */
 
@@ -138,7 +138,7 @@ export async function profileView(context) {
       field('Current password', old, { path: '/body/oldPassword' }),
       field('New password', password, {
         path: '/body/password',
-        hint: 'At least 10 characters, with upper and lower case letters, a number and a symbol.',
+        hint: PASSWORD_HINT,
       }),
       field('Repeat the new password', again, { path: '/body/confirmPassword' }),
       general,

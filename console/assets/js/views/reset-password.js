@@ -55,7 +55,7 @@ export async function resetPasswordView(main, token, done) {
     // For password managers: the account this password belongs to.
     h('input', { type: 'text', name: 'username', autocomplete: 'username', value: login, hidden: true, readonly: true }),
     field('New password', password, {
-      hint: 'At least 10 characters, with upper and lower case letters, a number and a symbol; no character three times in a row.',
+      hint: PASSWORD_HINT,
     }),
     field('Repeat the password', again),
     message,
@@ -63,11 +63,7 @@ export async function resetPasswordView(main, token, done) {
   )
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
-    if (password.value !== again.value) {
-      replace(message, h('p', { class: 'alert error', role: 'alert' }, 'The two passwords differ.'))
-      again.focus()
-      return
-    }
+    if (passwordsDiffer(password, again, message)) return
     submit.disabled = true
     try {
       await request('POST', '/auth/reset/password', { token, password: password.value }, { token: null })
@@ -81,6 +77,21 @@ export async function resetPasswordView(main, token, done) {
   })
   replace(main, form)
   password.focus()
+}
+
+/** The password rules, as the sign-up, reset and profile forms state them. */
+export const PASSWORD_HINT =
+  'At least 10 characters, with upper and lower case letters, a number and a symbol; no character three times in a row.'
+
+/**
+ * Whether the two password fields differ; if so, says it in `message` and moves to the second.
+ * @param {HTMLInputElement} password @param {HTMLInputElement} again @param {HTMLElement} message
+ */
+export function passwordsDiffer(password, again, message) {
+  if (password.value === again.value) return false
+  replace(message, h('p', { class: 'alert error', role: 'alert' }, 'The two passwords differ.'))
+  again.focus()
+  return true
 }
 
 /** The server's refusal; a weak password lists every rule it breaks. @param {unknown} error */
