@@ -5,7 +5,8 @@
  * a reload, after which a real unleash-client sees the flag on. A schedule that fails (its
  * strategy deleted since) shows why, and its author cancels it. Also: a refusal links the caller's
  * draft there, and a flag's page links its change requests.
- * CONSOLE_SCREENSHOTS=1 writes docs/console/change-request-scheduled.png.
+ * CONSOLE_SCREENSHOTS=1 writes docs/console/change-request-scheduled.png and
+ * change-request-schedule-failed.png.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -240,6 +241,8 @@ onEachDatabase('console: scheduled change requests', (database) => {
     assert.equal(await failure.locator('[data-schedule-reason]').textContent(), failed.body.schedule.reason)
     await failure.getByText('The schedule failed:').waitFor()
     assert.equal(await page.getByRole('button', { name: 'Move the schedule' }).count(), 1)
+    if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite')
+      await page.screenshot({ path: 'docs/console/change-request-schedule-failed.png', fullPage: true })
 
     await page.getByRole('button', { name: 'Cancel request' }).click()
     await page.locator(`[data-state-of="${id}"] [data-state="Cancelled"]`).waitFor()

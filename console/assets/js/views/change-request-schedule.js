@@ -43,7 +43,7 @@ export function scheduleNotice(schedule) {
     return h(
       'div',
       { class: 'alert error', role: 'alert', 'data-schedule': 'failed' },
-      h('p', null, h('strong', null, 'The schedule failed: '), 'at ', when, ' nothing was applied.'),
+      h('p', null, h('strong', null, 'The schedule failed: '), 'nothing was applied when it was due, at ', when, '.'),
       reason ? h('p', { 'data-schedule-reason': '' }, reason) : null,
       h('p', null, 'Schedule it again, apply it now or cancel it.'),
     )
@@ -72,7 +72,9 @@ export function scheduleNotice(schedule) {
 export function scheduleForm({ request, base, done }) {
   if (!['Approved', 'Scheduled'].includes(request.state) || !can('APPLY_CHANGE_REQUEST')) return null
   const moving = request.state === 'Scheduled'
-  const initial = request.schedule ? new Date(request.schedule.scheduledAt) : new Date(Date.now() + 60 * 60 * 1000)
+  // Offered: the time it is scheduled for, while still ahead; else an hour from now.
+  const scheduled = request.schedule ? Date.parse(request.schedule.scheduledAt) : Number.NaN
+  const initial = new Date(scheduled > Date.now() ? scheduled : Date.now() + 60 * 60 * 1000)
   const at = h('input', {
     type: 'datetime-local',
     name: 'scheduledAt',

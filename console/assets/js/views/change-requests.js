@@ -185,6 +185,7 @@ export async function changeRequestView({ main, params, current, onLeave }) {
         : null,
       open && mine ? move('Cancelled', 'Cancel request', `Change request #${id} cancelled.`, 'danger') : null,
     ]
+    const scheduling = scheduleForm({ request, base, done: render })
     replace(
       main,
       pageHeader(`Change request #${request.id}`, {
@@ -210,7 +211,7 @@ export async function changeRequestView({ main, params, current, onLeave }) {
       ),
       request.state === 'Scheduled' && request.schedule ? scheduleNotice(request.schedule) : null,
       h('div', { class: 'actions change-request-actions' }, actions),
-      scheduleForm({ request, base, done: render }),
+      scheduling ? section('Schedule', scheduling) : null,
       section(
         'Changes',
         request.features.length === 0
