@@ -1,14 +1,14 @@
 /**
  * A real `unleash-client` against a listening Pennon, as the metrics tests use it: its state in
- * memory, polling once a minute (the tests read what it posts, not its polls), destroyed after
- * the test. Resolves once it has registered and has its flags.
+ * memory, polling once a minute unless told otherwise (the metrics tests read what it posts, not
+ * its polls), destroyed after the test. Resolves once it has registered and has its flags.
  */
 import { once } from 'node:events'
 import { InMemStorageProvider, Unleash, type UnleashConfig } from 'unleash-client'
 
 export async function connectedSdk(
   t: { after(fn: () => void): void },
-  options: { base: string; token: string; appName: string; instanceId: string; metricsInterval: number },
+  options: { base: string; token: string; appName: string; instanceId: string; metricsInterval: number; refreshInterval?: number },
 ): Promise<Unleash> {
   const sdk = new Unleash({
     url: `${options.base}/api/`,
@@ -16,7 +16,7 @@ export async function connectedSdk(
     instanceId: options.instanceId,
     customHeaders: { Authorization: options.token },
     metricsInterval: options.metricsInterval,
-    refreshInterval: 60_000,
+    refreshInterval: options.refreshInterval ?? 60_000,
     storageProvider: new InMemStorageProvider(),
   } satisfies UnleashConfig)
   t.after(() => sdk.destroy())

@@ -12,11 +12,11 @@ import { badge, errorBox, errorMessage } from './ui.js'
 
 /** @typedef {{ id: number, username: string, imageUrl: string }} CrUser */
 /** @typedef {{ id: number, action: string, payload: any, createdBy: CrUser, createdAt: string }} Change */
-/** @typedef {{ id: number, title: string, project: string, environment: string, state: string, minApprovals: number, createdBy: CrUser, createdAt: string, features: { name: string, changes: Change[] }[], approvals: { createdBy: CrUser, createdAt: string }[], rejections: { createdBy: CrUser, createdAt: string }[], comments: { id: number, text: string, createdBy: CrUser, createdAt: string }[], stateTimestamps: Record<string, string> }} ChangeRequest */
+/** @typedef {{ id: number, title: string, project: string, environment: string, state: string, minApprovals: number, createdBy: CrUser, createdAt: string, features: { name: string, changes: Change[] }[], approvals: { createdBy: CrUser, createdAt: string }[], rejections: { createdBy: CrUser, createdAt: string }[], comments: { id: number, text: string, createdBy: CrUser, createdAt: string }[], stateTimestamps: Record<string, string>, schedule?: import('./views/change-request-schedule.js').Schedule }} ChangeRequest */
 /** @typedef {{ environment: string, action: string, payload: unknown }} ProposedChange */
 
 /** The states still open, as the pending lists hold them. */
-export const OPEN_STATES = ['Draft', 'In review', 'Approved']
+export const OPEN_STATES = ['Draft', 'In review', 'Approved', 'Scheduled']
 
 /** @param {string} state */
 export function stateBadge(state) {
@@ -34,7 +34,8 @@ export function needsChangeRequest(error) {
 
 /**
  * The refusal of a direct change, and a button that puts the change into the caller's draft for
- * that environment (made when there is none); then a link to the draft.
+ * that environment (made when there is none); then a link to the draft. A draft the caller already
+ * has there is linked at once.
  * @param {{ error: unknown, projectId: string, feature: string, change: ProposedChange, onQueued?: (request: ChangeRequest) => void }} options
  */
 export function changeRequestOffer({ error, projectId, feature, change, onQueued }) {
@@ -72,14 +73,30 @@ export function changeRequestOffer({ error, projectId, feature, change, onQueued
     },
     'Add to a change request',
   )
+  const draft = h('p', { 'data-existing-draft': '' })
+  draft.hidden = true
   const box = h(
     'div',
     { class: 'alert warn', role: 'alert', 'data-change-request-offer': change.environment },
     h('p', null, errorMessage(error)),
     h('p', null, `${change.environment} needs change requests: ${describeChange({ action: change.action, payload: change.payload })}.`),
+    draft,
     h('p', null, button),
     outcome,
   )
+  // The pending list holds the caller's own drafts only; left out if it cannot be read.
+  api('GET', `/projects/${seg(projectId)}/change-requests/pending`)
+    .then((/** @type {ChangeRequest[]} */ pending) => {
+      const mine = pending.find((request) => request.state === 'Draft' && request.environment === change.environment)
+      if (!mine) return
+      draft.append(
+        'You have a draft there: ',
+        h('a', { href: link('projects', projectId, 'change-requests', String(mine.id)) }, `Your draft, change request #${mine.id}`),
+        ' (the change is added to it).',
+      )
+      draft.hidden = false
+    })
+    .catch(() => {})
   return box
 }
 

@@ -2,26 +2,39 @@
 /**
  * A project's change requests (docs/change-requests.md): the list, newest first, and one request's
  * page: what its changes will do to each flag as it is now, its reviews and comments, and the moves
- * its state allows (send to review, approve, reject, apply, cancel). Who may make a move is the
- * server's to say: a refusal (an author approving their own request) is shown as it answers.
+ * its state allows (send to review, approve, reject, apply, schedule, cancel). Who may make a move is
+ * the server's to say: a refusal (an author approving their own request) is shown as it answers.
+ * A Scheduled request is read again every second, so the page shows it applied (or its schedule
+ * failed) without a reload.
  */
 import { api, seg } from '../api.js'
-import { changeDiff, describeChange, stateBadge } from '../change-requests.js'
+import { changeDiff, describeChange, OPEN_STATES, stateBadge } from '../change-requests.js'
 import { confirmDialog, field, formatDate, h, replace } from '../dom.js'
 import { link } from '../router.js'
 import { session } from '../session.js'
 import { errorBox, guard, loading, pageHeader, runAction, section } from '../ui.js'
+import { scheduleForm, scheduleNotice } from './change-request-schedule.js'
 
 /** @typedef {import('../change-requests.js').ChangeRequest} ChangeRequest */
 
+/** How often a Scheduled request is read again while its page is open. */
+const POLL_MS = 1000
+
 /** @param {import('../router.js').ViewContext} context */
-export async function changeRequestsView({ main, params, current }) {
+export async function changeRequestsView({ main, params, query, current }) {
   const projectId = params.projectId ?? ''
-  const header = pageHeader(`Change requests of ${projectId}`, {
-    crumbs: [
-      ['Projects', '#/projects'],
-      [projectId, link('projects', projectId)],
-    ],
+  // `?feature=`: the requests that change one flag (linked from its page).
+  const feature = query.get('feature')
+  const of = feature ?? projectId
+  /** @type {[string, string][]} */
+  const crumbs = [
+    ['Projects', '#/projects'],
+    [projectId, link('projects', projectId)],
+  ]
+  if (feature) crumbs.push([feature, link('projects', projectId, 'features', feature)])
+  const header = pageHeader(`Change requests of ${of}`, {
+    crumbs,
+    subtitle: feature ? h('a', { href: link('projects', projectId, 'change-requests') }, `All change requests of ${projectId}`) : undefined,
   })
   replace(main, header, loading())
   /** @type {ChangeRequest[]} */
@@ -33,6 +46,7 @@ export async function changeRequestsView({ main, params, current }) {
     return
   }
   if (!current()) return
+  if (feature) requests = requests.filter((request) => request.features.some((changed) => changed.name === feature))
   replace(
     main,
     header,
@@ -40,19 +54,19 @@ export async function changeRequestsView({ main, params, current }) {
       ? h(
           'p',
           { class: 'empty' },
-          'No change requests yet. A change refused in an environment that needs them can be added to one from the flag’s page.',
+          `No change requests of ${of} yet. A change refused in an environment that needs them can be added to one from the flag’s page.`,
         )
       : h(
           'table',
-          { class: 'table', 'data-change-requests': projectId },
-          h('caption', { class: 'visually-hidden' }, `Change requests of ${projectId}, newest first`),
+          { class: 'table', 'data-change-requests': of },
+          h('caption', { class: 'visually-hidden' }, `Change requests of ${of}, newest first`),
           h(
             'thead',
             null,
             h(
               'tr',
               null,
-              ['#', 'Title', 'State', 'Environment', 'Author', 'Created'].map((title) => h('th', { scope: 'col' }, title)),
+              ['#', 'Title', 'State', 'Environment', 'Flags', 'Author', 'Created'].map((title) => h('th', { scope: 'col' }, title)),
             ),
           ),
           h(
@@ -68,8 +82,23 @@ export async function changeRequestsView({ main, params, current }) {
                   { scope: 'row' },
                   h('a', { href: link('projects', projectId, 'change-requests', String(request.id)) }, request.title),
                 ),
-                h('td', null, stateBadge(request.state)),
+                h(
+                  'td',
+                  null,
+                  stateBadge(request.state),
+                  request.state === 'Scheduled' && request.schedule
+                    ? [
+                        ' ',
+                        h(
+                          'small',
+                          null,
+                          request.schedule.status === 'pending' ? formatDate(request.schedule.scheduledAt) : request.schedule.status,
+                        ),
+                      ]
+                    : null,
+                ),
                 h('td', null, request.environment),
+                h('td', null, request.features.map((changed) => changed.name).join(', ')),
                 h('td', null, request.createdBy.username),
                 h('td', null, formatDate(request.createdAt)),
               ),
@@ -80,7 +109,7 @@ export async function changeRequestsView({ main, params, current }) {
 }
 
 /** @param {import('../router.js').ViewContext} context */
-export async function changeRequestView({ main, params, current }) {
+export async function changeRequestView({ main, params, current, onLeave }) {
   const projectId = params.projectId ?? ''
   const id = params.id ?? ''
   const base = `/projects/${seg(projectId)}/change-requests/${seg(id)}`
@@ -91,6 +120,28 @@ export async function changeRequestView({ main, params, current }) {
   ])
   replace(main, pageHeader(`Change request #${id}`, { crumbs }), loading())
   const notice = h('div', { 'aria-live': 'polite' })
+  /** @type {number | undefined} */
+  let poll
+  onLeave(() => clearTimeout(poll))
+  /** What a poll compares: the state and the schedule shown. @param {ChangeRequest} request */
+  const shownKey = (request) => JSON.stringify([request.state, request.schedule ?? null])
+
+  /**
+   * While Scheduled and pending, reads the request every second; renders it again once its state
+   * or schedule moved (applied, failed, cancelled, rejected, or moved elsewhere).
+   * @param {ChangeRequest} shown
+   */
+  function watch(shown) {
+    clearTimeout(poll)
+    if (shown.state !== 'Scheduled' || shown.schedule?.status !== 'pending') return
+    poll = window.setTimeout(async () => {
+      /** @type {ChangeRequest | undefined} */
+      const now = await api('GET', base).catch(() => undefined)
+      if (!current()) return
+      if (now && shownKey(now) !== shownKey(shown)) await render()
+      else watch(shown)
+    }, POLL_MS)
+  }
 
   async function render() {
     /** @type {ChangeRequest} */
@@ -114,23 +165,27 @@ export async function changeRequestView({ main, params, current }) {
     if (!current()) return
     const me = session.me
     const mine = me?.id !== undefined ? me.id === request.createdBy.id : me?.name === request.createdBy.username
-    const open = ['Draft', 'In review', 'Approved'].includes(request.state)
+    const open = OPEN_STATES.includes(request.state)
     /** @param {string} state @param {string} label @param {string} done @param {string} [kind] */
     const move = (state, label, done, kind = 'primary') =>
       h('button', { type: 'button', class: kind, onclick: () => setState(state, done) }, label)
     const actions = [
       request.state === 'Draft' && mine ? move('In review', 'Send to review', `Change request #${id} sent to review.`) : null,
       request.state === 'In review' || request.state === 'Approved'
-        ? [
-            guard(move('Approved', 'Approve', `Change request #${id} approved.`), 'APPROVE_CHANGE_REQUEST'),
-            guard(move('Rejected', 'Reject', `Change request #${id} rejected.`, 'secondary'), 'APPROVE_CHANGE_REQUEST'),
-          ]
+        ? guard(move('Approved', 'Approve', `Change request #${id} approved.`), 'APPROVE_CHANGE_REQUEST')
         : null,
-      request.state === 'Approved'
-        ? guard(h('button', { type: 'button', class: 'primary', onclick: apply }, 'Apply'), 'APPLY_CHANGE_REQUEST')
+      ['In review', 'Approved', 'Scheduled'].includes(request.state)
+        ? guard(move('Rejected', 'Reject', `Change request #${id} rejected.`, 'secondary'), 'APPROVE_CHANGE_REQUEST')
+        : null,
+      request.state === 'Approved' || request.state === 'Scheduled'
+        ? guard(
+            h('button', { type: 'button', class: 'primary', onclick: apply }, request.state === 'Scheduled' ? 'Apply now' : 'Apply'),
+            'APPLY_CHANGE_REQUEST',
+          )
         : null,
       open && mine ? move('Cancelled', 'Cancel request', `Change request #${id} cancelled.`, 'danger') : null,
     ]
+    const scheduling = scheduleForm({ request, base, done: render })
     replace(
       main,
       pageHeader(`Change request #${request.id}`, {
@@ -152,8 +207,11 @@ export async function changeRequestView({ main, params, current }) {
         h('dd', null, formatDate(request.createdAt)),
         h('dt', null, 'Approvals'),
         h('dd', null, `${request.approvals.length} of ${request.minApprovals} needed`),
+        request.stateTimestamps.Applied ? [h('dt', null, 'Applied'), h('dd', null, formatDate(request.stateTimestamps.Applied))] : null,
       ),
+      request.state === 'Scheduled' && request.schedule ? scheduleNotice(request.schedule) : null,
       h('div', { class: 'actions change-request-actions' }, actions),
+      scheduling ? section('Schedule', scheduling) : null,
       section(
         'Changes',
         request.features.length === 0
@@ -215,6 +273,7 @@ export async function changeRequestView({ main, params, current }) {
       ),
       section('Comments', commentList(request), commentForm()),
     )
+    watch(request)
   }
 
   /** @param {ChangeRequest} request */

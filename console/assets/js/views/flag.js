@@ -88,6 +88,11 @@ export async function flagView({ main, params, current }) {
         crumbs,
         actions: [
           h('a', { class: 'button secondary', href: link('projects', projectId, 'features', name, 'events') }, 'History'),
+          h(
+            'a',
+            { class: 'button secondary', href: `${link('projects', projectId, 'change-requests')}?feature=${encodeURIComponent(name)}` },
+            'Change requests',
+          ),
           ...actions,
         ],
         subtitle: flag.description ?? undefined,
