@@ -35,17 +35,16 @@ function switchedOnAt(sdk: Unleash, flag: string, ms = 10_000): Promise<number> 
   })
 }
 
-/** `checkout` scheduled to be switched on 2 s from now through `pennon`: when, and the request's id. */
-async function scheduleSwitchOn(pennon: TestApp): Promise<{ id: number; scheduledAt: string }> {
-  const { author, id } = await approvedRequest(pennon)
+/** The approved request `id` (switch `checkout` on) scheduled 2 s from now through `pennon`: when. */
+async function scheduleIn2s(pennon: TestApp, { author, id }: { author: string; id: number }): Promise<string> {
   const scheduledAt = inMs(2000)
   const scheduled = await setState(pennon, author, id, 'Scheduled', { scheduledAt })
   assert.equal(scheduled.status, 200, scheduled.text)
   assert.deepEqual(scheduled.body.schedule, { scheduledAt, status: 'pending' })
-  return { id, scheduledAt }
+  return scheduledAt
 }
 
-/** The flip seen `sdk` after the time (never before), and the request Applied. */
+/** How long after the time `sdk` sees `checkout` switch on (never before it), the request then Applied. */
 async function seenAfter(pennon: TestApp, sdk: Unleash, id: number, scheduledAt: string): Promise<number> {
   assert.equal(sdk.isEnabled('checkout'), false)
   const seenAt = await switchedOnAt(sdk, 'checkout')
@@ -60,9 +59,10 @@ onEachDatabase('scheduled change requests seen by the Node SDK', (database) => {
   test('a polling SDK sees the flag switch within one poll interval plus the scheduler interval of the time, not before', async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listening(pennon)
-    const { id, scheduledAt } = await scheduleSwitchOn(pennon)
+    const request = await approvedRequest(pennon)
     const sdk = await sdkOf(t, base, await productionClientToken(pennon), undefined, POLL_MS)
-    const late = await seenAfter(pennon, sdk, id, scheduledAt)
+    const scheduledAt = await scheduleIn2s(pennon, request)
+    const late = await seenAfter(pennon, sdk, request.id, scheduledAt)
     const bound = POLL_MS + pennon.config.changeRequestSchedulerIntervalMs + MARGIN_MS
     assert.ok(late <= bound, `seen ${late} ms after the time (bound: ${bound} ms)`)
     t.diagnostic(`seen ${late} ms after the time`)
@@ -73,10 +73,11 @@ onEachDatabase('scheduled change requests seen by the Node SDK', (database) => {
   test('a streaming SDK sees the flag switch under 1 s after the time, not before', async (t) => {
     const pennon = await useTestApp(t, database)
     const base = await listening(pennon)
-    const { id, scheduledAt } = await scheduleSwitchOn(pennon)
+    const request = await approvedRequest(pennon)
     // Polling once a minute: what it sees within the test came by the stream.
     const sdk = await sdkOf(t, base, await productionClientToken(pennon), { type: 'streaming' })
-    const late = await seenAfter(pennon, sdk, id, scheduledAt)
+    const scheduledAt = await scheduleIn2s(pennon, request)
+    const late = await seenAfter(pennon, sdk, request.id, scheduledAt)
     assert.ok(late < STREAMING_DEADLINE_MS, `seen ${late} ms after the time`)
     t.diagnostic(`seen ${late} ms after the time`)
     // Before the app closes (the after hooks run in the order they were added).
@@ -94,9 +95,10 @@ onEachDatabase('scheduled change requests seen by the Node SDK', (database) => {
       await storage.drop()
     })
     const base = await listening(other)
-    const { id, scheduledAt } = await scheduleSwitchOn(applying)
+    const request = await approvedRequest(applying)
     const sdk = await sdkOf(t, base, await productionClientToken(applying), { type: 'streaming' })
-    const late = await seenAfter(applying, sdk, id, scheduledAt)
+    const scheduledAt = await scheduleIn2s(applying, request)
+    const late = await seenAfter(applying, sdk, request.id, scheduledAt)
     assert.ok(late < STREAMING_DEADLINE_MS, `seen ${late} ms after the time`)
     t.diagnostic(`seen ${late} ms after the time`)
     // Before the app closes (the after hooks run in the order they were added).
