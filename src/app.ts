@@ -366,7 +366,6 @@ export async function buildApp({
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
       // An applied change request makes its changes through the services above, in one transaction.
       const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies } })
-      await admin.register(changeRequestRoutes, { settings: changeRequestSettings, changeRequests })
       // Scheduled requests are applied when due by whichever instance claims them first.
       const scheduler = startChangeRequestScheduler({
         changeRequests,
@@ -375,6 +374,7 @@ export async function buildApp({
         paused: maintenance.isOn,
       })
       admin.addHook('onClose', () => scheduler.stop())
+      await admin.register(changeRequestRoutes, { settings: changeRequestSettings, changeRequests, scheduler })
       // Reverting an event makes its changes through the services above, in one transaction.
       const dependencies = createDependencyService({ db })
       await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })

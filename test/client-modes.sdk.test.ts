@@ -21,40 +21,10 @@ import {
   onEachDatabase,
   useTestApp,
   useTwoInstances,
-  type TestApp,
 } from './test-app.ts'
 import { createFlag } from './helpers/flags.ts'
 import { toggle } from './helpers/strategies.ts'
-
-async function listening(pennon: TestApp, port = 0): Promise<string> {
-  await pennon.app.listen({ port, host: '127.0.0.1' })
-  return `http://127.0.0.1:${(pennon.app.server.address() as { port: number }).port}`
-}
-
-type Mode = ConstructorParameters<typeof Unleash>[0]['experimentalMode']
-
-/** The SDK in one mode, once it has the flags. */
-async function sdkOf(
-  t: { after(fn: () => void): void },
-  base: string,
-  token: string,
-  experimentalMode: Mode,
-  refreshInterval = 60_000,
-): Promise<Unleash> {
-  const sdk = new Unleash({
-    url: `${base}/api/`,
-    appName: 'modes',
-    customHeaders: { Authorization: token },
-    disableMetrics: true,
-    refreshInterval,
-    storageProvider: new InMemStorageProvider(),
-    ...(experimentalMode ? { experimentalMode } : {}),
-  })
-  t.after(() => sdk.destroy())
-  const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
-  await Promise.race([once(sdk, 'synchronized'), failed])
-  return sdk
-}
+import { listening, sdkOf } from './sdk.ts'
 
 /** How long until `check` holds, in ms (fails after 10 s). */
 async function timeUntil(check: () => boolean, what: string, ms = 10_000): Promise<number> {

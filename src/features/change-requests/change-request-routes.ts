@@ -25,6 +25,7 @@ import {
   TitleBody,
 } from './change-request-schemas.ts'
 import { ACTION_PERMISSIONS, requirePermission, type ChangeRequestService } from './change-request-service.ts'
+import type { ChangeRequestScheduler } from './scheduler.ts'
 import type { ChangeRequestSettings } from './settings-service.ts'
 
 const tags = ['Change Requests']
@@ -42,7 +43,9 @@ const idOf = (params: { id: string }): number => parseIntegerId(params.id, '/par
 export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
   settings: ChangeRequestSettings
   changeRequests: ChangeRequestService
-}> = async (app, { settings, changeRequests }) => {
+  /** Told of a request scheduled here, after its commit: it is applied at its time, not at the next interval after it. */
+  scheduler: Pick<ChangeRequestScheduler, 'dueAt'>
+}> = async (app, { settings, changeRequests, scheduler }) => {
   app.get(
     `${base}/config`,
     {
@@ -224,7 +227,11 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
       },
     },
-    async (request) => changeRequests.changeState(request.params.projectId, idOf(request.params), request.body, request.principal),
+    async (request) => {
+      const changed = await changeRequests.changeState(request.params.projectId, idOf(request.params), request.body, request.principal)
+      if (changed.schedule?.status === 'pending') scheduler.dueAt(changed.schedule.scheduledAt)
+      return changed
+    },
   )
 
   app.put(

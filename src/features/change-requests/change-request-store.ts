@@ -230,6 +230,19 @@ export function createChangeRequestStore(db: Kysely<Database>) {
       return rows.map((row) => ({ id: Number(row.id), project: row.project }))
     },
 
+    /** When the earliest pending schedule falls due (ISO), if any (index change_requests_state_scheduled_idx). */
+    async nextScheduledAt(): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('change_requests')
+        .select('scheduled_at')
+        .where('state', '=', 'Scheduled')
+        .where('schedule_status', '=', 'pending')
+        .orderBy('scheduled_at')
+        .limit(1)
+        .executeTakeFirst()
+      return row?.scheduled_at ? iso(row.scheduled_at) : undefined
+    },
+
     /**
      * The request if it is still due, locked until the transaction ends; on PostgreSQL a row another
      * instance holds is skipped (it is applying it), so each due request is applied by one instance.

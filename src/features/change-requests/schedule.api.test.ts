@@ -12,48 +12,14 @@ import {
   useTwoInstances,
   type TestApp,
 } from '../../../test/test-app.ts'
-import { createFlag, projectPath } from '../../../test/helpers/flags.ts'
-import { addStrategy } from '../../../test/helpers/strategies.ts'
+import { approvedRequest, CR, inMs, PROD, productionClientToken, setState } from '../../../test/helpers/change-requests.ts'
+import { projectPath } from '../../../test/helpers/flags.ts'
 
-const PROD = 'production'
-const CR = `${projectPath()}/change-requests`
 const FAST = { CHANGE_REQUEST_SCHEDULER_INTERVAL_MS: '50' }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const inMs = (ms: number) => new Date(Date.now() + ms).toISOString()
-
-const setState = (pennon: TestApp, token: string, id: number, state: string, extra: Record<string, unknown> = {}) =>
-  call(pennon, 'PUT', `${CR}/${id}/state`, { state, ...extra }, { token })
-
-/** A flag off in production, and an approved request (by `author`, approved by `reviewer`) with `change`. */
-async function approvedRequest(pennon: TestApp, changes?: (strategyId: string) => Record<string, unknown>[]) {
-  const author = await serviceAccountToken(pennon, 2, 'author')
-  const reviewer = await serviceAccountToken(pennon, 2, 'reviewer')
-  await createFlag(pennon, 'checkout')
-  const strategy = await addStrategy(pennon, 'checkout', PROD, { name: 'default' })
-  const protect = await call(pennon, 'PUT', `${projectPath()}/environments/${PROD}/change-requests/config`, {
-    changeRequestsEnabled: true,
-    requiredApprovals: 1,
-  })
-  assert.equal(protect.status, 204, protect.text)
-  let id = 0
-  for (const change of changes?.(strategy.id) ?? [{ feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } }]) {
-    const added = await call(pennon, 'POST', `${projectPath()}/environments/${PROD}/change-requests`, change, { token: author })
-    assert.equal(added.status, 200, added.text)
-    id = added.body.id
-  }
-  assert.equal((await setState(pennon, author, id, 'In review')).status, 200)
-  assert.equal((await setState(pennon, reviewer, id, 'Approved')).status, 200)
-  return { author, reviewer, id, strategyId: strategy.id as string }
-}
 
 async function servedEnabled(pennon: TestApp): Promise<boolean> {
-  const token = await call(pennon, 'POST', '/api/admin/api-tokens', {
-    tokenName: `c${Math.random()}`,
-    type: 'client',
-    environment: PROD,
-    projects: ['*'],
-  })
-  const features = await call(pennon, 'GET', '/api/client/features', undefined, { token: token.body.secret })
+  const features = await call(pennon, 'GET', '/api/client/features', undefined, { token: await productionClientToken(pennon) })
   return features.body.features.find((f: any) => f.name === 'checkout').enabled
 }
 

@@ -92,6 +92,12 @@ export function createScheduledApply({ db, applyNow }: ScheduledApplyOptions) {
       return outcomes
     },
 
+    /** When (ms since the epoch) the earliest pending schedule falls due, if any: the scheduler passes again then. */
+    nextDue: async (): Promise<number | undefined> => {
+      const at = await createChangeRequestStore(db).nextScheduledAt()
+      return at === undefined ? undefined : Date.parse(at)
+    },
+
     /** GET …/change-requests/scheduled: the project's Scheduled requests changing one of `features`, or the strategy `strategyId`. */
     scheduled: async (project: string, features: readonly string[], strategyId?: string) => {
       const store = createChangeRequestStore(db)
