@@ -75,6 +75,8 @@ import { createEnvironmentService } from './features/environments/environment-se
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
 import { changeRequestRoutes } from './features/change-requests/change-request-routes.ts'
+import { createChangeRequestSearch } from './features/change-requests/change-request-search.ts'
+import { changeRequestSearchRoutes } from './features/change-requests/change-request-search-routes.ts'
 import { createChangeRequestService } from './features/change-requests/change-request-service.ts'
 import { startChangeRequestScheduler } from './features/change-requests/scheduler.ts'
 import { createChangeRequestSettings } from './features/change-requests/settings-service.ts'
@@ -367,6 +369,7 @@ export async function buildApp({
       // An applied change request makes its changes through the services above, in one transaction.
       const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies } })
       await admin.register(changeRequestRoutes, { settings: changeRequestSettings, changeRequests })
+      await admin.register(changeRequestSearchRoutes, { search: createChangeRequestSearch({ db }) })
       // Scheduled requests are applied when due by whichever instance claims them first.
       const scheduler = startChangeRequestScheduler({
         changeRequests,

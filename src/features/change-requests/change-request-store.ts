@@ -23,7 +23,8 @@ export interface StoredRequest {
 
 export interface StoredSchedule {
   scheduledAt: string
-  status: 'pending' | 'failed'
+  /** failed: the apply when due conflicted; suspended: the person who scheduled it was deleted or may no longer apply. */
+  status: 'pending' | 'failed' | 'suspended'
   reason?: string
   /** Who scheduled it: the apply at the time is theirs. */
   by: { name: string; userId: number }
@@ -45,7 +46,7 @@ export const OPEN_STATES: readonly ChangeRequestState[] = ['Draft', 'In review',
 
 const iso = (value: string | Date): string => new Date(value).toISOString()
 
-function toRequest(row: Database['change_requests']): StoredRequest {
+export function toRequest(row: Database['change_requests']): StoredRequest {
   return {
     id: Number(row.id),
     project: row.project,
