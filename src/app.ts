@@ -77,6 +77,7 @@ import { createFlagEnvironmentService } from './features/flag-environments/flag-
 import { changeRequestRoutes } from './features/change-requests/change-request-routes.ts'
 import { createChangeRequestSearch } from './features/change-requests/change-request-search.ts'
 import { changeRequestSearchRoutes } from './features/change-requests/change-request-search-routes.ts'
+import { schedulesOfUsers } from './features/change-requests/suspend-schedules.ts'
 import { createChangeRequestService } from './features/change-requests/change-request-service.ts'
 import { startChangeRequestScheduler } from './features/change-requests/scheduler.ts'
 import { createChangeRequestSettings } from './features/change-requests/settings-service.ts'
@@ -234,7 +235,13 @@ export async function buildApp({
 
   registerErrorHandler(app)
   // Welcome and reset emails through EMAIL_HOST, when set (features/email/).
-  const users = createUserService({ db, attempts, sessions: sessionsOfUsers, email: createEmailSender(config.email, app.log) })
+  const users = createUserService({
+    db,
+    attempts,
+    sessions: sessionsOfUsers,
+    schedules: schedulesOfUsers,
+    email: createEmailSender(config.email, app.log),
+  })
   const inviteLinks = createInviteLinkService({ db, users })
   // First of the hooks: a refused Host learns nothing else, on every path.
   if (hosts !== undefined) registerHostCheck(app, hosts)

@@ -248,6 +248,20 @@ export function createChangeRequestStore(db: Kysely<Database>) {
       return row && toRequest(row)
     },
 
+    /** The Scheduled requests `userId` scheduled whose schedule is pending, locked until the transaction ends, by id (index change_requests_scheduled_by_idx). */
+    async lockPendingSchedulesOf(userId: number): Promise<StoredRequest[]> {
+      const rows = await db
+        .selectFrom('change_requests')
+        .selectAll()
+        .where('scheduled_by_user_id', '=', userId)
+        .where('state', '=', 'Scheduled')
+        .where('schedule_status', '=', 'pending')
+        .orderBy('id')
+        .$call(lockedRows(db))
+        .execute()
+      return rows.map(toRequest)
+    },
+
     /** A pending schedule of that time marked failed; false when it was not pending (applied, moved or cancelled meanwhile). */
     async markFailed(id: number, scheduledAt: string, reason: string): Promise<boolean> {
       const result = await db
