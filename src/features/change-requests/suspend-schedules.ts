@@ -3,12 +3,19 @@
  * scheduled a request is deleted or may no longer apply, the scheduler must not apply it as them.
  * users/ calls this inside its own transaction, handed over by app.ts.
  */
-import type { SchedulesOfUsers } from '../users/schedules-of-users.ts'
+import type { SchedulesOfUsers, SuspensionCause } from '../users/schedules-of-users.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createChangeRequestStore } from './change-request-store.ts'
 
+/** The schedule's reason, as the reference words a deletion's. */
+export function suspensionReason(userId: number, cause: SuspensionCause): string {
+  const who = `The user who scheduled this change request (user id: ${userId})`
+  return cause === 'deleted' ? `${who} has been deleted.` : `${who} no longer has the APPLY_CHANGE_REQUEST permission.`
+}
+
 export const schedulesOfUsers: SchedulesOfUsers = {
-  async suspend(trx, userId, reason, audit) {
+  async suspend(trx, userId, cause, audit) {
+    const reason = suspensionReason(userId, cause)
     const store = createChangeRequestStore(trx)
     // Locked first: a scheduler applying one of them meanwhile finishes before, and it is no longer pending.
     const pending = await store.lockPendingSchedulesOf(userId)

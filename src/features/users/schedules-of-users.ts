@@ -8,12 +8,15 @@ import type { Database } from '../../db/tables.ts'
 import { rolePermissions } from '../../http/permissions.ts'
 import type { AuditContext } from '../events/audit.ts'
 
+/** Why a user's schedules are suspended: the user is deleted, or their new root role may not apply change requests. */
+export type SuspensionCause = 'deleted' | 'may-not-apply'
+
 export interface SchedulesOfUsers {
   /**
    * Inside a user's deletion, or a role change that takes away APPLY_CHANGE_REQUEST: the
-   * schedules the user made that are still pending are suspended with `reason`, each with its event.
+   * schedules the user made that are still pending are suspended, each with its event.
    */
-  suspend(trx: Kysely<Database>, userId: number, reason: string, audit: AuditContext): Promise<void>
+  suspend(trx: Kysely<Database>, userId: number, cause: SuspensionCause, audit: AuditContext): Promise<void>
 }
 
 /** Whether a root role may apply change requests (and so keep its schedules). */
@@ -21,7 +24,3 @@ export function mayApplyChangeRequests(rootRole: number): boolean {
   const permissions = rolePermissions(rootRole)
   return permissions.has('ADMIN') || permissions.has('APPLY_CHANGE_REQUEST')
 }
-
-export const deletedReason = (userId: number) => `The user who scheduled this change request (user id: ${userId}) has been deleted.`
-export const cannotApplyReason = (userId: number) =>
-  `The user who scheduled this change request (user id: ${userId}) no longer has the APPLY_CHANGE_REQUEST permission.`

@@ -21,7 +21,7 @@ import {
 import { createUserStore, eventDataOf, lockSigningInAdmins, toUser, type User, type UserRow } from './user-store.ts'
 import type { PasswordAttempts } from './password-attempts.ts'
 import type { SessionsOfUsers } from './sessions-of-users.ts'
-import { cannotApplyReason, deletedReason, mayApplyChangeRequests, type SchedulesOfUsers } from './schedules-of-users.ts'
+import { mayApplyChangeRequests, type SchedulesOfUsers } from './schedules-of-users.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
 import type { EmailSender } from '../email/email-sender.ts'
 import { resetEmail, welcomeEmail } from '../email/mail-texts.ts'
@@ -149,7 +149,7 @@ export function createUserService({
     )
     await createUserStore(trx).delete(id)
     await appendEvents(trx, audit, [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
-    await schedules.suspend(trx, id, deletedReason(id), audit)
+    await schedules.suspend(trx, id, 'deleted', audit)
   }
 
   /** A new user's fields, checked; the password checked against the rules and hashed. */
@@ -266,7 +266,7 @@ export function createUserService({
           const audit = auditContext(actor)
           if (JSON.stringify(preData) !== JSON.stringify(data)) await appendEvents(trx, audit, [{ type: 'user-updated', data, preData }])
           if (after.root_role !== before.root_role && !mayApplyChangeRequests(after.root_role))
-            await schedules.suspend(trx, id, cannotApplyReason(id), audit)
+            await schedules.suspend(trx, id, 'may-not-apply', audit)
           return toUser(after)
         })
       } catch (error) {
