@@ -137,4 +137,23 @@ onEachDatabase('suspended schedules', (database) => {
     assert.equal(appliedNow.body.state, 'Applied')
     assert.equal(appliedNow.body.schedule, undefined)
   })
+
+  test('deleted with the inactive people: suspended as well, in that deletion', async (t) => {
+    const pennon = await useTestApp(t, database, { env: FAST })
+    const { ids, userId, scheduler } = await setUp(pennon)
+    const [id] = ids as [number]
+    const scheduledAt = inMs(3_600_000)
+    assert.equal((await setState(pennon, scheduler, id, 'Scheduled', { scheduledAt })).status, 200)
+    const yearAgo = new Date(Date.now() - 365 * 86_400_000).toISOString()
+    await pennon.database.db.updateTable('users').set({ created_at: yearAgo }).where('id', '=', userId).execute()
+    await pennon.database.db.updateTable('user_activity').set({ seen_at: yearAgo }).where('user_id', '=', userId).execute()
+    const deleted = await call(pennon, 'POST', '/api/admin/user-admin/inactive/delete', { ids: [userId] })
+    assert.equal(deleted.status, 200, deleted.text)
+    const reason = `The user who scheduled this change request (user id: ${userId}) has been deleted.`
+    assert.deepEqual((await requestOf(pennon, id)).schedule, { scheduledAt, status: 'suspended', reason })
+    assert.deepEqual(
+      (await allEvents(pennon)).slice(-2).map((e) => e.type),
+      ['user-deleted', 'change-request-schedule-suspended'],
+    )
+  })
 })
