@@ -75,6 +75,9 @@ import { createEnvironmentService } from './features/environments/environment-se
 import { flagEnvironmentRoutes } from './features/flag-environments/flag-environment-routes.ts'
 import { createFlagEnvironmentService } from './features/flag-environments/flag-environment-service.ts'
 import { changeRequestRoutes } from './features/change-requests/change-request-routes.ts'
+import { createChangeRequestSearch } from './features/change-requests/change-request-search.ts'
+import { changeRequestSearchRoutes } from './features/change-requests/change-request-search-routes.ts'
+import { schedulesOfUsers } from './features/change-requests/suspend-schedules.ts'
 import { createChangeRequestService } from './features/change-requests/change-request-service.ts'
 import { startChangeRequestScheduler } from './features/change-requests/scheduler.ts'
 import { createChangeRequestSettings } from './features/change-requests/settings-service.ts'
@@ -232,7 +235,13 @@ export async function buildApp({
 
   registerErrorHandler(app)
   // Welcome and reset emails through EMAIL_HOST, when set (features/email/).
-  const users = createUserService({ db, attempts, sessions: sessionsOfUsers, email: createEmailSender(config.email, app.log) })
+  const users = createUserService({
+    db,
+    attempts,
+    sessions: sessionsOfUsers,
+    schedules: schedulesOfUsers,
+    email: createEmailSender(config.email, app.log),
+  })
   const inviteLinks = createInviteLinkService({ db, users })
   // First of the hooks: a refused Host learns nothing else, on every path.
   if (hosts !== undefined) registerHostCheck(app, hosts)
@@ -366,6 +375,7 @@ export async function buildApp({
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
       // An applied change request makes its changes through the services above, in one transaction.
       const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies } })
+      await admin.register(changeRequestSearchRoutes, { search: createChangeRequestSearch({ db }) })
       // Scheduled requests are applied when due by whichever instance claims them first.
       const scheduler = startChangeRequestScheduler({
         changeRequests,

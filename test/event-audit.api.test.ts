@@ -937,6 +937,35 @@ onEachDatabase('event log completeness', (database) => {
       ])
     })
     await call(pennon, 'PUT', `${crs}/${sixth}/state`, { state: 'Cancelled' })
+    // A schedule whose person may no longer apply requests: suspended in the role change's transaction.
+    const seventh = await approvedRequest(offChange)
+    const scheduler = await call(pennon, 'POST', users, { email: 'scheduler@example.com', rootRole: 2, password: PASSWORD })
+    const schedulerLogin = await call(
+      pennon,
+      'POST',
+      '/auth/simple/login',
+      { username: 'scheduler@example.com', password: PASSWORD },
+      { token: null },
+    )
+    const farOff = new Date(Date.now() + 3_600_000).toISOString()
+    const byScheduler = asBrowser(String(schedulerLogin.headers['set-cookie']).split(';')[0]!)
+    const scheduledBy = await call(pennon, 'PUT', `${crs}/${seventh}/state`, { state: 'Scheduled', scheduledAt: farOff }, byScheduler)
+    assert.equal(scheduledBy.status, 200, scheduledBy.text)
+    const schedulerData = { id: scheduler.body.id, name: null, username: null, email: 'scheduler@example.com', rootRole: 2 }
+    await run('PUT', `${users}/{id}`, `${users}/${scheduler.body.id}`, { rootRole: 3 }, 200, [
+      { type: 'user-updated', data: { ...schedulerData, rootRole: 3 }, preData: schedulerData },
+      {
+        type: 'change-request-schedule-suspended',
+        ...gated,
+        data: {
+          changeRequestId: seventh,
+          state: 'Scheduled',
+          scheduledAt: farOff,
+          reason: `The user who scheduled this change request (user id: ${scheduler.body.id}) no longer has the APPLY_CHANGE_REQUEST permission.`,
+        },
+      },
+    ])
+    await call(pennon, 'PUT', `${crs}/${seventh}/state`, { state: 'Cancelled' })
     await call(pennon, 'PUT', `${addUrl}/config`, { changeRequestsEnabled: false })
 
     await run('POST', '/auth/reset/password-email', '/auth/reset/password-email', { email: 'audit@example.com' }, 200, [])

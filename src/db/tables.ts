@@ -452,7 +452,7 @@ export interface ChangeRequestsTable {
   scheduled_at: Timestamp | null
   /** JSON text: when each state was entered */
   state_timestamps: string
-  /** While Scheduled: pending, or failed (with schedule_reason) (migration 0029) */
+  /** While Scheduled: pending, failed or suspended (with schedule_reason) (migration 0029) */
   schedule_status: string | null
   schedule_reason: string | null
   /** Who scheduled it: the scheduled apply is theirs */

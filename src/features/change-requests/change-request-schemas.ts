@@ -100,7 +100,7 @@ export const ChangeRequestResponse = Type.Object({
   schedule: Type.Optional(
     Type.Object({
       scheduledAt: Type.String(),
-      status: Type.String({ description: 'pending or failed' }),
+      status: Type.String({ description: 'pending, failed or suspended' }),
       reason: Type.Optional(Type.String()),
       failureReason: Type.Optional(Type.String()),
     }),

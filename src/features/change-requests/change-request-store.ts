@@ -23,7 +23,8 @@ export interface StoredRequest {
 
 export interface StoredSchedule {
   scheduledAt: string
-  status: 'pending' | 'failed'
+  /** failed: the apply when due conflicted; suspended: the person who scheduled it was deleted or may no longer apply. */
+  status: 'pending' | 'failed' | 'suspended'
   reason?: string
   /** Who scheduled it: the apply at the time is theirs. */
   by: { name: string; userId: number }
@@ -45,7 +46,7 @@ export const OPEN_STATES: readonly ChangeRequestState[] = ['Draft', 'In review',
 
 const iso = (value: string | Date): string => new Date(value).toISOString()
 
-function toRequest(row: Database['change_requests']): StoredRequest {
+export function toRequest(row: Database['change_requests']): StoredRequest {
   return {
     id: Number(row.id),
     project: row.project,
@@ -258,6 +259,20 @@ export function createChangeRequestStore(db: Kysely<Database>) {
       if (dialectOf(db) === 'postgres') query = query.forUpdate().skipLocked()
       const row = await query.executeTakeFirst()
       return row && toRequest(row)
+    },
+
+    /** The Scheduled requests `userId` scheduled whose schedule is pending, locked until the transaction ends, by id (index change_requests_scheduled_by_idx). */
+    async lockPendingSchedulesOf(userId: number): Promise<StoredRequest[]> {
+      const rows = await db
+        .selectFrom('change_requests')
+        .selectAll()
+        .where('scheduled_by_user_id', '=', userId)
+        .where('state', '=', 'Scheduled')
+        .where('schedule_status', '=', 'pending')
+        .orderBy('id')
+        .$call(lockedRows(db))
+        .execute()
+      return rows.map(toRequest)
     },
 
     /** A pending schedule of that time marked failed; false when it was not pending (applied, moved or cancelled meanwhile). */

@@ -13,6 +13,7 @@ import {
 } from '../../../test/test-app.ts'
 import * as migration0028 from '../../db/migrations/0028-change-requests.ts'
 import * as migration0029 from '../../db/migrations/0029-change-request-schedules.ts'
+import * as migration0030 from '../../db/migrations/0030-change-request-search.ts'
 import { archive, createFlag, projectPath } from '../../../test/helpers/flags.ts'
 import { addStrategy, listStrategies, placeOf, strategiesPath, toggle } from '../../../test/helpers/strategies.ts'
 
@@ -376,13 +377,15 @@ onEachDatabase('change requests', (database) => {
     assert.equal((await listStrategies(pennon, 'checkout', PROD)).length, 1)
   })
 
-  test('migrations 0029 and 0028 undone and done again: the settings are gone, the feature works', async (t) => {
+  test('migrations 0030, 0029 and 0028 undone and done again: the settings are gone, the feature works', async (t) => {
     const pennon = await useTestApp(t, database)
     await protect(pennon)
+    await migration0030.down(pennon.database.db)
     await migration0029.down(pennon.database.db)
     await migration0028.down(pennon.database.db)
     await migration0028.up(pennon.database.db)
     await migration0029.up(pennon.database.db)
+    await migration0030.up(pennon.database.db)
     assert.equal((await call(pennon, 'GET', `${CR}/config`)).body[1].changeRequestEnabled, false)
     await protect(pennon)
     const { author } = await people(pennon)

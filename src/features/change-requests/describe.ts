@@ -27,12 +27,12 @@ export interface ChangeRequestView {
   rejections: Array<{ createdBy: UserView; createdAt: string }>
   comments: Array<{ id: number; text: string; createdBy: UserView; createdAt: string }>
   stateTimestamps: Record<string, string>
-  /** While Scheduled, as the reference: failed ones say why (reason, and failureReason as older UIs read it). */
+  /** While Scheduled, as the reference: failed and suspended ones say why (scheduleOf). */
   schedule?: { scheduledAt: string; status: string; reason?: string; failureReason?: string }
 }
 
 // Pennon keeps no avatars: the image is empty, as in the flag search's creators.
-const user = (id: number, name: string): UserView => ({ id: Number(id), username: name, imageUrl: '' })
+export const user = (id: number, name: string): UserView => ({ id: Number(id), username: name, imageUrl: '' })
 const iso = (value: string | Date): string => new Date(value).toISOString()
 
 function groupBy<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
@@ -89,15 +89,24 @@ export async function describeRequests(db: Kysely<Database>, requests: readonly 
         createdAt: iso(comment.created_at),
       })),
       stateTimestamps: request.stateTimestamps,
-      ...(request.state === 'Scheduled' && request.schedule
-        ? {
-            schedule: {
-              scheduledAt: request.schedule.scheduledAt,
-              status: request.schedule.status,
-              ...(request.schedule.reason === undefined ? {} : { reason: request.schedule.reason, failureReason: request.schedule.reason }),
-            },
-          }
-        : {}),
+      ...scheduleOf(request),
     }
   })
+}
+
+/**
+ * `{schedule}` while Scheduled, as the reference: pending; failed with its reason (and
+ * failureReason, as older UIs read it); suspended with its reason. Nothing otherwise.
+ */
+export function scheduleOf(request: StoredRequest): { schedule?: NonNullable<ChangeRequestView['schedule']> } {
+  const schedule = request.schedule
+  if (request.state !== 'Scheduled' || !schedule) return {}
+  const reason = schedule.reason
+  return {
+    schedule: {
+      scheduledAt: schedule.scheduledAt,
+      status: schedule.status,
+      ...(reason === undefined ? {} : schedule.status === 'failed' ? { reason, failureReason: reason } : { reason }),
+    },
+  }
 }

@@ -177,7 +177,7 @@ export interface ChangeRequestEventData {
   scheduledAt?: string
   appliedAt?: string
   failedAt?: string
-  /** Why a scheduled apply failed. */
+  /** Why a scheduled apply failed, or why the schedule was suspended. */
   reason?: string
 }
 /** A change added to or discarded from a request. */
@@ -295,6 +295,7 @@ export type NewEvent = Base &
           | 'change-request-scheduled'
           | 'change-request-scheduled-application-success'
           | 'change-request-scheduled-application-failure'
+          | 'change-request-schedule-suspended'
         data: ChangeRequestEventData
       }
     | { type: 'change-added' | 'change-edited' | 'change-discarded'; data: ChangeEventData }

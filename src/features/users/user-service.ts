@@ -21,6 +21,7 @@ import {
 import { createUserStore, eventDataOf, lockSigningInAdmins, toUser, type User, type UserRow } from './user-store.ts'
 import type { PasswordAttempts } from './password-attempts.ts'
 import type { SessionsOfUsers } from './sessions-of-users.ts'
+import { mayApplyChangeRequests, type SchedulesOfUsers } from './schedules-of-users.ts'
 import type { CreateUserBody, PasswordBody, UpdateUserBody } from './user-schemas.ts'
 import type { EmailSender } from '../email/email-sender.ts'
 import { resetEmail, welcomeEmail } from '../email/mail-texts.ts'
@@ -116,11 +117,14 @@ export function createUserService({
   db,
   attempts,
   sessions,
+  schedules,
   email: mailer,
 }: {
   db: Kysely<Database>
   attempts: PasswordAttempts
   sessions: SessionsOfUsers
+  /** The change requests the user scheduled: suspended when the user goes or may no longer apply them. */
+  schedules: SchedulesOfUsers
   /** Sends welcome and reset emails when an SMTP server is configured. */
   email: EmailSender
 }) {
@@ -134,7 +138,7 @@ export function createUserService({
     })
   }
 
-  /** Inside the caller's transaction: deletes a user (404 if unknown, 409 for the last admin credential), with its event. */
+  /** Inside the caller's transaction: deletes a user (404 if unknown, 409 for the last admin credential), with its event; their pending schedules are suspended. */
   async function deleteIn(trx: Kysely<Database>, id: number, audit: AuditContext): Promise<void> {
     const admins = await lockAdminCredentials(trx, lockSigningInAdmins)
     const before = await lockedUser(trx, id)
@@ -145,6 +149,7 @@ export function createUserService({
     )
     await createUserStore(trx).delete(id)
     await appendEvents(trx, audit, [{ type: 'user-deleted', preData: eventDataOf(toUser(before)) }])
+    await schedules.suspend(trx, id, 'deleted', audit)
   }
 
   /** A new user's fields, checked; the password checked against the rules and hashed. */
@@ -229,7 +234,10 @@ export function createUserService({
     checkedUser,
     insertUserIn,
 
-    /** Name, email and root role; a new role ends the user's sessions (their next request signs in anew). */
+    /**
+     * Name, email and root role; a new role ends the user's sessions (their next request signs in
+     * anew), and one that may not apply change requests suspends the user's pending schedules.
+     */
     async update(id: number, input: UpdateUserBody, actor: Actor): Promise<User> {
       const rootRole = input.rootRole === undefined ? undefined : parseRootRole(input.rootRole, '/body/rootRole')
       const email = input.email === undefined ? undefined : normalEmail(input.email, '/body/email')
@@ -255,8 +263,10 @@ export function createUserService({
           await createUserStore(trx).update(id, { name: after.name, email: after.email, root_role: after.root_role })
           if (after.root_role !== before.root_role) await sessions.endAll(trx, id)
           const [preData, data] = [eventDataOf(toUser(before)), eventDataOf(toUser(after))]
-          if (JSON.stringify(preData) !== JSON.stringify(data))
-            await appendEvents(trx, auditContext(actor), [{ type: 'user-updated', data, preData }])
+          const audit = auditContext(actor)
+          if (JSON.stringify(preData) !== JSON.stringify(data)) await appendEvents(trx, audit, [{ type: 'user-updated', data, preData }])
+          if (after.root_role !== before.root_role && !mayApplyChangeRequests(after.root_role))
+            await schedules.suspend(trx, id, 'may-not-apply', audit)
           return toUser(after)
         })
       } catch (error) {
