@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Principal } from '../../http/permissions.ts'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { shapeCheck } from '../../http/json-patch.ts'
 import {
+  ACTIONS,
   ChangeBody,
+  type ChangeAction,
   ChangeParams,
   ChangeRequestList,
   ChangeRequestResponse,
@@ -16,6 +18,7 @@ import {
   CountResponse,
   EnvironmentParams,
   FeatureParams,
+  PAYLOAD_OPTIONAL,
   PAYLOADS,
   ProjectParams,
   RequestParams,
@@ -29,12 +32,21 @@ import type { ChangeRequestSettings } from './settings-service.ts'
 
 const tags = ['Change Requests']
 const base = '/projects/:projectId/change-requests'
-/** The action's permission, then its payload as the direct route checks its body (reported under /body/payload). */
-function checkChange(request: FastifyRequest & { body: ChangeBody; principal: Principal }, environment: string): void {
+/** Each action's payload as the body it is checked against; archiveFeature and deleteDependency may leave it out. */
+const PAYLOAD_CHECKS: Record<ChangeAction, TSchema> = Object.fromEntries(
+  ACTIONS.map((action): [ChangeAction, TSchema] => [
+    action,
+    Type.Object({ payload: PAYLOAD_OPTIONAL.has(action) ? Type.Optional(PAYLOADS[action]) : PAYLOADS[action] }),
+  ]),
+) as Record<ChangeAction, TSchema>
+
+/** The action's permission, then its payload as the direct route checks its body (reported under /body/payload); a left-out payload is `{}`. */
+function checkChange(request: FastifyRequest & { body: ChangeBody; principal: Principal }, environment: string): ChangeBody {
   const { action, payload } = request.body
   requirePermission(request.principal, ACTION_PERMISSIONS[action], environment)
-  const details = shapeCheck(request, Type.Object({ payload: PAYLOADS[action] }))({ payload })
+  const details = shapeCheck(request, PAYLOAD_CHECKS[action])({ payload })
   if (details.length > 0) throw validationFailed(details)
+  return { ...request.body, payload: payload ?? {} }
 }
 
 const idOf = (params: { id: string }): number => parseIntegerId(params.id, '/params/id')
@@ -96,8 +108,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { projectId, environment } = request.params
-      checkChange(request, environment)
-      return changeRequests.addChange(projectId, environment, request.body, request.principal)
+      return changeRequests.addChange(projectId, environment, checkChange(request, environment), request.principal)
     },
   )
 
@@ -279,8 +290,8 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const changeId = parseIntegerId(request.params.changeId, '/params/changeId')
       const changeRequest = await changeRequests.get(request.params.projectId, idOf(request.params))
-      checkChange(request, changeRequest.environment)
-      return changeRequests.editChange(request.params.projectId, idOf(request.params), changeId, request.body, request.principal)
+      const body = checkChange(request, changeRequest.environment)
+      return changeRequests.editChange(request.params.projectId, idOf(request.params), changeId, body, request.principal)
     },
   )
 

@@ -16,8 +16,9 @@ import type { NewEvent } from '../events/event-types.ts'
 import { findFlagEnvironment } from '../flag-environments/flag-environment.ts'
 import { createStrategyStore } from '../flag-environments/strategy-store.ts'
 import { archivedFlag } from '../flags/flag-errors.ts'
+import { createFlagStore } from '../flags/flag-store.ts'
 import { applyChanges, type ApplyServices } from './apply.ts'
-import type { ChangeAction, ChangeBody, ChangeRequestState, StateBody } from './change-request-schemas.ts'
+import type { ChangeAction, ChangeBody, ChangeRequestState, PayloadOf, StateBody } from './change-request-schemas.ts'
 import { createChangeRequestStore, OPEN_STATES, type StoredChange, type StoredRequest } from './change-request-store.ts'
 import { describeRequests, type ChangeRequestView } from './describe.ts'
 import { createScheduledApply, futureTime } from './scheduled-apply.ts'
@@ -31,11 +32,23 @@ export const ACTION_PERMISSIONS: Record<ChangeAction, Permission> = {
   deleteStrategy: 'DELETE_FEATURE_STRATEGY',
   reorderStrategy: 'UPDATE_FEATURE_STRATEGY',
   patchVariant: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  archiveFeature: 'DELETE_FEATURE',
+  addDependency: 'UPDATE_FEATURE_DEPENDENCY',
+  deleteDependency: 'UPDATE_FEATURE_DEPENDENCY',
 }
 
 /** Actions a flag has at most one of in a request: a later one replaces it (per strategy id for a strategy's update or deletion). */
-const REPLACED: ReadonlySet<string> = new Set(['updateEnabled', 'patchVariant', 'reorderStrategy', 'updateStrategy', 'deleteStrategy'])
-const sameTarget = (a: { feature: string; action: string; payload: unknown }, b: { feature: string; action: string; payload: unknown }) =>
+const REPLACED: ReadonlySet<string> = new Set([
+  'updateEnabled',
+  'patchVariant',
+  'reorderStrategy',
+  'updateStrategy',
+  'deleteStrategy',
+  'archiveFeature',
+  'addDependency',
+  'deleteDependency',
+])
+const sameTarget = (a: { feature: string; action: string; payload?: unknown }, b: { feature: string; action: string; payload?: unknown }) =>
   a.feature === b.feature &&
   a.action === b.action &&
   REPLACED.has(a.action) &&
@@ -48,7 +61,10 @@ export function requirePermission(principal: Principal, permission: Permission, 
   throw forbidden(`Missing permission: this operation needs "${permission}" in the ${quote(environment)} environment.`, [permission])
 }
 
-/** As the direct routes answer: the flag and its environment must be there, the flag not archived, a strategy named by id one of its own. */
+/**
+ * As the direct routes answer: the flag and its environment must be there, the flag not archived, a
+ * strategy named by id one of its own, a parent to depend on another active flag of the project.
+ */
 async function checkTarget(trx: Kysely<Database>, project: string, environment: string, body: ChangeBody): Promise<void> {
   const place = { project, feature: body.feature, environment }
   const { flag } = await findFlagEnvironment(trx, place)
@@ -57,6 +73,17 @@ async function checkTarget(trx: Kysely<Database>, project: string, environment: 
     const { id: strategyId } = body.payload as { id: string }
     if (!(await createStrategyStore(trx).find(place, strategyId)))
       throw notFound(`Flag ${quote(body.feature)} has no strategy ${quote(strategyId)} in environment ${quote(environment)}.`)
+  }
+  if (body.action === 'addDependency') {
+    const { feature: parent } = body.payload as PayloadOf<'addDependency'>
+    if (parent === body.feature)
+      throw invalid(
+        `The \`/body/payload/feature\` property names the flag itself (${quote(parent)}): a flag cannot depend on itself.`,
+        '/body/payload/feature',
+      )
+    const found = await createFlagStore(trx).find(parent)
+    if (!found || found.project !== project || found.archived)
+      throw notFound(`There's no active flag named ${quote(parent)} in project ${quote(project)} to depend on.`)
   }
 }
 
