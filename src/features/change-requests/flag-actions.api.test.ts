@@ -13,7 +13,7 @@ import {
   type TestApp,
 } from '../../../test/test-app.ts'
 import { checkOneRequest } from '../../../test/helpers/events.ts'
-import { addDependency, archive, createFlag, createFlags, depend, dependencyRows, projectPath } from '../../../test/helpers/flags.ts'
+import { addDependency, archive, createFlags, depend, dependencyRows, projectPath } from '../../../test/helpers/flags.ts'
 import { placeOf } from '../../../test/helpers/strategies.ts'
 
 const PROD = 'production'
