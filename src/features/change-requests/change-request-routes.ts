@@ -6,7 +6,7 @@ import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http
 import { validationFailed } from '../../http/errors.ts'
 import { shapeCheck } from '../../http/json-patch.ts'
 import {
-  ACTIONS,
+  ChangeBodies,
   ChangeBody,
   type ChangeAction,
   ChangeParams,
@@ -32,21 +32,39 @@ import type { ChangeRequestSettings } from './settings-service.ts'
 
 const tags = ['Change Requests']
 const base = '/projects/:projectId/change-requests'
-/** Each action's payload as the body it is checked against; archiveFeature and deleteDependency may leave it out. */
-const PAYLOAD_CHECKS: Record<ChangeAction, TSchema> = Object.fromEntries(
-  ACTIONS.map((action): [ChangeAction, TSchema] => [
-    action,
-    Type.Object({ payload: PAYLOAD_OPTIONAL.has(action) ? Type.Optional(PAYLOADS[action]) : PAYLOADS[action] }),
-  ]),
-) as Record<ChangeAction, TSchema>
+/** Each action's payload check, by action and place in an array body (the reference's UI sends several changes as one). */
+const PAYLOAD_CHECKS = new Map<string, TSchema>()
 
-/** The action's permission, then its payload as the direct route checks its body (reported under /body/payload); a left-out payload is `{}`. */
-function checkChange(request: FastifyRequest & { body: ChangeBody; principal: Principal }, environment: string): ChangeBody {
-  const { action, payload } = request.body
+/** The schema `action`'s payload is checked against, as the change at `index` of an array body or as the body itself. */
+function payloadCheck(action: ChangeAction, index: number | undefined): TSchema {
+  const key = `${action}/${index ?? ''}`
+  let schema = PAYLOAD_CHECKS.get(key)
+  if (!schema) {
+    // archiveFeature and deleteDependency may leave their payload out, as the reference's UI does.
+    const payload = Type.Object({ payload: PAYLOAD_OPTIONAL.has(action) ? Type.Optional(PAYLOADS[action]) : PAYLOADS[action] })
+    // An object keyed by the index reports the same paths as the array item would (/body/0/payload/…).
+    schema = index === undefined ? payload : Type.Object({ [index]: payload })
+    PAYLOAD_CHECKS.set(key, schema)
+  }
+  return schema
+}
+
+/**
+ * The action's permission, then its payload as the direct route checks its body (reported under
+ * /body/payload, or /body/<index>/payload in an array); a left-out payload is `{}`.
+ */
+function checkChange(
+  request: FastifyRequest & { principal: Principal },
+  change: ChangeBody,
+  environment: string,
+  index?: number,
+): ChangeBody {
+  const { action, payload } = change
   requirePermission(request.principal, ACTION_PERMISSIONS[action], environment)
-  const details = shapeCheck(request, PAYLOAD_CHECKS[action])({ payload })
+  const document = index === undefined ? { payload } : { [index]: { payload } }
+  const details = shapeCheck(request, payloadCheck(action, index))(document)
   if (details.length > 0) throw validationFailed(details)
-  return { ...request.body, payload: payload ?? {} }
+  return { ...change, payload: payload ?? {} }
 }
 
 const idOf = (params: { id: string }): number => parseIntegerId(params.id, '/params/id')
@@ -98,17 +116,21 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
       config: { permission: 'NONE' },
       schema: {
         tags,
-        summary: "Add a change to the caller's draft change request",
+        summary: "Add a change (or an array of them) to the caller's draft change request",
         description:
-          "The change goes into the caller's Draft for the environment, made when there is none (events change-request-created, change-added). Needs the permission of the action's direct route. A later updateEnabled, patchVariant or reorderStrategy of the same flag (or update or deletion of the same strategy) replaces the earlier one.",
+          "The changes go into the caller's Draft for the environment, made when there is none, in their order, all or none (events change-request-created, change-added). Each needs the permission of its action's direct route. A later updateEnabled, patchVariant, reorderStrategy, archiveFeature, addDependency or deleteDependency of the same flag (or update or deletion of the same strategy) replaces the earlier one.",
         params: EnvironmentParams,
-        body: ChangeBody,
+        body: ChangeBodies,
         response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
       },
     },
     async (request) => {
       const { projectId, environment } = request.params
-      return changeRequests.addChange(projectId, environment, checkChange(request, environment), request.principal)
+      const { body } = request
+      const changes = Array.isArray(body)
+        ? body.map((change, index) => checkChange(request, change, environment, index))
+        : [checkChange(request, body, environment)]
+      return changeRequests.addChanges(projectId, environment, changes, request.principal, Array.isArray(body))
     },
   )
 
@@ -290,7 +312,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const changeId = parseIntegerId(request.params.changeId, '/params/changeId')
       const changeRequest = await changeRequests.get(request.params.projectId, idOf(request.params))
-      const body = checkChange(request, changeRequest.environment)
+      const body = checkChange(request, request.body, changeRequest.environment)
       return changeRequests.editChange(request.params.projectId, idOf(request.params), changeId, body, request.principal)
     },
   )

@@ -67,6 +67,8 @@ export const ChangeBody = Type.Object({
   ),
 })
 export type ChangeBody = Static<typeof ChangeBody>
+/** One change, or several (as the reference's UI sends them): added in their order, all or none. */
+export const ChangeBodies = Type.Union([ChangeBody, Type.Array(ChangeBody, { minItems: 1, maxItems: 100 })])
 
 /** The states, as the reference's. */
 export const STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Scheduled', 'Cancelled', 'Rejected'] as const

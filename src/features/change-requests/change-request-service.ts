@@ -65,7 +65,7 @@ export function requirePermission(principal: Principal, permission: Permission, 
  * As the direct routes answer: the flag and its environment must be there, the flag not archived, a
  * strategy named by id one of its own, a parent to depend on another active flag of the project.
  */
-async function checkTarget(trx: Kysely<Database>, project: string, environment: string, body: ChangeBody): Promise<void> {
+async function checkTarget(trx: Kysely<Database>, project: string, environment: string, body: ChangeBody, at = '/body'): Promise<void> {
   const place = { project, feature: body.feature, environment }
   const { flag } = await findFlagEnvironment(trx, place)
   if (flag.archived) throw archivedFlag(flag.name)
@@ -76,11 +76,10 @@ async function checkTarget(trx: Kysely<Database>, project: string, environment: 
   }
   if (body.action === 'addDependency') {
     const { feature: parent } = body.payload as PayloadOf<'addDependency'>
-    if (parent === body.feature)
-      throw invalid(
-        `The \`/body/payload/feature\` property names the flag itself (${quote(parent)}): a flag cannot depend on itself.`,
-        '/body/payload/feature',
-      )
+    if (parent === body.feature) {
+      const path = `${at}/payload/feature`
+      throw invalid(`The \`${path}\` property names the flag itself (${quote(parent)}): a flag cannot depend on itself.`, path)
+    }
     const found = await createFlagStore(trx).find(parent)
     if (!found || found.project !== project || found.archived)
       throw notFound(`There's no active flag named ${quote(parent)} in project ${quote(project)} to depend on.`)
@@ -205,10 +204,17 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
     ...createScheduledApply({ db, applyNow }),
 
     /**
-     * POST …/environments/:environment/change-requests: the change goes into the author's Draft for
-     * this environment, made when there is none. The flag must be the project's, with the environment.
+     * POST …/environments/:environment/change-requests: the changes go into the author's Draft for
+     * this environment, made when there is none, in their order, all or none. Each flag must be the
+     * project's, with the environment. `several`: whether they were sent as an array (errors name the index).
      */
-    addChange: (project: string, environment: string, body: ChangeBody, principal: Principal): Promise<ChangeRequestView> =>
+    addChanges: (
+      project: string,
+      environment: string,
+      bodies: readonly ChangeBody[],
+      principal: Principal,
+      several: boolean,
+    ): Promise<ChangeRequestView> =>
       db.transaction().execute(async (trx) => {
         await checkProjectEnvironment(trx, project, environment)
         const store = createChangeRequestStore(trx)
@@ -218,7 +224,8 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
             `Environment ${quote(environment)} of project ${quote(project)} does not need change requests: change the flag directly.`,
           )
         }
-        await checkTarget(trx, project, environment, body)
+        for (const [index, body] of bodies.entries())
+          await checkTarget(trx, project, environment, body, several ? `/body/${index}` : '/body')
         const audit = auditContext(principal)
         const events: NewEvent[] = []
         let id = await store.findDraft(project, environment, principal.userId)
@@ -239,24 +246,26 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
           await store.setTitle(id, `Change request #${id}`)
           events.push({ type: 'change-request-created', project, environment, data: { changeRequestId: id, state: 'Draft' } })
         }
-        const replaced = (await store.changes([id])).filter((change) => sameTarget(change, body))
-        for (const change of replaced) await store.deleteChange(id, change.id)
-        const change = await store.insertChange({
-          changeRequestId: id,
-          feature: body.feature,
-          action: body.action,
-          payload: body.payload,
-          createdBy: principal.name,
-          createdByUserId: principal.userId,
-          createdAt: audit.createdAt,
-        })
-        events.push({
-          type: 'change-added',
-          featureName: body.feature,
-          project,
-          environment,
-          data: { changeRequestId: id, change: { id: change.id, action: change.action, payload: change.payload } },
-        })
+        for (const body of bodies) {
+          const replaced = (await store.changes([id])).filter((change) => sameTarget(change, body))
+          for (const change of replaced) await store.deleteChange(id, change.id)
+          const change = await store.insertChange({
+            changeRequestId: id,
+            feature: body.feature,
+            action: body.action,
+            payload: body.payload,
+            createdBy: principal.name,
+            createdByUserId: principal.userId,
+            createdAt: audit.createdAt,
+          })
+          events.push({
+            type: 'change-added',
+            featureName: body.feature,
+            project,
+            environment,
+            data: { changeRequestId: id, change: { id: change.id, action: change.action, payload: change.payload } },
+          })
+        }
         await appendEvents(trx, audit, events)
         return describeOne(trx, (await store.find(project, id))!)
       }),

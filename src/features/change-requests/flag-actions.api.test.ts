@@ -164,6 +164,63 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     )
   })
 
+  test('several changes in one POST, as the reference UI sends them: added in order, all or none', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const author = await serviceAccountToken(pennon, 2, 'author')
+    await createFlags(pennon, ['one', 'two', 'parent'])
+    await protect(pennon)
+    const post = (body: unknown) => call(pennon, 'POST', addPath, body, { token: author })
+
+    // One bad change: nothing is added, and the path names it.
+    const bad = await post([
+      { feature: 'one', action: 'archiveFeature' },
+      { feature: 'two', action: 'updateEnabled', payload: { enabled: 'yes' } },
+    ])
+    assert.equal(bad.status, 400, bad.text)
+    assert.deepEqual(
+      withoutId(bad.body),
+      errorOf('ValidationError', 'The `/body/1/payload/enabled` property must be boolean. You sent "yes".', {
+        details: [{ message: 'The `/body/1/payload/enabled` property must be boolean. You sent "yes".', path: '/body/1/payload/enabled' }],
+      }),
+    )
+    const self = await post([
+      { feature: 'one', action: 'archiveFeature' },
+      { feature: 'two', action: 'addDependency', payload: { feature: 'two' } },
+    ])
+    assert.equal(self.status, 400, self.text)
+    assert.deepEqual(
+      self.body.details.map((detail: any) => detail.path),
+      ['/body/1/payload/feature'],
+    )
+    const ghost = await post([
+      { feature: 'one', action: 'archiveFeature' },
+      { feature: 'ghost', action: 'archiveFeature' },
+    ])
+    assert.equal(ghost.status, 404, ghost.text)
+    assert.deepEqual((await call(pennon, 'GET', CR, undefined, { token: author })).body, [])
+
+    const both = await post([
+      { feature: 'one', action: 'archiveFeature', payload: undefined },
+      { feature: 'two', action: 'addDependency', payload: { feature: 'parent', enabled: true, variants: [] } },
+      { feature: 'one', action: 'archiveFeature' },
+    ])
+    assert.equal(both.status, 200, both.text)
+    // The second archiveFeature of "one" replaced the first.
+    assert.deepEqual(changesOf(both.body), [
+      { feature: 'two', action: 'addDependency', payload: { feature: 'parent', enabled: true, variants: [] } },
+      { feature: 'one', action: 'archiveFeature', payload: {} },
+    ])
+    const added = (await allEvents(pennon)).filter((event) => event.type === 'change-added')
+    assert.deepEqual(
+      added.map((event) => [event.featureName, event.data.change.action]),
+      [
+        ['one', 'archiveFeature'],
+        ['two', 'addDependency'],
+        ['one', 'archiveFeature'],
+      ],
+    )
+  })
+
   test('what the direct routes refuse is refused when added: the payload (400), the permission (403), the flags (404)', async (t) => {
     const pennon = await useTestApp(t, database)
     const author = await serviceAccountToken(pennon, 2, 'author')
