@@ -81,6 +81,8 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
       ['POST', `${flagPath('child')}/dependencies`, { feature: 'parent' }],
       ['DELETE', `${flagPath('other')}/dependencies/parent`, undefined],
       ['DELETE', `${flagPath('other')}/dependencies`, undefined],
+      // A copy of a child copies its dependency.
+      ['POST', `${flagPath('other')}/clone`, { name: 'other-copy' }],
     ] as const) {
       const response = await call(pennon, method, url, body, { token: editor })
       assert.equal(response.status, 403, `${method} ${url}: ${response.text}`)
@@ -88,6 +90,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     }
     assert.deepEqual(await archivedFlags(pennon), [])
     assert.deepEqual(await dependencyRows(pennon), [{ child: 'other', parent: 'parent', enabled: true, variants: [] }])
+    assert.equal((await call(pennon, 'GET', flagPath('other-copy'))).status, 404)
 
     // An Admin holds SKIP_CHANGE_REQUEST.
     assert.equal((await addDependency(pennon, 'child', { feature: 'parent' })).status, 200)
