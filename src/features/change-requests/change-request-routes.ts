@@ -27,7 +27,8 @@ import {
   StateBody,
   TitleBody,
 } from './change-request-schemas.ts'
-import { ACTION_PERMISSIONS, requirePermission, type ChangeRequestService } from './change-request-service.ts'
+import { requirePermission, type ChangeRequestService } from './change-request-service.ts'
+import { ACTION_PERMISSIONS } from './change-rules.ts'
 import type { ChangeRequestSettings } from './settings-service.ts'
 
 const tags = ['Change Requests']
