@@ -101,6 +101,19 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     assert.deepEqual(await archivedFlags(pennon), ['child'])
   })
 
+  test('a protected environment the project no longer has does not refuse them', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const editor = await serviceAccountToken(pennon, 2, 'editor')
+    await createFlags(pennon, ['parent', 'child'])
+    await protect(pennon)
+    assert.equal((await addDependency(pennon, 'child', { feature: 'parent' }, 'default', editor)).status, 403)
+    const removed = await call(pennon, 'DELETE', `${projectPath()}/environments/${PROD}`)
+    assert.equal(removed.status, 200, removed.text)
+    const added = await addDependency(pennon, 'child', { feature: 'parent' }, 'default', editor)
+    assert.equal(added.status, 200, added.text)
+    assert.deepEqual(await dependencyRows(pennon), [{ child: 'child', parent: 'parent', enabled: true, variants: [] }])
+  })
+
   test('archiveFeature, addDependency and deleteDependency: added, shown, then applied in one transaction with their own events', async (t) => {
     const pennon = await useTestApp(t, database)
     const author = await serviceAccountToken(pennon, 2, 'author')
