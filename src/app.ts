@@ -312,8 +312,11 @@ export async function buildApp({
       await admin.register(usageRoutes, { usage: createUsageService({ db }) })
       await admin.register(applicationRoutes, { applications: createApplicationService({ db }) })
       await admin.register(projectRoutes, { projects: createProjectService({ db, contents: projectContents }) })
+      // Where direct changes need change requests instead: the gate flags/ and both flag-environment services ask.
+      const changeRequestSettings = createChangeRequestSettings({ db, changes })
+      const gate = changeRequestSettings.gate
       // Flags reach their environments (flag-environments/, above them) only through these few functions.
-      const flags = createFlagService({ db, changes, environments: environmentsOfFlags, favorites: favoriteFlagsOfCaller })
+      const flags = createFlagService({ db, changes, environments: environmentsOfFlags, favorites: favoriteFlagsOfCaller, gate })
       await admin.register(flagRoutes, { flags, environmentSchema: environmentsOfFlags.schema })
       // A flag's lifecycle stages (lifecycle/, below flags/): the flag of the path found by flags/.
       await admin.register(lifecycleRoutes, { lifecycle: createLifecycleService({ db, flagOfPath }) })
@@ -363,9 +366,6 @@ export async function buildApp({
       await admin.register(patRoutes, { pats: createPatService({ db, maxLifetimeMs: config.patMaxLifetimeMs }) })
       await admin.register(environmentRoutes, { environments: createEnvironmentService({ db, flags: flagsOfEnvironments }) })
       await admin.register(strategyDefinitionRoutes, { definitions: createStrategyDefinitionService({ db, uses: definitionUses }) })
-      // Where direct changes of flags need change requests instead: the gate both services below ask.
-      const changeRequestSettings = createChangeRequestSettings({ db, changes })
-      const gate = changeRequestSettings.gate
       const strategies = createStrategyService({ db, config, names: createStrategyNames({ db, changes }), legalValues, gate })
       await admin.register(strategyRoutes, { strategies })
       await admin.register(defaultStrategyRoutes, { defaults: createDefaultStrategyService({ db, strategies }), strategies })
@@ -374,7 +374,7 @@ export async function buildApp({
       const flagEnvironments = createFlagEnvironmentService({ db, strategies, gate })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
       // An applied change request makes its changes through the services above, in one transaction.
-      const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies } })
+      const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies, flags } })
       await admin.register(changeRequestSearchRoutes, { search: createChangeRequestSearch({ db }) })
       // Scheduled requests are applied when due by whichever instance claims them first.
       const scheduler = startChangeRequestScheduler({
@@ -386,7 +386,7 @@ export async function buildApp({
       admin.addHook('onClose', () => scheduler.stop())
       await admin.register(changeRequestRoutes, { settings: changeRequestSettings, changeRequests, scheduler })
       // Reverting an event makes its changes through the services above, in one transaction.
-      const dependencies = createDependencyService({ db })
+      const dependencies = createDependencyService({ db, gate })
       await admin.register(revertRoutes, { reverts: createRevertService({ db, metadata, flagEnvironments, strategies, dependencies }) })
       const contextFields = createContextFieldService({ db, changes, uses: fieldUses })
       await admin.register(contextFieldRoutes, { contextFields })

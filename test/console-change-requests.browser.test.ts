@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core'
 import { heading, signIn, skip, startBrowserAndApp } from './browser.ts'
 import { createFlag, projectPath } from './helpers/flags.ts'
 import { createUser, PASSWORD } from './people.ts'
-import { call, onEachDatabase, type TestApp } from './test-app.ts'
+import { call, onEachDatabase, serviceAccountToken, type TestApp } from './test-app.ts'
 
 async function clientFlag(pennon: TestApp, name: string): Promise<any> {
   const token = await call(pennon, 'POST', '/api/admin/api-tokens', {
@@ -166,6 +166,44 @@ onEachDatabase('console: change requests', (database) => {
       assert.equal(await author.locator('[data-pending-change-requests]').count(), 0)
     })
 
+    assert.deepEqual(problems, [])
+  })
+
+  test('a request that archives a flag and changes dependencies says so, flag by flag', { skip, timeout: 120_000 }, async (t) => {
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
+    const problems: string[] = []
+    for (const name of ['parent', 'child', 'linked', 'retired']) await createFlag(pennon, name)
+    assert.equal((await call(pennon, 'POST', `${projectPath()}/features/linked/dependencies`, { feature: 'parent' })).status, 200)
+    const config = await call(pennon, 'PUT', `${projectPath()}/environments/production/change-requests/config`, {
+      changeRequestsEnabled: true,
+    })
+    assert.equal(config.status, 204, config.text)
+    const editor = await serviceAccountToken(pennon, 2, 'editor')
+    // As Unleash's UI sends them: an array, payloads left out where there is none.
+    const added = await call(
+      pennon,
+      'POST',
+      `${projectPath()}/environments/production/change-requests`,
+      [
+        { feature: 'child', action: 'addDependency', payload: { feature: 'parent', enabled: false } },
+        { feature: 'linked', action: 'deleteDependency' },
+        { feature: 'retired', action: 'archiveFeature' },
+      ],
+      { token: editor },
+    )
+    assert.equal(added.status, 200, added.text)
+
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    page.setDefaultTimeout(15_000)
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+    await signIn(page, base, pennon.adminToken)
+    await page.goto(`${base}/#/projects/default/change-requests/${added.body.id}`)
+    await heading(page, `Change request #${added.body.id}`)
+    await page.locator('[data-feature="retired"] .change').waitFor()
+    const said = async (feature: string) => page.locator(`[data-feature="${feature}"] .change strong`).allTextContents()
+    assert.deepEqual(await said('child'), ['depend on parent being off'])
+    assert.deepEqual(await said('linked'), ['remove its dependencies'])
+    assert.deepEqual(await said('retired'), ['archive the flag (in every environment)'])
     assert.deepEqual(problems, [])
   })
 })

@@ -142,6 +142,14 @@ export function describeChange({ action, payload }, before) {
       return 'reorder the strategies'
     case 'patchVariant':
       return `set ${(payload?.variants ?? []).length} variant(s)`
+    case 'archiveFeature':
+      return 'archive the flag (in every environment)'
+    case 'addDependency': {
+      const variants = payload?.variants?.length ? ` with variant ${payload.variants.join(', ')}` : ''
+      return `depend on ${String(payload?.feature ?? '')} being ${payload?.enabled === false ? 'off' : `on${variants}`}`
+    }
+    case 'deleteDependency':
+      return payload?.feature ? `stop depending on ${payload.feature}` : 'remove its dependencies'
     default:
       return action
   }

@@ -2,7 +2,7 @@
  * Applying a change request: every change through the same in-transaction calls the direct routes
  * use (so the same rules, locks and events), in the order they were added, inside the caller's
  * transaction. A change that no longer applies (its flag archived or gone, its strategy deleted
- * since, a payload the rules now refuse) fails the whole apply with a 409 naming it.
+ * since, its parent gone, a payload the rules now refuse) fails the whole apply with a 409 naming it.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
@@ -10,12 +10,15 @@ import { AppError, invalidOperation, quote } from '../../http/errors.ts'
 import type { AuditContext } from '../events/audit.ts'
 import type { FlagEnvironmentService } from '../flag-environments/flag-environment-service.ts'
 import type { StrategyService } from '../flag-environments/strategy-service.ts'
+import type { FlagService } from '../flags/flag-service.ts'
 import type { ChangeAction, PayloadOf } from './change-request-schemas.ts'
 import type { StoredChange, StoredRequest } from './change-request-store.ts'
 
 export interface ApplyServices {
   flagEnvironments: Pick<FlagEnvironmentService, 'toggleIn' | 'putVariantsIn'>
   strategies: Pick<StrategyService, 'createIn' | 'updateIn' | 'deleteIn' | 'setSortOrderIn'>
+  /** Changes of the flag as a whole: its archiving and its dependencies. */
+  flags: Pick<FlagService, 'archiveIn' | 'addIn' | 'removeIn' | 'removeAllIn'>
 }
 
 async function applyOne(trx: Kysely<Database>, services: ApplyServices, request: StoredRequest, change: StoredChange, audit: AuditContext) {
@@ -36,6 +39,20 @@ async function applyOne(trx: Kysely<Database>, services: ApplyServices, request:
       return services.strategies.setSortOrderIn(trx, place, change.payload as PayloadOf<'reorderStrategy'>, audit)
     case 'patchVariant':
       return services.flagEnvironments.putVariantsIn(trx, place, (change.payload as PayloadOf<'patchVariant'>).variants, audit)
+    case 'archiveFeature':
+      return services.flags.archiveIn(trx, request.project, change.feature, audit)
+    case 'addDependency':
+      return services.flags.addIn(
+        trx,
+        { ...(change.payload as PayloadOf<'addDependency'>), project: request.project, child: change.feature },
+        audit,
+      )
+    case 'deleteDependency': {
+      const { feature: parent } = change.payload as PayloadOf<'deleteDependency'>
+      return parent === undefined
+        ? services.flags.removeAllIn(trx, request.project, change.feature, audit)
+        : services.flags.removeIn(trx, request.project, change.feature, parent, audit)
+    }
   }
 }
 

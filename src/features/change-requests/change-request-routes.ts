@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Principal } from '../../http/permissions.ts'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
 import { validationFailed } from '../../http/errors.ts'
 import { shapeCheck } from '../../http/json-patch.ts'
 import {
+  ChangeBodies,
   ChangeBody,
+  type ChangeAction,
   ChangeParams,
   ChangeRequestList,
   ChangeRequestResponse,
@@ -16,6 +18,7 @@ import {
   CountResponse,
   EnvironmentParams,
   FeatureParams,
+  PAYLOAD_OPTIONAL,
   PAYLOADS,
   ProjectParams,
   RequestParams,
@@ -24,18 +27,46 @@ import {
   StateBody,
   TitleBody,
 } from './change-request-schemas.ts'
-import { ACTION_PERMISSIONS, requirePermission, type ChangeRequestService } from './change-request-service.ts'
+import { requirePermission, type ChangeRequestService } from './change-request-service.ts'
+import { ACTION_PERMISSIONS } from './change-rules.ts'
 import type { ChangeRequestScheduler } from './scheduler.ts'
 import type { ChangeRequestSettings } from './settings-service.ts'
 
 const tags = ['Change Requests']
 const base = '/projects/:projectId/change-requests'
-/** The action's permission, then its payload as the direct route checks its body (reported under /body/payload). */
-function checkChange(request: FastifyRequest & { body: ChangeBody; principal: Principal }, environment: string): void {
-  const { action, payload } = request.body
+/** Each action's payload check, by action and place in an array body (the reference's UI sends several changes as one). */
+const PAYLOAD_CHECKS = new Map<string, TSchema>()
+
+/** The schema `action`'s payload is checked against, as the change at `index` of an array body or as the body itself. */
+function payloadCheck(action: ChangeAction, index: number | undefined): TSchema {
+  const key = `${action}/${index ?? ''}`
+  let schema = PAYLOAD_CHECKS.get(key)
+  if (!schema) {
+    // archiveFeature and deleteDependency may leave their payload out, as the reference's UI does.
+    const payload = Type.Object({ payload: PAYLOAD_OPTIONAL.has(action) ? Type.Optional(PAYLOADS[action]) : PAYLOADS[action] })
+    // An object keyed by the index reports the same paths as the array item would (/body/0/payload/…).
+    schema = index === undefined ? payload : Type.Object({ [index]: payload })
+    PAYLOAD_CHECKS.set(key, schema)
+  }
+  return schema
+}
+
+/**
+ * The action's permission, then its payload as the direct route checks its body (reported under
+ * /body/payload, or /body/<index>/payload in an array); a left-out payload is `{}`.
+ */
+function checkChange(
+  request: FastifyRequest & { principal: Principal },
+  change: ChangeBody,
+  environment: string,
+  index?: number,
+): ChangeBody {
+  const { action, payload } = change
   requirePermission(request.principal, ACTION_PERMISSIONS[action], environment)
-  const details = shapeCheck(request, Type.Object({ payload: PAYLOADS[action] }))({ payload })
+  const document = index === undefined ? { payload } : { [index]: { payload } }
+  const details = shapeCheck(request, payloadCheck(action, index))(document)
   if (details.length > 0) throw validationFailed(details)
+  return { ...change, payload: payload ?? {} }
 }
 
 const idOf = (params: { id: string }): number => parseIntegerId(params.id, '/params/id')
@@ -89,18 +120,21 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
       config: { permission: 'NONE' },
       schema: {
         tags,
-        summary: "Add a change to the caller's draft change request",
+        summary: "Add a change (or an array of them) to the caller's draft change request",
         description:
-          "The change goes into the caller's Draft for the environment, made when there is none (events change-request-created, change-added). Needs the permission of the action's direct route. A later updateEnabled, patchVariant or reorderStrategy of the same flag (or update or deletion of the same strategy) replaces the earlier one.",
+          "The changes go into the caller's Draft for the environment, made when there is none, in their order, all or none (events change-request-created, change-added). Each needs the permission of its action's direct route. A later updateEnabled, patchVariant, reorderStrategy, archiveFeature, addDependency or deleteDependency of the same flag (or update or deletion of the same strategy) replaces the earlier one.",
         params: EnvironmentParams,
-        body: ChangeBody,
+        body: ChangeBodies,
         response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
       },
     },
     async (request) => {
       const { projectId, environment } = request.params
-      checkChange(request, environment)
-      return changeRequests.addChange(projectId, environment, request.body, request.principal)
+      const { body } = request
+      const changes = Array.isArray(body)
+        ? body.map((change, index) => checkChange(request, change, environment, index))
+        : [checkChange(request, body, environment)]
+      return changeRequests.addChanges(projectId, environment, changes, request.principal, Array.isArray(body))
     },
   )
 
@@ -286,8 +320,8 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const changeId = parseIntegerId(request.params.changeId, '/params/changeId')
       const changeRequest = await changeRequests.get(request.params.projectId, idOf(request.params))
-      checkChange(request, changeRequest.environment)
-      return changeRequests.editChange(request.params.projectId, idOf(request.params), changeId, request.body, request.principal)
+      const body = checkChange(request, request.body, changeRequest.environment)
+      return changeRequests.editChange(request.params.projectId, idOf(request.params), changeId, body, request.principal)
     },
   )
 

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { IntegerIdParam } from '../../http/common-schemas.ts'
+import { CreateDependencyBody } from '../flags/flag-schemas.ts'
 import { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from '../flag-environments/strategy-schemas.ts'
 import { VariantsBody } from '../flag-environments/variant-schemas.ts'
 
@@ -39,20 +40,35 @@ export const PAYLOADS = {
   deleteStrategy: Type.Object({ id: Type.String({ maxLength: 255 }) }),
   reorderStrategy: SortOrderBody,
   patchVariant: Type.Object({ variants: VariantsBody }),
+  // The flag as a whole (its request's environment only hosts the change): no body, as the direct routes.
+  archiveFeature: Type.Object({}, { additionalProperties: false }),
+  addDependency: CreateDependencyBody,
+  deleteDependency: Type.Object(
+    { feature: Type.Optional(Type.String({ maxLength: 1000, description: 'The one parent to remove (left out: every one)' })) },
+    { additionalProperties: false },
+  ),
 } satisfies Record<string, TSchema>
 export type ChangeAction = keyof typeof PAYLOADS
 export type PayloadOf<A extends ChangeAction> = Static<(typeof PAYLOADS)[A]>
 export const ACTIONS = Object.keys(PAYLOADS) as ChangeAction[]
+/** Actions whose payload may be left out, as the reference's UI sends them: stored as `{}`. */
+export const PAYLOAD_OPTIONAL: ReadonlySet<string> = new Set<ChangeAction>(['archiveFeature', 'deleteDependency'])
 
 export const ChangeBody = Type.Object({
   feature: Type.String({ minLength: 1, maxLength: 255, description: 'The flag the change is about' }),
   action: Type.Union(
     ACTIONS.map((action) => Type.Literal(action)),
-    { description: 'updateEnabled, addStrategy, updateStrategy, deleteStrategy, reorderStrategy or patchVariant' },
+    { description: ACTIONS.join(', ') },
   ),
-  payload: Type.Unknown({ description: "The action's payload, as the direct route's body" }),
+  payload: Type.Optional(
+    Type.Unknown({
+      description: "The action's payload, as the direct route's body (archiveFeature and deleteDependency: may be left out)",
+    }),
+  ),
 })
 export type ChangeBody = Static<typeof ChangeBody>
+/** One change, or several (as the reference's UI sends them): added in their order, all or none. */
+export const ChangeBodies = Type.Union([ChangeBody, Type.Array(ChangeBody, { minItems: 1, maxItems: 100 })])
 
 /** The states, as the reference's. */
 export const STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Scheduled', 'Cancelled', 'Rejected'] as const

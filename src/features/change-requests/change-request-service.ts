@@ -13,51 +13,17 @@ import { missingPermissions, type Permission, type Principal } from '../../http/
 import { auditContext, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
-import { findFlagEnvironment } from '../flag-environments/flag-environment.ts'
-import { createStrategyStore } from '../flag-environments/strategy-store.ts'
-import { archivedFlag } from '../flags/flag-errors.ts'
 import { applyChanges, type ApplyServices } from './apply.ts'
-import type { ChangeAction, ChangeBody, ChangeRequestState, StateBody } from './change-request-schemas.ts'
+import type { ChangeBody, ChangeRequestState, StateBody } from './change-request-schemas.ts'
+import { checkTarget, sameTarget } from './change-rules.ts'
 import { createChangeRequestStore, OPEN_STATES, type StoredChange, type StoredRequest } from './change-request-store.ts'
 import { describeRequests, type ChangeRequestView } from './describe.ts'
 import { createScheduledApply, futureTime } from './scheduled-apply.ts'
 import { checkProjectEnvironment } from './settings-service.ts'
 
-/** The permission the direct route of each action needs: adding that change to a request needs it too. */
-export const ACTION_PERMISSIONS: Record<ChangeAction, Permission> = {
-  updateEnabled: 'UPDATE_FEATURE_ENVIRONMENT',
-  addStrategy: 'CREATE_FEATURE_STRATEGY',
-  updateStrategy: 'UPDATE_FEATURE_STRATEGY',
-  deleteStrategy: 'DELETE_FEATURE_STRATEGY',
-  reorderStrategy: 'UPDATE_FEATURE_STRATEGY',
-  patchVariant: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
-}
-
-/** Actions a flag has at most one of in a request: a later one replaces it (per strategy id for a strategy's update or deletion). */
-const REPLACED: ReadonlySet<string> = new Set(['updateEnabled', 'patchVariant', 'reorderStrategy', 'updateStrategy', 'deleteStrategy'])
-const sameTarget = (a: { feature: string; action: string; payload: unknown }, b: { feature: string; action: string; payload: unknown }) =>
-  a.feature === b.feature &&
-  a.action === b.action &&
-  REPLACED.has(a.action) &&
-  (a.action !== 'updateStrategy' && a.action !== 'deleteStrategy'
-    ? true
-    : (a.payload as { id: string }).id === (b.payload as { id: string }).id)
-
 export function requirePermission(principal: Principal, permission: Permission, environment: string): void {
   if (missingPermissions(principal, permission) === null) return
   throw forbidden(`Missing permission: this operation needs "${permission}" in the ${quote(environment)} environment.`, [permission])
-}
-
-/** As the direct routes answer: the flag and its environment must be there, the flag not archived, a strategy named by id one of its own. */
-async function checkTarget(trx: Kysely<Database>, project: string, environment: string, body: ChangeBody): Promise<void> {
-  const place = { project, feature: body.feature, environment }
-  const { flag } = await findFlagEnvironment(trx, place)
-  if (flag.archived) throw archivedFlag(flag.name)
-  if (body.action === 'updateStrategy' || body.action === 'deleteStrategy') {
-    const { id: strategyId } = body.payload as { id: string }
-    if (!(await createStrategyStore(trx).find(place, strategyId)))
-      throw notFound(`Flag ${quote(body.feature)} has no strategy ${quote(strategyId)} in environment ${quote(environment)}.`)
-  }
 }
 
 /** How many requests the project's list shows: the latest (older ones by id). */
@@ -178,10 +144,17 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
     ...createScheduledApply({ db, applyNow }),
 
     /**
-     * POST …/environments/:environment/change-requests: the change goes into the author's Draft for
-     * this environment, made when there is none. The flag must be the project's, with the environment.
+     * POST …/environments/:environment/change-requests: the changes go into the author's Draft for
+     * this environment, made when there is none, in their order, all or none. Each flag must be the
+     * project's, with the environment. `several`: whether they were sent as an array (errors name the index).
      */
-    addChange: (project: string, environment: string, body: ChangeBody, principal: Principal): Promise<ChangeRequestView> =>
+    addChanges: (
+      project: string,
+      environment: string,
+      bodies: readonly ChangeBody[],
+      principal: Principal,
+      several: boolean,
+    ): Promise<ChangeRequestView> =>
       db.transaction().execute(async (trx) => {
         await checkProjectEnvironment(trx, project, environment)
         const store = createChangeRequestStore(trx)
@@ -191,7 +164,8 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
             `Environment ${quote(environment)} of project ${quote(project)} does not need change requests: change the flag directly.`,
           )
         }
-        await checkTarget(trx, project, environment, body)
+        for (const [index, body] of bodies.entries())
+          await checkTarget(trx, project, environment, body, several ? `/body/${index}` : '/body')
         const audit = auditContext(principal)
         const events: NewEvent[] = []
         let id = await store.findDraft(project, environment, principal.userId)
@@ -212,24 +186,26 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
           await store.setTitle(id, `Change request #${id}`)
           events.push({ type: 'change-request-created', project, environment, data: { changeRequestId: id, state: 'Draft' } })
         }
-        const replaced = (await store.changes([id])).filter((change) => sameTarget(change, body))
-        for (const change of replaced) await store.deleteChange(id, change.id)
-        const change = await store.insertChange({
-          changeRequestId: id,
-          feature: body.feature,
-          action: body.action,
-          payload: body.payload,
-          createdBy: principal.name,
-          createdByUserId: principal.userId,
-          createdAt: audit.createdAt,
-        })
-        events.push({
-          type: 'change-added',
-          featureName: body.feature,
-          project,
-          environment,
-          data: { changeRequestId: id, change: { id: change.id, action: change.action, payload: change.payload } },
-        })
+        for (const body of bodies) {
+          const replaced = (await store.changes([id])).filter((change) => sameTarget(change, body))
+          for (const change of replaced) await store.deleteChange(id, change.id)
+          const change = await store.insertChange({
+            changeRequestId: id,
+            feature: body.feature,
+            action: body.action,
+            payload: body.payload,
+            createdBy: principal.name,
+            createdByUserId: principal.userId,
+            createdAt: audit.createdAt,
+          })
+          events.push({
+            type: 'change-added',
+            featureName: body.feature,
+            project,
+            environment,
+            data: { changeRequestId: id, change: { id: change.id, action: change.action, payload: change.payload } },
+          })
+        }
         await appendEvents(trx, audit, events)
         return describeOne(trx, (await store.find(project, id))!)
       }),

@@ -14,6 +14,7 @@ import { createEnvironmentStore } from '../environments/environment-store.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ChangeRequestGate } from '../flag-environments/change-request-gate.ts'
+import type { ProjectChangeRequestGate } from '../flags/change-request-gate.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { createSettingsStore, protectedKey, type EnvironmentSettings, type ProtectedEnvironments } from './settings-store.ts'
@@ -22,6 +23,16 @@ import { createSettingsStore, protectedKey, type EnvironmentSettings, type Prote
 export const changeRequestRequired = (project: string, environment: string) =>
   forbidden(
     `Missing permission: this operation needs "SKIP_CHANGE_REQUEST" in the ${quote(environment)} environment: changes there need a change request (project ${quote(project)}).`,
+    ['SKIP_CHANGE_REQUEST'],
+  )
+
+/**
+ * The answer to a direct change of a flag as a whole (archiving it, its dependencies) while an
+ * environment of its project needs change requests: the reference's 403 for SKIP_CHANGE_REQUEST.
+ */
+export const projectChangeRequestRequired = (project: string, environment: string) =>
+  forbidden(
+    `Missing permission: this operation needs "SKIP_CHANGE_REQUEST": project ${quote(project)} needs change requests (in the ${quote(environment)} environment), so archiving its flags and changing their dependencies go through a change request.`,
     ['SKIP_CHANGE_REQUEST'],
   )
 
@@ -46,11 +57,22 @@ export function createChangeRequestSettings({ db, changes }: { db: Kysely<Databa
     return environments
   }
 
-  const gate: ChangeRequestGate = {
+  const gate: ChangeRequestGate & ProjectChangeRequestGate = {
     async check(trx, place, audit) {
       if (audit.skipsChangeRequests) return
       if ((await protectedEnvironments(trx)).has(protectedKey(place.project, place.environment)))
         throw changeRequestRequired(place.project, place.environment)
+    },
+
+    /** As the reference: any environment of the project that needs change requests (one it has: a setting can outlive its environment's removal). */
+    async checkProject(trx, project, audit) {
+      if (audit.skipsChangeRequests) return
+      const prefix = protectedKey(project, '')
+      for (const key of (await protectedEnvironments(trx)).keys()) {
+        if (!key.startsWith(prefix)) continue
+        const environment = key.slice(prefix.length)
+        if (await createEnvironmentStore(trx).inProject(project, environment)) throw projectChangeRequestRequired(project, environment)
+      }
     },
   }
 

@@ -14,7 +14,8 @@ import { validateArchive } from './archive-validation.ts'
 import { checkNoOrphans, checkSameProject } from './dependency-rules.ts'
 import { createDependencyStore } from './dependency-store.ts'
 import type { EnvironmentsOfFlags } from './environments-of-flags.ts'
-import { flagNotFound } from './flag-errors.ts'
+import type { ProjectChangeRequestGate } from './change-request-gate.ts'
+import { archivedFlag, flagNotFound } from './flag-errors.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 import { createTagStore } from '../tags/tag-store.ts'
@@ -97,22 +98,51 @@ async function deleteIn(trx: Kysely<Database>, project: string, names: readonly 
   )
 }
 
-/** `environments`: switching archived flags off (flag-environments/, handed over by app.ts). */
-export function createArchiveService({ db, environments }: { db: Kysely<Database>; environments: EnvironmentsOfFlags }) {
+/**
+ * `environments`: switching archived flags off (flag-environments/, handed over by app.ts);
+ * `gate`: archiving is refused while the project needs change requests (change-requests/, the same way).
+ */
+export function createArchiveService({
+  db,
+  environments,
+  gate,
+}: {
+  db: Kysely<Database>
+  environments: EnvironmentsOfFlags
+  gate: ProjectChangeRequestGate
+}) {
   return {
     /** `DELETE …/features/:name`: like a batch of one, except that an unknown flag is a 404. */
     archiveOne: (project: string, name: string, actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
+        const audit = auditContext(actor)
         await requireProject(trx, project)
+        await gate.checkProject(trx, project, audit)
         const found = await createFlagStore(trx).lockMany([name])
         if (found.length === 0) throw flagNotFound(name, project, undefined)
-        await archiveLocked(trx, environments, project, found, auditContext(actor))
+        await archiveLocked(trx, environments, project, found, audit)
       }),
+
+    /**
+     * One flag archived inside the caller's transaction (an applied change request): unlike the
+     * route, an archived flag is refused (400), as there is nothing left to archive.
+     */
+    archiveIn: async (trx: Kysely<Database>, project: string, name: string, audit: AuditContext): Promise<void> => {
+      await requireProject(trx, project)
+      await gate.checkProject(trx, project, audit)
+      const found = await createFlagStore(trx).lockMany([name])
+      const flag = found[0]
+      if (!flag || flag.project !== project) throw flagNotFound(name, project, flag)
+      if (flag.archived) throw archivedFlag(name)
+      await archiveLocked(trx, environments, project, found, audit)
+    },
 
     archiveMany: (project: string, names: readonly string[], actor: Actor): Promise<void> =>
       db.transaction().execute(async (trx) => {
+        const audit = auditContext(actor)
         await requireProject(trx, project)
-        await archiveLocked(trx, environments, project, await createFlagStore(trx).lockMany(distinct(names)), auditContext(actor))
+        await gate.checkProject(trx, project, audit)
+        await archiveLocked(trx, environments, project, await createFlagStore(trx).lockMany(distinct(names)), audit)
       }),
 
     /** Archived flags of the project become active again; their dependencies are not restored. */

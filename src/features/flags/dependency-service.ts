@@ -4,6 +4,7 @@ import { notFound, quote } from '../../http/errors.ts'
 import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
+import type { ProjectChangeRequestGate } from './change-request-gate.ts'
 import { checkDependency, checkNotSelf, dependencyAddedData, dependencyToStore } from './dependency-rules.ts'
 import { createDependencyStore } from './dependency-store.ts'
 import { flagNotFound } from './flag-errors.ts'
@@ -18,11 +19,13 @@ export interface NewDependency {
   variants?: string[]
 }
 
-export function createDependencyService({ db }: { db: Kysely<Database> }) {
+/** `gate`: dependency changes are refused while the project needs change requests (change-requests/, handed over by app.ts). */
+export function createDependencyService({ db, gate }: { db: Kysely<Database>; gate: ProjectChangeRequestGate }) {
   /** Adds `child → feature` inside the caller's transaction (see addDependency). */
   async function addIn(trx: Kysely<Database>, input: NewDependency, audit: AuditContext): Promise<void> {
     const { project, child, feature: parent } = input
     checkNotSelf(child, parent)
+    await gate.checkProject(trx, project, audit)
     const dependencies = createDependencyStore(trx)
     // Lock both flags before reading anything: two requests such as b→a and c→b share
     // a flag, so the second waits here and then sees the first one's row, instead of
@@ -54,10 +57,24 @@ export function createDependencyService({ db }: { db: Kysely<Database> }) {
   }
 
   async function removeIn(trx: Kysely<Database>, project: string, child: string, parent: string, audit: AuditContext): Promise<void> {
+    await gate.checkProject(trx, project, audit)
     if (!(await createDependencyStore(trx).remove(project, child, parent))) {
       throw notFound(`Flag ${quote(child)} in project ${quote(project)} has no dependency on ${quote(parent)}.`)
     }
     await appendEvents(trx, audit, [{ type: 'feature-dependency-removed', featureName: child, project, data: { feature: parent } }])
+  }
+
+  /** Every dependency of `child` removed inside the caller's transaction; none is a 404. */
+  async function removeAllIn(trx: Kysely<Database>, project: string, child: string, audit: AuditContext): Promise<void> {
+    await gate.checkProject(trx, project, audit)
+    const flag = await createFlagStore(trx).find(child)
+    const removed = flag?.project === project ? await createDependencyStore(trx).removeParentsOf([child]) : []
+    if (removed.length === 0) throw notFound(`Flag ${quote(child)} in project ${quote(project)} has no dependencies to remove.`)
+    await appendEvents(
+      trx,
+      audit,
+      removed.map((name) => ({ type: 'feature-dependencies-removed', featureName: name, project })),
+    )
   }
 
   return {
@@ -75,16 +92,9 @@ export function createDependencyService({ db }: { db: Kysely<Database> }) {
     removeIn,
 
     removeDependencies: (project: string, child: string, actor: Actor): Promise<void> =>
-      db.transaction().execute(async (trx) => {
-        const flag = await createFlagStore(trx).find(child)
-        const removed = flag?.project === project ? await createDependencyStore(trx).removeParentsOf([child]) : []
-        if (removed.length === 0) throw notFound(`Flag ${quote(child)} in project ${quote(project)} has no dependencies to remove.`)
-        await appendEvents(
-          trx,
-          auditContext(actor),
-          removed.map((name) => ({ type: 'feature-dependencies-removed', featureName: name, project })),
-        )
-      }),
+      db.transaction().execute((trx) => removeAllIn(trx, project, child, auditContext(actor))),
+
+    removeAllIn,
 
     /** As the reference: whether any dependency exists in the whole instance, whatever the project of the path. */
     anyDependencyExists: (): Promise<boolean> => createDependencyStore(db).anyExist(),

@@ -11,6 +11,7 @@ import { appendEvents } from '../events/event-store.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { currentStage, enterStages, stagesOf, type EnteredStage } from '../lifecycle/lifecycle-store.ts'
 import { createArchiveService } from './archive-service.ts'
+import type { ProjectChangeRequestGate } from './change-request-gate.ts'
 import { createArchiveValidator } from './archive-validation.ts'
 import { createDependencyService } from './dependency-service.ts'
 import { createDependencyStore, type Dependency } from './dependency-store.ts'
@@ -107,11 +108,14 @@ export function createFlagService({
   changes,
   environments,
   favorites,
+  gate,
 }: {
   db: Kysely<Database>
   changes: ChangeWatch
   environments: EnvironmentsOfFlags
   favorites: FavoriteFlags
+  /** Archiving and dependency changes are refused while the project needs change requests (change-requests/, handed over by app.ts). */
+  gate: ProjectChangeRequestGate
 }) {
   return {
     /** Flag names are unique across all projects, archived flags included. */
@@ -186,8 +190,8 @@ export function createFlagService({
       }
     },
 
-    ...createDependencyService({ db }),
-    ...createArchiveService({ db, environments }),
+    ...createDependencyService({ db, gate }),
+    ...createArchiveService({ db, environments, gate }),
 
     /** The answer as JSON bytes (see createArchiveValidator). */
     validateArchive: createArchiveValidator({ db, changes }),
