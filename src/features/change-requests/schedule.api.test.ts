@@ -43,8 +43,12 @@ onEachDatabase('scheduled change requests', (database) => {
     assert.equal(event.createdBy, 'author')
 
     await sleep(800)
-    assert.equal(await servedEnabled(pennon), false)
-    assert.equal((await call(pennon, 'GET', `${CR}/${id}`)).body.state, 'Scheduled')
+    // On a busy machine the time may have come meanwhile: what must hold is that nothing is served
+    // or applied before it.
+    const servedEarly = await servedEnabled(pennon)
+    assert.ok(!servedEarly || Date.now() >= Date.parse(scheduledAt), 'served before its time')
+    const stateEarly = (await call(pennon, 'GET', `${CR}/${id}`)).body.state
+    assert.ok(stateEarly === 'Scheduled' || Date.now() >= Date.parse(scheduledAt), 'applied before its time')
     await eventually(async () => (await call(pennon, 'GET', `${CR}/${id}`)).body.state === 'Applied', 'the scheduled apply')
     assert.ok(Date.now() >= Date.parse(scheduledAt))
     assert.equal(await servedEnabled(pennon), true)
