@@ -28,6 +28,7 @@ import * as publicSignupTokens from './migrations/0026-public-signup-tokens.ts'
 import * as notifyAfterCommit from './migrations/0027-notify-after-commit.ts'
 import * as changeRequests from './migrations/0028-change-requests.ts'
 import * as changeRequestSchedules from './migrations/0029-change-request-schedules.ts'
+import * as oidc from './migrations/0031-oidc.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0027-notify-after-commit': notifyAfterCommit,
   '0028-change-requests': changeRequests,
   '0029-change-request-schedules': changeRequestSchedules,
+  '0031-oidc': oidc,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

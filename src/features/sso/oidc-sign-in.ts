@@ -1,0 +1,171 @@
+/**
+ * Signing in with OpenID Connect (authorization code flow, PKCE, state and nonce): `begin` keeps
+ * the state's hash, the nonce and the PKCE verifier in `oidc_logins` and sends the browser to the
+ * provider; `finish` takes that row (once: a replayed state finds none), has the library check
+ * the provider's answer and its ID token (issuer, audience, nonce, expiry, signature), finds the
+ * person by their verified email (or makes their user, with autoCreate), and hands them to the
+ * session feature, as the password sign-in does.
+ */
+import type { Kysely } from 'kysely'
+import * as client from 'openid-client'
+import type { Database } from '../../db/tables.ts'
+import { hashSecret } from '../api-tokens/token-secret.ts'
+import { auditContext, SYSTEM_ACTOR } from '../events/audit.ts'
+import type { SessionService } from '../sessions/session-service.ts'
+import type { UserService } from '../users/user-service.ts'
+import { createUserStore, type UserRow } from '../users/user-store.ts'
+import { inEmailDomains, type OidcSettings } from './oidc-settings.ts'
+import { messageOf, SignInRefused, type OidcProviders } from './oidc-provider.ts'
+import { createOidcStore } from './oidc-store.ts'
+
+// How long the provider may keep the person (signing in, consenting) before the sign-in is over.
+const LOGIN_VALID_MS = 10 * 60_000
+
+export function createOidcSignIn({
+  db,
+  settings,
+  providers,
+  sessions,
+  users,
+}: {
+  db: Kysely<Database>
+  settings: () => Promise<OidcSettings>
+  providers: OidcProviders
+  sessions: Pick<SessionService, 'start'>
+  users: Pick<UserService, 'insertUserIn'>
+}) {
+  const enabledSettings = async (): Promise<OidcSettings> => {
+    const current = await settings()
+    if (!current.enabled) throw new SignInRefused('Single sign-on (OpenID Connect) is not enabled on this Pennon.')
+    return current
+  }
+
+  /** The user of this verified email, made with the default root role when autoCreate allows it. */
+  async function personOf(email: string, name: string | undefined, current: OidcSettings): Promise<UserRow> {
+    const found = await createUserStore(db).findByLogin(email)
+    if (found) return found
+    if (!current.autoCreate) throw new SignInRefused(`No user of Pennon has the email ${email}: ask an admin to add you.`)
+    if (!inEmailDomains(email, current.emailDomains))
+      throw new SignInRefused(`Users are made on sign-in only for the email domains ${current.emailDomains}; ${email} is not one of them.`)
+    try {
+      await db
+        .transaction()
+        .execute((trx) =>
+          users.insertUserIn(
+            trx,
+            { username: null, email, name: name?.trim() || null, rootRole: current.defaultRootRoleId, passwordHash: null },
+            auditContext(SYSTEM_ACTOR),
+          ),
+        )
+    } catch (error) {
+      // Signed in twice at once: the other sign-in made the user.
+      if (!(await createUserStore(db).findByLogin(email))) throw error
+    }
+    const made = await createUserStore(db).findByLogin(email)
+    if (!made) throw new SignInRefused(`The user of ${email} was removed while signing in.`)
+    return made
+  }
+
+  return {
+    /** Where to send the browser, and the state its cookie must carry back. */
+    async begin(callbackUrl: string): Promise<{ location: string; state: string }> {
+      // As a URL writes it (no default port): the code is redeemed with this URL, exactly as sent.
+      const redirectUri = new URL(callbackUrl).href
+      const current = await enabledSettings()
+      const configuration = await providers.configurationFor(current)
+      const state = client.randomState()
+      const nonce = client.randomNonce()
+      const codeVerifier = client.randomPKCECodeVerifier()
+      const now = new Date()
+      await createOidcStore(db).begin(
+        {
+          state_hash: hashSecret(state),
+          nonce,
+          code_verifier: codeVerifier,
+          redirect_uri: redirectUri,
+          expires_at: new Date(now.getTime() + LOGIN_VALID_MS).toISOString(),
+        },
+        now.toISOString(),
+      )
+      const location = client.buildAuthorizationUrl(configuration, {
+        redirect_uri: redirectUri,
+        scope: 'openid email profile',
+        state,
+        nonce,
+        code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
+        ...(current.acrValues === '' ? {} : { acr_values: current.acrValues }),
+      })
+      return { location: location.href, state }
+    },
+
+    /**
+     * The provider's answer (the callback's query), checked; the session it starts. `browserState`
+     * is the state the browser's cookie carries: a state begun in another browser is refused.
+     */
+    async finish(query: URLSearchParams, browserState: string | undefined) {
+      const error = query.get('error')
+      if (error !== null) {
+        const description = query.get('error_description')
+        throw new SignInRefused(`The sign-in provider refused the sign-in: ${error}${description ? ` (${description})` : ''}.`)
+      }
+      const state = query.get('state')
+      if (state === null || state === '' || state !== browserState)
+        throw new SignInRefused('This sign-in was not begun in this browser: start it again from the sign-in page.')
+      const login = await createOidcStore(db).take(hashSecret(state), new Date().toISOString())
+      if (!login) throw new SignInRefused('This sign-in is over (used already, or expired): start it again from the sign-in page.')
+      const current = await enabledSettings()
+      const configuration = await providers.configurationFor(current)
+      const answer = new URL(login.redirect_uri)
+      answer.search = query.toString()
+      let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>
+      try {
+        tokens = await client.authorizationCodeGrant(configuration, answer, {
+          pkceCodeVerifier: login.code_verifier,
+          expectedNonce: login.nonce,
+          expectedState: state,
+          idTokenExpected: true,
+        })
+      } catch (failure) {
+        throw new SignInRefused(`The sign-in provider's answer was refused: ${messageOf(failure)}`)
+      }
+      const claims = tokens.claims()!
+      let { email, email_verified: verified, name } = claims
+      if (typeof email !== 'string') {
+        // Providers may give the email in the UserInfo answer only.
+        try {
+          ;({ email, email_verified: verified, name } = await client.fetchUserInfo(configuration, tokens.access_token, claims.sub))
+        } catch (failure) {
+          throw new SignInRefused(`The sign-in provider's user information was refused: ${messageOf(failure)}`)
+        }
+      }
+      if (typeof email !== 'string' || verified !== true)
+        throw new SignInRefused('The sign-in provider vouched for no email address of yours (a verified email is needed).')
+      const row = await personOf(email.toLowerCase(), typeof name === 'string' ? name : undefined, current)
+      const idToken = tokens.id_token!
+      return sessions.start(row, (trx, sessionHash) => createOidcStore(trx).rememberIdToken(sessionHash, idToken))
+    },
+
+    /**
+     * Where single sign-out sends the browser once this session is over: the provider's
+     * end-session endpoint, for a session begun by single sign-on while enableSingleSignOut is on.
+     */
+    async signOutLocation(sessionHash: string, postLogoutRedirectUri: string): Promise<string | undefined> {
+      const current = await settings()
+      if (!current.enabled || !current.enableSingleSignOut) return undefined
+      const idToken = await createOidcStore(db).idTokenOf(sessionHash)
+      if (idToken === undefined) return undefined
+      try {
+        const configuration = await providers.configurationFor(current)
+        return client
+          .buildEndSessionUrl(configuration, { id_token_hint: idToken, post_logout_redirect_uri: postLogoutRedirectUri })
+          .toString()
+      } catch {
+        // No end-session endpoint, or the provider unreachable: Pennon's session is over all the same.
+        return undefined
+      }
+    },
+  }
+}
+
+export type OidcSignIn = ReturnType<typeof createOidcSignIn>
