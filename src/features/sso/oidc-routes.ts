@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { parseCookie, stringifySetCookie } from 'cookie'
+import { errorResponses } from '../../http/common-schemas.ts'
 import type { Config } from '../../config.ts'
 import { setSessionCookie } from '../sessions/session-cookie.ts'
 import { baseUrlOf } from '../users/user-routes.ts'
@@ -19,7 +20,14 @@ export const CALLBACK_PATH = '/auth/oidc/callback'
 const STATE_COOKIE = 'pennon-oidc-state'
 const STATE_COOKIE_SECONDS = 10 * 60
 
-const ErrorPage = Type.String({ description: 'An HTML page saying why the sign-in failed' })
+// The person's page when the sign-in fails; a request not in the route's shape is the API's usual 400.
+const Refused = {
+  description: 'Sign-in failed: an HTML page saying why (or, for a request not in this shape, the usual error body)',
+  content: {
+    'text/html': { schema: Type.String() },
+    'application/json': { schema: Type.Ref('ErrorResponse') },
+  },
+}
 const Redirect = Type.Null({ description: 'A redirect (Location)' })
 
 function stateCookie(reply: FastifyReply, request: FastifyRequest, config: Config, value: string, maxAge: number): void {
@@ -117,7 +125,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{
           'A 302 to the provider (authorization code flow with PKCE, state and nonce), with a short-lived cookie tying the sign-in to this browser. ' +
           `The provider sends the browser back to PUBLIC_URL + ${CALLBACK_PATH} (without PUBLIC_URL, the origin this request reached). ` +
           'An HTML page with 400 when single sign-on is not enabled or the provider cannot be reached.',
-        response: { 302: Redirect, 400: ErrorPage },
+        response: { 302: Redirect, 400: Refused, ...errorResponses() },
       },
     },
     (request, reply) =>
@@ -140,7 +148,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{
           'Any failure (consent denied, a replayed or forged state, an expired code, a wrong token, an unknown person) ends on an HTML page with 400 and no session.',
         // Whatever the provider adds (code, state, iss, session_state, error…): the library reads it.
         querystring: Type.Record(Type.String(), Type.String({ maxLength: 4000 })),
-        response: { 302: Redirect, 400: ErrorPage },
+        response: { 302: Redirect, 400: Refused, ...errorResponses() },
       },
     },
     (request, reply) =>
