@@ -108,6 +108,9 @@ export interface OidcEnvConfig {
   readonly enableSingleSignOut: boolean
   readonly acrValues: string
   readonly idTokenSigningAlgorithm: 'RS256' | 'RS384' | 'RS512'
+  readonly addGroupsScope: boolean
+  readonly groupJsonPath: string
+  readonly rootRoleGroups: { readonly Admin: string[]; readonly Editor: string[]; readonly Viewer: string[] }
 }
 
 export interface EmailConfig {
@@ -274,8 +277,21 @@ function oidcConfig(env: Record<string, string | undefined>): OidcEnvConfig | un
     enableSingleSignOut: booleanOf(env, 'OIDC_ENABLE_SINGLE_SIGN_OUT', false),
     acrValues: env.OIDC_ACR_VALUES?.trim() ?? '',
     idTokenSigningAlgorithm: algorithm,
+    addGroupsScope: booleanOf(env, 'OIDC_ADD_GROUPS_SCOPE', false),
+    groupJsonPath: env.OIDC_GROUP_JSON_PATH?.trim() ?? '',
+    rootRoleGroups: Object.freeze({
+      Admin: listOf(env.OIDC_ADMIN_GROUPS),
+      Editor: listOf(env.OIDC_EDITOR_GROUPS),
+      Viewer: listOf(env.OIDC_VIEWER_GROUPS),
+    }),
   })
 }
+
+const listOf = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
 
 /** The SMTP settings, named as Unleash names them; none without EMAIL_HOST. */
 function emailConfig(env: Record<string, string | undefined>): EmailConfig | undefined {

@@ -39,12 +39,30 @@ const settingsFields = {
     description: 'Space-separated Authentication Context Class References to ask for (acr_values)',
   }),
   idTokenSigningAlgorithm: SigningAlgorithm,
+  addGroupsScope: Type.Boolean({ description: "Whether the sign-in asks for the provider's `groups` scope too" }),
+  groupJsonPath: Type.String({
+    maxLength: 255,
+    description:
+      "Where the person's groups are in the provider's claims (`groups`, or a dotted path: `realm_access.roles`); empty: groups are not read",
+  }),
+  rootRoleGroups: Type.Object(
+    {
+      Admin: Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }),
+      Editor: Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }),
+      Viewer: Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "For each root role, the provider's groups that give it: at each sign-in a person in one of them gets the highest such role (a person in none keeps theirs)",
+    },
+  ),
 }
 
 /** POST: the whole setting (what is left out takes its default), the secret kept when not sent. */
 export const OidcSettingsBody = Type.Object(
   {
-    ...Type.Partial(Type.Object(settingsFields)).properties,
+    ...Type.Partial(Type.Object({ ...settingsFields, rootRoleGroups: Type.Partial(settingsFields.rootRoleGroups) })).properties,
     secret: Type.Optional(
       Type.String({ maxLength: 1000, description: 'The client secret; kept as stored when left out. Never answered.' }),
     ),
@@ -82,6 +100,9 @@ export const DEFAULT_OIDC_SETTINGS: OidcSettings = Object.freeze({
   enableSingleSignOut: false,
   acrValues: '',
   idTokenSigningAlgorithm: 'RS256',
+  addGroupsScope: false,
+  groupJsonPath: '',
+  rootRoleGroups: { Admin: [], Editor: [], Viewer: [] },
 })
 
 /** What is answered and written to events: everything but the secret. */
@@ -95,8 +116,13 @@ export function storedOidcSettings(value: unknown): OidcSettings | undefined {
   const stored = value as Partial<OidcSettings>
   const settings: OidcSettings = { ...DEFAULT_OIDC_SETTINGS }
   for (const key of Object.keys(DEFAULT_OIDC_SETTINGS) as (keyof OidcSettings)[]) {
-    if (typeof stored[key] === typeof DEFAULT_OIDC_SETTINGS[key]) Object.assign(settings, { [key]: stored[key] })
+    if (key !== 'rootRoleGroups' && typeof stored[key] === typeof DEFAULT_OIDC_SETTINGS[key])
+      Object.assign(settings, { [key]: stored[key] })
   }
+  const groups = stored.rootRoleGroups as Partial<Record<string, unknown>> | undefined
+  const listOf = (value: unknown): string[] =>
+    Array.isArray(value) ? value.filter((group): group is string => typeof group === 'string') : []
+  settings.rootRoleGroups = { Admin: listOf(groups?.Admin), Editor: listOf(groups?.Editor), Viewer: listOf(groups?.Viewer) }
   return settings
 }
 
@@ -114,6 +140,8 @@ export function checkedOidcSettings(body: OidcSettingsBody, stored: OidcSettings
     secret: body.secret ?? stored?.secret ?? '',
     emailDomains: body.emailDomains?.trim() ?? '',
     acrValues: body.acrValues?.trim() ?? '',
+    groupJsonPath: body.groupJsonPath?.trim() ?? '',
+    rootRoleGroups: { Admin: [], Editor: [], Viewer: [], ...body.rootRoleGroups },
     defaultRootRoleId: roleId,
     defaultRootRole: ROLE_NAMES[roleId as keyof typeof ROLE_NAMES],
   }
@@ -127,6 +155,25 @@ export function checkedOidcSettings(body: OidcSettingsBody, stored: OidcSettings
     }
   }
   return settings
+}
+
+/**
+ * The root role a person's groups give (the highest), or undefined when groups are not read or
+ * none of theirs is mapped. `claims`: what the provider said of them (ID token and UserInfo).
+ */
+export function rootRoleOfGroups(claims: Record<string, unknown>, settings: OidcSettings): number | undefined {
+  if (settings.groupJsonPath === '') return undefined
+  let value: unknown = claims
+  for (const key of settings.groupJsonPath.split('.')) {
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  }
+  const groups = new Set(
+    Array.isArray(value) ? value.filter((group) => typeof group === 'string') : typeof value === 'string' ? [value] : [],
+  )
+  for (const role of ['Admin', 'Editor', 'Viewer'] as const) {
+    if (settings.rootRoleGroups[role].some((group) => groups.has(group))) return ROLE_IDS[role]
+  }
+  return undefined
 }
 
 /** Whether `email` may have a user made for it: any, or one of the comma-separated domains. */

@@ -9,12 +9,13 @@
 import type { Kysely } from 'kysely'
 import * as client from 'openid-client'
 import type { Database } from '../../db/tables.ts'
+import { AppError } from '../../http/errors.ts'
 import { hashSecret } from '../api-tokens/token-secret.ts'
 import { auditContext, SYSTEM_ACTOR } from '../events/audit.ts'
 import type { SessionService } from '../sessions/session-service.ts'
 import type { UserService } from '../users/user-service.ts'
 import { createUserStore, type UserRow } from '../users/user-store.ts'
-import { inEmailDomains, type OidcSettings } from './oidc-settings.ts'
+import { inEmailDomains, rootRoleOfGroups, type OidcSettings } from './oidc-settings.ts'
 import { messageOf, SignInRefused, type OidcProviders } from './oidc-provider.ts'
 import { createOidcStore } from './oidc-store.ts'
 
@@ -32,7 +33,7 @@ export function createOidcSignIn({
   settings: () => Promise<OidcSettings>
   providers: OidcProviders
   sessions: Pick<SessionService, 'start'>
-  users: Pick<UserService, 'insertUserIn'>
+  users: Pick<UserService, 'insertUserIn' | 'update'>
 }) {
   const enabledSettings = async (): Promise<OidcSettings> => {
     const current = await settings()
@@ -40,10 +41,24 @@ export function createOidcSignIn({
     return current
   }
 
-  /** The user of this verified email, made with the default root role when autoCreate allows it. */
-  async function personOf(email: string, name: string | undefined, current: OidcSettings): Promise<UserRow> {
+  /**
+   * The user of this verified email, made when autoCreate allows it (with the root role of their
+   * groups, else the default); an existing user gets the root role their groups give, if any.
+   */
+  async function personOf(email: string, name: string | undefined, current: OidcSettings, groupRole: number | undefined): Promise<UserRow> {
     const found = await createUserStore(db).findByLogin(email)
-    if (found) return found
+    if (found && (groupRole === undefined || groupRole === found.root_role)) return found
+    if (found) {
+      try {
+        await users.update(found.id, { rootRole: groupRole }, SYSTEM_ACTOR)
+      } catch (error) {
+        // The last admin credential keeps its role (409): the person signs in with the role they have.
+        if (!(error instanceof AppError && error.status === 409)) throw error
+      }
+      const updated = await createUserStore(db).findByLogin(email)
+      if (!updated) throw new SignInRefused(`The user of ${email} was removed while signing in.`)
+      return updated
+    }
     if (!current.autoCreate) throw new SignInRefused(`No user of Pennon has the email ${email}: ask an admin to add you.`)
     if (!inEmailDomains(email, current.emailDomains))
       throw new SignInRefused(`Users are made on sign-in only for the email domains ${current.emailDomains}; ${email} is not one of them.`)
@@ -53,7 +68,7 @@ export function createOidcSignIn({
         .execute((trx) =>
           users.insertUserIn(
             trx,
-            { username: null, email, name: name?.trim() || null, rootRole: current.defaultRootRoleId, passwordHash: null },
+            { username: null, email, name: name?.trim() || null, rootRole: groupRole ?? current.defaultRootRoleId, passwordHash: null },
             auditContext(SYSTEM_ACTOR),
           ),
         )
@@ -89,7 +104,7 @@ export function createOidcSignIn({
       )
       const location = client.buildAuthorizationUrl(configuration, {
         redirect_uri: redirectUri,
-        scope: 'openid email profile',
+        scope: current.addGroupsScope ? 'openid email profile groups' : 'openid email profile',
         state,
         nonce,
         code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
@@ -129,19 +144,24 @@ export function createOidcSignIn({
       } catch (failure) {
         throw new SignInRefused(`The sign-in provider's answer was refused: ${messageOf(failure)}`)
       }
-      const claims = tokens.claims()!
-      let { email, email_verified: verified, name } = claims
-      if (typeof email !== 'string') {
-        // Providers may give the email in the UserInfo answer only.
+      const claims: Record<string, unknown> = { ...tokens.claims()! }
+      if (typeof claims.email !== 'string' || current.groupJsonPath !== '') {
+        // Providers may give the email, or the groups, in the UserInfo answer only.
         try {
-          ;({ email, email_verified: verified, name } = await client.fetchUserInfo(configuration, tokens.access_token, claims.sub))
+          Object.assign(claims, await client.fetchUserInfo(configuration, tokens.access_token, String(claims.sub)))
         } catch (failure) {
           throw new SignInRefused(`The sign-in provider's user information was refused: ${messageOf(failure)}`)
         }
       }
+      const { email, email_verified: verified, name } = claims
       if (typeof email !== 'string' || verified !== true)
         throw new SignInRefused('The sign-in provider vouched for no email address of yours (a verified email is needed).')
-      const row = await personOf(email.toLowerCase(), typeof name === 'string' ? name : undefined, current)
+      const row = await personOf(
+        email.toLowerCase(),
+        typeof name === 'string' ? name : undefined,
+        current,
+        rootRoleOfGroups(claims, current),
+      )
       const idToken = tokens.id_token!
       return sessions.start(row, (trx, sessionHash) => createOidcStore(trx).rememberIdToken(sessionHash, idToken))
     },

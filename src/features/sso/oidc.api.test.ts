@@ -143,6 +143,9 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
       enableSingleSignOut: false,
       acrValues: '',
       idTokenSigningAlgorithm: 'RS256',
+      addGroupsScope: false,
+      groupJsonPath: '',
+      rootRoleGroups: { Admin: [], Editor: [], Viewer: [] },
     })
     const shown = {
       enabled: true,
@@ -155,6 +158,9 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
       enableSingleSignOut: false,
       acrValues: '',
       idTokenSigningAlgorithm: 'RS256',
+      addGroupsScope: false,
+      groupJsonPath: '',
+      rootRoleGroups: { Admin: [], Editor: [], Viewer: [] },
     }
     const stored = await call(
       pennon,
@@ -394,5 +400,85 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
     const byPassword = String(login.headers['set-cookie']).split(';')[0]!
     const passwordOut = await call(pennon, 'POST', '/logout', undefined, { token: null, headers: { cookie: byPassword, origin: PENNON } })
     assert.deepEqual([passwordOut.status, passwordOut.text], [200, ''])
+  })
+
+  test('an ID token with another nonce, or signed with another algorithm than the one set, is refused', async (t) => {
+    const pennon = await pennonWith(t, database)
+    await createUser(pennon, 'lou@example.com', 3)
+    // The nonce changed on its way to the provider: the ID token carries another than Pennon keeps.
+    const browser = createOidcBrowser(pennon, PENNON)
+    const asked = new URL(await browser.begin())
+    asked.searchParams.set('nonce', 'another-nonce')
+    assertRefused(await browser.callback(await browser.atTheProvider(asked.href, 'lou@example.com')), /answer was refused: .*nonce/)
+
+    // The provider signs with RS256; Pennon told to expect RS512 takes none of its ID tokens.
+    assert.equal(
+      (await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf({ idTokenSigningAlgorithm: 'RS512' }))).status,
+      200,
+    )
+    assertRefused(await createOidcBrowser(pennon, PENNON).signIn('lou@example.com'), /answer was refused: .*&quot;alg&quot;/)
+  })
+
+  test("the provider's groups give root roles, when mapped: at every sign-in, and to users autoCreate makes", async (t) => {
+    const groups = { addGroupsScope: true, groupJsonPath: 'groups', rootRoleGroups: { Admin: ['admins'], Editor: ['editors', 'writers'] } }
+    const pennon = await pennonWith(t, database, settingsOf({ ...groups, autoCreate: true }))
+    const id = await createUser(pennon, 'max+admins@example.com', 3)
+    const asked = new URL(await createOidcBrowser(pennon, PENNON).begin())
+    assert.equal(asked.searchParams.get('scope'), 'openid email profile groups')
+    const admin = await createOidcBrowser(pennon, PENNON).signIn('max+admins@example.com')
+    assert.equal(admin.status, 302, admin.text)
+    const me = await call(pennon, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie: sessionCookieOf(admin) } })
+    assert.deepEqual([me.body.user.id, me.body.user.rootRole], [id, 1])
+    const updated = (await allEvents(pennon)).find((event) => event.type === 'user-updated')
+    assert.deepEqual([updated.createdBy, updated.preData.rootRole, updated.data.rootRole], ['system', 3, 1])
+    // Made by autoCreate: the role of their groups rather than the default (Viewer).
+    const made = await createOidcBrowser(pennon, PENNON).signIn('nia+writers@example.com')
+    const nia = await call(pennon, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie: sessionCookieOf(made) } })
+    assert.equal(nia.body.user.rootRole, 2)
+    // In no mapped group: the role stays as it is.
+    await createUser(pennon, 'oz+others@example.com', 2)
+    const other = await createOidcBrowser(pennon, PENNON).signIn('oz+others@example.com')
+    const oz = await call(pennon, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie: sessionCookieOf(other) } })
+    assert.equal(oz.body.user.rootRole, 2)
+  })
+
+  test('set by the environment: the admin API shows the settings and refuses to change them', async (t) => {
+    const pennon = await useTestApp(t, database, {
+      env: {
+        PUBLIC_URL: PENNON,
+        OIDC_DISCOVER_URL: issuer.url,
+        OIDC_CLIENT_ID: 'pennon',
+        OIDC_SECRET: SECRET,
+        OIDC_AUTO_CREATE: 'true',
+        OIDC_DEFAULT_ROOT_ROLE: 'Editor',
+        OIDC_ADMIN_GROUPS: 'admins, owners',
+      },
+    })
+    const shown = await call(pennon, 'GET', '/api/admin/auth/oidc/settings')
+    assert.deepEqual(shown.body, {
+      enabled: true,
+      discoverUrl: issuer.url,
+      clientId: 'pennon',
+      autoCreate: true,
+      defaultRootRole: 'Editor',
+      defaultRootRoleId: 2,
+      emailDomains: '',
+      enableSingleSignOut: false,
+      acrValues: '',
+      idTokenSigningAlgorithm: 'RS256',
+      addGroupsScope: false,
+      groupJsonPath: '',
+      rootRoleGroups: { Admin: ['admins', 'owners'], Editor: [], Viewer: [] },
+    })
+    const refused = await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf())
+    assert.deepEqual(
+      [refused.status, withoutId(refused.body)],
+      [
+        409,
+        errorOf('InvalidOperationError', 'OpenID Connect is set by the environment (OIDC_DISCOVER_URL and the rest): change it there.'),
+      ],
+    )
+    const made = await createOidcBrowser(pennon, PENNON).signIn('pat@example.com')
+    assert.equal(made.status, 302, made.text)
   })
 })

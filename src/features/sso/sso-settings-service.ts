@@ -52,6 +52,7 @@ async function putSetting(
 export function createSsoSettingsService({ db, fromEnvironment }: { db: Kysely<Database>; fromEnvironment: OidcEnvConfig | undefined }) {
   const environment: OidcSettings | undefined = fromEnvironment && {
     ...fromEnvironment,
+    rootRoleGroups: { ...fromEnvironment.rootRoleGroups },
     defaultRootRoleId: ROOT_ROLES[fromEnvironment.defaultRootRole],
   }
   const oidc = async (database: Kysely<Database> = db): Promise<OidcSettings> =>
