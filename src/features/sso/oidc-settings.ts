@@ -66,6 +66,7 @@ export const OidcSettingsBody = Type.Object(
     secret: Type.Optional(
       Type.String({ maxLength: 1000, description: 'The client secret; kept as stored when left out. Never answered.' }),
     ),
+    enablePkce: Type.Optional(Type.Boolean({ description: "Accepted for the reference's tools, and ignored: PKCE is always used" })),
   },
   { additionalProperties: false },
 )
@@ -132,9 +133,10 @@ export function storedOidcSettings(value: unknown): OidcSettings | undefined {
  */
 export function checkedOidcSettings(body: OidcSettingsBody, stored: OidcSettings | undefined): OidcSettings {
   const roleId = body.defaultRootRoleId ?? (body.defaultRootRole ? ROLE_IDS[body.defaultRootRole] : ROOT_ROLES.Viewer)
+  const { enablePkce: _alwaysOn, ...fields } = body
   const settings: OidcSettings = {
     ...DEFAULT_OIDC_SETTINGS,
-    ...body,
+    ...fields,
     discoverUrl: body.discoverUrl?.trim() ?? '',
     clientId: body.clientId?.trim() ?? '',
     secret: body.secret ?? stored?.secret ?? '',
