@@ -154,7 +154,8 @@ export function createOidcSignIn({
         }
       }
       const { email, email_verified: verified, name } = claims
-      if (typeof email !== 'string' || verified !== true)
+      // A few providers write the flag as text.
+      if (typeof email !== 'string' || (verified !== true && verified !== 'true'))
         throw new SignInRefused('The sign-in provider vouched for no email address of yours (a verified email is needed).')
       const row = await personOf(
         email.toLowerCase(),
@@ -163,7 +164,13 @@ export function createOidcSignIn({
         rootRoleOfGroups(claims, current),
       )
       const idToken = tokens.id_token!
-      return sessions.start(row, (trx, sessionHash) => createOidcStore(trx).rememberIdToken(sessionHash, idToken))
+      try {
+        return await sessions.start(row, (trx, sessionHash) => createOidcStore(trx).rememberIdToken(sessionHash, idToken))
+      } catch (error) {
+        // Deleted meanwhile (the session's key to the user fails): no session, and no 500.
+        if (await createUserStore(db).find(row.id)) throw error
+        throw new SignInRefused(`The user of ${row.email} was removed while signing in.`)
+      }
     },
 
     /**
