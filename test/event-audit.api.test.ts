@@ -388,6 +388,9 @@ onEachDatabase('event log completeness', (database) => {
       enableSingleSignOut: false,
       acrValues: '',
       idTokenSigningAlgorithm: 'RS256',
+      addGroupsScope: false,
+      groupJsonPath: '',
+      rootRoleGroups: { Admin: [], Editor: [], Viewer: [] },
     }
     await run('POST', oidc, oidc, { ...sso, secret: OIDC_SECRET }, 200, [
       { type: 'setting-created', data: { id: 'unleash.enterprise.auth.oidc', ...sso } },
