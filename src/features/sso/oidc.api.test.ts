@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test, type TestContext } from 'node:test'
 import { allEvents, call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
 import { createOidcBrowser } from '../../../test/oidc-browser.ts'
+import { ConfigError, loadConfig } from '../../config.ts'
 import { startIssuer, type Issuer, type IssuerClient } from '../../../test/oidc-issuer.ts'
 import { createUser, PASSWORD } from '../../../test/people.ts'
 
@@ -62,6 +63,35 @@ function assertRefused(response: { status: number; headers: Record<string, unkno
   assert.match(response.text, message)
   assert.ok(![response.headers['set-cookie']].flat().some((cookie) => String(cookie).startsWith('pennon-session=')), 'no session')
 }
+
+test('OIDC_*: read when OIDC_DISCOVER_URL is set; bad values stop the start', () => {
+  assert.equal(loadConfig({}).oidc, undefined)
+  const env = { OIDC_DISCOVER_URL: 'https://login.example.com', OIDC_CLIENT_ID: 'pennon', OIDC_SECRET: 's' }
+  assert.deepEqual(loadConfig(env).oidc, {
+    enabled: true,
+    discoverUrl: 'https://login.example.com',
+    clientId: 'pennon',
+    secret: 's',
+    autoCreate: false,
+    defaultRootRole: 'Viewer',
+    emailDomains: '',
+    enableSingleSignOut: false,
+    acrValues: '',
+    idTokenSigningAlgorithm: 'RS256',
+    addGroupsScope: false,
+    groupJsonPath: '',
+    rootRoleGroups: { Admin: [], Editor: [], Viewer: [] },
+  })
+  // Plain http only on a loopback address.
+  assert.equal(loadConfig({ ...env, OIDC_DISCOVER_URL: 'http://[::1]:8080' }).oidc?.discoverUrl, 'http://[::1]:8080')
+  assert.equal(loadConfig({ ...env, OIDC_DISCOVER_URL: 'http://localhost:8080' }).oidc?.discoverUrl, 'http://localhost:8080')
+  assert.throws(() => loadConfig({ ...env, OIDC_DISCOVER_URL: 'http://login.example.com' }), /OIDC_DISCOVER_URL must be an https:\/\/ URL/)
+  assert.throws(() => loadConfig({ ...env, OIDC_DISCOVER_URL: 'not a url' }), ConfigError)
+  assert.throws(() => loadConfig({ ...env, OIDC_SECRET: '' }), /OIDC_DISCOVER_URL needs OIDC_CLIENT_ID and OIDC_SECRET/)
+  assert.throws(() => loadConfig({ ...env, OIDC_DEFAULT_ROOT_ROLE: 'Owner' }), /OIDC_DEFAULT_ROOT_ROLE must be Admin, Editor or Viewer/)
+  assert.throws(() => loadConfig({ ...env, OIDC_ID_TOKEN_SIGNING_ALGORITHM: 'HS256' }), /OIDC_ID_TOKEN_SIGNING_ALGORITHM/)
+  assert.throws(() => loadConfig({ ...env, OIDC_AUTO_CREATE: 'yes' }), /OIDC_AUTO_CREATE must be "true" or "false"/)
+})
 
 onEachDatabase('single sign-on with OpenID Connect', (database) => {
   test('a person with a user signs in at the provider and gets the session cookie of a password sign-in', async (t) => {

@@ -62,9 +62,6 @@ export function createSsoSettingsService({ db, fromEnvironment }: { db: Kysely<D
     /** The OpenID Connect settings in force, the secret with them (for sign-in only). */
     oidc,
 
-    /** Whether OIDC_DISCOVER_URL sets them (then the admin API only reads them). */
-    setByEnvironment: environment !== undefined,
-
     shownOidc: async (): Promise<OidcSettingsResponse> => withoutSecret(await oidc()),
 
     /** Stores the settings (the secret kept when not sent), with an event that leaves the secret out; none when nothing changes. */
