@@ -12,6 +12,7 @@ import type { Database } from '../../db/tables.ts'
 import { AppError } from '../../http/errors.ts'
 import { hashSecret } from '../api-tokens/token-secret.ts'
 import { auditContext, SYSTEM_ACTOR } from '../events/audit.ts'
+import { anyEventContaining } from '../events/event-store.ts'
 import type { SessionService } from '../sessions/session-service.ts'
 import type { UserService } from '../users/user-service.ts'
 import { createUserStore, type UserRow } from '../users/user-store.ts'
@@ -60,6 +61,9 @@ export function createOidcSignIn({
       return updated
     }
     if (!current.autoCreate) throw new SignInRefused(`No user of Pennon has the email ${email}: ask an admin to add you.`)
+    // Removed by an admin: autoCreate does not bring them back (an admin may add them again by hand).
+    if (await anyEventContaining(db, 'user-deleted', `"email":${JSON.stringify(email)}`))
+      throw new SignInRefused(`The user of ${email} was removed from Pennon: ask an admin to add you again.`)
     if (!inEmailDomains(email, current.emailDomains))
       throw new SignInRefused(`Users are made on sign-in only for the email domains ${current.emailDomains}; ${email} is not one of them.`)
     try {

@@ -280,13 +280,22 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
     assert.equal((await allEvents(pennon)).filter((event) => event.type === 'user-created').length, 1)
   })
 
-  test('a user deleted in Pennon cannot sign in by single sign-on, and their session is over', async (t) => {
+  test('a user deleted in Pennon cannot sign in by single sign-on, not even with autoCreate, and their session is over', async (t) => {
     const pennon = await pennonWith(t, database)
     const id = await createUser(pennon, 'gone@example.com', 3)
     const cookie = sessionCookieOf(await createOidcBrowser(pennon, PENNON).signIn('gone@example.com'))
     assert.equal((await call(pennon, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
     assert.equal((await call(pennon, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie } })).status, 401)
     assertRefused(await createOidcBrowser(pennon, PENNON).signIn('gone@example.com'), /No user of Pennon has the email gone@example\.com/)
+    // autoCreate does not bring a removed person back; an admin adding them again does.
+    assert.equal((await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf({ autoCreate: true }))).status, 200)
+    assertRefused(
+      await createOidcBrowser(pennon, PENNON).signIn('Gone@example.com'),
+      /The user of gone@example\.com was removed from Pennon: ask an admin to add you again\./,
+    )
+    assert.equal((await createOidcBrowser(pennon, PENNON).signIn('other@example.com')).status, 302, 'others are made')
+    await createUser(pennon, 'gone@example.com', 3)
+    assert.equal((await createOidcBrowser(pennon, PENNON).signIn('gone@example.com')).status, 302)
   })
 
   test('a replayed, forged or foreign state, a denied consent and a disabled sign-in end on the error page with 400', async (t) => {
