@@ -1,68 +1,17 @@
+/**
+ * Single sign-on's settings (the admin API, OIDC_* variables), who may sign in and with which root
+ * role, and turning password sign-in off, against a real provider (test/oidc-issuer.ts).
+ */
 import assert from 'node:assert/strict'
-import { after, before, test, type TestContext } from 'node:test'
-import { allEvents, call, errorOf, onEachDatabase, useTestApp, withoutId, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
+import { test } from 'node:test'
 import { createOidcBrowser } from '../../../test/oidc-browser.ts'
-import { ConfigError, loadConfig } from '../../config.ts'
-import { startIssuer, type Issuer, type IssuerClient } from '../../../test/oidc-issuer.ts'
 import { createUser, PASSWORD } from '../../../test/people.ts'
+import { assertRefused, PENNON, pennonWith, SECRET, sessionCookieOf, ssoSettings, useIssuers } from '../../../test/single-sign-on.ts'
+import { allEvents, call, errorOf, onEachDatabase, useTestApp, withoutId } from '../../../test/test-app.ts'
+import { ConfigError, loadConfig } from '../../config.ts'
 
-const PENNON = 'http://pennon.test'
-const SECRET = 'a client secret of forty characters, or so'
-const clients: IssuerClient[] = [
-  {
-    client_id: 'pennon',
-    client_secret: SECRET,
-    redirect_uris: [`${PENNON}/auth/oidc/callback`, 'http://localhost/auth/oidc/callback'],
-    post_logout_redirect_uris: [`${PENNON}/`],
-  },
-  // Another application at the same provider: its codes and tokens are not for Pennon.
-  { client_id: 'other-app', client_secret: 'the other secret', redirect_uris: [`${PENNON}/auth/oidc/callback`] },
-]
-
-let issuer: Issuer
-let otherIssuer: Issuer
-before(async () => {
-  ;[issuer, otherIssuer] = await Promise.all([startIssuer(clients), startIssuer(clients)])
-})
-after(async () => {
-  await Promise.all([issuer.stop(), otherIssuer.stop()])
-})
-
-const settingsOf = (extra: Record<string, unknown> = {}) => ({
-  enabled: true,
-  discoverUrl: `${issuer.url}/.well-known/openid-configuration`,
-  clientId: 'pennon',
-  secret: SECRET,
-  ...extra,
-})
-
-/** Pennon at PUBLIC_URL http://pennon.test, with OpenID Connect set to `settings`. */
-async function pennonWith(t: TestContext, database: TestDatabase, settings: Record<string, unknown> = settingsOf()): Promise<TestApp> {
-  const pennon = await useTestApp(t, database, { env: { PUBLIC_URL: PENNON } })
-  const stored = await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settings)
-  assert.equal(stored.status, 200, stored.text)
-  return pennon
-}
-
-/** The session cookie a successful callback set. */
-function sessionCookieOf(response: { headers: Record<string, unknown> }): string {
-  const line = [response.headers['set-cookie']]
-    .flat()
-    .map(String)
-    .find((cookie) => cookie.startsWith('pennon-session='))
-  assert.ok(line, 'a session cookie')
-  assert.match(line, /^pennon-session=[0-9a-f]{64}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/)
-  return line.split(';')[0]!
-}
-
-/** A failed sign-in: the error page, a 400, and no session. */
-function assertRefused(response: { status: number; headers: Record<string, unknown>; text: string }, message: RegExp): void {
-  assert.equal(response.status, 400, response.text)
-  assert.equal(response.headers['content-type'], 'text/html; charset=utf-8')
-  assert.match(response.text, /<h1>Sign-in failed<\/h1>/)
-  assert.match(response.text, message)
-  assert.ok(![response.headers['set-cookie']].flat().some((cookie) => String(cookie).startsWith('pennon-session=')), 'no session')
-}
+const issuers = useIssuers()
+const settingsOf = (extra: Record<string, unknown> = {}) => ssoSettings(issuers.issuer, extra)
 
 test('OIDC_*: read when OIDC_DISCOVER_URL is set; bad values stop the start', () => {
   assert.equal(loadConfig({}).oidc, undefined)
@@ -93,71 +42,7 @@ test('OIDC_*: read when OIDC_DISCOVER_URL is set; bad values stop the start', ()
   assert.throws(() => loadConfig({ ...env, OIDC_AUTO_CREATE: 'yes' }), /OIDC_AUTO_CREATE must be "true" or "false"/)
 })
 
-onEachDatabase('single sign-on with OpenID Connect', (database) => {
-  test('a person with a user signs in at the provider and gets the session cookie of a password sign-in', async (t) => {
-    const pennon = await pennonWith(t, database)
-    const id = await createUser(pennon, 'ann@example.com', 2)
-    const browser = createOidcBrowser(pennon, PENNON)
-
-    const authorization = new URL(await browser.begin())
-    assert.equal(authorization.origin, issuer.url)
-    assert.equal(authorization.pathname, '/auth')
-    const params = Object.fromEntries(authorization.searchParams)
-    assert.deepEqual(Object.keys(params).sort(), [
-      'client_id',
-      'code_challenge',
-      'code_challenge_method',
-      'nonce',
-      'redirect_uri',
-      'response_type',
-      'scope',
-      'state',
-    ])
-    assert.deepEqual(
-      [params.client_id, params.redirect_uri, params.response_type, params.scope, params.code_challenge_method],
-      ['pennon', `${PENNON}/auth/oidc/callback`, 'code', 'openid email profile', 'S256'],
-    )
-    assert.equal(browser.atPennon.cookies.get('pennon-oidc-state'), params.state)
-
-    const answer = await browser.callback(await browser.atTheProvider(authorization.href, 'Ann@Example.com'))
-    assert.equal(answer.status, 302, answer.text)
-    assert.equal(answer.headers.location, `${PENNON}/`)
-    const cookie = sessionCookieOf(answer)
-    assert.equal(browser.atPennon.cookies.has('pennon-oidc-state'), false)
-
-    const me = await call(pennon, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie } })
-    assert.equal(me.status, 200, me.text)
-    assert.deepEqual([me.body.user.id, me.body.user.email, me.body.user.rootRole], [id, 'ann@example.com', 2])
-    // Events of the session name the person, as after a password sign-in.
-    const flag = await call(
-      pennon,
-      'POST',
-      '/api/admin/projects/default/features',
-      { name: 'by-sso' },
-      {
-        token: null,
-        headers: { cookie, origin: PENNON },
-      },
-    )
-    assert.equal(flag.status, 201, flag.text)
-    const created = (await allEvents(pennon)).find((event) => event.type === 'feature-created')
-    assert.deepEqual([created.createdBy, created.createdByUserId], ['ann@example.com', id])
-  })
-
-  test('without PUBLIC_URL the callback URL is the origin the request reached', async (t) => {
-    const pennon = await useTestApp(t, database)
-    assert.equal((await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf())).status, 200)
-    await createUser(pennon, 'bo@example.com', 3)
-    const browser = createOidcBrowser(pennon, 'http://localhost:80')
-    const authorization = new URL(await browser.begin())
-    // As a URL is written: the default port left out.
-    assert.equal(authorization.searchParams.get('redirect_uri'), 'http://localhost/auth/oidc/callback')
-    const answer = await browser.callback(await browser.atTheProvider(authorization.href, 'bo@example.com'))
-    assert.equal(answer.status, 302, answer.text)
-    assert.equal(answer.headers.location, 'http://localhost:80/')
-    sessionCookieOf(answer)
-  })
-
+onEachDatabase('single sign-on: settings and people', (database) => {
   test('settings: Admin only, the secret never shown nor written to events, kept when not sent', async (t) => {
     const pennon = await useTestApp(t, database)
     const defaults = await call(pennon, 'GET', '/api/admin/auth/oidc/settings')
@@ -179,7 +64,7 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
     })
     const shown = {
       enabled: true,
-      discoverUrl: `${issuer.url}/.well-known/openid-configuration`,
+      discoverUrl: `${issuers.issuer.url}/.well-known/openid-configuration`,
       clientId: 'pennon',
       autoCreate: true,
       defaultRootRole: 'Editor',
@@ -243,7 +128,7 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
   })
 
   test('a person without a user is refused unless autoCreate makes one, with the default root role, for the domains set', async (t) => {
-    const pennon = await pennonWith(t, database)
+    const pennon = await pennonWith(t, database, settingsOf())
     assertRefused(await createOidcBrowser(pennon, PENNON).signIn('new@example.com'), /No user of Pennon has the email new@example\.com/)
     assert.equal(
       (await call(pennon, 'GET', '/api/admin/user-admin')).body.users.some((u: { email: string }) => u.email === 'new@example.com'),
@@ -281,7 +166,7 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
   })
 
   test('a user deleted in Pennon cannot sign in by single sign-on, not even with autoCreate, and their session is over', async (t) => {
-    const pennon = await pennonWith(t, database)
+    const pennon = await pennonWith(t, database, settingsOf())
     const id = await createUser(pennon, 'gone@example.com', 3)
     const cookie = sessionCookieOf(await createOidcBrowser(pennon, PENNON).signIn('gone@example.com'))
     assert.equal((await call(pennon, 'DELETE', `/api/admin/user-admin/${id}`)).status, 200)
@@ -296,75 +181,6 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
     assert.equal((await createOidcBrowser(pennon, PENNON).signIn('other@example.com')).status, 302, 'others are made')
     await createUser(pennon, 'gone@example.com', 3)
     assert.equal((await createOidcBrowser(pennon, PENNON).signIn('gone@example.com')).status, 302)
-  })
-
-  test('a replayed, forged or foreign state, a denied consent and a disabled sign-in end on the error page with 400', async (t) => {
-    const pennon = await pennonWith(t, database)
-    await createUser(pennon, 'fay@example.com', 3)
-    const browser = createOidcBrowser(pennon, PENNON)
-    const callbackUrl = await browser.atTheProvider(await browser.begin(), 'fay@example.com')
-    const stateCookie = `pennon-oidc-state=${new URL(callbackUrl).searchParams.get('state')}`
-    assert.equal((await browser.callback(callbackUrl)).status, 302)
-    // Replayed, with the state's cookie as it was: the state served already.
-    assertRefused(await browser.callback(callbackUrl, { cookie: stateCookie }), /This sign-in is over \(used already, or expired\)/)
-
-    // Forged: a state Pennon never sent (with a cookie to match).
-    const forged = new URL(callbackUrl)
-    forged.searchParams.set('state', 'made-up-state')
-    assertRefused(await browser.callback(forged.href, { cookie: 'pennon-oidc-state=made-up-state' }), /This sign-in is over/)
-
-    // Begun in another browser (an attacker's sign-in finished in the victim's): the cookie does not match.
-    const attacker = createOidcBrowser(pennon, PENNON)
-    const planted = await attacker.atTheProvider(await attacker.begin(), 'fay@example.com')
-    const victim = createOidcBrowser(pennon, PENNON)
-    assertRefused(await victim.callback(planted), /This sign-in was not begun in this browser/)
-
-    // Consent denied at the provider.
-    const refusing = createOidcBrowser(pennon, PENNON)
-    const denied = await refusing.atTheProvider(await refusing.begin(), 'fay@example.com', 'refuse')
-    assert.equal(new URL(denied).searchParams.get('error'), 'access_denied')
-    assertRefused(
-      await refusing.callback(denied),
-      /The sign-in provider refused the sign-in: access_denied \(End-User aborted interaction\)\./,
-    )
-
-    // Sign-in turned off: the way in is closed, and so is a sign-in begun before.
-    const late = createOidcBrowser(pennon, PENNON)
-    const begun = await late.atTheProvider(await late.begin(), 'fay@example.com')
-    assert.equal((await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf({ enabled: false }))).status, 200)
-    assertRefused(await late.pennonGet('/auth/oidc/login'), /Single sign-on \(OpenID Connect\) is not enabled on this Pennon\./)
-    assertRefused(await late.callback(begun), /Single sign-on \(OpenID Connect\) is not enabled/)
-  })
-
-  test("another application's code, another issuer's answer or an unknown issuer is refused", async (t) => {
-    const pennon = await pennonWith(t, database)
-    await createUser(pennon, 'gil@example.com', 3)
-
-    // The other application's sign-in, brought to Pennon's callback with a state Pennon began: the code is not Pennon's.
-    const browser = createOidcBrowser(pennon, PENNON)
-    const ours = new URL(await browser.begin())
-    const theirs = new URL(ours)
-    theirs.searchParams.set('client_id', 'other-app')
-    const foreign = new URL(await browser.atTheProvider(theirs.href, 'gil@example.com'))
-    assertRefused(
-      await browser.callback(foreign.href),
-      /The sign-in provider&#39;s answer was refused: invalid_grant \(grant request is invalid\)/,
-    )
-
-    // The same request at another provider: its answer names another issuer.
-    const elsewhere = createOidcBrowser(pennon, PENNON)
-    const asked = new URL(await elsewhere.begin())
-    const atOther = new URL(`${otherIssuer.url}${asked.pathname}${asked.search}`)
-    const otherAnswer = await elsewhere.atTheProvider(atOther.href, 'gil@example.com')
-    assert.equal(new URL(otherAnswer).searchParams.get('iss'), otherIssuer.url)
-    assertRefused(await elsewhere.callback(otherAnswer), /The sign-in provider&#39;s answer was refused: .*&quot;iss&quot;/)
-
-    // A discovery document that names another issuer than the one asked for (localhost for 127.0.0.1).
-    const unknown = await pennonWith(t, database, settingsOf({ discoverUrl: issuer.url.replace('127.0.0.1', 'localhost') }))
-    assertRefused(
-      await createOidcBrowser(unknown, PENNON).pennonGet('/auth/oidc/login'),
-      /The sign-in provider could not be used: .*issuer/,
-    )
   })
 
   test('password sign-in can be turned off only while single sign-on is on; API tokens work all the same', async (t) => {
@@ -411,54 +227,6 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
     )
   })
 
-  test('sign-out ends the session at once; with single sign-out the browser goes to the provider next', async (t) => {
-    const pennon = await pennonWith(t, database)
-    await createUser(pennon, 'ivy@example.com', 3)
-    const plain = sessionCookieOf(await createOidcBrowser(pennon, PENNON).signIn('ivy@example.com'))
-    const out = await call(pennon, 'POST', '/logout', undefined, { token: null, headers: { cookie: plain, origin: PENNON } })
-    assert.deepEqual([out.status, out.text], [200, ''])
-    assert.equal((await call(pennon, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie: plain } })).status, 401)
-
-    assert.equal((await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf({ enableSingleSignOut: true }))).status, 200)
-    const browser = createOidcBrowser(pennon, PENNON)
-    const cookie = sessionCookieOf(await browser.signIn('ivy@example.com'))
-    const signedOut = await call(pennon, 'POST', '/logout', undefined, { token: null, headers: { cookie, origin: PENNON } })
-    assert.equal(signedOut.status, 200, signedOut.text)
-    const endSession = new URL(signedOut.body.redirectUrl)
-    assert.equal(`${endSession.origin}${endSession.pathname}`, `${issuer.url}/session/end`)
-    assert.equal(endSession.searchParams.get('post_logout_redirect_uri'), `${PENNON}/`)
-    assert.equal(endSession.searchParams.get('client_id'), 'pennon')
-    assert.match(endSession.searchParams.get('id_token_hint') ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/)
-    assert.equal((await call(pennon, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie } })).status, 401)
-    // The provider knows the hint, and asks the person to confirm signing out of it.
-    const page = await browser.provider(endSession.href)
-    assert.equal(page.status, 200)
-    assert.match(await page.text(), /logout/i)
-    // A password session has nothing to end at the provider.
-    await createUser(pennon, 'jo@example.com', 3)
-    const login = await call(pennon, 'POST', '/auth/simple/login', { username: 'jo@example.com', password: PASSWORD }, { token: null })
-    const byPassword = String(login.headers['set-cookie']).split(';')[0]!
-    const passwordOut = await call(pennon, 'POST', '/logout', undefined, { token: null, headers: { cookie: byPassword, origin: PENNON } })
-    assert.deepEqual([passwordOut.status, passwordOut.text], [200, ''])
-  })
-
-  test('an ID token with another nonce, or signed with another algorithm than the one set, is refused', async (t) => {
-    const pennon = await pennonWith(t, database)
-    await createUser(pennon, 'lou@example.com', 3)
-    // The nonce changed on its way to the provider: the ID token carries another than Pennon keeps.
-    const browser = createOidcBrowser(pennon, PENNON)
-    const asked = new URL(await browser.begin())
-    asked.searchParams.set('nonce', 'another-nonce')
-    assertRefused(await browser.callback(await browser.atTheProvider(asked.href, 'lou@example.com')), /answer was refused: .*nonce/)
-
-    // The provider signs with RS256; Pennon told to expect RS512 takes none of its ID tokens.
-    assert.equal(
-      (await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf({ idTokenSigningAlgorithm: 'RS512' }))).status,
-      200,
-    )
-    assertRefused(await createOidcBrowser(pennon, PENNON).signIn('lou@example.com'), /answer was refused: .*&quot;alg&quot;/)
-  })
-
   test("the provider's groups give root roles, when mapped: at every sign-in, and to users autoCreate makes", async (t) => {
     const groups = { addGroupsScope: true, groupJsonPath: 'groups', rootRoleGroups: { Admin: ['admins'], Editor: ['editors', 'writers'] } }
     const pennon = await pennonWith(t, database, settingsOf({ ...groups, autoCreate: true }))
@@ -486,7 +254,7 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
     const pennon = await useTestApp(t, database, {
       env: {
         PUBLIC_URL: PENNON,
-        OIDC_DISCOVER_URL: issuer.url,
+        OIDC_DISCOVER_URL: issuers.issuer.url,
         OIDC_CLIENT_ID: 'pennon',
         OIDC_SECRET: SECRET,
         OIDC_AUTO_CREATE: 'true',
@@ -497,7 +265,7 @@ onEachDatabase('single sign-on with OpenID Connect', (database) => {
     const shown = await call(pennon, 'GET', '/api/admin/auth/oidc/settings')
     assert.deepEqual(shown.body, {
       enabled: true,
-      discoverUrl: issuer.url,
+      discoverUrl: issuers.issuer.url,
       clientId: 'pennon',
       autoCreate: true,
       defaultRootRole: 'Editor',
