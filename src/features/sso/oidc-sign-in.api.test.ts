@@ -93,6 +93,14 @@ onEachDatabase('single sign-on: signing in with OpenID Connect', (database) => {
     forged.searchParams.set('state', 'made-up-state')
     assertRefused(await browser.callback(forged.href, { cookie: 'pennon-oidc-state=made-up-state' }), /This sign-in is over/)
 
+    // Back after its 10 minutes (the row's end moved into the past): over, and taken all the same.
+    const slow = createOidcBrowser(pennon, PENNON)
+    const slowAnswer = await slow.atTheProvider(await slow.begin(), 'fay@example.com')
+    const past = new Date(Date.now() - 1000).toISOString()
+    await pennon.database.db.updateTable('oidc_logins').set({ expires_at: past }).execute()
+    assertRefused(await slow.callback(slowAnswer), /This sign-in is over \(used already, or expired\)/)
+    assert.deepEqual(await pennon.database.db.selectFrom('oidc_logins').select('state_hash').execute(), [])
+
     // Begun in another browser (an attacker's sign-in finished in the victim's): the cookie does not match.
     const attacker = createOidcBrowser(pennon, PENNON)
     const planted = await attacker.atTheProvider(await attacker.begin(), 'fay@example.com')
