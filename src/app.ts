@@ -502,7 +502,7 @@ export async function buildApp({
     resetEmails: createResetEmailLimits(),
     sessionOf,
     passwordSignIn: ssoSettings.passwordSignInAllowed,
-    signOutLocation: (sessionHash, request) => oidcSignIn.signOutLocation(sessionHash, `${baseUrlOf(request, config)}/`),
+    signOut: (sessionHash, request) => oidcSignIn.signOut(sessionHash, `${baseUrlOf(request, config)}/`),
   })
   await app.register(oidcRoutes, { config, signIn: oidcSignIn, ways: ssoSettings.ways })
   await app.register(consoleRoutes, { authType: config.authType })

@@ -58,8 +58,11 @@ export interface AuthRoutesOptions {
   sessionOf: (request: FastifyRequest) => Promise<Principal | undefined>
   /** Whether password sign-in is allowed now (sso/: it can be turned off while single sign-on is on). */
   passwordSignIn: () => Promise<boolean>
-  /** Where the browser goes once its session is over (sso/: the provider's end-session endpoint), if anywhere. */
-  signOutLocation: (sessionHash: string, request: FastifyRequest) => Promise<string | undefined>
+  /**
+   * Single sign-out (sso/): read before the session ends, what answers, once it ended, where the
+   * browser goes next (the provider's end-session endpoint); undefined when nowhere.
+   */
+  signOut: (sessionHash: string, request: FastifyRequest) => Promise<(() => Promise<string | undefined>) | undefined>
 }
 
 const SignOutResponse = Type.Union([
@@ -72,7 +75,7 @@ const SignOutResponse = Type.Union([
 
 export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (
   app,
-  { config, sessions, users, attempts, resetEmails, sessionOf, passwordSignIn, signOutLocation },
+  { config, sessions, users, attempts, resetEmails, sessionOf, passwordSignIn, signOut },
 ) => {
   app.addHook('onRequest', async (request) => {
     // Before anything is read or hashed: an address that failed too often waits, whatever it asks.
@@ -121,9 +124,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (
       const principal = await sessionOf(request)
       let redirectUrl: string | undefined
       if (principal?.session) {
-        // Asked before the session ends: what single sign-out needs goes with it.
-        redirectUrl = await signOutLocation(principal.session, request)
+        // Read before the session ends (what single sign-out needs goes with it); the provider asked only after.
+        const singleSignOut = await signOut(principal.session, request)
         await sessions.logout(principal.session)
+        redirectUrl = await singleSignOut?.()
       }
       clearSessionCookie(reply, request, config)
       return redirectUrl === undefined ? sendEmpty(reply, 200) : { redirectUrl }

@@ -178,22 +178,26 @@ export function createOidcSignIn({
     },
 
     /**
-     * Where single sign-out sends the browser once this session is over: the provider's
-     * end-session endpoint, for a session begun by single sign-on while enableSingleSignOut is on.
+     * Single sign-out of this session, in two steps: what it needs is read now, before the session
+     * ends (its ID token goes with it); the function returned, called once it ended, answers where
+     * the browser goes next: the provider's end-session endpoint. Undefined for a session not
+     * begun by single sign-on, or while enableSingleSignOut is off.
      */
-    async signOutLocation(sessionHash: string, postLogoutRedirectUri: string): Promise<string | undefined> {
+    async signOut(sessionHash: string, postLogoutRedirectUri: string): Promise<(() => Promise<string | undefined>) | undefined> {
       const current = await settings()
       if (!current.enabled || !current.enableSingleSignOut) return undefined
       const idToken = await createOidcStore(db).idTokenOf(sessionHash)
       if (idToken === undefined) return undefined
-      try {
-        const configuration = await providers.configurationFor(current)
-        return client
-          .buildEndSessionUrl(configuration, { id_token_hint: idToken, post_logout_redirect_uri: postLogoutRedirectUri })
-          .toString()
-      } catch {
-        // No end-session endpoint, or the provider unreachable: Pennon's session is over all the same.
-        return undefined
+      return async () => {
+        try {
+          const configuration = await providers.configurationFor(current)
+          return client
+            .buildEndSessionUrl(configuration, { id_token_hint: idToken, post_logout_redirect_uri: postLogoutRedirectUri })
+            .toString()
+        } catch {
+          // No end-session endpoint, or the provider unreachable: Pennon's session is over all the same.
+          return undefined
+        }
       }
     },
   }
