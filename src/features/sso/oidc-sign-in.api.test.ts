@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import { createOidcBrowser } from '../../../test/oidc-browser.ts'
 import { createUser, PASSWORD } from '../../../test/people.ts'
 import { assertRefused, PENNON, pennonWith, sessionCookieOf, ssoSettings, useIssuers } from '../../../test/single-sign-on.ts'
-import { allEvents, call, onEachDatabase, useTestApp } from '../../../test/test-app.ts'
+import { allEvents, call, onEachDatabase, useTestApp, useTwoInstances } from '../../../test/test-app.ts'
 
 const issuers = useIssuers()
 const settingsOf = (extra: Record<string, unknown> = {}) => ssoSettings(issuers.issuer, extra)
@@ -62,6 +62,20 @@ onEachDatabase('single sign-on: signing in with OpenID Connect', (database) => {
     assert.equal(flag.status, 201, flag.text)
     const created = (await allEvents(pennon)).find((event) => event.type === 'feature-created')
     assert.deepEqual([created.createdBy, created.createdByUserId], ['ann@example.com', id])
+  })
+
+  test('a sign-in begun on one instance finishes on another (the state is in the database), once', async (t) => {
+    const { first, second } = await useTwoInstances(t, database, { PUBLIC_URL: PENNON })
+    assert.equal((await call(first, 'POST', '/api/admin/auth/oidc/settings', settingsOf())).status, 200)
+    await createUser(first, 'una@example.com', 3)
+    const begun = createOidcBrowser(first, PENNON)
+    const callbackUrl = await begun.atTheProvider(await begun.begin(), 'una@example.com')
+    const cookie = `pennon-oidc-state=${begun.atPennon.cookies.get('pennon-oidc-state')}`
+    const answer = await createOidcBrowser(second, PENNON).callback(callbackUrl, { cookie })
+    assert.equal(answer.status, 302, answer.text)
+    const session = sessionCookieOf(answer)
+    assert.equal((await call(first, 'GET', '/api/admin/user', undefined, { token: null, headers: { cookie: session } })).status, 200)
+    assertRefused(await begun.callback(callbackUrl, { cookie }), /This sign-in is over/)
   })
 
   test('without PUBLIC_URL the callback URL is the origin the request reached', async (t) => {
