@@ -358,7 +358,11 @@ export async function buildApp({
         passwordSignIn: ssoSettings.passwordSignInAllowed,
       })
       await admin.register(instanceAdminRoutes, {
-        stats: createInstanceStatsService({ db, passwordSignIn: config.authType === 'open-source' }),
+        stats: createInstanceStatsService({
+          db,
+          // Without authentication nobody signs in.
+          signInWays: async () => (config.authType === 'open-source' ? ssoSettings.ways() : { password: false, oidc: false }),
+        }),
       })
       await admin.register(userRoutes, { users, config })
       await admin.register(accessRoutes, {

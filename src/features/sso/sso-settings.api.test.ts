@@ -204,6 +204,8 @@ onEachDatabase('single sign-on: settings and people', (database) => {
       options: [{ type: 'oidc', message: 'Sign in with OpenID Connect', path: '/auth/oidc/login' }],
     })
     assert.equal((await call(pennon, 'GET', '/api/admin/ui-config')).body.disablePasswordAuth, true)
+    const stats = (await call(pennon, 'GET', '/api/admin/instance-admin/statistics')).body
+    assert.deepEqual([stats.OIDCenabled, stats.passwordAuthEnabled], [true, false])
 
     const password = await call(pennon, 'POST', '/auth/simple/login', { username: 'hal@example.com', password: PASSWORD }, { token: null })
     assert.deepEqual(
