@@ -92,7 +92,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'How one may sign in here: for the sign-in page, before any session',
-        response: { 200: SignInOptions },
+        response: { 200: SignInOptions, ...errorResponses() },
       },
     },
     async () => {
