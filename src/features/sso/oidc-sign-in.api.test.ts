@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createOidcBrowser } from '../../../test/oidc-browser.ts'
+import { MAX_PENDING_SIGN_INS } from './oidc-sign-in.ts'
 import { createUser, PASSWORD } from '../../../test/people.ts'
 import { assertRefused, PENNON, pennonWith, sessionCookieOf, ssoSettings, useIssuers } from '../../../test/single-sign-on.ts'
 import { allEvents, call, onEachDatabase, useTestApp, useTwoInstances } from '../../../test/test-app.ts'
@@ -215,5 +216,31 @@ onEachDatabase('single sign-on: signing in with OpenID Connect', (database) => {
       200,
     )
     assertRefused(await createOidcBrowser(pennon, PENNON).signIn('lou@example.com'), /answer was refused: .*&quot;alg&quot;/)
+  })
+
+  test('sign-ins under way are bounded: past the limit, the way in is refused until some end', async (t) => {
+    const pennon = await pennonWith(t, database, settingsOf())
+    const later = new Date(Date.now() + 600_000).toISOString()
+    const rows = Array.from({ length: MAX_PENDING_SIGN_INS - 1 }, (_, i) => ({
+      state_hash: `pending-${i}`,
+      nonce: 'n',
+      code_verifier: 'v',
+      redirect_uri: `${PENNON}/auth/oidc/callback`,
+      expires_at: later,
+    }))
+    for (let start = 0; start < rows.length; start += 1000) {
+      await pennon.database.db
+        .insertInto('oidc_logins')
+        .values(rows.slice(start, start + 1000))
+        .execute()
+    }
+    // The last place is taken, then the way in is closed.
+    await createOidcBrowser(pennon, PENNON).begin()
+    assertRefused(
+      await createOidcBrowser(pennon, PENNON).pennonGet('/auth/oidc/login'),
+      /Too many sign-ins are under way: try again in a few minutes\./,
+    )
+    await pennon.database.db.deleteFrom('oidc_logins').where('state_hash', '=', 'pending-0').execute()
+    await createOidcBrowser(pennon, PENNON).begin()
   })
 })

@@ -22,6 +22,8 @@ import { createOidcStore } from './oidc-store.ts'
 
 // How long the provider may keep the person (signing in, consenting) before the sign-in is over.
 const LOGIN_VALID_MS = 10 * 60_000
+/** Sign-ins under way at once, at most: anyone may begin one, so what they store is bounded. */
+export const MAX_PENDING_SIGN_INS = 10_000
 
 export function createOidcSignIn({
   db,
@@ -96,7 +98,7 @@ export function createOidcSignIn({
       const nonce = client.randomNonce()
       const codeVerifier = client.randomPKCECodeVerifier()
       const now = new Date()
-      await createOidcStore(db).begin(
+      const begun = await createOidcStore(db).begin(
         {
           state_hash: hashSecret(state),
           nonce,
@@ -105,7 +107,9 @@ export function createOidcSignIn({
           expires_at: new Date(now.getTime() + LOGIN_VALID_MS).toISOString(),
         },
         now.toISOString(),
+        MAX_PENDING_SIGN_INS,
       )
+      if (!begun) throw new SignInRefused('Too many sign-ins are under way: try again in a few minutes.')
       const location = client.buildAuthorizationUrl(configuration, {
         redirect_uri: redirectUri,
         scope: current.addGroupsScope ? 'openid email profile groups' : 'openid email profile',

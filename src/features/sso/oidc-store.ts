@@ -4,10 +4,21 @@ import type { Database, OidcLoginsTable } from '../../db/tables.ts'
 
 export function createOidcStore(db: Kysely<Database>) {
   return {
-    /** A sign-in begun; those expired go first (a state never taken must not stay forever). */
-    async begin(login: OidcLoginsTable, now: string): Promise<void> {
+    /**
+     * A sign-in begun, unless `maxPending` are under way already (false): anyone may begin one, so
+     * their rows are bounded. Those expired go first (a state never taken must not stay forever).
+     */
+    async begin(login: OidcLoginsTable, now: string, maxPending: number): Promise<boolean> {
       await db.deleteFrom('oidc_logins').where('expires_at', '<=', now).execute()
+      const pending = await db
+        .selectFrom('oidc_logins')
+        .select('state_hash')
+        .limit(1)
+        .offset(maxPending - 1)
+        .executeTakeFirst()
+      if (pending !== undefined) return false
       await db.insertInto('oidc_logins').values(login).execute()
+      return true
     },
 
     /**
