@@ -159,6 +159,12 @@ import { instanceAdminRoutes } from './features/instance-admin/instance-admin-ro
 import { createInstanceStatsService } from './features/instance-admin/instance-stats-service.ts'
 import { createFrontendOrigins } from './features/ui-config/frontend-origins.ts'
 import { uiConfigRoutes } from './features/ui-config/ui-config-routes.ts'
+import { createSsoSettingsService } from './features/sso/sso-settings-service.ts'
+import { ssoSettingsRoutes } from './features/sso/sso-settings-routes.ts'
+import { createOidcProviders } from './features/sso/oidc-provider.ts'
+import { createOidcSignIn } from './features/sso/oidc-sign-in.ts'
+import { oidcRoutes } from './features/sso/oidc-routes.ts'
+import { baseUrlOf } from './features/users/user-routes.ts'
 
 export interface AppOptions {
   config: Config
@@ -243,6 +249,9 @@ export async function buildApp({
     email: createEmailSender(config.email, app.log),
   })
   const inviteLinks = createInviteLinkService({ db, users })
+  // Single sign-on: its settings (OIDC_DISCOVER_URL, else the admin API) and the OpenID Connect sign-in, which hands the session feature a person.
+  const ssoSettings = createSsoSettingsService({ db, fromEnvironment: config.oidc })
+  const oidcSignIn = createOidcSignIn({ db, settings: () => ssoSettings.oidc(), providers: createOidcProviders(), sessions, users })
   // First of the hooks: a refused Host learns nothing else, on every path.
   if (hosts !== undefined) registerHostCheck(app, hosts)
   app.removeAllContentTypeParsers()
@@ -352,9 +361,20 @@ export async function buildApp({
       await admin.register(projectTokenRoutes, { tokens })
       await admin.register(meRoutes)
       await admin.register(maintenanceRoutes, { maintenance })
-      await admin.register(uiConfigRoutes, { db, config, maintenance, frontendOrigins })
+      await admin.register(ssoSettingsRoutes, { settings: ssoSettings })
+      await admin.register(uiConfigRoutes, {
+        db,
+        config,
+        maintenance,
+        frontendOrigins,
+        passwordSignIn: ssoSettings.passwordSignInAllowed,
+      })
       await admin.register(instanceAdminRoutes, {
-        stats: createInstanceStatsService({ db, passwordSignIn: config.authType === 'open-source' }),
+        stats: createInstanceStatsService({
+          db,
+          // Without authentication nobody signs in.
+          signInWays: async () => (config.authType === 'open-source' ? ssoSettings.ways() : { password: false, oidc: false }),
+        }),
       })
       await admin.register(userRoutes, { users, config })
       await admin.register(accessRoutes, {
@@ -488,7 +508,17 @@ export async function buildApp({
   // The admin console at `/` (console/ in the repository), built on the admin API alone.
   // Signing up with an invite link: public, as /auth is.
   await app.register(publicInviteRoutes, { inviteLinks })
-  await app.register(authRoutes, { config, sessions, users, attempts, resetEmails: createResetEmailLimits(), sessionOf })
+  await app.register(authRoutes, {
+    config,
+    sessions,
+    users,
+    attempts,
+    resetEmails: createResetEmailLimits(),
+    sessionOf,
+    passwordSignIn: ssoSettings.passwordSignInAllowed,
+    signOut: (sessionHash, request) => oidcSignIn.signOut(sessionHash, `${baseUrlOf(request, config)}/`),
+  })
+  await app.register(oidcRoutes, { config, signIn: oidcSignIn, ways: ssoSettings.ways })
   await app.register(consoleRoutes, { authType: config.authType })
 
   return app

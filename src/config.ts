@@ -92,6 +92,25 @@ export interface Config {
   readonly changeRequestSchedulerIntervalMs: number
   /** The SMTP server invite and reset emails go through (EMAIL_HOST and the rest); absent: no email, links are shown instead. */
   readonly email: EmailConfig | undefined
+  /** Single sign-on set by OIDC_DISCOVER_URL and the rest (features/sso/); absent: set through the admin API. */
+  readonly oidc: OidcEnvConfig | undefined
+}
+
+/** OpenID Connect as the environment sets it, in the shape of the admin API's settings (docs/authentication.md). */
+export interface OidcEnvConfig {
+  readonly enabled: boolean
+  readonly discoverUrl: string
+  readonly clientId: string
+  readonly secret: string
+  readonly autoCreate: boolean
+  readonly defaultRootRole: 'Admin' | 'Editor' | 'Viewer'
+  readonly emailDomains: string
+  readonly enableSingleSignOut: boolean
+  readonly acrValues: string
+  readonly idTokenSigningAlgorithm: 'RS256' | 'RS384' | 'RS512'
+  readonly addGroupsScope: boolean
+  readonly groupJsonPath: string
+  readonly rootRoleGroups: { readonly Admin: string[]; readonly Editor: string[]; readonly Viewer: string[] }
 }
 
 export interface EmailConfig {
@@ -213,6 +232,66 @@ function booleanOf(env: Record<string, string | undefined>, key: string, fallbac
   if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${key} must be "true" or "false"; got ${JSON.stringify(raw)}`)
   return raw === 'true'
 }
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost'])
+
+/**
+ * Why an OpenID provider's address cannot be used, or undefined when it can: an http(s) URL,
+ * https unless its host is a loopback address (a provider on this machine needs no certificate).
+ */
+export function issuerUrlProblem(url: string): string | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return 'must be a URL like https://login.example.com/.well-known/openid-configuration'
+  }
+  if (parsed.protocol === 'https:') return undefined
+  if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) return undefined
+  return 'must be an https:// URL (http:// only on a loopback address: 127.0.0.1, ::1 or localhost)'
+}
+
+/** Single sign-on from the environment, when OIDC_DISCOVER_URL is set. */
+function oidcConfig(env: Record<string, string | undefined>): OidcEnvConfig | undefined {
+  const discoverUrl = env.OIDC_DISCOVER_URL?.trim() || undefined
+  if (discoverUrl === undefined) return undefined
+  const problem = issuerUrlProblem(discoverUrl)
+  if (problem) throw new ConfigError(`OIDC_DISCOVER_URL ${problem}; got ${JSON.stringify(discoverUrl)}`)
+  const clientId = env.OIDC_CLIENT_ID?.trim() || ''
+  const secret = env.OIDC_SECRET || ''
+  if (clientId === '' || secret === '') throw new ConfigError('OIDC_DISCOVER_URL needs OIDC_CLIENT_ID and OIDC_SECRET')
+  const defaultRootRole = env.OIDC_DEFAULT_ROOT_ROLE || 'Viewer'
+  if (defaultRootRole !== 'Admin' && defaultRootRole !== 'Editor' && defaultRootRole !== 'Viewer')
+    throw new ConfigError(`OIDC_DEFAULT_ROOT_ROLE must be Admin, Editor or Viewer; got ${JSON.stringify(defaultRootRole)}`)
+  const algorithm = env.OIDC_ID_TOKEN_SIGNING_ALGORITHM || 'RS256'
+  if (algorithm !== 'RS256' && algorithm !== 'RS384' && algorithm !== 'RS512')
+    throw new ConfigError(`OIDC_ID_TOKEN_SIGNING_ALGORITHM must be RS256, RS384 or RS512; got ${JSON.stringify(algorithm)}`)
+  return Object.freeze({
+    enabled: booleanOf(env, 'OIDC_ENABLED', true),
+    discoverUrl,
+    clientId,
+    secret,
+    autoCreate: booleanOf(env, 'OIDC_AUTO_CREATE', false),
+    defaultRootRole,
+    emailDomains: env.OIDC_EMAIL_DOMAINS?.trim() ?? '',
+    enableSingleSignOut: booleanOf(env, 'OIDC_ENABLE_SINGLE_SIGN_OUT', false),
+    acrValues: env.OIDC_ACR_VALUES?.trim() ?? '',
+    idTokenSigningAlgorithm: algorithm,
+    addGroupsScope: booleanOf(env, 'OIDC_ADD_GROUPS_SCOPE', false),
+    groupJsonPath: env.OIDC_GROUP_JSON_PATH?.trim() ?? '',
+    rootRoleGroups: Object.freeze({
+      Admin: listOf(env.OIDC_ADMIN_GROUPS),
+      Editor: listOf(env.OIDC_EDITOR_GROUPS),
+      Viewer: listOf(env.OIDC_VIEWER_GROUPS),
+    }),
+  })
+}
+
+const listOf = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
 
 /** The SMTP settings, named as Unleash names them; none without EMAIL_HOST. */
 function emailConfig(env: Record<string, string | undefined>): EmailConfig | undefined {
@@ -358,5 +437,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     staleScanIntervalMs: wholeNumber(env, 'STALE_SCAN_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     changeRequestSchedulerIntervalMs: wholeNumber(env, 'CHANGE_REQUEST_SCHEDULER_INTERVAL_MS', 1000, 10, 3_600_000),
     email: emailConfig(env),
+    oidc: oidcConfig(env),
   })
 }

@@ -8,6 +8,9 @@ import { test } from 'node:test'
 import { runCommand } from './run-command.ts'
 import { startProcess } from '../bench/lib.ts'
 import { createProcessDatabase, onEachDatabase } from './test-app.ts'
+import { createDb } from '../src/db/database.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { createSettingsStore } from '../src/features/maintenance/settings-store.ts'
 
 const adminUserCommand = (env: Record<string, string>, args: string[] = []) => runCommand('src/cli/admin-user.ts', env, args)
 
@@ -70,5 +73,38 @@ onEachDatabase('npm run admin-user', (database) => {
       [bad.code, bad.stderr],
       [1, 'pennon admin-user: The `/body/email` property must be an email address. You sent "not-an-email".\n'],
     )
+  })
+
+  test('turns password sign-in on again when single sign-on had turned it off', { timeout: 120_000 }, async (t) => {
+    const storage = await createProcessDatabase(database)
+    t.after(() => storage.drop())
+    const db = createDb({ databaseFile: storage.env.DATABASE_FILE, databaseUrl: storage.env.DATABASE_URL })
+    t.after(() => db.close())
+    await migrateToLatest(db.db)
+    const settings = createSettingsStore(db.db)
+    await settings.put('unleash.enterprise.auth.oidc', {
+      enabled: true,
+      discoverUrl: 'https://login.example.com',
+      clientId: 'pennon',
+      secret: 'x',
+    })
+    await settings.put('unleash.auth.simple', { disabled: true })
+
+    const created = await adminUserCommand(storage.env, ['ops@example.com'])
+    assert.equal(created.code, 0, created.stderr)
+    assert.match(
+      created.stdout,
+      /^Password sign-in was turned off \(single sign-on only\): it is on again\.\nCreated Admin user ops@example\.com\./,
+    )
+    assert.deepEqual(await settings.read('unleash.auth.simple'), { disabled: false })
+    const events = await db.db.selectFrom('events').select('json').orderBy('id').execute()
+    const turnedOn = events.map((row) => JSON.parse(row.json)).find((event) => event.type === 'setting-updated')
+    assert.deepEqual(
+      [turnedOn.createdBy, turnedOn.data, turnedOn.preData],
+      ['system', { id: 'unleash.auth.simple', disabled: false }, { disabled: true }],
+    )
+    // Once on, the command says nothing of it.
+    const again = await adminUserCommand(storage.env, ['ops@example.com'])
+    assert.match(again.stdout, /^User ops@example\.com exists/)
   })
 })

@@ -11,6 +11,9 @@ import { allEvents, call, eventually, onEachDatabase, useTestApp, type ApiRespon
 import { asBrowser, PASSWORD } from './people.ts'
 import { checkOneRequest } from './helpers/events.ts'
 
+// The client secret of the single sign-on settings: never in an event.
+const OIDC_SECRET = 'oidc-client-secret-for-the-audit'
+
 interface Expected {
   type: string
   featureName?: string | null
@@ -371,6 +374,36 @@ onEachDatabase('event log completeness', (database) => {
         data: { id: 'unleash.frontend', frontendApiOrigins: ['*'] },
         preData: { frontendApiOrigins: ['https://shop.example'] },
       },
+    ])
+    // Single sign-on, as the reference records its settings, never with the client secret; password sign-in off and on again.
+    const oidc = '/api/admin/auth/oidc/settings'
+    const sso = {
+      enabled: true,
+      discoverUrl: 'https://login.example.com',
+      clientId: 'pennon',
+      autoCreate: false,
+      defaultRootRole: 'Viewer',
+      defaultRootRoleId: 3,
+      emailDomains: '',
+      enableSingleSignOut: false,
+      acrValues: '',
+      idTokenSigningAlgorithm: 'RS256',
+      addGroupsScope: false,
+      groupJsonPath: '',
+      rootRoleGroups: { Admin: [], Editor: [], Viewer: [] },
+    }
+    await run('POST', oidc, oidc, { ...sso, secret: OIDC_SECRET }, 200, [
+      { type: 'setting-created', data: { id: 'unleash.enterprise.auth.oidc', ...sso } },
+    ])
+    const simple = '/api/admin/auth/simple/settings'
+    await run('POST', simple, simple, { disabled: true }, 200, [
+      { type: 'setting-created', data: { id: 'unleash.auth.simple', disabled: true } },
+    ])
+    await run('POST', simple, simple, { disabled: false }, 200, [
+      { type: 'setting-updated', data: { id: 'unleash.auth.simple', disabled: false }, preData: { disabled: true } },
+    ])
+    await run('POST', oidc, oidc, { ...sso, enabled: false }, 200, [
+      { type: 'setting-updated', data: { id: 'unleash.enterprise.auth.oidc', ...sso, enabled: false }, preData: sso },
     ])
     // Edge's token issue: refused (Pennon has no Edge clients), nothing recorded.
     await run('POST', '/edge/issue-token', '/edge/issue-token', { tokens: [{ environment: 'development', projects: ['*'] }] }, 401, [])
@@ -1092,6 +1125,7 @@ onEachDatabase('event log completeness', (database) => {
       const everything = JSON.stringify(await allEvents(pennon))
       const hashes = (await pennon.database.db.selectFrom('api_tokens').select('secret_hash').execute()).map((r) => r.secret_hash)
       for (const needle of [
+        OIDC_SECRET,
         secret,
         projectSecret,
         accountToken.body.secret,

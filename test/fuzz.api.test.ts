@@ -297,6 +297,10 @@ async function fuzz(
         assert.equal(typeof error.errorDetails, 'string', where)
         assert.equal(response.headers['content-type'], 'application/json; charset=utf-8', where)
       }
+    } else if (response.statusCode === 400 && url.startsWith('/auth/oidc/') && !response.body.startsWith('{')) {
+      // A single sign-on that fails ends on a page for the person, not in the API's error shape.
+      assert.equal(response.headers['content-type'], 'text/html; charset=utf-8', where)
+      assert.match(response.body, /<h1>Sign-in failed<\/h1>/, where)
     } else if (response.statusCode >= 400) {
       const error = JSON.parse(response.body)
       assert.equal(typeof error.id, 'string', where)

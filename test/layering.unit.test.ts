@@ -47,6 +47,7 @@ export const LAYERS = [
   'features/change-requests',
   'features/integrations',
   'features/maintenance',
+  'features/sso',
   'features/instance-admin',
   'features/ui-config',
   'features/console',

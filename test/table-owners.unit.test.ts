@@ -51,6 +51,8 @@ export const OWNERS: Record<string, string> = {
   addons: 'features/integrations',
   integration_events: 'features/integrations',
   settings: 'features/maintenance',
+  oidc_logins: 'features/sso',
+  oidc_sessions: 'features/sso',
   change_request_settings: 'features/change-requests',
   change_requests: 'features/change-requests',
   change_request_changes: 'features/change-requests',

@@ -3,7 +3,8 @@
  * DATABASE_FILE as for `npm start`). Creates an Admin user with that email when there is none,
  * or, for an existing user (a lost password), makes a new reset link; prints the one-time link
  * where they set their password (under PUBLIC_URL, else http://127.0.0.1:PORT). Events name the
- * system as the actor. The command sends no email, whatever EMAIL_HOST says.
+ * system as the actor. The command sends no email, whatever EMAIL_HOST says. Password sign-in,
+ * when single sign-on had turned it off, is turned on again: the password set is a way in.
  */
 import { NO_EMAIL } from '../features/email/email-sender.ts'
 import { openServerDatabase } from './cli-database.ts'
@@ -13,6 +14,7 @@ import { sessionsOfUsers } from '../features/sessions/session-store.ts'
 import { schedulesOfUsers } from '../features/change-requests/suspend-schedules.ts'
 import { createPasswordAttempts } from '../features/users/password-attempts.ts'
 import { createUserStore } from '../features/users/user-store.ts'
+import { createSsoSettingsService } from '../features/sso/sso-settings-service.ts'
 
 const USAGE = 'usage: npm run admin-user -- <email>   (DATABASE_URL or DATABASE_FILE as for npm start)'
 
@@ -36,6 +38,11 @@ async function main(): Promise<number> {
       // The command prints its links, whatever EMAIL_HOST says.
       email: NO_EMAIL,
     })
+    const ssoSettings = createSsoSettingsService({ db: database.db, fromEnvironment: config.oidc })
+    if ((await ssoSettings.passwordSettings()).disabled) {
+      await ssoSettings.setPasswordSettings(false, SYSTEM_ACTOR)
+      process.stdout.write('Password sign-in was turned off (single sign-on only): it is on again.\n')
+    }
     const existing = await createUserStore(database.db).findByLogin(email)
     if (existing) {
       const { link } = await users.resetLink(existing.id, SYSTEM_ACTOR, baseUrl)

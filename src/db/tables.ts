@@ -312,6 +312,23 @@ export interface LastSeenAtMetricsTable {
 
 /** Kinds of tags (`simple` is seeded); a tag's type. */
 /** A server-wide setting by name (`maintenance.mode`), its value as JSON text; no row: the default. */
+/** A sign-in begun at the OpenID provider, until its callback takes it (features/sso/). */
+export interface OidcLoginsTable {
+  /** SHA-256 of the `state` sent to the provider, hex. */
+  state_hash: string
+  nonce: string
+  code_verifier: string
+  /** The callback URL the sign-in was begun with: the code is redeemed with the same. */
+  redirect_uri: string
+  expires_at: Timestamp
+}
+
+/** The ID token a session signed in with through OpenID Connect: the hint for single sign-out. */
+export interface OidcSessionsTable {
+  session_hash: string
+  id_token: string
+}
+
 export interface SettingsTable {
   name: string
   content: string
@@ -537,6 +554,8 @@ export interface Database {
   feature_tags: FeatureTagsTable
   feature_links: FeatureLinksTable
   settings: SettingsTable
+  oidc_logins: OidcLoginsTable
+  oidc_sessions: OidcSessionsTable
   change_request_settings: ChangeRequestSettingsTable
   change_requests: ChangeRequestsTable
   change_request_changes: ChangeRequestChangesTable

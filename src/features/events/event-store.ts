@@ -179,6 +179,22 @@ export async function eventJson(db: Kysely<Database>, id: number): Promise<strin
   return (await db.selectFrom('events').select('json').where('id', '=', id).executeTakeFirst())?.json
 }
 
+/**
+ * Whether some event of this type holds `fragment` in its JSON, exactly as serialized
+ * (`"email":"ann@example.com"`): a rare question, answered through the type's index (events_type_id_idx).
+ */
+export async function anyEventContaining(db: Kysely<Database>, type: string, fragment: string): Promise<boolean> {
+  const pattern = `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where('type', '=', type)
+    .where(sql<boolean>`json like ${pattern} escape '\\'`)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 /** A flag's events after `id`, oldest first (events_feature_name_id_idx). */
 export async function flagEventsAfter(db: Kysely<Database>, featureName: string, id: number): Promise<string[]> {
   const rows = await db

@@ -1,7 +1,7 @@
 /**
  * The instance statistics (the reference's instanceAdminStatsSchema, with the fields its route
  * sends beyond that schema), in the reference's key order, and their CSV. Computed on each request.
- * What Pennon has not (groups, custom roles, SSO, SCIM, release plans, Edge usage) is 0, false or empty.
+ * What Pennon has not (groups, custom roles, SAML, SCIM, release plans, Edge usage) is 0, false or empty.
  */
 import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
@@ -12,11 +12,12 @@ import { pennonVersion } from './version.ts'
 
 export function createInstanceStatsService({
   db,
-  passwordSignIn,
+  signInWays,
   now = Date.now,
 }: {
   db: Kysely<Database>
-  passwordSignIn: boolean
+  /** Which ways in are open now: password sign-in, single sign-on with OpenID Connect (sso/). */
+  signInWays: () => Promise<{ password: boolean; oidc: boolean }>
   now?: () => number
 }) {
   async function statistics() {
@@ -43,6 +44,7 @@ export function createInstanceStatsService({
       productionChanges,
       previousDayMetricsBucketsCount,
       largest,
+      ways,
     ] = await Promise.all([
       store.instanceId(),
       store.count('users'),
@@ -64,6 +66,7 @@ export function createInstanceStatsService({
       store.productionChanges(at),
       store.previousDayBuckets(at),
       store.largest(),
+      signInWays(),
     ])
     const roles = Object.keys(ROOT_ROLES).length
     const groups = 0
@@ -93,8 +96,8 @@ export function createInstanceStatsService({
       segments,
       strategies,
       SAMLenabled: false,
-      OIDCenabled: false,
-      passwordAuthEnabled: passwordSignIn,
+      OIDCenabled: ways.oidc,
+      passwordAuthEnabled: ways.password,
       SCIMenabled: false,
       clientApps: [
         { range: '7d' as const, count: last7d },

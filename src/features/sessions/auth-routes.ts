@@ -9,6 +9,7 @@ import type { Config } from '../../config.ts'
 import type { Principal } from '../../http/permissions.ts'
 import type { FastifyRequest } from 'fastify'
 import { errorResponses, NoContent, sendEmpty } from '../../http/common-schemas.ts'
+import { AppError } from '../../http/errors.ts'
 import { checkContentType } from '../../http/json-body.ts'
 import { addressKey } from '../../http/client-address.ts'
 import { crossSiteRefused, isCrossSite } from '../../http/same-origin.ts'
@@ -55,11 +56,26 @@ export interface AuthRoutesOptions {
   resetEmails: ResetEmailLimits
   /** The signed-in user of a request's session cookie (session-authentication.ts). */
   sessionOf: (request: FastifyRequest) => Promise<Principal | undefined>
+  /** Whether password sign-in is allowed now (sso/: it can be turned off while single sign-on is on). */
+  passwordSignIn: () => Promise<boolean>
+  /**
+   * Single sign-out (sso/): read before the session ends, what answers, once it ended, where the
+   * browser goes next (the provider's end-session endpoint); undefined when nowhere.
+   */
+  signOut: (sessionHash: string, request: FastifyRequest) => Promise<(() => Promise<string | undefined>) | undefined>
 }
+
+const SignOutResponse = Type.Union([
+  NoContent,
+  Type.Object(
+    { redirectUrl: Type.String({ description: "Where to send the browser next: the sign-in provider's end-session page" }) },
+    { additionalProperties: false },
+  ),
+])
 
 export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (
   app,
-  { config, sessions, users, attempts, resetEmails, sessionOf },
+  { config, sessions, users, attempts, resetEmails, sessionOf, passwordSignIn, signOut },
 ) => {
   app.addHook('onRequest', async (request) => {
     // Before anything is read or hashed: an address that failed too often waits, whatever it asks.
@@ -75,7 +91,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (
         summary: 'Sign in with a username (or email) and password; starts a session (an HttpOnly cookie)',
         description:
           'Sign-ins are counted from the moment they start, per account and address (LOGIN_FAILURES_PER_ACCOUNT failures per 15 minutes, and four times that per address over all accounts and links): past that, 429 with Retry-After for that address only, on every /auth request. ' +
-          "A sign-in posted by another site's page is refused (403).",
+          "A sign-in posted by another site's page is refused (403), as is any while password sign-in is turned off (POST /api/admin/auth/simple/settings).",
         body: LoginBody,
         response: { 200: UserResponse, ...errorResponses(400, 401, 403, 413, 415, 429) },
       },
@@ -83,6 +99,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (
     async (request, reply) => {
       // Signing a victim's browser into the attacker's account is a cross-site attack too.
       if (isCrossSite(request, config.publicUrl)) throw crossSiteRefused()
+      if (!(await passwordSignIn()))
+        throw new AppError(403, 'NoAccessError', 'Password sign-in is turned off on this Pennon: sign in with single sign-on.')
       const { user, secret } = await sessions.login(request.body.username, request.body.password, addressKey(request.ip))
       setSessionCookie(reply, request, config, secret, config.sessionMaxAgeMs)
       return user
@@ -95,15 +113,24 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (
       schema: {
         tags,
         summary: 'Sign out: ends the session of the cookie sent, and clears the cookie',
-        response: { 200: NoContent, ...errorResponses(403) },
+        description:
+          'With single sign-out on (enableSingleSignOut) and a session begun by single sign-on, the answer is `{redirectUrl}`: ' +
+          "the provider's end-session page, where the browser goes next to sign out there too. Otherwise no body.",
+        response: { 200: SignOutResponse, ...errorResponses(403) },
       },
     },
     async (request, reply) => {
       // The session itself (and the cross-site check that comes with it); no session, nothing to end.
       const principal = await sessionOf(request)
-      if (principal?.session) await sessions.logout(principal.session)
+      let redirectUrl: string | undefined
+      if (principal?.session) {
+        // Read before the session ends (what single sign-out needs goes with it); the provider asked only after.
+        const singleSignOut = await signOut(principal.session, request)
+        await sessions.logout(principal.session)
+        redirectUrl = await singleSignOut?.()
+      }
       clearSessionCookie(reply, request, config)
-      return sendEmpty(reply, 200)
+      return redirectUrl === undefined ? sendEmpty(reply, 200) : { redirectUrl }
     },
   )
 

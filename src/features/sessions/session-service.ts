@@ -11,7 +11,7 @@ import type { Database } from '../../db/tables.ts'
 import { userPrincipal, type Principal } from '../../http/permissions.ts'
 import { generateSecretPart, hashSecret } from '../api-tokens/token-secret.ts'
 import { passwordMismatch, verifyPassword } from '../users/password.ts'
-import { createUserStore, toUser, type User } from '../users/user-store.ts'
+import { createUserStore, toUser, type User, type UserRow } from '../users/user-store.ts'
 import type { PasswordAttempts } from '../users/password-attempts.ts'
 import { createSessionCache } from './session-cache.ts'
 import { createSessionStore } from './session-store.ts'
@@ -49,28 +49,41 @@ export function createSessionService({
       return row
     })
 
+  async function start(
+    row: UserRow,
+    also?: (trx: Kysely<Database>, secretHash: string) => Promise<void>,
+  ): Promise<{ user: User; secret: string }> {
+    const secret = generateSecretPart()
+    const now = new Date()
+    const user = await db.transaction().execute(async (trx) => {
+      await createUserStore(trx).signedIn(row.id, now.toISOString())
+      await createSessionStore(trx).start(
+        {
+          secret_hash: hashSecret(secret),
+          user_id: row.id,
+          created_at: now.toISOString(),
+          seen_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString(),
+        },
+        MAX_SESSIONS_PER_USER,
+      )
+      await also?.(trx, hashSecret(secret))
+      return toUser({ ...row, login_attempts: 0, seen_at: now.toISOString() })
+    })
+    return { user, secret }
+  }
+
   return {
     /** Checks the password of `login` (a username or an email) and starts a session: its secret is for the cookie. */
     async login(login: string, password: string, address: string): Promise<{ user: User; secret: string }> {
-      const row = await checkPassword(login, password, address)
-      const secret = generateSecretPart()
-      const now = new Date()
-      const user = await db.transaction().execute(async (trx) => {
-        await createUserStore(trx).signedIn(row.id, now.toISOString())
-        await createSessionStore(trx).start(
-          {
-            secret_hash: hashSecret(secret),
-            user_id: row.id,
-            created_at: now.toISOString(),
-            seen_at: now.toISOString(),
-            expires_at: new Date(now.getTime() + config.sessionMaxAgeMs).toISOString(),
-          },
-          MAX_SESSIONS_PER_USER,
-        )
-        return toUser({ ...row, login_attempts: 0, seen_at: now.toISOString() })
-      })
-      return { user, secret }
+      return start(await checkPassword(login, password, address))
     },
+
+    /**
+     * Starts a session for a user another sign-in vouched for (single sign-on, features/sso/):
+     * `also` runs in the session's transaction with its secret's hash.
+     */
+    start,
 
     /** The user a session cookie's secret signs in, or undefined when it is unknown or over. Moves its inactivity clock. */
     async principalOf(secret: string): Promise<Principal | undefined> {

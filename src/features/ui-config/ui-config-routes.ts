@@ -23,7 +23,9 @@ export const UiConfigResponse = Type.Object(
     unleashUrl: Type.String({ description: 'PUBLIC_URL, or else the origin the request reached' }),
     baseUriPath: Type.String({ description: 'Always empty: Pennon serves at the root of its host' }),
     authenticationType: Type.Union([Type.Literal('open-source'), Type.Literal('none')], { description: 'AUTH_TYPE' }),
-    disablePasswordAuth: Type.Boolean({ description: 'true with AUTH_TYPE=none (no sign-in)' }),
+    disablePasswordAuth: Type.Boolean({
+      description: 'true with AUTH_TYPE=none (no sign-in), and while password sign-in is turned off (single sign-on only)',
+    }),
     emailEnabled: Type.Boolean({ description: 'Always false: Pennon sends no email (invite and reset links are handed to the admin)' }),
     maintenanceMode: Type.Boolean(),
     prometheusAPIAvailable: Type.Boolean(),
@@ -58,7 +60,9 @@ export const uiConfigRoutes: FastifyPluginAsyncTypebox<{
   config: Config
   maintenance: MaintenanceService
   frontendOrigins: FrontendOrigins
-}> = async (app, { db, config, maintenance, frontendOrigins }) => {
+  /** Whether password sign-in is allowed now (sso/). */
+  passwordSignIn: () => Promise<boolean>
+}> = async (app, { db, config, maintenance, frontendOrigins, passwordSignIn }) => {
   app.get(
     '/ui-config',
     {
@@ -72,10 +76,11 @@ export const uiConfigRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const [maintenanceMode, origins, instanceId] = await Promise.all([
+      const [maintenanceMode, origins, instanceId, passwords] = await Promise.all([
         maintenance.isOn(),
         frontendOrigins.current(),
         createInstanceStatsStore(db).instanceId(),
+        passwordSignIn(),
       ])
       const version = pennonVersion()
       return {
@@ -84,7 +89,7 @@ export const uiConfigRoutes: FastifyPluginAsyncTypebox<{
         unleashUrl: config.publicUrl ?? `${request.protocol}://${request.host}`,
         baseUriPath: '',
         authenticationType: config.authType,
-        disablePasswordAuth: config.authType === 'none',
+        disablePasswordAuth: config.authType === 'none' || !passwords,
         emailEnabled: false,
         maintenanceMode,
         prometheusAPIAvailable: false,

@@ -29,9 +29,19 @@ export async function signInView(main, notice, done, prefill = {}) {
       h('button', { type: 'button', class: 'tab', 'aria-pressed': String(way === value), onclick: () => show(value, true) }, label),
     ),
   )
-  replace(main, h('div', { class: 'signin card' }, h('h1', null, 'Sign in to Pennon'), tabs, message, slot))
+  // Single sign-on, when enabled: a link to the provider (GET /auth/options says which ways are open).
+  const singleSignOn = h('div')
+  replace(main, h('div', { class: 'signin card' }, h('h1', null, 'Sign in to Pennon'), singleSignOn, tabs, message, slot))
   document.title = 'Sign in · Pennon'
   show(way, false)
+  request('GET', '/auth/options', undefined, { token: null })
+    .then((/** @type {{ options: { message: string, path: string }[] }} */ ways) => {
+      replace(
+        singleSignOn,
+        ways.options.map((option) => h('p', null, h('a', { class: 'button primary', href: option.path }, option.message))),
+      )
+    })
+    .catch(() => {})
 
   /** @param {'password' | 'token'} next @param {boolean} clearMessage */
   function show(next, clearMessage) {
