@@ -326,7 +326,8 @@ export async function buildApp({
       const metadata = createFlagMetadataService({ db })
       await admin.register(flagMetadataRoutes, { metadata })
       await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
-      await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
+      const segments = createSegmentService({ db, config, legalValues, uses: segmentUses, gate })
+      await admin.register(segmentRoutes, { segments })
       await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
       // Event creators are named by their user (users/, above events/).
       const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
@@ -374,7 +375,7 @@ export async function buildApp({
       const flagEnvironments = createFlagEnvironmentService({ db, strategies, gate })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
       // An applied change request makes its changes through the services above, in one transaction.
-      const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies, flags } })
+      const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies, flags, segments } })
       await admin.register(changeRequestSearchRoutes, { search: createChangeRequestSearch({ db }) })
       // Scheduled requests are applied when due by whichever instance claims them first.
       const scheduler = startChangeRequestScheduler({

@@ -29,6 +29,7 @@ import * as notifyAfterCommit from './migrations/0027-notify-after-commit.ts'
 import * as changeRequests from './migrations/0028-change-requests.ts'
 import * as changeRequestSchedules from './migrations/0029-change-request-schedules.ts'
 import * as changeRequestSearch from './migrations/0030-change-request-search.ts'
+import * as segmentChanges from './migrations/0034-segment-changes.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0028-change-requests': changeRequests,
   '0029-change-request-schedules': changeRequestSchedules,
   '0030-change-request-search': changeRequestSearch,
+  '0034-segment-changes': segmentChanges,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -107,8 +107,8 @@ export function createScheduledApply({ db, applyNow }: ScheduledApplyOptions) {
         changes
           .filter(
             (change) =>
-              features.includes(change.feature) ||
-              (strategyId !== undefined && (change.payload as { id?: unknown } | null)?.id === strategyId),
+              (change.feature !== null && features.includes(change.feature)) ||
+              (strategyId !== undefined && change.feature !== null && (change.payload as { id?: unknown } | null)?.id === strategyId),
           )
           .map((change) => change.changeRequestId),
       )
