@@ -18,6 +18,7 @@ import type { ChangeBody, ChangeRequestState, StateBody } from './change-request
 import { checkTarget, sameTarget } from './change-rules.ts'
 import { createChangeRequestStore, OPEN_STATES, type StoredChange, type StoredRequest } from './change-request-store.ts'
 import { describeRequests, type ChangeRequestView } from './describe.ts'
+import { NO_SCHEDULE_MAILS, type ScheduleMails } from './schedule-mails.ts'
 import { createScheduledApply, futureTime } from './scheduled-apply.ts'
 import { checkProjectEnvironment } from './settings-service.ts'
 
@@ -36,7 +37,16 @@ const requestNotFound = (id: number, project: string) => notFound(`Project ${quo
 
 const eventOf = (request: StoredRequest) => ({ project: request.project, environment: request.environment })
 
-export function createChangeRequestService({ db, services }: { db: Kysely<Database>; services: ApplyServices }) {
+export function createChangeRequestService({
+  db,
+  services,
+  mails = NO_SCHEDULE_MAILS,
+}: {
+  db: Kysely<Database>
+  services: ApplyServices
+  /** Emails about schedules that failed (schedule-mails.ts). */
+  mails?: ScheduleMails
+}) {
   const describeOne = async (trx: Kysely<Database>, request: StoredRequest): Promise<ChangeRequestView> =>
     (await describeRequests(trx, [request]))[0]!
 
@@ -144,7 +154,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
   }
 
   return {
-    ...createScheduledApply({ db, applyNow }),
+    ...createScheduledApply({ db, applyNow, mails }),
 
     /**
      * POST …/environments/:environment/change-requests: the changes go into the author's Draft for
