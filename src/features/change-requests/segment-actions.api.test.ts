@@ -250,6 +250,61 @@ onEachDatabase('change requests of segments', (database) => {
     assert.deepEqual((await call(pennon, 'GET', CR, undefined, { token: author })).body, [])
   })
 
+  test("a draft's segment change edited (it keeps its segment and action) and discarded, with their events", async (t) => {
+    const pennon = await useTestApp(t, database)
+    const author = await serviceAccountToken(pennon, 2, 'author')
+    const own = await createSegment(pennon, 'own', 'default')
+    await protect(pennon)
+    const update = { id: own, name: 'own', constraints: [] }
+    const added = await call(pennon, 'POST', addPath, { feature: null, action: 'updateSegment', payload: update }, { token: author })
+    assert.equal(added.status, 200, added.text)
+    const { id } = added.body
+    const changeId: number = added.body.segments[0].id
+    const changePath = `${CR}/${id}/changes/${changeId}`
+
+    const edited = { ...update, name: 'mine', constraints: [CONSTRAINT] }
+    const edit = await call(pennon, 'PUT', changePath, { feature: null, action: 'updateSegment', payload: edited }, { token: author })
+    assert.equal(edit.status, 200, edit.text)
+    assert.deepEqual(
+      edit.body.segments.map((change: any) => [change.id, change.name, change.payload]),
+      [[changeId, 'mine', edited]],
+    )
+    const otherAction = await call(
+      pennon,
+      'PUT',
+      changePath,
+      { feature: null, action: 'deleteSegment', payload: { id: own } },
+      { token: author },
+    )
+    assert.equal(otherAction.status, 400, otherAction.text)
+    assert.equal(
+      otherAction.body.message,
+      `Change ${changeId} is updateSegment of a segment: an edit keeps the flag and the action (add another change instead).`,
+    )
+    assert.equal((await call(pennon, 'DELETE', changePath, undefined, { token: author })).status, 200)
+    assert.deepEqual((await call(pennon, 'GET', `${CR}/${id}`, undefined, { token: author })).body.segments, [])
+    const events = (await allEvents(pennon)).filter((event) => event.type === 'change-edited' || event.type === 'change-discarded')
+    assert.deepEqual(
+      events.map(({ type, featureName, project, environment, data }) => ({ type, featureName, project, environment, data })),
+      [
+        {
+          type: 'change-edited',
+          featureName: null,
+          project: 'default',
+          environment: PROD,
+          data: { changeRequestId: id, change: { id: changeId, action: 'updateSegment', payload: edited } },
+        },
+        {
+          type: 'change-discarded',
+          featureName: null,
+          project: 'default',
+          environment: PROD,
+          data: { changeRequestId: id, change: { id: changeId, action: 'updateSegment', payload: edited } },
+        },
+      ],
+    )
+  })
+
   test('a segment gone, a name taken, a segment in use: the apply is a 409 naming the change, and nothing is applied', async (t) => {
     const pennon = await useTestApp(t, database)
     const author = await serviceAccountToken(pennon, 2, 'author')
