@@ -77,7 +77,8 @@ import { createFlagEnvironmentService } from './features/flag-environments/flag-
 import { changeRequestRoutes } from './features/change-requests/change-request-routes.ts'
 import { createChangeRequestSearch } from './features/change-requests/change-request-search.ts'
 import { changeRequestSearchRoutes } from './features/change-requests/change-request-search-routes.ts'
-import { schedulesOfUsers } from './features/change-requests/suspend-schedules.ts'
+import { createSchedulesOfUsers } from './features/change-requests/suspend-schedules.ts'
+import { createScheduleMails } from './features/change-requests/schedule-mails.ts'
 import { createChangeRequestService } from './features/change-requests/change-request-service.ts'
 import { startChangeRequestScheduler } from './features/change-requests/scheduler.ts'
 import { createChangeRequestSettings } from './features/change-requests/settings-service.ts'
@@ -240,13 +241,16 @@ export async function buildApp({
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerErrorHandler(app)
-  // Welcome and reset emails through EMAIL_HOST, when set (features/email/).
+  // Welcome and reset emails, and those about change request schedules gone wrong, through EMAIL_HOST, when set (features/email/).
+  const email = createEmailSender(config.email, app.log)
+  const scheduleMails = createScheduleMails({ db, email, publicUrl: config.publicUrl, log: app.log })
+  app.addHook('onClose', () => scheduleMails.idle())
   const users = createUserService({
     db,
     attempts,
     sessions: sessionsOfUsers,
-    schedules: schedulesOfUsers,
-    email: createEmailSender(config.email, app.log),
+    schedules: createSchedulesOfUsers(scheduleMails),
+    email,
   })
   const inviteLinks = createInviteLinkService({ db, users })
   // Single sign-on: its settings (OIDC_DISCOVER_URL, else the admin API) and the OpenID Connect sign-in, which hands the session feature a person.
@@ -335,7 +339,8 @@ export async function buildApp({
       const metadata = createFlagMetadataService({ db })
       await admin.register(flagMetadataRoutes, { metadata })
       await admin.register(featureTypeRoutes, { featureTypes: createFeatureTypeService({ db }) })
-      await admin.register(segmentRoutes, { segments: createSegmentService({ db, config, legalValues, uses: segmentUses }) })
+      const segments = createSegmentService({ db, config, legalValues, uses: segmentUses, gate })
+      await admin.register(segmentRoutes, { segments })
       await admin.register(eventRoutes, { events: createEventService({ db, reader, changes }) })
       // Event creators are named by their user (users/, above events/).
       const userNames = (ids: readonly number[]) => displayNamesOfUsers(db, ids)
@@ -394,7 +399,11 @@ export async function buildApp({
       const flagEnvironments = createFlagEnvironmentService({ db, strategies, gate })
       await admin.register(flagEnvironmentRoutes, { flagEnvironments })
       // An applied change request makes its changes through the services above, in one transaction.
-      const changeRequests = createChangeRequestService({ db, services: { flagEnvironments, strategies, flags } })
+      const changeRequests = createChangeRequestService({
+        db,
+        services: { flagEnvironments, strategies, flags, segments },
+        mails: scheduleMails,
+      })
       await admin.register(changeRequestSearchRoutes, { search: createChangeRequestSearch({ db }) })
       // Scheduled requests are applied when due by whichever instance claims them first.
       const scheduler = startChangeRequestScheduler({
@@ -403,7 +412,11 @@ export async function buildApp({
         log: app.log,
         paused: maintenance.isOn,
       })
-      admin.addHook('onClose', () => scheduler.stop())
+      // Stopped first, then the emails of its last pass are let finish.
+      admin.addHook('onClose', async () => {
+        await scheduler.stop()
+        await scheduleMails.idle()
+      })
       await admin.register(changeRequestRoutes, { settings: changeRequestSettings, changeRequests, scheduler })
       // Reverting an event makes its changes through the services above, in one transaction.
       const dependencies = createDependencyService({ db, gate })

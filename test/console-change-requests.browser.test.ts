@@ -169,11 +169,20 @@ onEachDatabase('console: change requests', (database) => {
     assert.deepEqual(problems, [])
   })
 
-  test('a request that archives a flag and changes dependencies says so, flag by flag', { skip, timeout: 120_000 }, async (t) => {
+  test('a request that archives a flag, changes dependencies and segments says so, flag by flag and segment by segment', {
+    skip,
+    timeout: 120_000,
+  }, async (t) => {
     const { pennon, base, browser } = await startBrowserAndApp(t, database)
     const problems: string[] = []
     for (const name of ['parent', 'child', 'linked', 'retired']) await createFlag(pennon, name)
     assert.equal((await call(pennon, 'POST', `${projectPath()}/features/linked/dependencies`, { feature: 'parent' })).status, 200)
+    const segmentIds: number[] = []
+    for (const name of ['beta', 'old']) {
+      const segment = await call(pennon, 'POST', '/api/admin/segments', { name, project: 'default', constraints: [] })
+      assert.equal(segment.status, 201, segment.text)
+      segmentIds.push(segment.body.id)
+    }
     const config = await call(pennon, 'PUT', `${projectPath()}/environments/production/change-requests/config`, {
       changeRequestsEnabled: true,
     })
@@ -188,6 +197,17 @@ onEachDatabase('console: change requests', (database) => {
         { feature: 'child', action: 'addDependency', payload: { feature: 'parent', enabled: false } },
         { feature: 'linked', action: 'deleteDependency' },
         { feature: 'retired', action: 'archiveFeature' },
+        {
+          feature: null,
+          action: 'updateSegment',
+          payload: {
+            id: segmentIds[0],
+            name: 'beta-users',
+            project: 'default',
+            constraints: [{ contextName: 'userId', operator: 'IN', values: ['7'] }],
+          },
+        },
+        { feature: null, action: 'deleteSegment', payload: { id: segmentIds[1] } },
       ],
       { token: editor },
     )
@@ -204,6 +224,10 @@ onEachDatabase('console: change requests', (database) => {
     assert.deepEqual(await said('child'), ['depend on parent being off'])
     assert.deepEqual(await said('linked'), ['remove its dependencies'])
     assert.deepEqual(await said('retired'), ['archive the flag (in every environment)'])
+    assert.deepEqual(await page.locator('[data-segments] .change strong').allTextContents(), [
+      'change segment beta-users: 1 constraint, project default',
+      'delete segment old',
+    ])
     assert.deepEqual(problems, [])
   })
 })

@@ -11,7 +11,7 @@ import { openServerDatabase } from './cli-database.ts'
 import { SYSTEM_ACTOR } from '../features/events/audit.ts'
 import { createUserService, rootRoleOf } from '../features/users/user-service.ts'
 import { sessionsOfUsers } from '../features/sessions/session-store.ts'
-import { schedulesOfUsers } from '../features/change-requests/suspend-schedules.ts'
+import { createSchedulesOfUsers } from '../features/change-requests/suspend-schedules.ts'
 import { createPasswordAttempts } from '../features/users/password-attempts.ts'
 import { createUserStore } from '../features/users/user-store.ts'
 import { createSsoSettingsService } from '../features/sso/sso-settings-service.ts'
@@ -34,7 +34,7 @@ async function main(): Promise<number> {
       db: database.db,
       attempts: createPasswordAttempts(config.loginFailuresPerAccount),
       sessions: sessionsOfUsers,
-      schedules: schedulesOfUsers,
+      schedules: createSchedulesOfUsers(),
       // The command prints its links, whatever EMAIL_HOST says.
       email: NO_EMAIL,
     })

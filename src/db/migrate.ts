@@ -30,6 +30,7 @@ import * as changeRequests from './migrations/0028-change-requests.ts'
 import * as changeRequestSchedules from './migrations/0029-change-request-schedules.ts'
 import * as changeRequestSearch from './migrations/0030-change-request-search.ts'
 import * as oidc from './migrations/0031-oidc.ts'
+import * as segmentChanges from './migrations/0034-segment-changes.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0029-change-request-schedules': changeRequestSchedules,
   '0030-change-request-search': changeRequestSearch,
   '0031-oidc': oidc,
+  '0034-segment-changes': segmentChanges,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -480,7 +480,8 @@ export interface ChangeRequestsTable {
 export interface ChangeRequestChangesTable {
   id: number
   change_request_id: number
-  feature: string
+  /** null for a segment's change (its payload names the segment) */
+  feature: string | null
   action: string
   /** JSON text */
   payload: string

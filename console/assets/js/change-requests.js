@@ -12,7 +12,7 @@ import { badge, errorBox, errorMessage } from './ui.js'
 
 /** @typedef {{ id: number, username: string, imageUrl: string }} CrUser */
 /** @typedef {{ id: number, action: string, payload: any, createdBy: CrUser, createdAt: string }} Change */
-/** @typedef {{ id: number, title: string, project: string, environment: string, state: string, minApprovals: number, createdBy: CrUser, createdAt: string, features: { name: string, changes: Change[] }[], approvals: { createdBy: CrUser, createdAt: string }[], rejections: { createdBy: CrUser, createdAt: string }[], comments: { id: number, text: string, createdBy: CrUser, createdAt: string }[], stateTimestamps: Record<string, string>, schedule?: import('./views/change-request-schedule.js').Schedule }} ChangeRequest */
+/** @typedef {{ id: number, title: string, project: string, environment: string, state: string, minApprovals: number, createdBy: CrUser, createdAt: string, features: { name: string, changes: Change[] }[], segments: (Change & { name: string })[], approvals: { createdBy: CrUser, createdAt: string }[], rejections: { createdBy: CrUser, createdAt: string }[], comments: { id: number, text: string, createdBy: CrUser, createdAt: string }[], stateTimestamps: Record<string, string>, schedule?: import('./views/change-request-schedule.js').Schedule }} ChangeRequest */
 /** @typedef {{ environment: string, action: string, payload: unknown }} ProposedChange */
 
 /** The states still open, as the pending lists hold them. */
@@ -150,6 +150,12 @@ export function describeChange({ action, payload }, before) {
     }
     case 'deleteDependency':
       return payload?.feature ? `stop depending on ${payload.feature}` : 'remove its dependencies'
+    case 'updateSegment': {
+      const count = (payload?.constraints ?? []).length
+      return `change segment ${String(payload?.name ?? payload?.id ?? '')}: ${count} constraint${count === 1 ? '' : 's'}${payload?.project ? `, project ${payload.project}` : ''}`
+    }
+    case 'deleteSegment':
+      return `delete segment ${String(payload?.name ?? payload?.id ?? '')}`
     default:
       return action
   }

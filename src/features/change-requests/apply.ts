@@ -11,6 +11,7 @@ import type { AuditContext } from '../events/audit.ts'
 import type { FlagEnvironmentService } from '../flag-environments/flag-environment-service.ts'
 import type { StrategyService } from '../flag-environments/strategy-service.ts'
 import type { FlagService } from '../flags/flag-service.ts'
+import type { SegmentService } from '../segments/segment-service.ts'
 import type { ChangeAction, PayloadOf } from './change-request-schemas.ts'
 import type { StoredChange, StoredRequest } from './change-request-store.ts'
 
@@ -19,9 +20,19 @@ export interface ApplyServices {
   strategies: Pick<StrategyService, 'createIn' | 'updateIn' | 'deleteIn' | 'setSortOrderIn'>
   /** Changes of the flag as a whole: its archiving and its dependencies. */
   flags: Pick<FlagService, 'archiveIn' | 'addIn' | 'removeIn' | 'removeAllIn'>
+  /** A segment's changes (`feature: null`). */
+  segments: Pick<SegmentService, 'updateIn' | 'deleteIn'>
+}
+
+/** A segment's change, with the direct routes' rules and events (segment-updated, segment-deleted). */
+function applySegmentChange(trx: Kysely<Database>, services: ApplyServices, change: StoredChange, audit: AuditContext) {
+  if (change.action === 'deleteSegment') return services.segments.deleteIn(trx, (change.payload as PayloadOf<'deleteSegment'>).id, audit)
+  const { id, ...fields } = change.payload as PayloadOf<'updateSegment'>
+  return services.segments.updateIn(trx, id, fields, audit)
 }
 
 async function applyOne(trx: Kysely<Database>, services: ApplyServices, request: StoredRequest, change: StoredChange, audit: AuditContext) {
+  if (change.feature === null) return applySegmentChange(trx, services, change, audit)
   const place = { project: request.project, feature: change.feature, environment: request.environment }
   const action = change.action as ChangeAction
   switch (action) {
@@ -53,6 +64,9 @@ async function applyOne(trx: Kysely<Database>, services: ApplyServices, request:
         ? services.flags.removeAllIn(trx, request.project, change.feature, audit)
         : services.flags.removeIn(trx, request.project, change.feature, parent, audit)
     }
+    case 'updateSegment':
+    case 'deleteSegment':
+      throw new Error(`Change ${change.id}: ${action} names a flag.`)
   }
 }
 
@@ -70,8 +84,12 @@ export async function applyChanges(
     } catch (error) {
       // What the direct route would answer with a 400 or a 404 is, here, a conflict with what changed since.
       if (error instanceof AppError && error.status < 500 && error.status !== 403) {
+        const what =
+          change.feature === null
+            ? `${change.action} of segment ${(change.payload as { id: number }).id}) conflicts with the segment as it is now`
+            : `${change.action} of flag ${quote(change.feature)} in environment ${quote(request.environment)}) conflicts with the flag as it is now`
         throw invalidOperation(
-          `Change request ${request.id} cannot be applied: change ${change.id} (${change.action} of flag ${quote(change.feature)} in environment ${quote(request.environment)}) conflicts with the flag as it is now: ${error.message} Nothing was applied.`,
+          `Change request ${request.id} cannot be applied: change ${change.id} (${what}: ${error.message} Nothing was applied.`,
         )
       }
       throw error

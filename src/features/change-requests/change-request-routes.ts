@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Principal } from '../../http/permissions.ts'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http/common-schemas.ts'
-import { validationFailed } from '../../http/errors.ts'
+import { invalid, validationFailed } from '../../http/errors.ts'
 import { shapeCheck } from '../../http/json-patch.ts'
 import {
   ChangeBodies,
@@ -24,6 +24,7 @@ import {
   RequestParams,
   ScheduledList,
   ScheduledQuery,
+  SEGMENT_ACTIONS,
   StateBody,
   TitleBody,
 } from './change-request-schemas.ts'
@@ -63,6 +64,16 @@ function checkChange(
 ): ChangeBody {
   const { action, payload } = change
   requirePermission(request.principal, ACTION_PERMISSIONS[action], environment)
+  // A segment's change names no flag; a flag's must.
+  if ((change.feature === null) !== SEGMENT_ACTIONS.has(action)) {
+    const path = `${index === undefined ? '/body' : `/body/${index}`}/feature`
+    throw invalid(
+      SEGMENT_ACTIONS.has(action)
+        ? `The \`${path}\` property must be null for ${action}: a segment's change names no flag.`
+        : `The \`${path}\` property must name the flag that ${action} changes.`,
+      path,
+    )
+  }
   const document = index === undefined ? { payload } : { [index]: { payload } }
   const details = shapeCheck(request, payloadCheck(action, index))(document)
   if (details.length > 0) throw validationFailed(details)

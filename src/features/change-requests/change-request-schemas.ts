@@ -3,6 +3,7 @@ import { IntegerIdParam } from '../../http/common-schemas.ts'
 import { CreateDependencyBody } from '../flags/flag-schemas.ts'
 import { CreateStrategyBody, SortOrderBody, UpdateStrategyBody } from '../flag-environments/strategy-schemas.ts'
 import { VariantsBody } from '../flag-environments/variant-schemas.ts'
+import { UpsertSegmentBody } from '../segments/segment-schemas.ts'
 
 // Path parameters are bounded but not checked further: an unknown name is a 404, not a 400.
 const PathName = Type.String({ maxLength: 1000 })
@@ -47,15 +48,22 @@ export const PAYLOADS = {
     { feature: Type.Optional(Type.String({ maxLength: 1000, description: 'The one parent to remove (left out: every one)' })) },
     { additionalProperties: false },
   ),
+  // A segment's changes (`feature: null`): the direct routes' bodies, with the segment's id.
+  updateSegment: Type.Object({ id: Type.Integer({ minimum: 1 }), ...UpsertSegmentBody.properties }),
+  deleteSegment: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
 } satisfies Record<string, TSchema>
 export type ChangeAction = keyof typeof PAYLOADS
 export type PayloadOf<A extends ChangeAction> = Static<(typeof PAYLOADS)[A]>
 export const ACTIONS = Object.keys(PAYLOADS) as ChangeAction[]
 /** Actions whose payload may be left out, as the reference's UI sends them: stored as `{}`. */
 export const PAYLOAD_OPTIONAL: ReadonlySet<string> = new Set<ChangeAction>(['archiveFeature', 'deleteDependency'])
+/** Actions that change a segment, not a flag: sent with `feature: null`, shown under the request's `segments`. */
+export const SEGMENT_ACTIONS: ReadonlySet<string> = new Set<ChangeAction>(['updateSegment', 'deleteSegment'])
 
 export const ChangeBody = Type.Object({
-  feature: Type.String({ minLength: 1, maxLength: 255, description: 'The flag the change is about' }),
+  feature: Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()], {
+    description: "The flag the change is about; null for a segment's change (updateSegment, deleteSegment)",
+  }),
   action: Type.Union(
     ACTIONS.map((action) => Type.Literal(action)),
     { description: ACTIONS.join(', ') },
@@ -98,6 +106,16 @@ const Change = Type.Object({
   createdAt: Type.String(),
 })
 
+/** A segment's change, as the reference shows it: `name` is the segment's (the one it is given, for an update). */
+const SegmentChange = Type.Object({
+  id: Type.Integer(),
+  action: Type.String(),
+  name: Type.String(),
+  payload: Type.Unknown(),
+  createdBy: User,
+  createdAt: Type.String(),
+})
+
 export const ChangeRequestResponse = Type.Object({
   id: Type.Integer(),
   title: Type.String(),
@@ -108,7 +126,7 @@ export const ChangeRequestResponse = Type.Object({
   createdBy: User,
   createdAt: Type.String(),
   features: Type.Array(Type.Object({ name: Type.String(), changes: Type.Array(Change) })),
-  segments: Type.Array(Type.Unknown()),
+  segments: Type.Array(SegmentChange),
   approvals: Type.Array(Type.Object({ createdBy: User, createdAt: Type.String() })),
   rejections: Type.Array(Type.Object({ createdBy: User, createdAt: Type.String() })),
   comments: Type.Array(Type.Object({ id: Type.Integer(), text: Type.String(), createdBy: User, createdAt: Type.String() })),

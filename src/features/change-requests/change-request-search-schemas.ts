@@ -36,7 +36,7 @@ export const ChangeRequestSearchItem = Type.Object(
     createdBy: Type.Object({ id: Type.Integer(), username: Type.String(), imageUrl: Type.String() }, { additionalProperties: false }),
     createdAt: Type.String({ format: 'date-time' }),
     features: Type.Array(Type.String(), { description: 'The flags it changes, in the order their first change was added' }),
-    segments: Type.Array(Type.String(), { description: 'Always empty: requests change no segments' }),
+    segments: Type.Array(Type.String(), { description: 'The segments it changes, by name, in the order their first change was added' }),
     schedule: Type.Optional(Schedule),
   },
   { additionalProperties: false, description: "The reference's changeRequestSearchItemSchema" },

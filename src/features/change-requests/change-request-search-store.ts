@@ -76,6 +76,7 @@ export async function flagsOfRequests(db: Kysely<Database>, ids: readonly number
     .selectFrom('change_request_changes')
     .select(['change_request_id', 'feature', (eb) => eb.fn.min('id').as('first')])
     .where('change_request_id', 'in', [...ids])
+    .where('feature', 'is not', null)
     .groupBy(['change_request_id', 'feature'])
     .orderBy('change_request_id')
     .orderBy('first')
@@ -83,8 +84,30 @@ export async function flagsOfRequests(db: Kysely<Database>, ids: readonly number
   for (const row of rows) {
     const id = Number(row.change_request_id)
     const list = flags.get(id)
-    if (list) list.push(row.feature)
-    else flags.set(id, [row.feature])
+    if (list) list.push(row.feature!)
+    else flags.set(id, [row.feature!])
   }
   return flags
+}
+
+/** The segments each request changes (their names as its changes give them), in the order their first change was added. */
+export async function segmentsOfRequests(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, string[]>> {
+  const segments = new Map<number, string[]>()
+  if (ids.length === 0) return segments
+  const rows = await db
+    .selectFrom('change_request_changes')
+    .select(['change_request_id', 'payload'])
+    .where('change_request_id', 'in', [...ids])
+    .where('feature', 'is', null)
+    .orderBy('change_request_id')
+    .orderBy('id')
+    .execute()
+  for (const row of rows) {
+    const id = Number(row.change_request_id)
+    const { name } = JSON.parse(row.payload) as { name: string }
+    const list = segments.get(id) ?? []
+    if (!list.includes(name)) list.push(name)
+    segments.set(id, list)
+  }
+  return segments
 }

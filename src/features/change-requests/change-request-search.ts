@@ -9,7 +9,7 @@ import { parsePaging } from '../../http/paging.ts'
 import { parseIntegerFilter, parseOperatorFilter } from '../../http/search-operators.ts'
 import type { ChangeRequestState } from './change-request-schemas.ts'
 import type { ChangeRequestSearchItem, ChangeRequestSearchQuery } from './change-request-search-schemas.ts'
-import { flagsOfRequests, searchRequests, type ChangeRequestSearch } from './change-request-search-store.ts'
+import { flagsOfRequests, segmentsOfRequests, searchRequests, type ChangeRequestSearch } from './change-request-search-store.ts'
 import { OPEN_STATES } from './change-request-store.ts'
 import { scheduleOf, user } from './describe.ts'
 
@@ -46,10 +46,9 @@ export function createChangeRequestSearch({ db }: { db: Kysely<Database> }) {
     /** `{changeRequests: [the page], total: all that match}`. */
     async search(search: ChangeRequestSearch): Promise<{ changeRequests: ChangeRequestSearchItem[]; total: number }> {
       const { requests, total } = await searchRequests(db, search)
-      const flags = await flagsOfRequests(
-        db,
-        requests.map((request) => request.id),
-      )
+      const ids = requests.map((request) => request.id)
+      const flags = await flagsOfRequests(db, ids)
+      const segments = await segmentsOfRequests(db, ids)
       return {
         changeRequests: requests.map((request) => ({
           id: request.id,
@@ -60,7 +59,7 @@ export function createChangeRequestSearch({ db }: { db: Kysely<Database> }) {
           createdBy: user(request.createdByUserId, request.createdBy),
           createdAt: request.createdAt,
           features: flags.get(request.id) ?? [],
-          segments: [],
+          segments: segments.get(request.id) ?? [],
           ...scheduleOf(request),
         })),
         total,

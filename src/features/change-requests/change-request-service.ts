@@ -18,12 +18,16 @@ import type { ChangeBody, ChangeRequestState, StateBody } from './change-request
 import { checkTarget, sameTarget } from './change-rules.ts'
 import { createChangeRequestStore, OPEN_STATES, type StoredChange, type StoredRequest } from './change-request-store.ts'
 import { describeRequests, type ChangeRequestView } from './describe.ts'
+import { NO_SCHEDULE_MAILS, type ScheduleMails } from './schedule-mails.ts'
 import { createScheduledApply, futureTime } from './scheduled-apply.ts'
 import { checkProjectEnvironment } from './settings-service.ts'
 
-export function requirePermission(principal: Principal, permission: Permission, environment: string): void {
+/** `permission`, or one of several (as the segment routes allow), else the 403 naming them. */
+export function requirePermission(principal: Principal, permission: Permission | readonly Permission[], environment: string): void {
   if (missingPermissions(principal, permission) === null) return
-  throw forbidden(`Missing permission: this operation needs "${permission}" in the ${quote(environment)} environment.`, [permission])
+  const permissions = typeof permission === 'string' ? [permission] : [...permission]
+  const needed = permissions.map((p) => `"${p}"`).join(' or ')
+  throw forbidden(`Missing permission: this operation needs ${needed} in the ${quote(environment)} environment.`, permissions)
 }
 
 /** How many requests the project's list shows: the latest (older ones by id). */
@@ -33,7 +37,16 @@ const requestNotFound = (id: number, project: string) => notFound(`Project ${quo
 
 const eventOf = (request: StoredRequest) => ({ project: request.project, environment: request.environment })
 
-export function createChangeRequestService({ db, services }: { db: Kysely<Database>; services: ApplyServices }) {
+export function createChangeRequestService({
+  db,
+  services,
+  mails = NO_SCHEDULE_MAILS,
+}: {
+  db: Kysely<Database>
+  services: ApplyServices
+  /** Emails about schedules that failed (schedule-mails.ts). */
+  mails?: ScheduleMails
+}) {
   const describeOne = async (trx: Kysely<Database>, request: StoredRequest): Promise<ChangeRequestView> =>
     (await describeRequests(trx, [request]))[0]!
 
@@ -141,7 +154,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
   }
 
   return {
-    ...createScheduledApply({ db, applyNow }),
+    ...createScheduledApply({ db, applyNow, mails }),
 
     /**
      * POST …/environments/:environment/change-requests: the changes go into the author's Draft for
@@ -164,8 +177,10 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
             `Environment ${quote(environment)} of project ${quote(project)} does not need change requests: change the flag directly.`,
           )
         }
+        // Each as it will be stored (a segment's deletion keeps the segment's name).
+        const checked: ChangeBody[] = []
         for (const [index, body] of bodies.entries())
-          await checkTarget(trx, project, environment, body, several ? `/body/${index}` : '/body')
+          checked.push({ ...body, payload: await checkTarget(trx, project, environment, body, several ? `/body/${index}` : '/body') })
         const audit = auditContext(principal)
         const events: NewEvent[] = []
         let id = await store.findDraft(project, environment, principal.userId)
@@ -186,7 +201,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
           await store.setTitle(id, `Change request #${id}`)
           events.push({ type: 'change-request-created', project, environment, data: { changeRequestId: id, state: 'Draft' } })
         }
-        for (const body of bodies) {
+        for (const body of checked) {
           const replaced = (await store.changes([id])).filter((change) => sameTarget(change, body))
           for (const change of replaced) await store.deleteChange(id, change.id)
           const change = await store.insertChange({
@@ -200,7 +215,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
           })
           events.push({
             type: 'change-added',
-            featureName: body.feature,
+            ...(body.feature === null ? {} : { featureName: body.feature }),
             project,
             environment,
             data: { changeRequestId: id, change: { id: change.id, action: change.action, payload: change.payload } },
@@ -262,18 +277,18 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
         if (!change) throw notFound(`Change request ${id} has no change ${changeId}.`)
         if (change.feature !== body.feature || change.action !== body.action) {
           throw invalid(
-            `Change ${changeId} is ${change.action} of flag ${quote(change.feature)}: an edit keeps the flag and the action (add another change instead).`,
+            `Change ${changeId} is ${change.action} of ${change.feature === null ? 'a segment' : `flag ${quote(change.feature)}`}: an edit keeps the flag and the action (add another change instead).`,
             '/body',
           )
         }
-        await checkTarget(trx, project, request.environment, body)
-        await store.setPayload(changeId, body.payload)
+        const payload = await checkTarget(trx, project, request.environment, body)
+        await store.setPayload(changeId, payload)
         await appendEvents(trx, auditContext(principal), [
           {
             type: 'change-edited',
-            featureName: change.feature,
+            ...(change.feature === null ? {} : { featureName: change.feature }),
             ...eventOf(request),
-            data: { changeRequestId: id, change: { id: changeId, action: change.action, payload: body.payload } },
+            data: { changeRequestId: id, change: { id: changeId, action: change.action, payload } },
           },
         ])
         return describeOne(trx, request)
@@ -292,7 +307,7 @@ export function createChangeRequestService({ db, services }: { db: Kysely<Databa
         await appendEvents(trx, auditContext(principal), [
           {
             type: 'change-discarded',
-            featureName: change.feature,
+            ...(change.feature === null ? {} : { featureName: change.feature }),
             ...eventOf(request),
             data: { changeRequestId: id, change: { id: change.id, action: change.action, payload: change.payload } },
           },

@@ -33,7 +33,8 @@ export interface StoredSchedule {
 export interface StoredChange {
   id: number
   changeRequestId: number
-  feature: string
+  /** null for a segment's change: its payload names the segment. */
+  feature: string | null
   action: string
   payload: unknown
   createdBy: string

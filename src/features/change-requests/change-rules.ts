@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/tables.ts'
 import { invalid, notFound, quote } from '../../http/errors.ts'
 import type { Permission } from '../../http/permissions.ts'
+import { createSegmentStore } from '../segments/segment-store.ts'
 import { findFlagEnvironment } from '../flag-environments/flag-environment.ts'
 import { createStrategyStore } from '../flag-environments/strategy-store.ts'
 import { archivedFlag } from '../flags/flag-errors.ts'
@@ -13,7 +14,7 @@ import { createFlagStore } from '../flags/flag-store.ts'
 import type { ChangeAction, ChangeBody, PayloadOf } from './change-request-schemas.ts'
 
 /** The permission the direct route of each action needs: adding that change to a request needs it too. */
-export const ACTION_PERMISSIONS: Record<ChangeAction, Permission> = {
+export const ACTION_PERMISSIONS: Record<ChangeAction, Permission | readonly Permission[]> = {
   updateEnabled: 'UPDATE_FEATURE_ENVIRONMENT',
   addStrategy: 'CREATE_FEATURE_STRATEGY',
   updateStrategy: 'UPDATE_FEATURE_STRATEGY',
@@ -23,6 +24,9 @@ export const ACTION_PERMISSIONS: Record<ChangeAction, Permission> = {
   archiveFeature: 'DELETE_FEATURE',
   addDependency: 'UPDATE_FEATURE_DEPENDENCY',
   deleteDependency: 'UPDATE_FEATURE_DEPENDENCY',
+  // Either, as the direct segment routes.
+  updateSegment: ['UPDATE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'],
+  deleteSegment: ['DELETE_SEGMENT', 'UPDATE_PROJECT_SEGMENT'],
 }
 
 /** Actions a flag has at most one of in a request: a later one replaces it (per strategy id for a strategy's update or deletion). */
@@ -35,21 +39,38 @@ const REPLACED: ReadonlySet<string> = new Set([
   'archiveFeature',
   'addDependency',
   'deleteDependency',
+  'updateSegment',
+  'deleteSegment',
 ])
+/** Actions whose target is the thing their payload's id names (a strategy, a segment), not the flag alone. */
+const BY_ID: ReadonlySet<string> = new Set(['updateStrategy', 'deleteStrategy', 'updateSegment', 'deleteSegment'])
 export const sameTarget = (
-  a: { feature: string; action: string; payload?: unknown },
-  b: { feature: string; action: string; payload?: unknown },
+  a: { feature: string | null; action: string; payload?: unknown },
+  b: { feature: string | null; action: string; payload?: unknown },
 ) =>
   a.feature === b.feature &&
   a.action === b.action &&
   REPLACED.has(a.action) &&
-  (a.action !== 'updateStrategy' && a.action !== 'deleteStrategy'
-    ? true
-    : (a.payload as { id: string }).id === (b.payload as { id: string }).id)
+  (!BY_ID.has(a.action) || (a.payload as { id: unknown }).id === (b.payload as { id: unknown }).id)
+
+const noSegment = (project: string, id: number) => notFound(`Project ${quote(project)} has no segment ${id}.`)
+
+/**
+ * A segment's change: the segment must be there and the project's (a global segment has no
+ * project whose change requests it could go through). Answers the payload to store: a deletion
+ * keeps the segment's name, as the reference shows it.
+ */
+export async function checkSegmentTarget(trx: Kysely<Database>, project: string, body: ChangeBody): Promise<unknown> {
+  const { id } = body.payload as { id: number }
+  const segment = await createSegmentStore(trx).find(id)
+  if (!segment || segment.project !== project) throw noSegment(project, id)
+  return body.action === 'deleteSegment' ? { id, name: segment.name } : body.payload
+}
 
 /**
  * As the direct routes answer: the flag and its environment must be there, the flag not archived, a
  * strategy named by id one of its own, a parent to depend on another active flag of the project.
+ * Answers the payload to store.
  */
 export async function checkTarget(
   trx: Kysely<Database>,
@@ -57,7 +78,8 @@ export async function checkTarget(
   environment: string,
   body: ChangeBody,
   at = '/body',
-): Promise<void> {
+): Promise<unknown> {
+  if (body.feature === null) return checkSegmentTarget(trx, project, body)
   const place = { project, feature: body.feature, environment }
   const { flag } = await findFlagEnvironment(trx, place)
   if (flag.archived) throw archivedFlag(flag.name)
@@ -76,4 +98,5 @@ export async function checkTarget(
     if (!found || found.project !== project || found.archived)
       throw notFound(`There's no active flag named ${quote(parent)} in project ${quote(project)} to depend on.`)
   }
+  return body.payload
 }

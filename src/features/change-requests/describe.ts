@@ -22,7 +22,7 @@ export interface ChangeRequestView {
     name: string
     changes: Array<{ id: number; action: string; payload: unknown; createdBy: UserView; createdAt: string }>
   }>
-  segments: never[]
+  segments: Array<{ id: number; action: string; name: string; payload: unknown; createdBy: UserView; createdAt: string }>
   approvals: Array<{ createdBy: UserView; createdAt: string }>
   rejections: Array<{ createdBy: UserView; createdAt: string }>
   comments: Array<{ id: number; text: string; createdBy: UserView; createdAt: string }>
@@ -54,7 +54,21 @@ export async function describeRequests(db: Kysely<Database>, requests: readonly 
   return requests.map((request) => {
     // Flags in the order their first change was added.
     const features = new Map<string, ChangeRequestView['features'][number]>()
+    const segments: ChangeRequestView['segments'] = []
     for (const change of changes.get(request.id) ?? []) {
+      if (change.feature === null) {
+        // As the reference: the segment's name beside the change (a deletion's payload keeps it).
+        const { name } = change.payload as { name: string }
+        segments.push({
+          id: change.id,
+          action: change.action,
+          name,
+          payload: change.payload,
+          createdBy: user(change.createdByUserId, change.createdBy),
+          createdAt: change.createdAt,
+        })
+        continue
+      }
       let feature = features.get(change.feature)
       if (!feature) features.set(change.feature, (feature = { name: change.feature, changes: [] }))
       feature.changes.push({
@@ -79,7 +93,7 @@ export async function describeRequests(db: Kysely<Database>, requests: readonly 
       createdBy: user(request.createdByUserId, request.createdBy),
       createdAt: request.createdAt,
       features: [...features.values()],
-      segments: [],
+      segments,
       approvals: reviewsOf('approved'),
       rejections: reviewsOf('rejected'),
       comments: (comments.get(request.id) ?? []).map((comment) => ({

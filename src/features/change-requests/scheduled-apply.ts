@@ -9,6 +9,7 @@ import { AppError, invalid, quote } from '../../http/errors.ts'
 import { auditContext, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createChangeRequestStore, type StoredRequest } from './change-request-store.ts'
+import type { ScheduleMails } from './schedule-mails.ts'
 
 /** Due requests one scheduler pass takes on; the rest wait for the next. */
 const DUE_BATCH = 100
@@ -31,9 +32,11 @@ export interface ScheduledApplyOptions {
   db: Kysely<Database>
   /** The service's apply: every change, the state Applied and change-request-applied (with `extra` in its data), in `trx`. */
   applyNow(trx: Kysely<Database>, request: StoredRequest, audit: AuditContext, extra?: object): Promise<StoredRequest>
+  /** Told of a schedule marked failed, after that commit. */
+  mails: ScheduleMails
 }
 
-export function createScheduledApply({ db, applyNow }: ScheduledApplyOptions) {
+export function createScheduledApply({ db, applyNow, mails }: ScheduledApplyOptions) {
   /**
    * The scheduler's one due request: claimed (skipped when another instance holds it or it is no
    * longer due), applied by the person who scheduled it, with the state change and its events, in
@@ -63,7 +66,7 @@ export function createScheduledApply({ db, applyNow }: ScheduledApplyOptions) {
       const failed = due
       const reason = error.message
       const schedule = failed.schedule!
-      return db.transaction().execute(async (trx) => {
+      const outcome = await db.transaction().execute(async (trx) => {
         if (!(await createChangeRequestStore(trx).markFailed(id, schedule.scheduledAt, reason))) return 'skipped'
         await appendEvents(trx, auditContext(schedule.by), [
           {
@@ -80,6 +83,9 @@ export function createScheduledApply({ db, applyNow }: ScheduledApplyOptions) {
         ])
         return 'failed'
       })
+      // After the commit, by the one instance that marked it: the author and who scheduled it are told.
+      if (outcome === 'failed') mails.tell({ ...failed, schedule: { ...schedule, status: 'failed', reason } }, 'failed', reason)
+      return outcome
     }
   }
 
@@ -107,8 +113,8 @@ export function createScheduledApply({ db, applyNow }: ScheduledApplyOptions) {
         changes
           .filter(
             (change) =>
-              features.includes(change.feature) ||
-              (strategyId !== undefined && (change.payload as { id?: unknown } | null)?.id === strategyId),
+              (change.feature !== null && features.includes(change.feature)) ||
+              (strategyId !== undefined && change.feature !== null && (change.payload as { id?: unknown } | null)?.id === strategyId),
           )
           .map((change) => change.changeRequestId),
       )

@@ -15,6 +15,7 @@ import { auditContext, type Actor } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { ChangeRequestGate } from '../flag-environments/change-request-gate.ts'
 import type { ProjectChangeRequestGate } from '../flags/change-request-gate.ts'
+import type { SegmentChangeRequestGate } from '../segments/change-request-gate.ts'
 import { projectNotFound } from '../projects/project-errors.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { createSettingsStore, protectedKey, type EnvironmentSettings, type ProtectedEnvironments } from './settings-store.ts'
@@ -33,6 +34,13 @@ export const changeRequestRequired = (project: string, environment: string) =>
 export const projectChangeRequestRequired = (project: string, environment: string) =>
   forbidden(
     `Missing permission: this operation needs "SKIP_CHANGE_REQUEST": project ${quote(project)} needs change requests (in the ${quote(environment)} environment), so archiving its flags and changing their dependencies go through a change request.`,
+    ['SKIP_CHANGE_REQUEST'],
+  )
+
+/** The answer to a direct change of a project's segment while an environment of its project needs change requests, as the reference's. */
+export const segmentChangeRequestRequired = (project: string, environment: string) =>
+  forbidden(
+    `Missing permission: this operation needs "SKIP_CHANGE_REQUEST": project ${quote(project)} needs change requests (in the ${quote(environment)} environment), so its segments change through a change request.`,
     ['SKIP_CHANGE_REQUEST'],
   )
 
@@ -57,22 +65,36 @@ export function createChangeRequestSettings({ db, changes }: { db: Kysely<Databa
     return environments
   }
 
-  const gate: ChangeRequestGate & ProjectChangeRequestGate = {
+  /** The first environment of `project` that needs change requests (one it has: a setting can outlive its environment's removal). */
+  async function protectedEnvironmentOf(trx: Kysely<Database>, project: string): Promise<string | undefined> {
+    const prefix = protectedKey(project, '')
+    for (const key of (await protectedEnvironments(trx)).keys()) {
+      if (!key.startsWith(prefix)) continue
+      const environment = key.slice(prefix.length)
+      if (await createEnvironmentStore(trx).inProject(project, environment)) return environment
+    }
+    return undefined
+  }
+
+  const gate: ChangeRequestGate & ProjectChangeRequestGate & SegmentChangeRequestGate = {
     async check(trx, place, audit) {
       if (audit.skipsChangeRequests) return
       if ((await protectedEnvironments(trx)).has(protectedKey(place.project, place.environment)))
         throw changeRequestRequired(place.project, place.environment)
     },
 
-    /** As the reference: any environment of the project that needs change requests (one it has: a setting can outlive its environment's removal). */
+    /** As the reference: any environment of the project that needs change requests. */
     async checkProject(trx, project, audit) {
       if (audit.skipsChangeRequests) return
-      const prefix = protectedKey(project, '')
-      for (const key of (await protectedEnvironments(trx)).keys()) {
-        if (!key.startsWith(prefix)) continue
-        const environment = key.slice(prefix.length)
-        if (await createEnvironmentStore(trx).inProject(project, environment)) throw projectChangeRequestRequired(project, environment)
-      }
+      const environment = await protectedEnvironmentOf(trx, project)
+      if (environment !== undefined) throw projectChangeRequestRequired(project, environment)
+    },
+
+    /** As the reference: a project's segment changes directly only while no environment of its project needs change requests. */
+    async checkSegmentProject(trx, project, audit) {
+      if (audit.skipsChangeRequests) return
+      const environment = await protectedEnvironmentOf(trx, project)
+      if (environment !== undefined) throw segmentChangeRequestRequired(project, environment)
     },
   }
 

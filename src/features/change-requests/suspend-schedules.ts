@@ -3,9 +3,11 @@
  * scheduled a request is deleted or may no longer apply, the scheduler must not apply it as them.
  * users/ calls this inside its own transaction, handed over by app.ts.
  */
+import { afterCommit } from '../../db/after-commit.ts'
 import type { SchedulesOfUsers, SuspensionCause } from '../users/schedules-of-users.ts'
 import { appendEvents } from '../events/event-store.ts'
 import { createChangeRequestStore } from './change-request-store.ts'
+import { NO_SCHEDULE_MAILS, type ScheduleMails } from './schedule-mails.ts'
 
 /** The schedule's reason, as the reference words a deletion's. */
 export function suspensionReason(userId: number, cause: SuspensionCause): string {
@@ -13,7 +15,8 @@ export function suspensionReason(userId: number, cause: SuspensionCause): string
   return cause === 'deleted' ? `${who} has been deleted.` : `${who} no longer has the APPLY_CHANGE_REQUEST permission.`
 }
 
-export const schedulesOfUsers: SchedulesOfUsers = {
+/** `mails`: the author and the person who scheduled each request are told, after the user change's commit. */
+export const createSchedulesOfUsers = (mails: ScheduleMails = NO_SCHEDULE_MAILS): SchedulesOfUsers => ({
   async suspend(trx, userId, cause, audit) {
     const reason = suspensionReason(userId, cause)
     const store = createChangeRequestStore(trx)
@@ -30,5 +33,10 @@ export const schedulesOfUsers: SchedulesOfUsers = {
         data: { changeRequestId: request.id, state: 'Scheduled', scheduledAt: request.schedule!.scheduledAt, reason },
       })),
     )
+    if (mails !== NO_SCHEDULE_MAILS)
+      for (const request of pending)
+        afterCommit(trx, () =>
+          mails.tell({ ...request, schedule: { ...request.schedule!, status: 'suspended', reason } }, 'suspended', reason),
+        )
   },
-}
+})

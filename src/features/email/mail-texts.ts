@@ -44,3 +44,40 @@ export function resetEmail(to: string, name: string | null, resetLink: string): 
     html: html([greeting(name), why, ask], { href: resetLink, label: 'Choose a new password' }),
   }
 }
+
+/** What a scheduled change request's email says: which request, what it changes, what happened and why. */
+export interface ScheduleNotice {
+  /** `failed`: its apply conflicted when due; `suspended`: the person who scheduled it can no longer apply it. */
+  status: 'failed' | 'suspended'
+  id: number
+  title: string
+  project: string
+  environment: string
+  scheduledAt: string
+  flags: readonly string[]
+  segments: readonly string[]
+  reason: string
+  /** The request's page in the console, when PUBLIC_URL says where Pennon is. */
+  link: string | undefined
+}
+
+/** To the author of a scheduled change request, and to who scheduled it, when its schedule failed or was suspended. */
+export function scheduleNoticeEmail(to: string, name: string | null, notice: ScheduleNotice): Email {
+  const what = `Change request #${notice.id} "${notice.title}" of project "${notice.project}" was scheduled for ${notice.scheduledAt} in the "${notice.environment}" environment.`
+  const happened =
+    notice.status === 'failed'
+      ? 'It could not be applied: nothing of it was applied, and it will not be tried again. Schedule it again, apply it, or cancel it.'
+      : 'Its schedule is suspended: it will not be applied until someone who may apply it schedules it again or applies it.'
+  const changes = [
+    ...(notice.flags.length > 0 ? [`Flags: ${notice.flags.join(', ')}`] : []),
+    ...(notice.segments.length > 0 ? [`Segments: ${notice.segments.join(', ')}`] : []),
+  ]
+  const reason = `Reason: ${notice.reason}`
+  const paragraphs = [greeting(name), what, happened, ...changes, reason]
+  return {
+    to,
+    subject: `Pennon: scheduled change request #${notice.id} ${notice.status === 'failed' ? 'failed' : 'suspended'}`,
+    text: `${paragraphs.join('\n\n')}\n${notice.link === undefined ? '' : `\n${notice.link}\n`}`,
+    html: html(paragraphs, notice.link === undefined ? undefined : { href: notice.link, label: 'Open the change request' }),
+  }
+}

@@ -17,10 +17,11 @@ import {
   type ErrorDetail,
 } from '../../http/errors.ts'
 import { ALL_CLEAN, allOf, field } from '../../http/body-rules.ts'
-import { auditContext, type Actor } from '../events/audit.ts'
+import { auditContext, type Actor, type AuditContext } from '../events/audit.ts'
 import { appendEvents, eventAroundIds } from '../events/event-store.ts'
 import type { LegalValues } from '../context-fields/legal-values.ts'
 import { checkConstraint, constraintsRule, normalizeConstraint, type Constraint, type ConstraintInput } from '../constraints/constraints.ts'
+import { OPEN_SEGMENT_GATE, type SegmentChangeRequestGate } from './change-request-gate.ts'
 import type { SegmentUses } from './segment-uses.ts'
 import { createSegmentStore, insertCountedWithEvents, type CountedInsert, type Segment, type SegmentCreate } from './segment-store.ts'
 
@@ -91,11 +92,14 @@ export function createSegmentService({
   config,
   legalValues,
   uses,
+  gate = OPEN_SEGMENT_GATE,
 }: {
   db: Kysely<Database>
   config: Config
   legalValues: LegalValues
   uses: SegmentUses
+  /** Refuses a direct change of a segment whose project needs change requests (403). */
+  gate?: SegmentChangeRequestGate
 }) {
   /**
    * Creates that arrive while one is written go together in the next transaction (group-commit.ts):
@@ -123,7 +127,7 @@ export function createSegmentService({
    * looked up here only to complete a report that is failing anyway; a valid
    * request checks it inside its transaction.
    */
-  async function validate(input: SegmentInput): Promise<SegmentFields> {
+  async function validate(input: SegmentInput, database: Kysely<Database> = db): Promise<SegmentFields> {
     const fields: SegmentFields = {
       name: input.name.trim(),
       description: input.description ?? null,
@@ -132,10 +136,12 @@ export function createSegmentService({
     }
     const nameDetails = nameRule(input, ALL_CLEAN)
     // Values outside a context field's legal values (those are remembered while nothing changes).
-    const constraintDetails = [...constraintsRuleOfSegments(input, ALL_CLEAN), ...(await legalValues.problems(db, input.constraints))]
+    const constraintDetails = [...constraintsRuleOfSegments(input, ALL_CLEAN), ...(await legalValues.problems(database, input.constraints))]
     if (nameDetails.length + constraintDetails.length > 0) {
       const projectDetails =
-        fields.project !== null && !(await createSegmentStore(db).projectExists(fields.project)) ? [unknownProject(fields.project)] : []
+        fields.project !== null && !(await createSegmentStore(database).projectExists(fields.project))
+          ? [unknownProject(fields.project)]
+          : []
       throw validationFailed([...nameDetails, ...projectDetails, ...constraintDetails])
     }
     return fields
@@ -143,6 +149,49 @@ export function createSegmentService({
 
   async function checkProject(store: ReturnType<typeof createSegmentStore>, project: string | null): Promise<void> {
     if (project !== null && !(await store.projectExists(project))) throw validationFailed([unknownProject(project)])
+  }
+
+  /** The update, in `trx`: the segment locked, the gate asked for the project it is in and the one it goes to. */
+  async function updateIn(trx: Kysely<Database>, id: number, fields: SegmentFields, audit: AuditContext): Promise<void> {
+    const store = createSegmentStore(trx)
+    const before = await store.find(id, { forUpdate: true })
+    if (!before) throw noSuchSegment(id)
+    for (const project of new Set([before.project, fields.project])) if (project) await gate.checkSegmentProject(trx, project, audit)
+    await checkProject(store, fields.project)
+    if (fields.project !== null && fields.project !== (before.project ?? null)) {
+      const elsewhere = [
+        ...new Set((await uses.strategiesUsing(trx, id)).filter((s) => s.projectId !== fields.project).map((s) => s.projectId)),
+      ]
+      if (elsewhere.length > 0) {
+        throw invalidOperation(
+          `Segment ${id} cannot move to project ${quote(fields.project)}: strategies of project${elsewhere.length > 1 ? 's' : ''} ${elsewhere.map((p) => quote(p)).join(', ')} use it.`,
+        )
+      }
+    }
+    const after = assemble(id, fields, before.createdBy, before.createdAt)
+    // A PUT that changes nothing writes nothing, event included.
+    if (isDeepStrictEqual(after, before)) return
+    await write(fields, store.update(after))
+    await appendEvents(trx, audit, [{ type: 'segment-updated', project: fields.project, data: after, preData: before }])
+  }
+
+  /** The deletion, in `trx`: refused while a strategy uses it, or (the gate) while its project needs change requests. */
+  async function deleteIn(trx: Kysely<Database>, id: number, audit: AuditContext): Promise<void> {
+    // The count first, as create does: the same lock order keeps a delete and a create of
+    // the same name from waiting on each other (a rollback on 404 restores the count).
+    await advanceCounter(trx, 'segment_count', -1)
+    const store = createSegmentStore(trx)
+    const found = await store.find(id, { forUpdate: true })
+    if (!found) throw noSuchSegment(id)
+    if (found.project) await gate.checkSegmentProject(trx, found.project, audit)
+    const users = [...new Set((await uses.strategiesUsing(trx, id)).map((strategy) => strategy.featureName))]
+    if (users.length > 0) throw segmentInUse(id, users)
+    const segment = await store.delete(id).catch((error: unknown) => {
+      // A strategy took it up meanwhile (PostgreSQL: its insert committed between the check and the delete).
+      throw isForeignKeyViolation(error) ? segmentInUse(id, []) : error
+    })
+    if (!segment) throw noSuchSegment(id)
+    await appendEvents(trx, audit, [{ type: 'segment-deleted', project: segment.project ?? null, preData: segment }])
   }
 
   return {
@@ -206,44 +255,17 @@ export function createSegmentService({
 
     update: async (id: number, input: SegmentInput, actor: Actor): Promise<void> => {
       const fields = await validate(input)
-      await db.transaction().execute(async (trx) => {
-        const store = createSegmentStore(trx)
-        const before = await store.find(id, { forUpdate: true })
-        if (!before) throw noSuchSegment(id)
-        await checkProject(store, fields.project)
-        if (fields.project !== null && fields.project !== (before.project ?? null)) {
-          const elsewhere = [
-            ...new Set((await uses.strategiesUsing(trx, id)).filter((s) => s.projectId !== fields.project).map((s) => s.projectId)),
-          ]
-          if (elsewhere.length > 0) {
-            throw invalidOperation(
-              `Segment ${id} cannot move to project ${quote(fields.project)}: strategies of project${elsewhere.length > 1 ? 's' : ''} ${elsewhere.map((p) => quote(p)).join(', ')} use it.`,
-            )
-          }
-        }
-        const after = assemble(id, fields, before.createdBy, before.createdAt)
-        // A PUT that changes nothing writes nothing, event included.
-        if (isDeepStrictEqual(after, before)) return
-        await write(fields, store.update(after))
-        await appendEvents(trx, auditContext(actor), [{ type: 'segment-updated', project: fields.project, data: after, preData: before }])
-      })
+      await db.transaction().execute((trx) => updateIn(trx, id, fields, auditContext(actor)))
     },
 
-    delete: (id: number, actor: Actor): Promise<void> =>
-      db.transaction().execute(async (trx) => {
-        // The count first, as create does: the same lock order keeps a delete and a create of
-        // the same name from waiting on each other (a rollback on 404 restores the count).
-        await advanceCounter(trx, 'segment_count', -1)
-        const store = createSegmentStore(trx)
-        const users = [...new Set((await uses.strategiesUsing(trx, id)).map((strategy) => strategy.featureName))]
-        if (users.length > 0) throw segmentInUse(id, users)
-        const segment = await store.delete(id).catch((error: unknown) => {
-          // A strategy took it up meanwhile (PostgreSQL: its insert committed between the check and the delete).
-          throw isForeignKeyViolation(error) ? segmentInUse(id, []) : error
-        })
-        if (!segment) throw noSuchSegment(id)
-        await appendEvents(trx, auditContext(actor), [{ type: 'segment-deleted', project: segment.project ?? null, preData: segment }])
-      }),
+    delete: (id: number, actor: Actor): Promise<void> => db.transaction().execute((trx) => deleteIn(trx, id, auditContext(actor))),
+
+    /** The update as a change request applies it: in its transaction, with its audit (docs/change-requests.md). */
+    updateIn: async (trx: Kysely<Database>, id: number, input: SegmentInput, audit: AuditContext): Promise<void> =>
+      updateIn(trx, id, await validate(input, trx), audit),
+
+    /** The deletion as a change request applies it: in its transaction, with its audit. */
+    deleteIn,
   }
 }
 

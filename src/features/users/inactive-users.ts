@@ -4,6 +4,7 @@
  * their deletion by an admin (each with its user-deleted event, all or none).
  */
 import type { Kysely } from 'kysely'
+import { runTransaction } from '../../db/after-commit.ts'
 import type { Database } from '../../db/tables.ts'
 import { invalid, notFound } from '../../http/errors.ts'
 import { auditContext, type Actor } from '../events/audit.ts'
@@ -64,7 +65,8 @@ export function createInactiveUsers({
      * credential a 409.
      */
     delete: (ids: readonly number[], actor: Actor & { kind?: string }): Promise<void> =>
-      db.transaction().execute(async (trx) => {
+      // Through runTransaction: the schedules the deletions suspend are mailed about after the commit.
+      runTransaction(db, async (trx) => {
         // Only a person is one of these ids (a service account's id is of another sequence).
         const wanted = [...new Set(ids)].filter((id) => actor.kind !== 'user' || id !== actor.userId)
         const inactiveIds = new Set((await inactive(trx)).map((user) => user.id))

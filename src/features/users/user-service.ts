@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { runTransaction } from '../../db/after-commit.ts'
 import type { Database, UsersTable } from '../../db/tables.ts'
 import { advanceCounter } from '../../db/counters.ts'
 import { uniqueConstraintOf } from '../../db/db-errors.ts'
@@ -242,7 +243,8 @@ export function createUserService({
       const rootRole = input.rootRole === undefined ? undefined : parseRootRole(input.rootRole, '/body/rootRole')
       const email = input.email === undefined ? undefined : normalEmail(input.email, '/body/email')
       try {
-        return await db.transaction().execute(async (trx) => {
+        // Run through runTransaction: suspended schedules are mailed about after the commit.
+        return await runTransaction(db, async (trx) => {
           const admins = await lockAdminCredentials(trx, lockSigningInAdmins)
           const before = await lockedUser(trx, id)
           if (rootRole !== undefined && rootRole !== ROOT_ROLES.Admin) {
@@ -275,7 +277,7 @@ export function createUserService({
     },
 
     /** Deletes a user; their sessions, personal tokens and links go with them (cascade). */
-    delete: (id: number, actor: Actor): Promise<void> => db.transaction().execute((trx) => deleteIn(trx, id, auditContext(actor))),
+    delete: (id: number, actor: Actor): Promise<void> => runTransaction(db, (trx) => deleteIn(trx, id, auditContext(actor))),
 
     deleteIn,
 

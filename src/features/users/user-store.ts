@@ -73,6 +73,22 @@ export async function namesOfUsers(
   return rows.map((row) => ({ id: Number(row.id), name: row.name, username: row.username }))
 }
 
+/** The email address and name of each of these users that exists and has an address, by id: whom to mail about their change requests. */
+export async function addressesOfUsers(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Array<{ id: number; name: string | null; email: string }>> {
+  if (ids.length === 0) return []
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'name', 'email'])
+    .where('id', 'in', [...ids])
+    .where('email', 'is not', null)
+    .orderBy('id')
+    .execute()
+  return rows.map((row) => ({ id: Number(row.id), name: row.name, email: row.email! }))
+}
+
 export function createUserStore(db: Kysely<Database>) {
   const usersWithActivity = () =>
     db

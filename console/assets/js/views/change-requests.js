@@ -214,49 +214,85 @@ export async function changeRequestView({ main, params, current, onLeave }) {
       scheduling ? section('Schedule', scheduling) : null,
       section(
         'Changes',
-        request.features.length === 0
+        request.features.length + request.segments.length === 0
           ? h('p', { class: 'empty' }, 'No changes.')
-          : request.features.map((feature, index) =>
-              h(
-                'article',
-                { 'data-feature': feature.name },
+          : [
+              request.features.map((feature, index) =>
                 h(
-                  'h3',
-                  null,
-                  h('a', { href: link('projects', projectId, 'features', feature.name) }, feature.name),
-                  ` in ${request.environment}`,
+                  'article',
+                  { 'data-feature': feature.name },
+                  h(
+                    'h3',
+                    null,
+                    h('a', { href: link('projects', projectId, 'features', feature.name) }, feature.name),
+                    ` in ${request.environment}`,
+                  ),
+                  feature.changes.map((change) => {
+                    const now = flags[index]
+                    const before = now?.strategies.find((strategy) => strategy.id === change.payload?.id)
+                    return h(
+                      'div',
+                      { class: 'change', 'data-change': String(change.id) },
+                      h(
+                        'p',
+                        null,
+                        h('strong', null, describeChange(change, before)),
+                        request.state === 'Draft' && mine
+                          ? [
+                              ' ',
+                              h(
+                                'button',
+                                {
+                                  type: 'button',
+                                  class: 'link danger',
+                                  'aria-label': `Discard change ${change.id}`,
+                                  onclick: () => act(() => api('DELETE', `${base}/changes/${change.id}`), 'Change discarded.'),
+                                },
+                                'Discard',
+                              ),
+                            ]
+                          : null,
+                      ),
+                      changeDiff(change, now),
+                    )
+                  }),
                 ),
-                feature.changes.map((change) => {
-                  const now = flags[index]
-                  const before = now?.strategies.find((strategy) => strategy.id === change.payload?.id)
-                  return h(
-                    'div',
-                    { class: 'change', 'data-change': String(change.id) },
-                    h(
-                      'p',
-                      null,
-                      h('strong', null, describeChange(change, before)),
-                      request.state === 'Draft' && mine
-                        ? [
-                            ' ',
-                            h(
-                              'button',
-                              {
-                                type: 'button',
-                                class: 'link danger',
-                                'aria-label': `Discard change ${change.id}`,
-                                onclick: () => act(() => api('DELETE', `${base}/changes/${change.id}`), 'Change discarded.'),
-                              },
-                              'Discard',
-                            ),
-                          ]
-                        : null,
-                    ),
-                    changeDiff(change, now),
-                  )
-                }),
               ),
-            ),
+              // A segment's changes (no flag): a line each.
+              request.segments.length === 0
+                ? null
+                : h(
+                    'article',
+                    { 'data-segments': '' },
+                    h('h3', null, 'Segments'),
+                    request.segments.map((change) =>
+                      h(
+                        'div',
+                        { class: 'change', 'data-change': String(change.id) },
+                        h(
+                          'p',
+                          null,
+                          h('strong', null, describeChange(change)),
+                          request.state === 'Draft' && mine
+                            ? [
+                                ' ',
+                                h(
+                                  'button',
+                                  {
+                                    type: 'button',
+                                    class: 'link danger',
+                                    'aria-label': `Discard change ${change.id}`,
+                                    onclick: () => act(() => api('DELETE', `${base}/changes/${change.id}`), 'Change discarded.'),
+                                  },
+                                  'Discard',
+                                ),
+                              ]
+                            : null,
+                        ),
+                      ),
+                    ),
+                  ),
+            ],
       ),
       section(
         'Reviews',
