@@ -910,18 +910,23 @@ onEachDatabase('console in a browser', (database) => {
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     )
     const listed = new Set<string>()
-    for (let top = 0; top <= (await page.evaluate(() => window.document.documentElement.scrollHeight)); top += 600) {
-      await page.evaluate((y) => window.scrollTo(0, y), top)
-      await page.waitForTimeout(20)
-      const rendered = await page
-        .locator('.opblock')
-        .evaluateAll((blocks) =>
-          blocks.map(
-            (block) =>
-              `${block.querySelector('.opblock-summary-method')?.textContent} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
-          ),
-        )
-      for (const operation of rendered) listed.add(operation)
+    // A pass scrolls through the page; on a busy machine a block may render after the pass moved
+    // on, so passes are repeated, each waiting longer, while some are missing.
+    for (const wait of [20, 100, 400]) {
+      for (let top = 0; top <= (await page.evaluate(() => window.document.documentElement.scrollHeight)); top += 600) {
+        await page.evaluate((y) => window.scrollTo(0, y), top)
+        await page.waitForTimeout(wait)
+        const rendered = await page
+          .locator('.opblock')
+          .evaluateAll((blocks) =>
+            blocks.map(
+              (block) =>
+                `${block.querySelector('.opblock-summary-method')?.textContent} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+            ),
+          )
+        for (const operation of rendered) listed.add(operation)
+      }
+      if (documented.every((operation) => listed.has(operation))) break
     }
     assert.deepEqual(
       documented.filter((operation) => !listed.has(operation)),
