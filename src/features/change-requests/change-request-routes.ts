@@ -6,6 +6,7 @@ import { errorResponses, NoContent, parseIntegerId, sendEmpty } from '../../http
 import { invalid, validationFailed } from '../../http/errors.ts'
 import { shapeCheck } from '../../http/json-patch.ts'
 import {
+  ActionableResponse,
   ChangeBodies,
   ChangeBody,
   type ChangeAction,
@@ -224,6 +225,22 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => changeRequests.count(request.params.projectId),
+  )
+
+  app.get(
+    `${base}/actionable`,
+    {
+      config: { permission: 'NONE' },
+      schema: {
+        tags,
+        summary: 'How many of the project’s change requests wait for the caller',
+        description:
+          'Requests In review made by someone else that the caller has not reviewed and may approve (APPROVE_CHANGE_REQUEST); Approved ones, and Scheduled ones whose schedule failed or is suspended, that the caller may apply (APPLY_CHANGE_REQUEST).',
+        params: ProjectParams,
+        response: { 200: ActionableResponse, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => changeRequests.actionable(request.params.projectId, request.principal),
   )
 
   app.get(

@@ -18,7 +18,12 @@ export const ConfigBody = Type.Object(
   {
     changeRequestsEnabled: Type.Boolean({ description: 'Whether changes in this environment need change requests' }),
     requiredApprovals: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 10, description: 'Approvals a request needs (default: as before, else 1)' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 10,
+        description:
+          'Approvals a request needs (default: as before, else 1); 0: a request is Approved once its author sends it to review, to apply or schedule without a second person',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -155,4 +160,9 @@ export const ScheduledQuery = Type.Object({
   feature: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Array(Type.String({ maxLength: 255 }), { maxItems: 1000 })])),
   strategyId: Type.Optional(Type.String({ maxLength: 255 })),
 })
+/** The reference's actionableChangeRequestsSchema. */
+export const ActionableResponse = Type.Object({
+  total: Type.Integer({ minimum: 0, description: 'The number of actionable change requests in the project' }),
+})
+
 export const ScheduledList = Type.Array(Type.Object({ id: Type.Integer(), environment: Type.String(), title: Type.String() }))

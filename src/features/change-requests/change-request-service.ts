@@ -13,6 +13,7 @@ import { missingPermissions, type Permission, type Principal } from '../../http/
 import { auditContext, type AuditContext } from '../events/audit.ts'
 import { appendEvents } from '../events/event-store.ts'
 import type { NewEvent } from '../events/event-types.ts'
+import { countActionable } from './actionable-store.ts'
 import { applyChanges, type ApplyServices } from './apply.ts'
 import type { ChangeBody, ChangeRequestState, StateBody } from './change-request-schemas.ts'
 import { checkTarget, sameTarget } from './change-rules.ts'
@@ -252,6 +253,15 @@ export function createChangeRequestService({
       }
     },
 
+    /** GET …/actionable: the project's requests waiting for something the caller may do (actionable-store.ts). */
+    actionable: async (project: string, principal: Principal): Promise<{ total: number }> => ({
+      total: await countActionable(db, project, {
+        userId: principal.userId,
+        mayApprove: missingPermissions(principal, 'APPROVE_CHANGE_REQUEST') === null,
+        mayApply: missingPermissions(principal, 'APPLY_CHANGE_REQUEST') === null,
+      }),
+    }),
+
     setTitle: (project: string, id: number, title: string, principal: Principal): Promise<void> =>
       db.transaction().execute(async (trx) => {
         const request = await locked(trx, project, id)
@@ -340,7 +350,13 @@ export function createChangeRequestService({
             if ((await createChangeRequestStore(trx).changes([id])).length === 0)
               throw invalidOperation(`Change request ${id} has no changes: add one before sending it for review.`)
             request = await moveTo(trx, request, 'In review', at)
-            await appendEvents(trx, audit, [{ type: 'change-request-sent-to-review', ...eventOf(request), data }])
+            const events: NewEvent[] = [{ type: 'change-request-sent-to-review', ...eventOf(request), data }]
+            // Made where no approval is needed: Approved at once, for its author to apply or schedule.
+            if (request.minApprovals === 0) {
+              request = await moveTo(trx, request, 'Approved', at)
+              events.push({ type: 'change-request-approved', ...eventOf(request), data: { changeRequestId: id, state: 'Approved' } })
+            }
+            await appendEvents(trx, audit, events)
             break
           }
           case 'Approved':
