@@ -999,6 +999,17 @@ onEachDatabase('event log completeness', (database) => {
       },
     ])
     await call(pennon, 'PUT', `${crs}/${seventh}/state`, { state: 'Cancelled' })
+    // Where no approval is needed, a request sent to review is Approved at once.
+    await call(pennon, 'PUT', `${addUrl}/config`, { changeRequestsEnabled: true, requiredApprovals: 0 })
+    const eighth = (await call(pennon, 'POST', addUrl, offChange)).body.id
+    await step('PUT change request state: In review where no approval is needed, Approved at once', async () => {
+      const events = await eventsOf(pennon, () => call(pennon, 'PUT', `${crs}/${eighth}/state`, { state: 'In review' }), 200)
+      expectEvents(events, [
+        { type: 'change-request-sent-to-review', ...gated, data: { changeRequestId: eighth, state: 'In review' } },
+        { type: 'change-request-approved', ...gated, data: { changeRequestId: eighth, state: 'Approved' } },
+      ])
+    })
+    await call(pennon, 'PUT', `${crs}/${eighth}/state`, { state: 'Cancelled' })
     await call(pennon, 'PUT', `${addUrl}/config`, { changeRequestsEnabled: false })
 
     await run('POST', '/auth/reset/password-email', '/auth/reset/password-email', { email: 'audit@example.com' }, 200, [])

@@ -97,7 +97,7 @@ onEachDatabase('change requests', (database) => {
     })
     assert.equal(missing.status, 404)
     assert.deepEqual(withoutId(missing.body), errorOf('NotFoundError', 'Project "nope" does not exist.'))
-    const bad = await call(pennon, 'PUT', configPath(PROD), { changeRequestsEnabled: true, requiredApprovals: 0 })
+    const bad = await call(pennon, 'PUT', configPath(PROD), { changeRequestsEnabled: true, requiredApprovals: 11 })
     assert.equal(bad.status, 400)
     assert.equal(bad.body.details[0].path, '/body/requiredApprovals')
     // Changing where four eyes are needed is an Admin's.
