@@ -60,7 +60,8 @@ export function changeRequestSettings(projectId, current) {
           })
           const approvals = h('input', {
             type: 'number',
-            min: 1,
+            // 0: a request is Approved once its author sends it to review (applied or scheduled by them alone).
+            min: 0,
             max: 10,
             step: 1,
             value: String(setting.requiredApprovals),

@@ -206,7 +206,11 @@ export async function changeRequestView({ main, params, current, onLeave }) {
         h('dt', null, 'Created'),
         h('dd', null, formatDate(request.createdAt)),
         h('dt', null, 'Approvals'),
-        h('dd', null, `${request.approvals.length} of ${request.minApprovals} needed`),
+        h(
+          'dd',
+          { 'data-approvals': String(request.minApprovals) },
+          request.minApprovals === 0 ? 'none needed' : `${request.approvals.length} of ${request.minApprovals} needed`,
+        ),
         request.stateTimestamps.Applied ? [h('dt', null, 'Applied'), h('dd', null, formatDate(request.stateTimestamps.Applied))] : null,
       ),
       request.state === 'Scheduled' && request.schedule ? scheduleNotice(request.schedule) : null,
