@@ -9,7 +9,7 @@ import { test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { heading, signIn, skip, startBrowserAndApp } from './browser.ts'
 import { createFlag, projectPath } from './helpers/flags.ts'
-import { createUser, PASSWORD } from './people.ts'
+import { asBrowser, createUser, PASSWORD, signIn as signInByApi } from './people.ts'
 import { call, onEachDatabase, serviceAccountToken, type TestApp } from './test-app.ts'
 
 async function clientFlag(pennon: TestApp, name: string): Promise<any> {
@@ -166,6 +166,65 @@ onEachDatabase('console: change requests', (database) => {
       assert.equal(await author.locator('[data-pending-change-requests]').count(), 0)
     })
 
+    assert.deepEqual(problems, [])
+  })
+
+  test('without approvals: an Admin sets 0; the author’s request is Approved once sent to review, and they apply it', {
+    skip,
+    timeout: 120_000,
+  }, async (t) => {
+    const { pennon, base, browser } = await startBrowserAndApp(t, database)
+    const problems: string[] = []
+    const open = async () => {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+      page.setDefaultTimeout(15_000)
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+      return page
+    }
+    await createFlag(pennon, 'checkout')
+    await createUser(pennon, 'author@example.com', 2)
+
+    const admin = await open()
+    await signIn(admin, base, pennon.adminToken)
+    await admin.goto(`${base}/#/projects/default`)
+    await heading(admin, 'Project default')
+    const row = admin.locator('[data-change-request-settings] tr[data-environment="production"]')
+    await row.getByLabel('Change requests in production').check()
+    await row.getByLabel('Approvals needed in production').fill('0')
+    await row.getByRole('button', { name: 'Save change requests of production' }).click()
+    await admin.locator('[data-change-request-settings] tr[data-environment="production"][data-required="true"]').waitFor()
+    assert.equal(await row.getByLabel('Approvals needed in production').inputValue(), '0')
+    const config = await call(pennon, 'GET', `${projectPath()}/change-requests/config`)
+    assert.deepEqual(
+      config.body.find((setting: { environment: string }) => setting.environment === 'production'),
+      { environment: 'production', type: 'production', changeRequestEnabled: true, requiredApprovals: 0 },
+    )
+
+    const cookie = await signInByApi(pennon, 'author@example.com')
+    const added = await call(
+      pennon,
+      'POST',
+      `${projectPath()}/environments/production/change-requests`,
+      { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } },
+      asBrowser(cookie),
+    )
+    assert.equal(added.status, 200, added.text)
+    const id = added.body.id
+    const author = await open()
+    await author.goto(`${base}/`)
+    await author.getByLabel('Email or username').fill('author@example.com')
+    await author.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await author.getByRole('button', { name: 'Sign in' }).click()
+    await author.locator('#nav:not([hidden])').waitFor()
+    await author.goto(`${base}/#/projects/default/change-requests/${id}`)
+    await heading(author, `Change request #${id}`)
+    assert.equal(await author.locator('[data-approvals="0"]').textContent(), 'none needed')
+    await author.getByRole('button', { name: 'Send to review' }).click()
+    await author.locator(`[data-state-of="${id}"] [data-state="Approved"]`).waitFor()
+    await author.getByRole('button', { name: 'Apply', exact: true }).click()
+    await author.getByRole('dialog').getByRole('button', { name: 'Apply' }).click()
+    await author.locator(`[data-state-of="${id}"] [data-state="Applied"]`).waitFor()
+    assert.equal((await clientFlag(pennon, 'checkout')).enabled, true)
     assert.deepEqual(problems, [])
   })
 
