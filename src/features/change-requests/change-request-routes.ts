@@ -283,7 +283,7 @@ export const changeRequestRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Move a change request on: In review, Approved, Rejected, Applied, Cancelled',
         description:
-          'In review and Cancelled: its author. Approved and Rejected: someone else, with APPROVE_CHANGE_REQUEST; an approval counts once per person, and the request is Approved when it has the approvals its environment required. Applied: an Approved request, with APPLY_CHANGE_REQUEST; every change goes through the direct routes’ rules in one transaction, and a change that no longer applies fails the whole apply with a 409. Answers the request as it is then.',
+          'In review and Cancelled: its author (a request that needs no approval, minApprovals 0, is Approved once in review). Approved and Rejected: someone else, with APPROVE_CHANGE_REQUEST; an approval counts once per person, and the request is Approved when it has the approvals its environment required. Applied: an Approved request, with APPLY_CHANGE_REQUEST; every change goes through the direct routes’ rules in one transaction, and a change that no longer applies fails the whole apply with a 409. Answers the request as it is then.',
         params: RequestParams,
         body: StateBody,
         response: { 200: ChangeRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
