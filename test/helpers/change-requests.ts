@@ -10,6 +10,23 @@ export const CR = `${projectPath()}/change-requests`
 /** The ISO time `ms` from now. */
 export const inMs = (ms: number) => new Date(Date.now() + ms).toISOString()
 
+/**
+ * Change requests required in `environment` (production) with `requiredApprovals` (1), or, with
+ * `enabled: false`, no longer required there.
+ */
+export async function requireChangeRequests(
+  pennon: TestApp,
+  {
+    environment = PROD,
+    requiredApprovals = 1,
+    enabled = true,
+  }: { environment?: string; requiredApprovals?: number; enabled?: boolean } = {},
+): Promise<void> {
+  const body = enabled ? { changeRequestsEnabled: true, requiredApprovals } : { changeRequestsEnabled: false }
+  const response = await call(pennon, 'PUT', `${projectPath()}/environments/${environment}/change-requests/config`, body)
+  assert.equal(response.status, 204, response.text)
+}
+
 export const setState = (pennon: TestApp, token: string, id: number, state: string, extra: Record<string, unknown> = {}) =>
   call(pennon, 'PUT', `${CR}/${id}/state`, { state, ...extra }, { token })
 
@@ -23,11 +40,7 @@ export async function approvedRequest(pennon: TestApp, changes?: (strategyId: st
   const reviewer = await serviceAccountToken(pennon, 2, 'reviewer')
   await createFlag(pennon, 'checkout')
   const strategy = await addStrategy(pennon, 'checkout', PROD, { name: 'default' })
-  const protect = await call(pennon, 'PUT', `${projectPath()}/environments/${PROD}/change-requests/config`, {
-    changeRequestsEnabled: true,
-    requiredApprovals: 1,
-  })
-  assert.equal(protect.status, 204, protect.text)
+  await requireChangeRequests(pennon)
   let id = 0
   for (const change of changes?.(strategy.id) ?? [{ feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } }]) {
     const added = await call(pennon, 'POST', `${projectPath()}/environments/${PROD}/change-requests`, change, { token: author })

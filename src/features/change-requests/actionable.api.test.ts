@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { call, eventually, onEachDatabase, serviceAccountToken, useTestApp, type TestApp } from '../../../test/test-app.ts'
-import { CR, inMs, PROD } from '../../../test/helpers/change-requests.ts'
+import { CR, inMs, PROD, requireChangeRequests } from '../../../test/helpers/change-requests.ts'
 import { createFlag, projectPath } from '../../../test/helpers/flags.ts'
 import { addStrategy } from '../../../test/helpers/strategies.ts'
 import { asBrowser, createUser, signIn } from '../../../test/people.ts'
@@ -9,14 +9,6 @@ import { asBrowser, createUser, signIn } from '../../../test/people.ts'
 const DEV = 'development'
 const FAST = { CHANGE_REQUEST_SCHEDULER_INTERVAL_MS: '50' }
 type As = Parameters<typeof call>[4]
-
-async function protect(pennon: TestApp, environment: string, requiredApprovals: number): Promise<void> {
-  const response = await call(pennon, 'PUT', `${projectPath()}/environments/${environment}/change-requests/config`, {
-    changeRequestsEnabled: true,
-    requiredApprovals,
-  })
-  assert.equal(response.status, 204, response.text)
-}
 
 async function request(pennon: TestApp, as: As, change: Record<string, unknown>, environment = PROD): Promise<number> {
   const added = await call(pennon, 'POST', `${projectPath()}/environments/${environment}/change-requests`, change, as)
@@ -50,8 +42,8 @@ onEachDatabase('actionable change requests', (database) => {
     await createFlag(pennon, 'checkout')
     const strategy = await addStrategy(pennon, 'checkout', PROD, { name: 'default' })
     await addStrategy(pennon, 'checkout', DEV, { name: 'default' })
-    await protect(pennon, PROD, 1)
-    await protect(pennon, DEV, 2)
+    await requireChangeRequests(pennon, { environment: PROD, requiredApprovals: 1 })
+    await requireChangeRequests(pennon, { environment: DEV, requiredApprovals: 2 })
     const switchOn = { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } }
     for (const caller of [author, reviewer, second, viewer, admin]) assert.deepEqual(await actionable(pennon, caller), { total: 0 })
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { requireChangeRequests } from '../../../test/helpers/change-requests.ts'
 import { call, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from '../../../test/test-app.ts'
 import { createFlag, projectPath } from '../../../test/helpers/flags.ts'
 
@@ -9,14 +10,6 @@ const CR = `${projectPath()}/change-requests`
 const SEARCH = '/api/admin/search/change-requests'
 
 const search = (pennon: TestApp, query: string, token?: string) => call(pennon, 'GET', `${SEARCH}${query}`, undefined, { token })
-
-async function protect(pennon: TestApp, environment: string): Promise<void> {
-  const response = await call(pennon, 'PUT', `${projectPath()}/environments/${environment}/change-requests/config`, {
-    changeRequestsEnabled: true,
-    requiredApprovals: 1,
-  })
-  assert.equal(response.status, 204, response.text)
-}
 
 async function addChange(pennon: TestApp, token: string, feature: string, environment = PROD): Promise<any> {
   const response = await call(
@@ -56,8 +49,8 @@ async function seed(pennon: TestApp) {
   const author = await serviceAccountToken(pennon, 2, 'author')
   const reviewer = await serviceAccountToken(pennon, 2, 'reviewer')
   for (const flag of ['alpha', 'beta']) await createFlag(pennon, flag)
-  await protect(pennon, PROD)
-  await protect(pennon, DEV)
+  await requireChangeRequests(pennon, { environment: PROD })
+  await requireChangeRequests(pennon, { environment: DEV })
   const first = await addChange(pennon, author, 'alpha')
   await addChange(pennon, author, 'beta')
   await addChange(pennon, author, 'alpha')

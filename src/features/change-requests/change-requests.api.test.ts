@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { requireChangeRequests } from '../../../test/helpers/change-requests.ts'
 import {
   call,
   errorOf,
@@ -22,11 +23,6 @@ const DEV = 'development'
 const CR = `${projectPath()}/change-requests`
 const configPath = (environment: string) => `${projectPath()}/environments/${environment}/change-requests/config`
 const addPath = (environment = PROD) => `${projectPath()}/environments/${environment}/change-requests`
-
-async function protect(pennon: TestApp, environment = PROD, requiredApprovals = 1): Promise<void> {
-  const response = await call(pennon, 'PUT', configPath(environment), { changeRequestsEnabled: true, requiredApprovals })
-  assert.equal(response.status, 204, response.text)
-}
 
 async function addChange(pennon: TestApp, token: string, change: Record<string, unknown>, environment = PROD): Promise<any> {
   const response = await call(pennon, 'POST', addPath(environment), change, { token })
@@ -82,7 +78,7 @@ onEachDatabase('change requests', (database) => {
       { environment: DEV, type: DEV, changeRequestEnabled: false, requiredApprovals: 1 },
       { environment: PROD, type: PROD, changeRequestEnabled: false, requiredApprovals: 1 },
     ])
-    await protect(pennon, PROD, 2)
+    await requireChangeRequests(pennon, { requiredApprovals: 2 })
     const after = await call(pennon, 'GET', `${CR}/config`)
     assert.deepEqual(after.body, [
       { environment: DEV, type: DEV, changeRequestEnabled: false, requiredApprovals: 1 },
@@ -112,7 +108,7 @@ onEachDatabase('change requests', (database) => {
     const { author } = await people(pennon)
     await createFlag(pennon, 'checkout')
     const strategy = await addStrategy(pennon, 'checkout', PROD, { name: 'default' })
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     const refused = await toggle(pennon, 'checkout', PROD, 'on', 'default', author)
     assert.equal(refused.status, 403, refused.text)
@@ -150,7 +146,7 @@ onEachDatabase('change requests', (database) => {
     // The second remembers the environment unprotected first; switching on again changes nothing.
     const switchOn = () => toggle(second, 'checkout', PROD, 'on', 'default', editor)
     assert.equal((await switchOn()).status, 200)
-    await protect(first)
+    await requireChangeRequests(first)
     await eventually(async () => (await switchOn()).status === 403, 'the second instance refuses direct changes', 2_000)
     await call(first, 'PUT', configPath(PROD), { changeRequestsEnabled: false })
     await eventually(async () => (await switchOn()).status === 200, 'the second instance accepts them again', 2_000)
@@ -160,7 +156,7 @@ onEachDatabase('change requests', (database) => {
     const pennon = await useTestApp(t, database)
     const { author, reviewer } = await people(pennon)
     await createFlag(pennon, 'checkout')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     // The strategy first: switched on with none, the flag would get the default one too (as directly).
     const draft = await addChange(pennon, author, {
@@ -263,7 +259,7 @@ onEachDatabase('change requests', (database) => {
     const pennon = await useTestApp(t, database)
     const { author, reviewer, second, viewer } = await people(pennon)
     await createFlag(pennon, 'checkout')
-    await protect(pennon, PROD, 2)
+    await requireChangeRequests(pennon, { requiredApprovals: 2 })
     const { id } = await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })
     await moveTo(pennon, author, id, 'In review')
 
@@ -292,7 +288,7 @@ onEachDatabase('change requests', (database) => {
     const pennon = await useTestApp(t, database)
     const { author, reviewer, second } = await people(pennon)
     await createFlag(pennon, 'checkout')
-    await protect(pennon, PROD, 2)
+    await requireChangeRequests(pennon, { requiredApprovals: 2 })
     const { id } = await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })
     await moveTo(pennon, author, id, 'In review')
     const notAuthor = await setState(pennon, second, id, 'Cancelled')
@@ -323,7 +319,7 @@ onEachDatabase('change requests', (database) => {
     const { author, reviewer } = await people(pennon)
     await createFlag(pennon, 'checkout')
     const strategy = await addStrategy(pennon, 'checkout', PROD, { name: 'default' })
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const { id } = await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })
     await addChange(pennon, author, {
       feature: 'checkout',
@@ -354,7 +350,7 @@ onEachDatabase('change requests', (database) => {
     const pennon = await useTestApp(t, database)
     const { author, reviewer } = await people(pennon)
     await createFlag(pennon, 'checkout')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const { id } = await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })
     await moveTo(pennon, author, id, 'In review')
     await moveTo(pennon, reviewer, id, 'Approved')
@@ -368,7 +364,7 @@ onEachDatabase('change requests', (database) => {
     const pennon = await useTestApp(t, database)
     const { author, reviewer } = await people(pennon)
     await createFlag(pennon, 'checkout')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const { id } = await addChange(pennon, author, { feature: 'checkout', action: 'addStrategy', payload: { name: 'default' } })
     await moveTo(pennon, author, id, 'In review')
     await moveTo(pennon, reviewer, id, 'Approved')
@@ -379,7 +375,7 @@ onEachDatabase('change requests', (database) => {
 
   test('migrations 0030, 0029 and 0028 undone and done again: the settings are gone, the feature works', async (t) => {
     const pennon = await useTestApp(t, database)
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     await migration0030.down(pennon.database.db)
     await migration0029.down(pennon.database.db)
     await migration0028.down(pennon.database.db)
@@ -387,7 +383,7 @@ onEachDatabase('change requests', (database) => {
     await migration0029.up(pennon.database.db)
     await migration0030.up(pennon.database.db)
     assert.equal((await call(pennon, 'GET', `${CR}/config`)).body[1].changeRequestEnabled, false)
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const { author } = await people(pennon)
     await createFlag(pennon, 'checkout')
     assert.equal((await addChange(pennon, author, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })).id, 1)
@@ -397,7 +393,7 @@ onEachDatabase('change requests', (database) => {
     const pennon = await useTestApp(t, database)
     const { author } = await people(pennon)
     await createFlag(pennon, 'checkout')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const action = await call(pennon, 'POST', addPath(), { feature: 'checkout', action: 'explode', payload: {} }, { token: author })
     assert.equal(action.status, 400)
     const payload = await call(

@@ -2,6 +2,7 @@
 // the refusal of those changes made directly while the project needs change requests.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { requireChangeRequests } from '../../../test/helpers/change-requests.ts'
 import {
   allEvents,
   call,
@@ -20,13 +21,6 @@ const PROD = 'production'
 const CR = `${projectPath()}/change-requests`
 const addPath = `${projectPath()}/environments/${PROD}/change-requests`
 const flagPath = (name: string) => `${projectPath()}/features/${name}`
-
-async function protect(pennon: TestApp, enabled = true): Promise<void> {
-  const response = await call(pennon, 'PUT', `${projectPath()}/environments/${PROD}/change-requests/config`, {
-    changeRequestsEnabled: enabled,
-  })
-  assert.equal(response.status, 204, response.text)
-}
 
 async function addChange(pennon: TestApp, token: string, change: Record<string, unknown>): Promise<any> {
   const response = await call(pennon, 'POST', addPath, change, { token })
@@ -73,7 +67,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     const editor = await serviceAccountToken(pennon, 2, 'editor')
     await createFlags(pennon, ['parent', 'child', 'other'])
     await depend(pennon, 'other', 'parent')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     for (const [method, url, body] of [
       ['DELETE', flagPath('child'), undefined],
@@ -95,7 +89,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     // An Admin holds SKIP_CHANGE_REQUEST.
     assert.equal((await addDependency(pennon, 'child', { feature: 'parent' })).status, 200)
     // Not protected any more: the Editor's changes pass.
-    await protect(pennon, false)
+    await requireChangeRequests(pennon, { enabled: false })
     assert.equal((await call(pennon, 'DELETE', `${flagPath('child')}/dependencies`, undefined, { token: editor })).status, 200)
     assert.equal((await call(pennon, 'DELETE', flagPath('child'), undefined, { token: editor })).status, 202)
     assert.deepEqual(await archivedFlags(pennon), ['child'])
@@ -105,7 +99,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     const pennon = await useTestApp(t, database)
     const editor = await serviceAccountToken(pennon, 2, 'editor')
     await createFlags(pennon, ['parent', 'child'])
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     assert.equal((await addDependency(pennon, 'child', { feature: 'parent' }, 'default', editor)).status, 403)
     const removed = await call(pennon, 'DELETE', `${projectPath()}/environments/${PROD}`)
     assert.equal(removed.status, 200, removed.text)
@@ -121,7 +115,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     await createFlags(pennon, ['parent', 'child', 'linked', 'single', 'retired'])
     await depend(pennon, 'linked', 'parent')
     await depend(pennon, 'single', 'parent')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     const first = await addChange(pennon, author, { feature: 'child', action: 'addDependency', payload: { feature: 'parent' } })
     // A later addDependency of the same flag replaces the earlier one.
@@ -184,7 +178,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     const pennon = await useTestApp(t, database)
     const author = await serviceAccountToken(pennon, 2, 'author')
     await createFlags(pennon, ['one', 'two', 'parent'])
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const post = (body: unknown) => call(pennon, 'POST', addPath, body, { token: author })
 
     // One bad change: nothing is added, and the path names it.
@@ -243,7 +237,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     const viewer = await serviceAccountToken(pennon, 3, 'viewer')
     await createFlags(pennon, ['parent', 'child', 'gone'])
     assert.equal((await archive(pennon, ['gone'])).status, 202)
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const post = (body: unknown, token = author) => call(pennon, 'POST', addPath, body, { token })
 
     const extra = await post({ feature: 'child', action: 'archiveFeature', payload: { reason: 'old' } })
@@ -303,7 +297,7 @@ onEachDatabase('change requests of a flag as a whole', (database) => {
     const author = await serviceAccountToken(pennon, 2, 'author')
     const reviewer = await serviceAccountToken(pennon, 2, 'reviewer')
     await createFlags(pennon, ['switch', 'retired', 'parent', 'child', 'grandparent', 'loose', 'holder'])
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     /** One approved request: a switch first (so "nothing was applied" shows), then `change`; its id and the change's. */
     async function approved(change: Record<string, unknown>): Promise<{ id: number; changeId: number }> {

@@ -2,6 +2,7 @@
 // refusal of a project segment's direct change while its project needs change requests.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { requireChangeRequests } from '../../../test/helpers/change-requests.ts'
 import {
   allEvents,
   call,
@@ -21,13 +22,6 @@ const CR = `${projectPath()}/change-requests`
 const addPath = `${projectPath()}/environments/${PROD}/change-requests`
 const segmentPath = (id: number) => `/api/admin/segments/${id}`
 const CONSTRAINT = { contextName: 'userId', operator: 'IN', values: ['1'], caseInsensitive: false, inverted: false }
-
-async function protect(pennon: TestApp, enabled = true): Promise<void> {
-  const response = await call(pennon, 'PUT', `${projectPath()}/environments/${PROD}/change-requests/config`, {
-    changeRequestsEnabled: enabled,
-  })
-  assert.equal(response.status, 204, response.text)
-}
 
 async function createSegment(pennon: TestApp, name: string, project?: string): Promise<number> {
   const response = await call(pennon, 'POST', '/api/admin/segments', {
@@ -65,7 +59,7 @@ onEachDatabase('change requests of segments', (database) => {
     const own = await createSegment(pennon, 'own', 'default')
     const global = await createSegment(pennon, 'global')
     const moving = await createSegment(pennon, 'moving')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     for (const [method, url, body] of [
       ['PUT', segmentPath(own), { name: 'own', project: 'default', constraints: [] }],
@@ -87,7 +81,7 @@ onEachDatabase('change requests of segments', (database) => {
     const adminPut = await call(pennon, 'PUT', segmentPath(own), { name: 'own', project: 'default', constraints: [] })
     assert.equal(adminPut.status, 204, adminPut.text)
     // Not protected any more: the Editor's deletion passes.
-    await protect(pennon, false)
+    await requireChangeRequests(pennon, { enabled: false })
     assert.equal((await call(pennon, 'DELETE', segmentPath(own), undefined, { token: editor })).status, 204)
     assert.equal(await segmentOf(pennon, own), undefined)
   })
@@ -99,7 +93,7 @@ onEachDatabase('change requests of segments', (database) => {
     await createFlags(pennon, ['checkout'])
     const kept = await createSegment(pennon, 'kept', 'default')
     const dropped = await createSegment(pennon, 'dropped', 'default')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     const first = await call(
       pennon,
@@ -205,7 +199,7 @@ onEachDatabase('change requests of segments', (database) => {
     await createFlags(pennon, ['checkout'])
     const own = await createSegment(pennon, 'own', 'default')
     const global = await createSegment(pennon, 'global')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const post = (body: unknown, token = author) => call(pennon, 'POST', addPath, body, { token })
 
     const named = await post({ feature: 'checkout', action: 'deleteSegment', payload: { id: own } })
@@ -254,7 +248,7 @@ onEachDatabase('change requests of segments', (database) => {
     const pennon = await useTestApp(t, database)
     const author = await serviceAccountToken(pennon, 2, 'author')
     const own = await createSegment(pennon, 'own', 'default')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
     const update = { id: own, name: 'own', constraints: [] }
     const added = await call(pennon, 'POST', addPath, { feature: null, action: 'updateSegment', payload: update }, { token: author })
     assert.equal(added.status, 200, added.text)
@@ -313,7 +307,7 @@ onEachDatabase('change requests of segments', (database) => {
     const gone = await createSegment(pennon, 'gone', 'default')
     const renamed = await createSegment(pennon, 'renamed', 'default')
     const used = await createSegment(pennon, 'used', 'default')
-    await protect(pennon)
+    await requireChangeRequests(pennon)
 
     /** One request with `change` and a switch, approved. */
     async function approvedRequest(change: Record<string, unknown>): Promise<{ id: number; changeId: number }> {

@@ -166,6 +166,23 @@ export async function changeRequestView({ main, params, current, onLeave }) {
     const me = session.me
     const mine = me?.id !== undefined ? me.id === request.createdBy.id : me?.name === request.createdBy.username
     const open = OPEN_STATES.includes(request.state)
+    /** A Draft's change (of a flag or a segment), discarded by its author. @param {{ id: number }} change */
+    const discard = (change) =>
+      request.state === 'Draft' && mine
+        ? [
+            ' ',
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'link danger',
+                'aria-label': `Discard change ${change.id}`,
+                onclick: () => act(() => api('DELETE', `${base}/changes/${change.id}`), 'Change discarded.'),
+              },
+              'Discard',
+            ),
+          ]
+        : null
     /** @param {string} state @param {string} label @param {string} done @param {string} [kind] */
     const move = (state, label, done, kind = 'primary') =>
       h('button', { type: 'button', class: kind, onclick: () => setState(state, done) }, label)
@@ -237,26 +254,7 @@ export async function changeRequestView({ main, params, current, onLeave }) {
                     return h(
                       'div',
                       { class: 'change', 'data-change': String(change.id) },
-                      h(
-                        'p',
-                        null,
-                        h('strong', null, describeChange(change, before)),
-                        request.state === 'Draft' && mine
-                          ? [
-                              ' ',
-                              h(
-                                'button',
-                                {
-                                  type: 'button',
-                                  class: 'link danger',
-                                  'aria-label': `Discard change ${change.id}`,
-                                  onclick: () => act(() => api('DELETE', `${base}/changes/${change.id}`), 'Change discarded.'),
-                                },
-                                'Discard',
-                              ),
-                            ]
-                          : null,
-                      ),
+                      h('p', null, h('strong', null, describeChange(change, before)), discard(change)),
                       changeDiff(change, now),
                     )
                   }),
@@ -273,26 +271,7 @@ export async function changeRequestView({ main, params, current, onLeave }) {
                       h(
                         'div',
                         { class: 'change', 'data-change': String(change.id) },
-                        h(
-                          'p',
-                          null,
-                          h('strong', null, describeChange(change)),
-                          request.state === 'Draft' && mine
-                            ? [
-                                ' ',
-                                h(
-                                  'button',
-                                  {
-                                    type: 'button',
-                                    class: 'link danger',
-                                    'aria-label': `Discard change ${change.id}`,
-                                    onclick: () => act(() => api('DELETE', `${base}/changes/${change.id}`), 'Change discarded.'),
-                                  },
-                                  'Discard',
-                                ),
-                              ]
-                            : null,
-                        ),
+                        h('p', null, h('strong', null, describeChange(change)), discard(change)),
                       ),
                     ),
                   ),
