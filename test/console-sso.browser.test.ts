@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { heading, skip, startBrowserAndApp } from './browser.ts'
+import { heading, signIn, skip, startBrowserAndApp } from './browser.ts'
 import { startIssuer } from './oidc-issuer.ts'
 import { createUser, PASSWORD } from './people.ts'
 import { call, onEachDatabase } from './test-app.ts'
@@ -109,21 +109,23 @@ onEachDatabase('console: single sign-on', (database) => {
     )
     assert.equal(await page.locator('[data-check="discovery"]').textContent(), `✓ Discovery: reached, issuer ${issuer.url}`)
     await page.getByLabel('Client secret').fill(secret)
+    await page.getByLabel('Enable sign-in with OpenID Connect').check()
+    await page.getByLabel('Single sign-out').check()
     await page.getByRole('button', { name: 'Test the connection' }).click()
     await page.locator('[data-check="client"][data-ok="true"]').waitFor()
     assert.equal(await clientCheck.textContent(), '✓ Client: the provider accepted the client ID and secret')
+    if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite')
+      await page.screenshot({ path: 'docs/console/single-sign-on.png', fullPage: true })
     // Passwords cannot go before OpenID Connect is on: the server's reason is shown.
     await page.getByRole('switch', { name: 'Password sign-in' }).click()
     await page.getByText('Password sign-in can only be turned off while OpenID Connect sign-in is enabled').waitFor()
-    // An http provider elsewhere than this machine: refused beside its field.
-    await page.getByLabel('Enable sign-in with OpenID Connect').check()
+    // An http provider elsewhere than this machine: refused beside its field, until it is changed.
     await page.getByLabel('Discovery URL').fill('http://login.example.com')
     await page.getByRole('button', { name: 'Save' }).click()
-    await page.locator('.field-error:not([hidden])', { hasText: 'must be an https:// URL' }).waitFor()
+    const urlError = page.locator('.field-error:not([hidden])', { hasText: 'must be an https:// URL' })
+    await urlError.waitFor()
     await page.getByLabel('Discovery URL').fill(issuer.url)
-    await page.getByLabel('Single sign-out').check()
-    if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite')
-      await page.screenshot({ path: 'docs/console/single-sign-on.png', fullPage: true })
+    assert.equal(await urlError.count(), 0)
     await page.getByRole('button', { name: 'Save' }).click()
     await page.locator('[role="status"]', { hasText: 'Single sign-on settings saved.' }).waitFor()
     const stored = await call(pennon, 'GET', '/api/admin/auth/oidc/settings')
@@ -163,5 +165,31 @@ onEachDatabase('console: single sign-on', (database) => {
     assert.equal(await page.getByRole('button', { name: 'Email and password' }).count(), 0)
     await page.getByText('Sign in with an API token').waitFor()
     assert.deepEqual(errors, [])
+  })
+
+  test('set by OIDC_* variables: the page says so and turns read-only; testing still tries the settings in force', {
+    skip,
+    timeout: 120_000,
+  }, async (t) => {
+    const secret = 'the environment client secret'
+    const issuer = await startIssuer([
+      { client_id: 'pennon', client_secret: secret, redirect_uris: ['http://localhost/auth/oidc/callback'] },
+    ])
+    t.after(() => issuer.stop())
+    const { pennon, base, browser } = await startBrowserAndApp(t, database, {
+      env: { OIDC_DISCOVER_URL: issuer.url, OIDC_CLIENT_ID: 'pennon', OIDC_SECRET: secret },
+    })
+    const page = await (await browser.newContext()).newPage()
+    page.setDefaultTimeout(15_000)
+    await signIn(page, base, pennon.adminToken)
+    await page.getByRole('link', { name: 'Single sign-on' }).click()
+    await heading(page, 'Single sign-on')
+    assert.equal(await page.getByLabel('Discovery URL').inputValue(), issuer.url)
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByText('OpenID Connect is set by the environment (OIDC_DISCOVER_URL and the rest): change it there.').waitFor()
+    assert.equal(await page.getByLabel('Discovery URL').isDisabled(), true)
+    assert.equal(await page.getByRole('button', { name: 'Save' }).isDisabled(), true)
+    await page.getByRole('button', { name: 'Test the connection' }).click()
+    await page.locator('[data-check="client"][data-ok="true"]').waitFor()
   })
 })

@@ -46,6 +46,7 @@ onEachDatabase('single sign-on: testing the connection', (database) => {
       /^The provider refused the client: the client id or the secret is wrong \(invalid_client\)\.$/,
     )
     assert.ok(!wrongSecret.text.includes('not the secret'), 'the secret is not answered')
+    assert.ok(!pennon.logs.some((line) => line.includes('not the secret') || line.includes(SECRET)), 'nor logged')
     const wrongClient = await call(pennon, 'POST', TEST, { discoverUrl: url, clientId: 'nobody', secret: SECRET })
     assert.equal(wrongClient.body.client.ok, false)
     assert.match(wrongClient.body.client.message, /^The provider refused the client: the client id or the secret is wrong/)

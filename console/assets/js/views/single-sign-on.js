@@ -136,7 +136,7 @@ function settingsForm(settings, reload) {
       hint: 'Where the groups are in the claims (groups, or a dotted path such as realm_access.roles); empty: groups are not read.',
     }),
     ROLES.map((role) =>
-      field(`Groups that make an ${role}`, groups[role], { path: `/body/rootRoleGroups/${role}`, hint: 'Comma-separated group names.' }),
+      field(`Groups that give ${role}`, groups[role], { path: `/body/rootRoleGroups/${role}`, hint: 'Comma-separated group names.' }),
     ),
     h('h3', null, 'Advanced'),
     checkField(singleSignOut, 'Single sign-out', 'Signing out of Pennon signs out at the provider too (its end-session page).'),
@@ -145,6 +145,14 @@ function settingsForm(settings, reload) {
     general,
     h('div', { class: 'actions' }, save),
   )
+
+  // A field changed: its error (from the last save) no longer applies.
+  form.addEventListener('input', (event) => {
+    const changed = event.target instanceof Element ? event.target.closest('.field') : null
+    const error = changed?.querySelector(':scope > .field-error')
+    if (error instanceof HTMLElement) error.hidden = true
+    changed?.querySelector('[aria-invalid]')?.removeAttribute('aria-invalid')
+  })
 
   /** Read-only, saying why (OIDC_* variables set the settings). @param {string} why */
   function readOnly(why) {
