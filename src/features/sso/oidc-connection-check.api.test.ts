@@ -85,7 +85,9 @@ onEachDatabase('single sign-on: testing the connection', (database) => {
     assert.equal(unreachable.body.discovery.ok, false)
     assert.match(
       unreachable.body.discovery.message,
-      new RegExp(`^The provider's discovery document at http://127\\.0\\.0\\.1:${port}/ could not be used: fetch failed`),
+      new RegExp(
+        `^The provider's discovery document at http://127\\.0\\.0\\.1:${port}/\\.well-known/openid-configuration could not be used: fetch failed`,
+      ),
     )
     assert.deepEqual(unreachable.body.client, { ok: false, message: 'Not tried: discovery failed.' })
 
@@ -101,10 +103,20 @@ onEachDatabase('single sign-on: testing the connection', (database) => {
     assert.match(notUrl.body.discovery.message, /^The discovery URL must be a URL like https:/)
     const none = await call(pennon, 'POST', TEST, {})
     assert.deepEqual(none.body.discovery, { ok: false, message: 'No discovery URL is set.' })
-    // A path under the issuer that is not it: the document names another issuer.
-    const elsewhere = await call(pennon, 'POST', TEST, { discoverUrl: `${issuers.issuer.url}/other`, clientId: 'pennon', secret: SECRET })
-    assert.equal(elsewhere.body.discovery.ok, false)
-    assert.match(elsewhere.body.discovery.message, /could not be used/)
+    // No document there: the HTTP status.
+    const { url } = issuers.issuer
+    const elsewhere = await call(pennon, 'POST', TEST, { discoverUrl: `${url}/other`, clientId: 'pennon', secret: SECRET })
+    assert.deepEqual(elsewhere.body.discovery, {
+      ok: false,
+      message: `The provider's discovery document at ${url}/other/.well-known/openid-configuration could not be used: unexpected HTTP response status code (HTTP 404)`,
+    })
+    // Reached by another name than its issuer's: the document names another issuer.
+    const localhost = url.replace('127.0.0.1', 'localhost')
+    const renamed = await call(pennon, 'POST', TEST, { discoverUrl: localhost, clientId: 'pennon', secret: SECRET })
+    assert.deepEqual(renamed.body.discovery, {
+      ok: false,
+      message: `The provider's discovery document at ${localhost}/.well-known/openid-configuration could not be used: it names the issuer ${url}, not ${localhost}/`,
+    })
   })
 
   test('Admins only; the body checked', async (t) => {

@@ -77,7 +77,10 @@ export async function checkOidcConnection({ discoverUrl, clientId, secret }: Tri
     )
   } catch (error) {
     return {
-      discovery: { ok: false, message: `The provider's discovery document at ${issuer.href} could not be used: ${messageOf(error)}` },
+      discovery: {
+        ok: false,
+        message: `The provider's discovery document at ${documentOf(issuer)} could not be used: ${discoveryProblem(error)}`,
+      },
       client: notTried,
     }
   }
@@ -113,4 +116,15 @@ function oauthErrorOf(error: unknown): unknown {
     return error.cause.map((challenge) => challenge.parameters.error).find((code) => code !== undefined) ?? 'invalid_client'
   }
   return (error as { error?: unknown }).error
+}
+
+const documentOf = (issuer: URL): string => `${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`
+
+/** Why discovery failed, with what the library keeps aside: the HTTP status, or the issuer the document named instead. */
+function discoveryProblem(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause
+  if (cause instanceof Response) return `${messageOf(error)} (HTTP ${cause.status})`
+  const named = (cause as { body?: { issuer?: unknown }; expected?: unknown } | undefined)?.body?.issuer
+  if (typeof named === 'string') return `it names the issuer ${named}, not ${String((cause as { expected?: unknown }).expected)}`
+  return messageOf(error)
 }
