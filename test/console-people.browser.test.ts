@@ -315,7 +315,7 @@ onEachDatabase('console people in a browser', (database) => {
       // The Users item is there, disabled, naming the permission.
       const users = vera.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })
       assert.equal(await users.getAttribute('aria-disabled'), 'true')
-      await vera.getByRole('navigation', { name: 'Main' }).getByText('Needs ADMIN', { exact: true }).waitFor()
+      await vera.locator('#nav a[data-href="#/users"] + small.needs', { hasText: 'Needs ADMIN' }).waitFor()
       await vera.goto(`${base}/#/projects/default`)
       await heading(vera, 'Project default')
       assert.ok(await vera.getByRole('button', { name: 'Create flag' }).isDisabled())

@@ -802,7 +802,7 @@ onEachDatabase('console in a browser', (database) => {
             `${where}: the page is ${scrollWidth} px wide, the window ${innerWidth} px: ${tooWide.join(', ')}`,
           )
           const nav = phone.getByRole('navigation', { name: 'Main' }).getByRole('link')
-          assert.equal(await nav.count(), 11)
+          assert.equal(await nav.count(), 12)
           for (const link of await nav.all()) {
             const box = await link.boundingBox()
             // Across the screen (scrolled down a long page, the bar is above, as on any page).
@@ -826,6 +826,7 @@ onEachDatabase('console in a browser', (database) => {
           ['Playground', 'Playground'],
           ['Applications', 'Applications'],
           ['Integrations', 'Integrations'],
+          ['Single sign-on', 'Single sign-on'],
         ]) {
           await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click()
           await heading(phone, title!)

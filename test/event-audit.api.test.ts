@@ -395,6 +395,8 @@ onEachDatabase('event log completeness', (database) => {
     await run('POST', oidc, oidc, { ...sso, secret: OIDC_SECRET }, 200, [
       { type: 'setting-created', data: { id: 'unleash.enterprise.auth.oidc', ...sso } },
     ])
+    // Testing the connection stores nothing (plain http elsewhere than this machine: refused before any request).
+    await run('POST', '/api/admin/auth/oidc/test', '/api/admin/auth/oidc/test', { discoverUrl: 'http://login.example.com' }, 200, [])
     const simple = '/api/admin/auth/simple/settings'
     await run('POST', simple, simple, { disabled: true }, 200, [
       { type: 'setting-created', data: { id: 'unleash.auth.simple', disabled: true } },

@@ -24,6 +24,7 @@ import { applicationsView, applicationView } from './views/applications.js'
 import { integrationEditView, integrationsView } from './views/integrations.js'
 import { integrationDeliveriesView } from './views/integration-deliveries.js'
 import { changeRequestView, changeRequestsView } from './views/change-requests.js'
+import { singleSignOnView } from './views/single-sign-on.js'
 
 route('/projects', projectsView)
 route('/projects/:projectId', projectView)
@@ -49,21 +50,32 @@ route('/integrations/:id', integrationEditView)
 route('/integrations/:id/deliveries', integrationDeliveriesView)
 route('/users', usersView)
 route('/profile', profileView)
+route('/single-sign-on', singleSignOnView)
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'))
 const who = /** @type {HTMLElement} */ (document.getElementById('who'))
 const nav = /** @type {HTMLElement} */ (document.getElementById('nav'))
 
-/** Ends a session (POST /logout) or forgets the token, then shows the sign-in form. */
+/**
+ * Ends a session (POST /logout) or forgets the token, then shows the sign-in form; or, with single
+ * sign-out, goes to the provider's end-session page the answer names, to sign out there too.
+ */
 async function signOut() {
+  /** @type {string | undefined} */
+  let redirectUrl
   if (session.me?.session) {
     try {
-      await request('POST', '/logout', undefined, { token: null })
+      const answer = await request('POST', '/logout', undefined, { token: null })
+      if (typeof answer?.redirectUrl === 'string') redirectUrl = answer.redirectUrl
     } catch {
       // The session may be over already; the cookie is HttpOnly, so only the server can clear it.
     }
   }
   forgetToken()
+  if (redirectUrl) {
+    location.assign(redirectUrl)
+    return
+  }
   await render()
 }
 

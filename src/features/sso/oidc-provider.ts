@@ -14,6 +14,9 @@ const DISCOVERY_SUFFIX = '/.well-known/openid-configuration'
 const REMEMBER_MS = 10 * 60_000
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost'])
 
+/** Plain http only to a provider on this machine; anywhere else the library refuses it. */
+export const plainHttpAllowed = (issuer: URL): boolean => issuer.protocol === 'http:' && LOOPBACK_HOSTS.has(issuer.hostname)
+
 /** A sign-in that must end on an error page (400), never a session; the message is for the person. */
 export class SignInRefused extends Error {}
 
@@ -41,11 +44,7 @@ export function createOidcProviders() {
           { client_secret: settings.secret, id_token_signed_response_alg: settings.idTokenSigningAlgorithm },
           client.ClientSecretBasic(settings.secret),
           {
-            execute: [
-              client.enableNonRepudiationChecks,
-              // Plain http only to a provider on this machine; anywhere else the library refuses it.
-              ...(issuer.protocol === 'http:' && LOOPBACK_HOSTS.has(issuer.hostname) ? [client.allowInsecureRequests] : []),
-            ],
+            execute: [client.enableNonRepudiationChecks, ...(plainHttpAllowed(issuer) ? [client.allowInsecureRequests] : [])],
           },
         )
         entry = { until: now + REMEMBER_MS, configuration }

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../http/common-schemas.ts'
+import { checkOidcConnection, OidcConnectionBody, OidcConnectionResult, settingsToTry } from './oidc-connection-check.ts'
 import { OidcSettingsBody, OidcSettingsResponse } from './oidc-settings.ts'
 import type { SsoSettingsService } from './sso-settings-service.ts'
 
@@ -43,6 +44,24 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<{ settings: SsoSetting
       },
     },
     async (request) => settings.setOidc(request.body, request.principal),
+  )
+
+  app.post(
+    '/auth/oidc/test',
+    {
+      config: { permission: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Test the connection to an OpenID provider: discovery reached, client accepted (stores nothing)',
+        description:
+          'Fetches the discovery document (https, or http on a loopback address; the issuer it names must be the one asked for), ' +
+          'then asks the token endpoint to redeem a code that does not exist with the client id and secret: `invalid_grant` means the client was accepted, `invalid_client` that the id or secret is wrong. ' +
+          'A field left out (an empty secret too) is the stored one. A failed check is a 200 saying so; each request to the provider gets 5 seconds. The secret is never answered.',
+        body: OidcConnectionBody,
+        response: { 200: OidcConnectionResult, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request) => checkOidcConnection(settingsToTry(request.body, await settings.oidc())),
   )
 
   app.get(

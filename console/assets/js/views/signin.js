@@ -35,13 +35,24 @@ export async function signInView(main, notice, done, prefill = {}) {
   document.title = 'Sign in · Pennon'
   show(way, false)
   request('GET', '/auth/options', undefined, { token: null })
-    .then((/** @type {{ options: { message: string, path: string }[] }} */ ways) => {
+    .then((/** @type {{ password: boolean, options: { message: string, path: string }[] }} */ ways) => {
       replace(
         singleSignOn,
         ways.options.map((option) => h('p', null, h('a', { class: 'button primary', href: option.path }, option.message))),
       )
+      if (!ways.password) passwordsOff()
     })
     .catch(() => {})
+
+  /**
+   * Password sign-in is turned off: no password form, only the provider's button, and API tokens
+   * (which work whatever the setting says) behind a disclosure for automation.
+   */
+  function passwordsOff() {
+    tabs.remove()
+    const form = tokenForm()
+    replace(slot, h('details', { class: 'token-sign-in' }, h('summary', null, 'Sign in with an API token'), form))
+  }
 
   /** @param {'password' | 'token'} next @param {boolean} clearMessage */
   function show(next, clearMessage) {
