@@ -32,19 +32,9 @@ import {
   type Row,
 } from './lib.ts'
 import { flagName, seedBenchData } from './seed.ts'
-import { FLAGS, randomContextFields, randomContextQuery, seedSdkData } from './sdk-data.ts'
+import { FLAGS, randomContextQuery, randomOpenFeatureBody, seedSdkData } from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
-
-/** The frontend API's random context as an OpenFeature one: the userId as targetingKey, properties as fields. */
-function openFeatureBody(): string {
-  const context: Record<string, string> = {}
-  for (const [name, value] of Object.entries(randomContextFields())) {
-    const property = /^properties\[(.+)\]$/.exec(name)
-    context[property ? property[1]! : name === 'userId' ? 'targetingKey' : name] = value
-  }
-  return JSON.stringify({ context })
-}
 
 async function benchPennon(databaseName: string, env: Record<string, string>): Promise<{ rows: Row[]; ratios: string[] }> {
   const server = await startProcess('src/main.ts', {
@@ -75,7 +65,7 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
           url: `${server.url}/ofrep/v1/evaluate/flags`,
           method: 'POST',
           headers: ofrep,
-          makeBody: openFeatureBody,
+          makeBody: randomOpenFeatureBody,
           expectedStatus: 200,
         },
       },
@@ -86,7 +76,7 @@ async function benchPennon(databaseName: string, env: Record<string, string>): P
           url: `${server.url}/ofrep/v1/evaluate/flags/${flagName(0)}`,
           method: 'POST',
           headers: ofrep,
-          makeBody: openFeatureBody,
+          makeBody: randomOpenFeatureBody,
           makePath: () => `/ofrep/v1/evaluate/flags/${flagName(randomInt(FLAGS))}`,
           expectedStatus: 200,
         },
