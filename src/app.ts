@@ -436,7 +436,7 @@ export async function buildApp({
   const frontend = createFrontendService({ clientFeatures, bodies })
   await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend, bodies })
   // OpenFeature's remote evaluation protocol: the frontend API's evaluators, its tokens, the streams' hub; evaluations counted as usage.
-  const ofrepUsage = createOfrepUsage({ metrics, flushIntervalMs: config.metricsFlushMs, log: app.log })
+  const ofrepUsage = createOfrepUsage({ metrics, flushIntervalMs: config.ofrepUsageFlushMs, log: app.log })
   onOfrepUsage?.(ofrepUsage)
   app.addHook('preClose', () => ofrepUsage.flush())
   const tokenStore = createTokenStore(reader)
