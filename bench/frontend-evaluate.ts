@@ -20,6 +20,7 @@ import { median, PENNON_NODE_FLAGS, startProcess, warmCompileCache } from './lib
 import { seedBenchData } from './seed.ts'
 import { clientHeaders, randomContextQuery, seedSdkData } from './sdk-data.ts'
 import { createFrontendService, contextFrom } from '../src/features/client-api/frontend-service.ts'
+import { createBodyPool } from '../src/http/body-pool.ts'
 import type { ClientFeaturesService } from '../src/features/client-api/client-features-service.ts'
 import type { ClientFeature, ClientSegment, EnvironmentFlags } from '../src/features/client-api/client-features-store.ts'
 import { createEvaluator } from '../src/features/evaluation/evaluate.ts'
@@ -72,7 +73,9 @@ const clientFeatures = {
   environmentFlags: () => ({ version: 1, flags: Promise.resolve(flags) }),
   visible: (read: EnvironmentFlags) => read.features,
 } as unknown as ClientFeaturesService
-const service = createFrontendService({ clientFeatures })
+// Each body given back at once, as the server gives it back once sent.
+const bodies = createBodyPool()
+const service = createFrontendService({ clientFeatures, bodies })
 const evaluator = createEvaluator({ features: payload.features, segments: payload.segments })
 const scope = { environment: 'development', projects: ['default'] }
 const contexts = Array.from({ length: 1000 }, () =>
@@ -87,7 +90,7 @@ const cpuMicros = () => {
 const rounds: Record<'answer' | 'evaluation' | 'stringify', number[]> = { answer: [], evaluation: [], stringify: [] }
 for (let round = 0; round < 12; round++) {
   let started = cpuMicros()
-  for (const context of contexts) await service.evaluate(scope, context)
+  for (const context of contexts) bodies.giveBack((await service.evaluate(scope, context)).body)
   rounds.answer.push((cpuMicros() - started) / contexts.length)
   started = cpuMicros()
   for (const context of contexts) evaluator.evaluateAll(context)

@@ -1,11 +1,12 @@
 /**
- * Profiles one SDK case of `npm run bench` ((f), (f′) or (g)), or the playground's (i), as bench/profile.ts profiles the
+ * Profiles one SDK case of `npm run bench` ((f), (f′) or (g)), the playground's (i), or OpenFeature's bulk (ob,
+ * bench/openfeature.ts), as bench/profile.ts profiles the
  * others: Pennon under `node --cpu-prof` on a fresh SQLite file (or the empty PostgreSQL database
  * at PROFILE_DATABASE_URL), seeded as the suite seeds it (seed.ts, then sdk-data.ts) by a server
  * that is not profiled, loaded for PROFILE_SECONDS (default 8) after a 2 s warm-up. Only the
  * samples taken during the measured load count (start-up and warm-up left out). Prints the
  * functions with the most samples of their own, and the share of each source file and package.
- *   node bench/profile-sdk.ts g          # f | f304 | g | g620 | i  (g620: issue 35's shape, bench/frontend-data.ts)
+ *   node bench/profile-sdk.ts g          # f | f304 | g | g620 | i | ob  (g620: issue 35's shape, bench/frontend-data.ts)
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,7 +14,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { load, startProcess } from './lib.ts'
 import { seedBenchData } from './seed.ts'
-import { playgroundLoad, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
+import { playgroundLoad, randomOpenFeatureBody, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'g'
@@ -28,9 +29,20 @@ const tokens = await seedSdkDataWithShape(seeder.url, TOKEN)
 await seeder.stop()
 const server = await startProcess('src/main.ts', { ...serverEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` })
 const answers = await recordSdkAnswers(server.url, tokens)
+const ofrepBulk = {
+  url: `${server.url}/ofrep/v1/evaluate/flags`,
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json', authorization: tokens.frontend },
+  makeBody: randomOpenFeatureBody,
+  expectedStatus: 200,
+}
 const options =
-  which === 'i' ? playgroundLoad(server.url, TOKEN) : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
-if (!options) throw new Error(`unknown case ${which}: f, f304, g, g620 or i`)
+  which === 'i'
+    ? playgroundLoad(server.url, TOKEN)
+    : which === 'ob'
+      ? ofrepBulk
+      : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
+if (!options) throw new Error(`unknown case ${which}: f, f304, g, g620, i or ob`)
 await load({ ...options, seconds: 2 }, server.pid)
 // The profile's sample times are CLOCK_MONOTONIC microseconds, as process.hrtime here.
 const loadStarted = Number(process.hrtime.bigint() / 1000n)

@@ -171,6 +171,16 @@ export function randomContextFields(): Record<string, string> {
   }
 }
 
+/** The frontend API's random context as an OpenFeature request body: the userId as targetingKey, properties as fields. */
+export function randomOpenFeatureBody(): string {
+  const context: Record<string, string> = {}
+  for (const [name, value] of Object.entries(randomContextFields())) {
+    const property = /^properties\[(.+)\]$/.exec(name)
+    context[property ? property[1]! : name === 'userId' ? 'targetingKey' : name] = value
+  }
+  return JSON.stringify({ context })
+}
+
 /** A random context in the playground's shape: the frontend API's fields, properties apart. */
 function randomPlaygroundContext(): Record<string, unknown> {
   const context: Record<string, unknown> = {}

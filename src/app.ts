@@ -103,6 +103,7 @@ import { streamingRoutes } from './features/client-api/streaming-routes.ts'
 import { createStreamingHub, streamOwner } from './features/client-api/streaming-hub.ts'
 import { frontendRoutes } from './features/client-api/frontend-routes.ts'
 import { createFrontendService } from './features/client-api/frontend-service.ts'
+import { createBodyPool } from './http/body-pool.ts'
 import { CLIENT_PREFIX, FRONTEND_PREFIX } from './http/sdk-pipeline.ts'
 import { createTokenStore } from './features/api-tokens/token-store.ts'
 import { metricsAdminRoutes, metricsSdkRoutes } from './features/metrics/metrics-routes.ts'
@@ -473,10 +474,12 @@ export async function buildApp({
     // Open streams would hold the close forever: ended, their SDKs reconnect (here once restarted, or to another instance).
     hub.close()
   })
-  const frontend = createFrontendService({ clientFeatures })
-  await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend })
+  // The frontend API's and OFREP's bulk answers are written into reused buffers (http/body-pool.ts).
+  const bodies = createBodyPool()
+  const frontend = createFrontendService({ clientFeatures, bodies })
+  await app.register(frontendRoutes, { prefix: FRONTEND_PREFIX, frontend, bodies })
   // OpenFeature's remote evaluation protocol: the frontend API's evaluators, its tokens, the streams' hub; evaluations counted as usage.
-  const ofrepUsage = createOfrepUsage({ metrics, flushIntervalMs: config.metricsFlushMs, log: app.log })
+  const ofrepUsage = createOfrepUsage({ metrics, flushIntervalMs: config.ofrepUsageFlushMs, log: app.log })
   onOfrepUsage?.(ofrepUsage)
   app.addHook('preClose', () => ofrepUsage.flush())
   const tokenStore = createTokenStore(reader)
@@ -489,8 +492,10 @@ export async function buildApp({
       streams: config.streamingMaxConnections > 0,
       publicUrl: config.publicUrl,
       openAccess: config.authType === 'none',
+      bodies,
     }),
     hub,
+    bodies,
     maxConnections: config.streamingMaxConnections,
     maxPerToken: config.streamingMaxConnectionsPerToken,
   })

@@ -34,6 +34,12 @@ export interface Config {
   readonly trustProxy: TrustProxy
   /** How often SDK metrics held in memory are written, in milliseconds. */
   readonly metricsFlushMs: number
+  /**
+   * How often OpenFeature evaluations counted in memory are handed to the metrics service, in
+   * milliseconds: each hand-over writes a row per flag answered and application, however many
+   * requests it counts.
+   */
+  readonly ofrepUsageFlushMs: number
   /** Applications SDK metrics may record in all (docs/metrics.md, "Limits"): reports of new ones past it are ignored. */
   readonly metricsMaxApplications: number
   /** Of those, how many one client or frontend token may have introduced. */
@@ -409,6 +415,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     frontendApiOrigins: Object.freeze(frontendApiOrigins),
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsFlushMs: wholeNumber(env, 'METRICS_FLUSH_MS', 1000, 10, 3_600_000),
+    ofrepUsageFlushMs: wholeNumber(env, 'OFREP_USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
     ...metricsLimits(env),
     // The reference's limit by default; an operator with large instances may raise it (bench/playground.ts).
     playgroundMaxEvaluations: wholeNumber(env, 'PLAYGROUND_MAX_EVALUATIONS', 15_000, 1, 10_000_000),

@@ -139,21 +139,35 @@ export const SUBSCRIBER_POLL_MS = 50
 const SQLITE_REREAD_MS = 2
 
 /**
- * SQLite: the file's `data_version`, read on a connection of its own, changes with every commit
- * by any other connection. Reading it costs file-lock system calls (tens of µs here, a tenth of a
- * request), so it is re-read at most every SQLITE_REREAD_MS. The version handed out is a counter
- * of its own, moved by a changed `data_version` and at once by each of this process's own writes
- * (`wrote`), without reading the file: this process never serves what it cached before its own
- * write; another process's commit counts within 2 ms. (An own write is seen again at the next
- * re-read, as a `data_version` change: one more miss, never a stale hit.)
+ * SQLite: `data_version` changes with every commit by any connection other than the one it is read
+ * on. It is read on this process's writer (`writer`, once open), so this process's own commits
+ * leave it alone: those are announced at once by the writer (`wrote`) with what they may have
+ * changed, and a write of metrics does not end the flags or principals kept meanwhile. Another
+ * process's commit (or another app's on the same file) moves it, and as which tables changed is not
+ * known, every version moves. Reading it costs file-lock system calls (tens of µs here, a tenth of
+ * a request), so it is re-read at most every SQLITE_REREAD_MS: another process's commit counts
+ * within 2 ms. Until the writer is open, a read-only connection of the watch's own is read.
  */
-export function watchSqliteCommits(file: string): LocalChangeWatch {
+export function watchSqliteCommits(file: string, writer: () => DatabaseSync | undefined = () => undefined): LocalChangeWatch {
   const connection = new DatabaseSync(file, { readOnly: true })
-  const dataVersion = connection.prepare('pragma data_version')
+  const ownDataVersion = connection.prepare('pragma data_version')
   let open = true
   const version = versions()
+  // Each connection counts on its own: a read on another connection than the last one is a change.
+  let readOn: DatabaseSync | undefined
+  let dataVersion = ownDataVersion
   let lastDataVersion: number | undefined
   let readAt = Number.NEGATIVE_INFINITY
+  const readDataVersion = (): number => {
+    const current = writer()
+    const on = current?.isOpen ? current : connection
+    if (on !== readOn) {
+      readOn = on
+      dataVersion = on === connection ? ownDataVersion : on.prepare('pragma data_version')
+      lastDataVersion = undefined
+    }
+    return Number((dataVersion.get() as { data_version: number }).data_version)
+  }
   // Another process's commit is noticed only by reading data_version: while someone listens, a timer reads it.
   let poll: NodeJS.Timeout | undefined
   const stopPolling = () => {
@@ -165,7 +179,7 @@ export function watchSqliteCommits(file: string): LocalChangeWatch {
       if (!open) return undefined
       const now = performance.now()
       if (now - readAt >= SQLITE_REREAD_MS) {
-        const read = Number((dataVersion.get() as { data_version: number }).data_version)
+        const read = readDataVersion()
         // Which tables changed is not known: every version moves.
         if (read !== lastDataVersion) version.changed()
         lastDataVersion = read

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import type { DatabaseSync } from 'node:sqlite'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
@@ -141,9 +142,15 @@ export function createDb(options: DbOptions): Db {
   let watch: LocalChangeWatch | undefined
   const closed = new AbortController()
   const { signal } = closed
-  // The writer announces this process's commits to the watch at once (it re-reads data_version at most every 2 ms).
+  // The writer announces this process's commits to the watch at once, with what they may have
+  // changed; the watch reads data_version on the writer's connection, which its own commits leave
+  // alone, for everyone else's (at most every 2 ms).
+  let writer: DatabaseSync | undefined
   const db = new Kysely<Database>({
-    dialect: announcingWrites(createNodeSqliteDialect({ file, connections: 1, signal }), (scope) => watch?.wrote(scope)),
+    dialect: announcingWrites(
+      createNodeSqliteDialect({ file, connections: 1, signal, onOpen: (connection) => (writer = connection) }),
+      (scope) => watch?.wrote(scope),
+    ),
   })
   const reader = new Kysely<Database>({ dialect: createNodeSqliteDialect({ file, connections: 4, readOnly: true, signal }) })
   return {
@@ -151,7 +158,7 @@ export function createDb(options: DbOptions): Db {
     reader,
     dialect: 'sqlite',
     // An in-memory database is private to one connection: nothing can watch it.
-    watchChanges: () => (file === ':memory:' ? UNKNOWABLE : (watch ??= watchSqliteCommits(file))),
+    watchChanges: () => (file === ':memory:' ? UNKNOWABLE : (watch ??= watchSqliteCommits(file, () => writer))),
     async close() {
       closed.abort()
       await watch?.close()

@@ -33,6 +33,8 @@ export interface NodeSqliteOptions {
    * open it on a later use: this refuses that (a /health after the close fails, as it should).
    */
   signal?: AbortSignal
+  /** Told of each connection opened (the change watch reads `data_version` on the writer's: database.ts). */
+  onOpen?: (connection: DatabaseSync) => void
 }
 
 const STATEMENT_CACHE_SIZE = 256
@@ -109,7 +111,9 @@ function createDriver(options: NodeSqliteOptions): Driver {
     async init() {
       options.signal?.throwIfAborted()
       for (let i = 0; i < options.connections; i++) {
-        const connection = createConnection(openSqlite(options.file, options.readOnly))
+        const opened = openSqlite(options.file, options.readOnly)
+        options.onOpen?.(opened)
+        const connection = createConnection(opened)
         all.push(connection)
         idle.push(connection)
       }

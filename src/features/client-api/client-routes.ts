@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
+import type { BodyPool } from '../../http/body-pool.ts'
 import { errorResponses, sendJsonText } from '../../http/common-schemas.ts'
 import { notFound, quote } from '../../http/errors.ts'
 import type { Principal } from '../../http/permissions.ts'
@@ -36,10 +37,14 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   })
 }
 
-/** Answers 304 when the client has this ETag already; otherwise sends the bytes with it. */
-export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string): FastifyReply {
+/** Answers 304 when the client has this ETag already; otherwise sends the bytes with it. `pool`: where `body` was taken from, to go back to. */
+export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string, pool?: BodyPool): FastifyReply {
   reply.header('etag', etag)
-  if (notModified(request, etag)) return reply.code(304).send()
+  if (notModified(request, etag)) {
+    pool?.giveBack(body)
+    return reply.code(304).send()
+  }
+  pool?.giveBackWhenSent(reply, body)
   return sendJsonText(reply, body)
 }
 

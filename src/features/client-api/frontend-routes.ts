@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../http/common-schemas.ts'
 import { readScope } from './client-features-service.ts'
 import { sendWithEtag } from './client-routes.ts'
+import type { BodyPool } from '../../http/body-pool.ts'
 import { contextFrom, type FrontendService } from './frontend-service.ts'
 
 const tags = ['Frontend API']
@@ -41,7 +42,10 @@ const SentContext = Type.Object(
 const description =
   "Evaluates every flag the frontend token may read (its environment and projects) for the context sent, and answers the enabled ones with their variant. The caller's address is the default remoteAddress. Answers carry an ETag; If-None-Match with it answers 304."
 
-export const frontendRoutes: FastifyPluginAsyncTypebox<{ frontend: FrontendService }> = async (app, { frontend }) => {
+export const frontendRoutes: FastifyPluginAsyncTypebox<{ frontend: FrontendService; bodies: BodyPool }> = async (
+  app,
+  { frontend, bodies },
+) => {
   // Each route answers at `/api/frontend` (documented, as the reference's path) and at `/api/frontend/` (the same, left out of the document).
   for (const [prefixTrailingSlash, hide] of [
     ['no-slash', false],
@@ -80,7 +84,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<{ frontend: FrontendServi
           readScope(request.principal.scope, undefined),
           contextFrom(request.query, request.ip),
         )
-        return sendWithEtag(request, reply, body, etag)
+        return sendWithEtag(request, reply, body, etag, bodies)
       },
     )
 
@@ -103,7 +107,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<{ frontend: FrontendServi
           readScope(request.principal.scope, undefined),
           contextFrom(request.body.context ?? {}, request.ip),
         )
-        return sendWithEtag(request, reply, body, etag)
+        return sendWithEtag(request, reply, body, etag, bodies)
       },
     )
   }

@@ -12,6 +12,7 @@ import type { EvaluationContext, FrontendFeature } from '../evaluation/types.ts'
 import type { ClientFeaturesService, ReadScope } from './client-features-service.ts'
 import type { ClientFeature } from './client-features-store.ts'
 import { cachedJsonArrayWriter } from './cached-json.ts'
+import type { BodyPool } from '../../http/body-pool.ts'
 
 /** Context fields the SDKs send at the top level; anything else is a custom property. */
 const STANDARD_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'appName', 'environment', 'currentTime'])
@@ -60,10 +61,12 @@ export const FRONTEND_ENVIRONMENT = 'default'
 
 const MAX_EVALUATORS = 64
 
-/** `{"toggles":[…]}` from the enabled flags, each toggle's JSON made once (cached-json.ts). */
-const togglesWriter = () =>
-  cachedJsonArrayWriter<FrontendFeature>('{"toggles":[', (toggle) =>
-    JSON.stringify({ name: toggle.name, enabled: true, variant: toggle.variant, impressionData: toggle.impressionData }),
+/** `{"toggles":[…]}` from the enabled flags, each toggle's JSON made once (cached-json.ts), written into `bodies`. */
+const togglesWriter = (bodies: BodyPool) =>
+  cachedJsonArrayWriter<FrontendFeature>(
+    '{"toggles":[',
+    (toggle) => JSON.stringify({ name: toggle.name, enabled: true, variant: toggle.variant, impressionData: toggle.impressionData }),
+    { bodies },
   )
 
 export interface ScopeEvaluator {
@@ -73,7 +76,14 @@ export interface ScopeEvaluator {
   features: readonly ClientFeature[]
 }
 
-export function createFrontendService({ clientFeatures }: { clientFeatures: ClientFeaturesService }) {
+export function createFrontendService({
+  clientFeatures,
+  bodies,
+}: {
+  clientFeatures: ClientFeaturesService
+  /** Where answers are written: the routes give each body back once sent (http/body-pool.ts). */
+  bodies: BodyPool
+}) {
   const evaluators = new Map<string, { version: number; evaluator: Promise<ScopeEvaluator> }>()
 
   // A token's projects list is the same array on every request (its remembered principal's): its text is made once.
@@ -88,7 +98,7 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
     if (version !== undefined && known?.version === version) return known.evaluator
     const evaluator = flags.then((read) => {
       const features = clientFeatures.visible(read, scope)
-      return { evaluator: createEvaluator({ features, segments: [...read.segments.values()] }), write: togglesWriter(), features }
+      return { evaluator: createEvaluator({ features, segments: [...read.segments.values()] }), write: togglesWriter(bodies), features }
     })
     if (version !== undefined) {
       evaluators.delete(key)
@@ -102,7 +112,7 @@ export function createFrontendService({ clientFeatures }: { clientFeatures: Clie
   return {
     /** The scope's evaluator, shared with OpenFeature's evaluations (openfeature/): one evaluator, one answer. */
     evaluatorFor,
-    /** The enabled flags for a context, as JSON bytes with their ETag. */
+    /** The enabled flags for a context, as JSON bytes (from `bodies`) with their ETag. */
     async evaluate(scope: ReadScope, context: EvaluationContext): Promise<{ body: Buffer; etag: string }> {
       const { evaluator, write } = await evaluatorFor(scope)
       // Matching is linear in the values (RE2), but values are the caller's: their total work is bounded per request.

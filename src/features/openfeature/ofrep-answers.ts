@@ -6,6 +6,7 @@
  */
 import { cachedJsonArrayWriter, type WrittenJson, writtenJson } from '../client-api/cached-json.ts'
 import type { ClientFeature } from '../client-api/client-features-store.ts'
+import type { BodyPool } from '../../http/body-pool.ts'
 import type { Decision, DecisionWhy } from '../evaluation/evaluate.ts'
 
 export type OfrepReason = 'STATIC' | 'TARGETING_MATCH' | 'SPLIT' | 'DISABLED' | 'DEFAULT'
@@ -62,12 +63,14 @@ export function ofrepAnswer(decision: Decision, feature: ClientFeature | undefin
 
 /**
  * Writes answers for one evaluator (one scope and flags version): each decision's JSON made once,
- * a bulk body copied from them with a tail (the event streams) and its ETag (client-api/cached-json.ts).
+ * a bulk body copied from them (into `bodies`) with a tail (the event streams) and its ETag (client-api/cached-json.ts).
  */
-export function answersWriter(features: readonly ClientFeature[]) {
+export function answersWriter(features: readonly ClientFeature[], bodies: BodyPool) {
   const byName = new Map(features.map((feature) => [feature.name, feature]))
-  const writer = cachedJsonArrayWriter<Decision>('{"flags":[', (decision) =>
-    JSON.stringify(ofrepAnswer(decision, byName.get(decision.name))),
+  const writer = cachedJsonArrayWriter<Decision>(
+    '{"flags":[',
+    (decision) => JSON.stringify(ofrepAnswer(decision, byName.get(decision.name))),
+    { idOf: (decision) => decision.id, bodies },
   )
   return {
     /** One answer's JSON. */

@@ -117,4 +117,27 @@ onEachDatabase('OFREP bulk', (database) => {
       ],
     )
   })
+
+  test('the counts go to the metrics every OFREP_USAGE_FLUSH_MS, an interval of their own', async (t) => {
+    const usageOf = async (pennon: Awaited<ReturnType<typeof useTestApp>>) => {
+      const response = await call(pennon, 'GET', '/api/admin/client-metrics/features/counted')
+      assert.equal(response.status, 200, response.text)
+      return response.body.lastHourUsage
+    }
+    const evaluated = async (env: Record<string, string>) => {
+      const pennon = await useTestApp(t, database, { env: { METRICS_FLUSH_MS: '50', ...env } })
+      await createFlag(pennon, 'counted')
+      const token = await frontendToken(pennon, 'development')
+      assert.equal((await call(pennon, 'POST', FLAGS, { context: { appName: 'web-shop' } }, { token })).status, 200)
+      return pennon
+    }
+    const soon = await evaluated({ OFREP_USAGE_FLUSH_MS: '50' })
+    const hour = hourOf(Date.now())
+    await eventually(async () => (await usageOf(soon)).length > 0, 'counted without a flush asked for')
+    assert.deepEqual(await usageOf(soon), [{ environment: 'development', timestamp: hour, yes: 0, no: 1, variants: { disabled: 1 } }])
+    const held = await evaluated({ OFREP_USAGE_FLUSH_MS: '3600000' })
+    // Six of the metrics' own flushes: none of them took the counts.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.deepEqual(await usageOf(held), [])
+  })
 })

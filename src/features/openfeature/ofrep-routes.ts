@@ -8,6 +8,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
+import type { BodyPool } from '../../http/body-pool.ts'
 import { sendJsonText } from '../../http/common-schemas.ts'
 import { cut, unauthenticated } from '../../http/errors.ts'
 import { hashSecret } from '../api-tokens/token-secret.ts'
@@ -79,7 +80,9 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{
   hub: StreamingHub
   maxConnections: number
   maxPerToken: number
-}> = async (app, { ofrep, hub, maxConnections, maxPerToken }) => {
+  /** Where the service writes bulk answers (http/body-pool.ts): each given back once sent. */
+  bodies: BodyPool
+}> = async (app, { ofrep, hub, maxConnections, maxPerToken, bodies }) => {
   app.setErrorHandler((error, request, reply) => sendOfrepError(error, request, reply))
   // An address under /ofrep that names no route (a key the router will not take, such as `..`)
   // answers in the protocol's shapes too, after the same authentication.
@@ -152,7 +155,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { json, etag } = await ofrep.evaluateAll(callerOf(request), request.body.context ?? {})
-      return sendWithEtag(request, reply, json, etag)
+      return sendWithEtag(request, reply, json, etag, bodies)
     },
   )
 

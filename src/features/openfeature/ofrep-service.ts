@@ -9,6 +9,7 @@ import type { FrontendService, ScopeEvaluator } from '../client-api/frontend-ser
 import type { Decision } from '../evaluation/evaluate.ts'
 import { MAX_REGEX_WORK } from '../evaluation/regex.ts'
 import type { Caller } from '../metrics/metrics-ingestion-service.ts'
+import type { BodyPool } from '../../http/body-pool.ts'
 import type { Principal } from '../../http/permissions.ts'
 import { answersWriter, bulkTail, type AnswersWriter } from './ofrep-answers.ts'
 import { unleashContext } from './ofrep-context.ts'
@@ -36,6 +37,7 @@ export function createOfrepService({
   streams,
   publicUrl,
   openAccess,
+  bodies,
   now = Date.now,
 }: {
   frontend: Pick<FrontendService, 'evaluatorFor'>
@@ -48,12 +50,14 @@ export function createOfrepService({
   publicUrl: string | undefined
   /** AUTH_TYPE=none: a stream needs no credential, as no request does. */
   openAccess: boolean
+  /** Where bulk answers are written: the routes give each body back once sent (http/body-pool.ts). */
+  bodies: BodyPool
   now?: () => number
 }) {
   const writers = new WeakMap<ScopeEvaluator, AnswersWriter>()
   const writerOf = (scoped: ScopeEvaluator) => {
     let writer = writers.get(scoped)
-    if (writer === undefined) writers.set(scoped, (writer = answersWriter(scoped.features)))
+    if (writer === undefined) writers.set(scoped, (writer = answersWriter(scoped.features, bodies)))
     return writer
   }
   // A bulk answer's tail per credential and hour: equal on every instance (ofrep-events.ts), made once here.
@@ -117,7 +121,7 @@ export function createOfrepService({
       return writerOf(scoped).one(decision)
     },
 
-    /** Every flag of the token's scope, disabled ones included, as JSON with its ETag. */
+    /** Every flag of the token's scope, disabled ones included, as JSON (from `bodies`) with its ETag. */
     async evaluateAll(caller: OfrepCaller, sent: Record<string, unknown>): Promise<{ json: Buffer; etag: string }> {
       const { scope, context, scoped } = await prepare(caller, sent)
       const decisions = scoped.evaluator.decideAll(context)
