@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { median, PENNON_NODE_FLAGS, startProcess, warmCompileCache } from './lib.ts'
+import { median, PENNON_NODE_ENV, PENNON_NODE_FLAGS, startProcess, warmCompileCache } from './lib.ts'
 import { seedBenchData } from './seed.ts'
 import { clientHeaders, randomContextQuery, seedSdkData } from './sdk-data.ts'
 import { createFrontendService, contextFrom } from '../src/features/client-api/frontend-service.ts'
@@ -29,6 +29,7 @@ import { frontendShapePayload, shapeContextQuery } from './frontend-data.ts'
 if (!process.execArgv.includes('--no-maglev')) {
   const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], {
     stdio: 'inherit',
+    env: { ...process.env, ...PENNON_NODE_ENV },
   })
   process.exit(run.status ?? 1)
 }

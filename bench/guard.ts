@@ -28,13 +28,14 @@ import { tmpdir, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import { PENNON_NODE_FLAGS } from './lib.ts'
+import { PENNON_NODE_ENV, PENNON_NODE_FLAGS } from './lib.ts'
 import { importFrontendShape, shapeContextQuery, shapeFlagName } from './frontend-data.ts'
 import type { LoadAnswer, LoadRequest } from './guard-load.ts'
 
 if (!process.execArgv.includes('--no-maglev')) {
   const run = spawnSync(process.execPath, [...PENNON_NODE_FLAGS, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], {
     stdio: 'inherit',
+    env: { ...process.env, ...PENNON_NODE_ENV },
   })
   process.exit(run.status ?? 1)
 }

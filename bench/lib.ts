@@ -27,18 +27,31 @@ export interface Server {
  * collections, keep the peak RSS of long streamed reads down (docs/performance.md). Relative
  * paths in them are relative to the repository's root, where tests and benchmarks run.
  */
-export const PENNON_NODE_FLAGS: readonly string[] = (() => {
+export const PENNON_NODE_FLAGS: readonly string[] = startScript().flags
+
+/**
+ * The environment `npm start` sets before `node` (package.json): MALLOC_ARENA_MAX=2, so that
+ * glibc's malloc keeps two arenas rather than one per thread that ever allocated (V8's
+ * collector and compiler threads each kept freed memory in their own: 6–8 MB of the peak under
+ * the SDK load, docs/performance.md).
+ */
+export const PENNON_NODE_ENV: Readonly<Record<string, string>> = startScript().env
+
+function startScript(): { env: Record<string, string>; flags: string[] } {
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
   const words = scripts.start.split(' ')
-  if (words[0] !== 'node' || words.at(-1) !== 'src/main.ts') throw new Error(`unexpected start script: ${scripts.start}`)
-  return words.slice(1, -1)
-})()
+  const at = words.indexOf('node')
+  const settings = words.slice(0, at).map((word) => word.split('='))
+  if (at < 0 || settings.some((setting) => setting.length !== 2) || words.at(-1) !== 'src/main.ts')
+    throw new Error(`unexpected start script: ${scripts.start}`)
+  return { env: Object.fromEntries(settings), flags: words.slice(at + 1, -1) }
+}
 
 /** Spawns `node <script>` and waits for it to print the address it listens on. */
 export function startProcess(script: string, env: Record<string, string>, args: string[] = []): Promise<Server> {
-  const flags = script === 'src/main.ts' ? PENNON_NODE_FLAGS : []
-  const child = spawn(process.execPath, [...flags, script, ...args], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+  const pennon = script === 'src/main.ts'
+  const child = spawn(process.execPath, [...(pennon ? PENNON_NODE_FLAGS : []), script, ...args], {
+    env: { ...process.env, ...(pennon ? PENNON_NODE_ENV : {}), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

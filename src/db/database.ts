@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect } from 'kysely'
-import pg from 'pg'
-import Cursor from 'pg-cursor'
+import type * as Pg from 'pg'
+import { loadPg, loadPgCursor } from './pg-module.ts'
 import { createNodeSqliteDialect } from './sqlite-dialect.ts'
 import {
   announcingWrites,
@@ -51,7 +51,7 @@ const TIMESTAMPTZ_OID = 1184
 const INT8_OID = 20
 
 /** The same values come back from both databases: timestamps as ISO strings with ms and Z, counts as numbers. */
-const pgTypes = {
+const pgTypes = (pg: typeof Pg) => ({
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === TIMESTAMPTZ_OID) {
       const parseDate = pg.types.getTypeParser(oid, 'text') as (value: string) => Date
@@ -60,7 +60,7 @@ const pgTypes = {
     if (oid === INT8_OID) return (value: string) => Number(value)
     return pg.types.getTypeParser(oid, format ?? 'text')
   },
-}
+})
 
 // Distinct statements a session keeps prepared; Pennon issues far fewer, so each is parsed once per session.
 const PREPARED_PER_SESSION = 500
@@ -70,7 +70,7 @@ const PREPARED_PER_SESSION = 500
  * per session instead of on every call, and may reuse its plan. The names are per session (pg
  * tracks what it prepared on each), and bounded: past the limit, statements go unnamed as before.
  */
-function prepareStatements(client: pg.PoolClient): void {
+function prepareStatements(client: Pg.PoolClient): void {
   const names = new Map<string, string>()
   const query = client.query.bind(client) as (...args: unknown[]) => unknown
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
@@ -91,7 +91,8 @@ const CHANGES_CHANNEL = 'pennon_changes'
 
 export function createDb(options: DbOptions): Db {
   if (options.databaseUrl) {
-    const session: pg.ClientConfig = {
+    const pg = loadPg()
+    const session: Pg.ClientConfig = {
       connectionString: options.databaseUrl,
       // No JIT: every Pennon statement is an index lookup or range scan, and a long read's plan
       // costs enough to trigger it: compiling (and, in a new session, loading LLVM) delayed the
@@ -101,7 +102,7 @@ export function createDb(options: DbOptions): Db {
         ' ',
       ),
     }
-    const pool = new pg.Pool({ ...session, max: options.poolSize ?? 10, types: pgTypes })
+    const pool = new pg.Pool({ ...session, max: options.poolSize ?? 10, types: pgTypes(pg) })
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', () => {})
     // A checked-out client losing its server (a restart, pg_terminate_backend) emits 'error' too, and the
@@ -115,7 +116,7 @@ export function createDb(options: DbOptions): Db {
     const notifyOthers = options.notifyOthers ?? true
     // This process's writes count for its caches the moment they are visible, before any notification;
     // other instances are told after the commit (none while no watch is open: they see it in their polls).
-    const dialect = announcingWrites(new PostgresDialect({ pool, cursor: Cursor }), (scope) => {
+    const dialect = announcingWrites(new PostgresDialect({ pool, cursor: loadPgCursor() }), (scope) => {
       watch?.wrote(scope)
       if (notifyOthers && mustTellOthers(scope)) watch?.tellOthers?.()
     })

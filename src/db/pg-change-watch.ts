@@ -1,5 +1,6 @@
-import pg from 'pg'
+import type * as Pg from 'pg'
 import { versions, type LocalChangeWatch } from './change-watch.ts'
+import { loadPg } from './pg-module.ts'
 
 const RECONNECT_DELAY_MS = 1_000
 
@@ -57,17 +58,17 @@ const NOTIFY = `select set_config('synchronous_commit', 'off', true), pg_notify(
  * move it at once (`wrote`). Until the LISTEN is in place, and whenever that session is lost,
  * the version is `undefined`; it reconnects in the background.
  */
-export function watchPgNotifications(connection: pg.ClientConfig, channel: string): LocalChangeWatch {
+export function watchPgNotifications(connection: Pg.ClientConfig, channel: string): LocalChangeWatch {
   const version = versions()
   let listening = false
   let closed = false
-  let client: pg.Client | undefined
+  let client: Pg.Client | undefined
   let retry: NodeJS.Timeout | undefined
   let poll: NodeJS.Timeout | undefined
 
   // The snapshot of the last look (every change committed before it counted), and the look under way.
   let looked: string | undefined
-  let reading: { session: pg.Client; since: number } | undefined
+  let reading: { session: Pg.Client; since: number } | undefined
   let readAgain = false
   let lastRead = Number.NEGATIVE_INFINITY
   let readLater: NodeJS.Timeout | undefined
@@ -78,7 +79,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
 
   // A commit of this process that others have not been told of; the notification under way.
   let owed = false
-  let telling: { session: pg.Client; sent: Promise<void> } | undefined
+  let telling: { session: Pg.Client; sent: Promise<void> } | undefined
   let lastTold = Number.NEGATIVE_INFINITY
   let tellLater: NodeJS.Timeout | undefined
 
@@ -89,7 +90,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
     return timer ?? setTimeout(run, wait).unref()
   }
 
-  const lost = (session: pg.Client) => {
+  const lost = (session: Pg.Client) => {
     if (client !== session) return
     listening = false
     client = undefined
@@ -178,7 +179,7 @@ export function watchPgNotifications(connection: pg.ClientConfig, channel: strin
   }
 
   function connect(): void {
-    const session = new pg.Client(connection)
+    const session = new (loadPg().Client)(connection)
     client = session
     let schema: string | undefined
     session.on('error', () => lost(session))

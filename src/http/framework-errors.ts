@@ -2,13 +2,15 @@
  * Errors raised before a request reaches Fastify's pipeline (a malformed URL, a
  * request the HTTP parser rejects) still answer in the one error shape.
  */
-import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, cut, LONG_ECHO_LIMIT, validationFailed, type ErrorName } from './errors.ts'
 import { errorBody } from './error-handler.ts'
 import { isAdminPath } from './admin-pipeline.ts'
 import type { Authenticate } from './auth.ts'
+
+// As CommonJS: an ESM import of 'node:http' loads Node's fetch too (server-factory.ts).
+const { STATUS_CODES } = process.getBuiltinModule('node:http')
 
 /** An API under `prefix` that answers its errors in a shape of its own (OpenFeature's, say). */
 export interface PrefixedErrors {

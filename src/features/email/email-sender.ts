@@ -3,7 +3,7 @@
  * nothing is sent and callers show the link instead. A send never throws: a failure is logged and
  * answered `false`, so what asked for the email (a user's creation) stands and says it was not sent.
  */
-import { createTransport } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { EmailConfig } from '../../config.ts'
 
 export interface Email {
@@ -34,21 +34,27 @@ export const NO_EMAIL: EmailSender = Object.freeze({ configured: false, send: as
 
 export function createEmailSender(config: EmailConfig | undefined, log: Log): EmailSender {
   if (config === undefined) return NO_EMAIL
-  const transport = createTransport({
-    host: config.host,
-    port: config.port,
-    secure: config.secure,
-    ...(config.user === undefined ? {} : { auth: { user: config.user, pass: config.password ?? '' } }),
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
-    greetingTimeout: CONNECTION_TIMEOUT_MS,
-    socketTimeout: SOCKET_TIMEOUT_MS,
-  })
+  // nodemailer is loaded at the first email, not at start: it and what it loads (Node's fetch
+  // among them) keep about 20 MB resident, which an instance that serves SDKs never needs.
+  let transport: Promise<Transporter> | undefined
+  const transportOf = () =>
+    (transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({
+        host: config.host,
+        port: config.port,
+        secure: config.secure,
+        ...(config.user === undefined ? {} : { auth: { user: config.user, pass: config.password ?? '' } }),
+        connectionTimeout: CONNECTION_TIMEOUT_MS,
+        greetingTimeout: CONNECTION_TIMEOUT_MS,
+        socketTimeout: SOCKET_TIMEOUT_MS,
+      }),
+    ))
   return {
     configured: true,
     async send(email) {
       try {
         // One address, as an object: a comma in it must not make it a list of recipients.
-        await transport.sendMail({
+        await (await transportOf()).sendMail({
           from: config.sender,
           to: { name: '', address: email.to },
           subject: email.subject,

@@ -12,8 +12,7 @@
  */
 import { createHmac } from 'node:crypto'
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { request as httpRequest, type RequestOptions } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import type { RequestOptions } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import Mustache from 'mustache'
 import type { ParameterValue } from './addon-store.ts'
@@ -294,7 +293,8 @@ function post(url: string, headers: Record<string, string>, body: string | Buffe
       callback(null, usable[0]!.address, usable[0]!.family)
     })
   return new Promise((resolve) => {
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest
+    // As CommonJS: an ESM import of 'node:http' loads Node's fetch too (http/server-factory.ts).
+    const send = process.getBuiltinModule(target.protocol === 'https:' ? 'node:https' : 'node:http').request
     let request: ReturnType<typeof send>
     try {
       request = send(target, {
