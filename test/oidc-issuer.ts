@@ -4,7 +4,9 @@
  * given on the command line and its development sign-in pages (any login, any password). The
  * login is the person's email, verified unless it starts with `unverified`; `name` is the part
  * before the `@`, and `groups` the login's labels after a `+` (`ann+admins@x.test`: ["admins"]).
- * Run by startIssuer(); prints its port on its first line.
+ * Run by startIssuer(); prints its port on its first line. Options: how long its authorization
+ * codes last, and a clock that runs behind (its tokens dated in the past, as at a provider whose
+ * clock is wrong).
  */
 import { spawn } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
@@ -19,8 +21,21 @@ export interface IssuerClient {
   post_logout_redirect_uris?: string[]
 }
 
+export interface IssuerOptions {
+  /** Seconds an authorization code lasts (oidc-provider's `ttl.AuthorizationCode`; its default is 60). */
+  authorizationCodeSeconds?: number
+  /** Seconds the provider's clock runs behind the real time (0: on time). */
+  clockBehindSeconds?: number
+}
+
 if (process.argv[2] === 'serve') {
   const clients = JSON.parse(process.argv[3] ?? '[]') as IssuerClient[]
+  const options = JSON.parse(process.argv[4] ?? '{}') as IssuerOptions
+  if (options.clockBehindSeconds) {
+    // The whole process's clock (the provider dates its tokens and codes by Date.now).
+    const realNow = Date.now
+    Date.now = () => realNow() - options.clockBehindSeconds! * 1000
+  }
   const server = createServer()
   server.listen(0, '127.0.0.1', () => {
     const address = server.address()
@@ -32,6 +47,7 @@ if (process.argv[2] === 'serve') {
       cookies: { keys: ['a test key for the provider cookies'] },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
       scopes: ['openid', 'email', 'profile', 'groups'],
+      ...(options.authorizationCodeSeconds ? { ttl: { AuthorizationCode: options.authorizationCodeSeconds } } : {}),
       features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
       async findAccount(_ctx, login) {
         const [local = login] = login.split('@')
@@ -53,8 +69,8 @@ export interface Issuer {
   stop(): Promise<void>
 }
 
-export async function startIssuer(clients: IssuerClient[]): Promise<Issuer> {
-  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, 'serve', JSON.stringify(clients)], {
+export async function startIssuer(clients: IssuerClient[], options: IssuerOptions = {}): Promise<Issuer> {
+  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, 'serve', JSON.stringify(clients), JSON.stringify(options)], {
     stdio: ['ignore', 'pipe', 'ignore'],
   })
   const [first] = (await once(child.stdout, 'data')) as [Buffer]

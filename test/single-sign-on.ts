@@ -10,7 +10,7 @@ import { call, useTestApp, type TestApp, type TestDatabase } from './test-app.ts
 
 export const PENNON = 'http://pennon.test'
 export const SECRET = 'a client secret of forty characters, or so'
-const CLIENTS: IssuerClient[] = [
+export const CLIENTS: IssuerClient[] = [
   {
     client_id: 'pennon',
     client_secret: SECRET,

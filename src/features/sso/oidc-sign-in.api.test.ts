@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createOidcBrowser } from '../../../test/oidc-browser.ts'
+import { startIssuer } from '../../../test/oidc-issuer.ts'
 import { MAX_PENDING_SIGN_INS } from './oidc-sign-in.ts'
 import { createUser, PASSWORD } from '../../../test/people.ts'
-import { assertRefused, PENNON, pennonWith, sessionCookieOf, ssoSettings, useIssuers } from '../../../test/single-sign-on.ts'
+import { assertRefused, CLIENTS, PENNON, pennonWith, sessionCookieOf, ssoSettings, useIssuers } from '../../../test/single-sign-on.ts'
 import { allEvents, call, onEachDatabase, useTestApp, useTwoInstances } from '../../../test/test-app.ts'
 
 const issuers = useIssuers()
@@ -216,6 +218,44 @@ onEachDatabase('single sign-on: signing in with OpenID Connect', (database) => {
       200,
     )
     assertRefused(await createOidcBrowser(pennon, PENNON).signIn('lou@example.com'), /answer was refused: .*&quot;alg&quot;/)
+  })
+
+  test('an authorization code brought back after it expired is refused, and the sign-in is over', async (t) => {
+    // A provider whose codes last 1 s (oidc-provider's ttl.AuthorizationCode).
+    const quick = await startIssuer(CLIENTS, { authorizationCodeSeconds: 1 })
+    t.after(() => quick.stop())
+    const pennon = await pennonWith(t, database, ssoSettings(quick))
+    await createUser(pennon, 'max@example.com', 3)
+    const browser = createOidcBrowser(pennon, PENNON)
+    const callbackUrl = await browser.atTheProvider(await browser.begin(), 'max@example.com')
+    const stateCookie = `pennon-oidc-state=${browser.atPennon.cookies.get('pennon-oidc-state')}`
+    // Past the code's second (the provider counts whole seconds).
+    await sleep(2100)
+    assertRefused(
+      await browser.callback(callbackUrl),
+      /The sign-in provider&#39;s answer was refused: invalid_grant \(grant request is invalid\)/,
+    )
+    // The state served: the same answer again is over, not tried at the provider a second time.
+    assert.deepEqual(await pennon.database.db.selectFrom('oidc_logins').select('state_hash').execute(), [])
+    assertRefused(await browser.callback(callbackUrl, { cookie: stateCookie }), /This sign-in is over \(used already, or expired\)/)
+    // A fresh sign-in at the same provider, in time, works.
+    assert.equal((await createOidcBrowser(pennon, PENNON).signIn('max@example.com')).status, 302)
+  })
+
+  test('an ID token already expired when it arrives is refused', async (t) => {
+    // oidc-provider dates an ID token's exp from its own clock (iat + ttl.IdToken, a positive
+    // number of seconds; a claim cannot override it). A provider whose clock is two hours behind
+    // issues ID tokens that expired an hour ago (its default ttl.IdToken is one hour), far past
+    // the 30 s of clock tolerance openid-client grants by default.
+    const late = await startIssuer(CLIENTS, { clockBehindSeconds: 7200 })
+    t.after(() => late.stop())
+    const pennon = await pennonWith(t, database, ssoSettings(late))
+    await createUser(pennon, 'ned@example.com', 3)
+    assertRefused(
+      await createOidcBrowser(pennon, PENNON).signIn('ned@example.com'),
+      /The sign-in provider&#39;s answer was refused: JWT timestamp claim value failed validation \(unexpected JWT &quot;exp&quot; \(expiration time\) claim value, expiration is past current timestamp\)<\/p>/,
+    )
+    assert.deepEqual(await pennon.database.db.selectFrom('user_sessions').select('user_id').execute(), [])
   })
 
   test('sign-ins under way are bounded: past the limit, the way in is refused until some end', async (t) => {
