@@ -9,18 +9,6 @@ export async function listening(pennon: TestApp, port = 0): Promise<string> {
   return `http://127.0.0.1:${(pennon.app.server.address() as { port: number }).port}`
 }
 
-/**
- * For an SDK that has its flags and is destroyed after the test: the test app closes first (its hook was
- * registered first), so a poll in between finds the port closed: that refusal is the ending, not
- * the test's failure; any other error still fails the test as an unheard `error` event does.
- */
-function refusalsAtTheEndIgnored(sdk: Unleash): Unleash {
-  sdk.on('error', (error: Error & { code?: string }) => {
-    if (error.code !== 'ECONNREFUSED') throw error
-  })
-  return sdk
-}
-
 type Mode = UnleashConfig['experimentalMode']
 
 /** The SDK in one mode (polling the full state when none is given), without metrics, once it has the flags. */
@@ -43,7 +31,7 @@ export async function sdkOf(
   t.after(() => sdk.destroy())
   const failed = once(sdk, 'error').then(([error]) => Promise.reject(error))
   await Promise.race([once(sdk, 'synchronized'), failed])
-  return refusalsAtTheEndIgnored(sdk)
+  return sdk
 }
 
 /**
@@ -67,5 +55,5 @@ export async function connectedSdk(
   const registered = once(sdk, 'registered')
   await once(sdk, 'synchronized')
   await registered
-  return refusalsAtTheEndIgnored(sdk)
+  return sdk
 }
