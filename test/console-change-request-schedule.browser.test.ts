@@ -148,6 +148,9 @@ onEachDatabase('console: scheduled change requests', (database) => {
     assert.equal(applied.body.state, 'Applied')
     assert.ok(Date.parse(applied.body.stateTimestamps.Applied) >= soon.getTime(), applied.text)
     await eventually(() => sdk.isEnabled('checkout'), 'the SDK sees checkout on')
+    // Stopped before the app closes (its hook runs first): a poll meanwhile would find the port
+    // closed, and the SDK leaves that refusal unhandled.
+    sdk.destroy()
     const features = await call(pennon, 'GET', '/api/client/features', undefined, { token: clientToken.body.secret })
     assert.equal(features.body.features.find((flag: { name: string }) => flag.name === 'checkout').enabled, true)
     assert.deepEqual(problems, [])
