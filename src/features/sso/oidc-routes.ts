@@ -146,8 +146,17 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{
           "Checks the state (one use, from this browser), the provider's issuer, and the ID token's audience, issuer, nonce, expiry and signature; " +
           'finds the user by their verified email (autoCreate: makes one). Then the session cookie of a password sign-in, and a 302 to the console. ' +
           'Any failure (consent denied, a replayed or forged state, an expired code, a wrong token, an unknown person) ends on an HTML page with 400 and no session.',
-        // Whatever the provider adds (code, state, iss, session_state, error…): the library reads it.
-        querystring: Type.Record(Type.String(), Type.String({ maxLength: 4000 })),
+        // The parameters of the protocol, and whatever else the provider adds (session_state…): the library reads them all.
+        querystring: Type.Object(
+          {
+            code: Type.Optional(Type.String({ maxLength: 4000, description: 'The authorization code' })),
+            state: Type.Optional(Type.String({ maxLength: 4000, description: 'The state sent to the provider' })),
+            iss: Type.Optional(Type.String({ maxLength: 4000, description: "The provider's issuer identifier" })),
+            error: Type.Optional(Type.String({ maxLength: 4000, description: 'Why the provider refused (e.g. access_denied)' })),
+            error_description: Type.Optional(Type.String({ maxLength: 4000 })),
+          },
+          { additionalProperties: Type.String({ maxLength: 4000 }) },
+        ),
         response: { 302: Redirect, 400: Refused, ...errorResponses() },
       },
     },
