@@ -1,9 +1,8 @@
 // Emails about a schedule gone wrong: failed when due, or suspended; to the author and to who
 // scheduled it (those still there), after the commit, through a real SMTP server in its own process.
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
-import { once } from 'node:events'
 import { test } from 'node:test'
+import { closedPort } from '../../../test/helpers/ports.ts'
 import { call, eventually, onEachDatabase, serviceAccountToken, useTestApp, type TestApp } from '../../../test/test-app.ts'
 import { createFlag, projectPath } from '../../../test/helpers/flags.ts'
 import { asBrowser, createUser, signIn } from '../../../test/people.ts'
@@ -94,16 +93,6 @@ function checkMail(mail: ReceivedMail, to: string, subject: string, text: string
 const FAILED =
   'It could not be applied: nothing of it was applied, and it will not be tried again. Schedule it again, apply it, or cancel it.'
 const SUSPENDED = 'Its schedule is suspended: it will not be applied until someone who may apply it schedules it again or applies it.'
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 onEachDatabase('emails about schedules', (database) => {
   test('a schedule that fails when due: the author and who scheduled it are mailed the request, its flags and segments, the reason and a link', async (t) => {

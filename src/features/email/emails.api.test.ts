@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
-import { once } from 'node:events'
 import { test } from 'node:test'
+import { closedPort } from '../../../test/helpers/ports.ts'
 import { ConfigError, loadConfig } from '../../config.ts'
 import { call, onEachDatabase, useTestApp, type TestApp } from '../../../test/test-app.ts'
 import { PASSWORD, signIn } from '../../../test/people.ts'
@@ -40,16 +39,6 @@ function linkOf(mail: ReceivedMail): { link: string; token: string } {
 async function setPasswordWith(pennon: TestApp, token: string, password: string): Promise<void> {
   const reset = await call(pennon, 'POST', '/auth/reset/password', { token, password }, { token: null })
   assert.equal(reset.status, 200, reset.text)
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 test('EMAIL_*: read as Unleash names them; bad values stop the start', () => {

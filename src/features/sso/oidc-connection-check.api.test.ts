@@ -3,25 +3,14 @@
  * client's id and secret, each said ok or not with why, the stored settings used for what is left out.
  */
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { test } from 'node:test'
+import { closedPort } from '../../../test/helpers/ports.ts'
 import { createUser, PASSWORD } from '../../../test/people.ts'
 import { PENNON, pennonWith, SECRET, ssoSettings, useIssuers } from '../../../test/single-sign-on.ts'
 import { allEvents, call, onEachDatabase, useTestApp } from '../../../test/test-app.ts'
 
 const issuers = useIssuers()
 const TEST = '/api/admin/auth/oidc/test'
-
-/** A loopback port nothing listens on (taken, then given back). */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 onEachDatabase('single sign-on: testing the connection', (database) => {
   test('good settings: both checks ok; a wrong secret or client id: the client is refused, saying so', async (t) => {
