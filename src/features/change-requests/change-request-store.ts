@@ -232,12 +232,13 @@ export function createChangeRequestStore(db: Kysely<Database>) {
       return rows.map((row) => ({ id: Number(row.id), project: row.project }))
     },
 
-    /** When the earliest pending schedule falls due (ISO), if any (index change_requests_state_scheduled_idx). */
-    async nextScheduledAt(): Promise<string | undefined> {
+    /** When the earliest pending schedule after `after` (ISO) falls due, if any (index change_requests_state_scheduled_idx). */
+    async nextScheduledAfter(after: string): Promise<string | undefined> {
       const row = await db
         .selectFrom('change_requests')
         .select('scheduled_at')
         .where('state', '=', 'Scheduled')
+        .where('scheduled_at', '>', after)
         .where('schedule_status', '=', 'pending')
         .orderBy('scheduled_at')
         .limit(1)

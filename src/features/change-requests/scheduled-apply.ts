@@ -98,9 +98,13 @@ export function createScheduledApply({ db, applyNow, mails }: ScheduledApplyOpti
       return outcomes
     },
 
-    /** When (ms since the epoch) the earliest pending schedule falls due, if any: the scheduler passes again then. */
-    nextDue: async (): Promise<number | undefined> => {
-      const at = await createChangeRequestStore(db).nextScheduledAt()
+    /**
+     * When (ms since the epoch) the earliest pending schedule after `after` falls due, if any: the
+     * scheduler passes again then. (One due already and still pending is another instance's to
+     * apply, or waits for the next interval: it must not hide the next one.)
+     */
+    nextDue: async (after: Date): Promise<number | undefined> => {
+      const at = await createChangeRequestStore(db).nextScheduledAfter(after.toISOString())
       return at === undefined ? undefined : Date.parse(at)
     },
 

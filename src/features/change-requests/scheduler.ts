@@ -50,9 +50,8 @@ export function startChangeRequestScheduler({ changeRequests, intervalMs, log, p
     if (await paused?.()) return
     const now = new Date()
     await changeRequests.runDue(now)
-    // Only a time after this pass's: one due at it and still pending is another instance's to apply, or failed.
-    const next = await changeRequests.nextDue()
-    if (next !== undefined && next > now.getTime()) passAt(next)
+    const next = await changeRequests.nextDue(now)
+    if (next !== undefined) passAt(next)
   }
 
   const tick = () => {
