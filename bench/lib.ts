@@ -133,6 +133,22 @@ export async function inspectorOf(server: Server) {
 }
 export type Inspector = Awaited<ReturnType<typeof inspectorOf>>
 
+/** A heap snapshot of the inspected process, parsed: its nodes as flat numbers, named by `meta`. */
+export async function heapSnapshot(session: Inspector) {
+  let text = ''
+  const collect = (message: any) => {
+    if (message.method === 'HeapProfiler.addHeapSnapshotChunk') text += message.params.chunk
+  }
+  session.listeners.add(collect)
+  await session.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false })
+  session.listeners.delete(collect)
+  return JSON.parse(text) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }
+    nodes: number[]
+    strings: string[]
+  }
+}
+
 /** The server's V8 heap after a full collection (through its inspector), and its RSS then. */
 export async function serverMemory(server: Server): Promise<{ rssMb: number; heapMb: number }> {
   const session = await inspectorOf(server)

@@ -15,7 +15,17 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { type Inspector, inspectorOf, load, peakRssMb, SECONDS, startProcess, warmCompileCache, withFreshPostgres } from './lib.ts'
+import {
+  heapSnapshot,
+  type Inspector,
+  inspectorOf,
+  load,
+  peakRssMb,
+  SECONDS,
+  startProcess,
+  warmCompileCache,
+  withFreshPostgres,
+} from './lib.ts'
 import { seedBenchData } from './seed.ts'
 import { clientHeaders, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
 
@@ -31,18 +41,7 @@ async function memoryAfterCollection(session: Inspector, pid: number) {
 
 /** The snapshot's objects grouped by constructor (or kind), largest self size first. */
 async function largestKinds(session: Inspector, top: number): Promise<string[]> {
-  let text = ''
-  const collect = (message: any) => {
-    if (message.method === 'HeapProfiler.addHeapSnapshotChunk') text += message.params.chunk
-  }
-  session.listeners.add(collect)
-  await session.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false })
-  session.listeners.delete(collect)
-  const snapshot = JSON.parse(text) as {
-    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }
-    nodes: number[]
-    strings: string[]
-  }
+  const snapshot = await heapSnapshot(session)
   const fields = snapshot.snapshot.meta.node_fields
   const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((field) => fields.indexOf(field))
   const types = snapshot.snapshot.meta.node_types[0]

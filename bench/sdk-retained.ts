@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { type Inspector, inspectorOf, load, startProcess, warmCompileCache } from './lib.ts'
+import { heapSnapshot, type Inspector, inspectorOf, load, startProcess, warmCompileCache } from './lib.ts'
 import { seedBenchData } from './seed.ts'
 import { clientHeaders, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
 import { shapeContextQuery } from './frontend-data.ts'
@@ -20,18 +20,7 @@ const MB = 1024 * 1024
 
 /** The snapshot's self sizes by kind: constructor names for objects, the type for the rest (code and arrays by their name too). */
 async function sizesByKind(session: Inspector): Promise<Map<string, number>> {
-  let text = ''
-  const collect = (message: any) => {
-    if (message.method === 'HeapProfiler.addHeapSnapshotChunk') text += message.params.chunk
-  }
-  session.listeners.add(collect)
-  await session.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false })
-  session.listeners.delete(collect)
-  const snapshot = JSON.parse(text) as {
-    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }
-    nodes: number[]
-    strings: string[]
-  }
+  const snapshot = await heapSnapshot(session)
   const fields = snapshot.snapshot.meta.node_fields
   const types = snapshot.snapshot.meta.node_types[0]
   const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((field) => fields.indexOf(field)) as [number, number, number]
