@@ -5,7 +5,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createTestStorage, eventually, onEachDatabase, type TestDatabase, type TestStorage } from '../../test/test-app.ts'
-import { mayWriteTokens, writeScope, type LocalChangeWatch, type WriteScope } from './change-watch.ts'
+import { mayWriteTokens, SCOPES, writeScope, type LocalChangeWatch, type WriteScope } from './change-watch.ts'
+
+/** A write scope naming these. */
+const scope = (...named: (typeof SCOPES)[number][]): WriteScope =>
+  Object.fromEntries(SCOPES.map((name) => [name, named.includes(name)])) as unknown as WriteScope
 import { createDb, type Db } from './database.ts'
 import { migrateToLatest } from './migrate.ts'
 
@@ -80,6 +84,22 @@ test('a statement may change served flags when it names a flag table, or when it
   )
 })
 
+test('context fields, settings and integrations are scopes of their own; the event log, a scope of all events', () => {
+  const cases: Array<[string, WriteScope]> = [
+    ['insert into "context_fields" ("name", "legal_values") values (?, ?)', scope('contextFields')],
+    ['update "settings" set "content" = ? where "name" = ?', scope('settings')],
+    ['delete from "change_request_settings" where "project" = ?', scope('settings')],
+    ['update "addons" set "cursor" = ?, "leased_until" = ? where "id" = ?', scope('integrations')],
+    ['insert into "integration_events" ("addon_id", "state") values (?, ?)', scope()],
+    ['insert into "events" ("id", "type") values (?, ?)', scope('events')],
+    ['delete from "oidc_sessions" where "sid" = ?', scope()],
+  ]
+  assert.deepEqual(
+    cases.map(([sql]) => [sql, writeScope(sql)]),
+    cases,
+  )
+})
+
 /** A migrated database and its watch, once the watch can tell (PostgreSQL: once its LISTEN is in place). */
 async function openWatched(t: { after(fn: () => Promise<void>): void }, storage: TestStorage) {
   const database: Db = createDb(storage.options)
@@ -93,6 +113,9 @@ async function openWatched(t: { after(fn: () => Promise<void>): void }, storage:
     tokens: watch.version('tokens'),
     flags: watch.version('flags'),
     sessions: watch.version('sessions'),
+    contextFields: watch.version('contextFields'),
+    settings: watch.version('settings'),
+    integrations: watch.version('integrations'),
   })
   return { db: database.db, watch, versions }
 }
@@ -129,7 +152,7 @@ onEachDatabase('change watch', (database) => {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('projects').values(project('p2')).execute()
       await trx.insertInto('api_tokens').values(token('t1')).execute()
-      assert.deepEqual(announced, [{ tokens: false, flags: true, sessions: false, shared: false }], 'nothing while the transaction is open')
+      assert.deepEqual(announced, [scope('flags')], 'nothing while the transaction is open')
     })
     await db.transaction().execute(async (trx) => {
       await trx.selectFrom('projects').selectAll().execute()
@@ -143,36 +166,38 @@ onEachDatabase('change watch', (database) => {
       .catch(() => {})
     await db.deleteFrom('api_tokens').where('token_name', '=', 't1').execute()
     await db.insertInto('counters').values({ name: 'scratch', value: 0 }).execute()
-    assert.deepEqual(announced, [
-      { tokens: false, flags: true, sessions: false, shared: false },
-      { tokens: true, flags: true, sessions: true, shared: false },
-      { tokens: true, flags: false, sessions: true, shared: false },
-      { tokens: false, flags: false, sessions: false, shared: false },
-    ])
+    assert.deepEqual(announced, [scope('flags'), scope('tokens', 'flags', 'sessions'), scope('tokens', 'sessions'), scope()])
   })
 
   test('a write moves the version of what it may touch (tokens, flags, sessions) and the first; any other, only the first', async (t) => {
     const { watch, versions } = await openWatched(t, await useStorage(t, database))
     const before = versions()
-    watch.wrote({ tokens: false, flags: false, sessions: false, shared: false })
+    watch.wrote(scope())
     const afterOther = versions()
     assert.notEqual(afterOther.any, before.any)
     assert.deepEqual([afterOther.tokens, afterOther.flags, afterOther.sessions], [before.tokens, before.flags, before.sessions])
-    watch.wrote({ tokens: true, flags: false, sessions: false, shared: false })
+    watch.wrote(scope('tokens'))
     const afterTokens = versions()
     assert.notEqual(afterTokens.any, afterOther.any)
     assert.notEqual(afterTokens.tokens, afterOther.tokens)
     assert.notEqual(afterTokens.sessions, afterOther.sessions, 'a principal changing ends remembered sessions too')
     assert.equal(afterTokens.flags, afterOther.flags)
-    watch.wrote({ tokens: false, flags: true, sessions: false, shared: false })
+    watch.wrote(scope('flags'))
     const afterFlags = versions()
     assert.equal(afterFlags.tokens, afterTokens.tokens)
     assert.equal(afterFlags.sessions, afterTokens.sessions)
     assert.notEqual(afterFlags.flags, afterTokens.flags)
-    watch.wrote({ tokens: false, flags: false, sessions: true, shared: false })
+    watch.wrote(scope('sessions'))
     const afterSessions = versions()
     assert.deepEqual([afterSessions.tokens, afterSessions.flags], [afterFlags.tokens, afterFlags.flags])
     assert.notEqual(afterSessions.sessions, afterFlags.sessions)
+    for (const name of ['contextFields', 'settings', 'integrations'] as const) {
+      const beforeIt = versions()
+      watch.wrote(scope(name))
+      const afterIt = versions()
+      const moved = (Object.keys(afterIt) as (keyof typeof afterIt)[]).filter((key) => afterIt[key] !== beforeIt[key])
+      assert.deepEqual(moved, ['any', name])
+    }
   })
 
   test("another instance's change to a token table moves the tokens version", async (t) => {

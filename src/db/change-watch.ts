@@ -13,7 +13,9 @@ export interface ChangeWatch {
    * `'tokens'`: a version that moves only when a principal may have changed (a write naming a token
    * table), or when which tables changed is unknown; `'flags'`: likewise for what SDKs are served
    * (flags, their environments and strategies, segments, projects, the flags' tags); `'sessions'`:
-   * when a principal may have changed or a session may have ended (a delete from user_sessions).
+   * when a principal may have changed or a session may have ended (a delete from user_sessions);
+   * `'contextFields'`, `'settings'`, `'integrations'`: when those tables may have changed. Each
+   * moves too when which tables changed is unknown; `'any'` moves with every change.
    */
   version(watched?: Watched): number | undefined
   /**
@@ -27,8 +29,8 @@ export interface ChangeWatch {
   close(): Promise<void>
 }
 
-/** What a cache depends on: any watched data (the default), the tables principals are read from, or those flags are served from. */
-export type Watched = 'any' | 'tokens' | 'flags' | 'sessions'
+/** What a cache depends on: any watched data (the default), the tables principals are read from, those flags are served from, … */
+export type Watched = 'any' | 'tokens' | 'flags' | 'sessions' | 'contextFields' | 'settings' | 'integrations'
 
 /** What a write may have changed besides anything at all. */
 export interface WriteScope {
@@ -36,15 +38,36 @@ export interface WriteScope {
   flags: boolean
   /** Sessions may have ended (a principal changing ends them too). */
   sessions: boolean
-  /**
-   * Another table with a change trigger (other instances remember answers read from it): the
-   * event log, context fields, settings.
-   */
-  shared: boolean
+  /** The event log (other instances remember answers read from it). */
+  events: boolean
+  /** Context fields (their legal values check every constraint written). */
+  contextFields: boolean
+  /** Settings (maintenance mode, frontend origins, single sign-on, change requests' environments). */
+  settings: boolean
+  /** Integrations: which are enabled, where each one's delivery stands. */
+  integrations: boolean
 }
 
 /** A change whose tables are not known. */
-export const EVERYTHING: WriteScope = Object.freeze({ tokens: true, flags: true, sessions: true, shared: true })
+export const EVERYTHING: WriteScope = Object.freeze({
+  tokens: true,
+  flags: true,
+  sessions: true,
+  events: true,
+  contextFields: true,
+  settings: true,
+  integrations: true,
+})
+
+/** The scopes a WriteScope names, in this order (also the letters of a notification's payload: pg-change-watch.ts). */
+export const SCOPES = ['tokens', 'flags', 'sessions', 'events', 'contextFields', 'settings', 'integrations'] as const
+
+/** Both scopes together. */
+export function widen(first: WriteScope, second: WriteScope): WriteScope {
+  const scope = { ...first }
+  for (const name of SCOPES) scope[name] ||= second[name]
+  return scope
+}
 
 /**
  * The tables a principal is read from. Nothing else writes them: no trigger, and no foreign key
@@ -65,8 +88,12 @@ const FLAG_TABLES =
  * minute per session, in exactly this statement). A user's deletion cascades, and names `users`.
  */
 const SESSION_TABLE = /\buser_sessions\b/i
-/** The other tables with a change trigger (migrations 0002, 0011, 0019): not tokens, flags or sessions. */
-const SHARED_TABLES = /\b(events|context_fields|settings)\b/i
+// The other tables with a change trigger (migrations 0002, 0011, 0019), and those of change
+// requests' settings and integrations, whose writes other instances are told of too.
+const EVENT_TABLE = /\bevents\b/i
+const CONTEXT_FIELD_TABLE = /\bcontext_fields\b/i
+const SETTING_TABLES = /\b(settings|change_request_settings)\b/i
+const INTEGRATION_TABLE = /\baddons\b/i
 const SESSION_STARTS = /^\s*insert\b/i
 const SESSION_CLOCK = /^\s*update\s+"user_sessions"\s+set\s+"seen_at"\s*=\s*(\?|\$\d+)\s+where\s+"secret_hash"\s*=\s*(\?|\$\d+)\s*$/i
 const mayEndSessions = (sql: string) => SESSION_TABLE.test(sql) && !SESSION_STARTS.test(sql) && !SESSION_CLOCK.test(sql)
@@ -82,14 +109,22 @@ export const mayWriteTokens = (sql: string): boolean => TOKEN_TABLES.test(sql) |
 export function writeScope(sql: string): WriteScope {
   if (!NAMES_WHAT_IT_WRITES.test(sql)) return EVERYTHING
   const tokens = TOKEN_TABLES.test(sql)
-  return { tokens, flags: FLAG_TABLES.test(sql), sessions: tokens || mayEndSessions(sql), shared: SHARED_TABLES.test(sql) }
+  return {
+    tokens,
+    flags: FLAG_TABLES.test(sql),
+    sessions: tokens || mayEndSessions(sql),
+    events: EVENT_TABLE.test(sql),
+    contextFields: CONTEXT_FIELD_TABLE.test(sql),
+    settings: SETTING_TABLES.test(sql),
+    integrations: INTEGRATION_TABLE.test(sql),
+  }
 }
 
 /**
  * Whether other instances must be told of a commit with these writes: they remember what it may
  * have changed. Every table with a change trigger is among these (pg-change-watch.test.ts checks).
  */
-export const mustTellOthers = (scope: WriteScope): boolean => scope.tokens || scope.flags || scope.sessions || scope.shared
+export const mustTellOthers = (scope: WriteScope): boolean => SCOPES.some((name) => scope[name])
 
 /** A watch that never knows: caches built on it are never used. */
 export const UNKNOWABLE: ChangeWatch = { version: () => undefined, close: async () => {} }
@@ -102,15 +137,15 @@ export interface LocalChangeWatch extends ChangeWatch {
    * PostgreSQL: this process committed a write other instances must hear of (mustTellOthers):
    * notify them, after the commit rather than inside it. Absent: they see it by themselves.
    */
-  tellOthers?(): void
+  tellOthers?(scope: WriteScope): void
 }
 
 /**
  * The versions a watch hands out: every change moves `any`; only a change that may concern
- * principals moves `tokens` as well, and one that may concern served flags `flags`.
+ * principals moves `tokens` as well, one that may concern served flags `flags`, and so on.
  */
 export function versions() {
-  const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0, sessions: 0 }
+  const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0, sessions: 0, contextFields: 0, settings: 0, integrations: 0 }
   const listeners = new Set<() => void>()
   return {
     get: (watched: Watched = 'any') => counts[watched],
@@ -119,6 +154,9 @@ export function versions() {
       if (scope.tokens) counts.tokens++
       if (scope.flags) counts.flags++
       if (scope.sessions || scope.tokens) counts.sessions++
+      if (scope.contextFields) counts.contextFields++
+      if (scope.settings) counts.settings++
+      if (scope.integrations) counts.integrations++
       for (const listener of listeners) listener()
     },
     /** Adds a listener; `first` / `last` run when the set stops / starts being empty. */
@@ -246,17 +284,7 @@ export function announceWrites(driver: Driver, onWrite: (scope: WriteScope) => v
         const scope = isReadOnly(query.sql) ? undefined : writeScope(query.sql)
         if (scope && inTransaction.has(connection)) {
           const before = wroteInTransaction.get(connection)
-          wroteInTransaction.set(
-            connection,
-            before
-              ? {
-                  tokens: before.tokens || scope.tokens,
-                  flags: before.flags || scope.flags,
-                  sessions: before.sessions || scope.sessions,
-                  shared: before.shared || scope.shared,
-                }
-              : scope,
-          )
+          wroteInTransaction.set(connection, before ? widen(before, scope) : scope)
         }
         try {
           return await execute<R>(query)

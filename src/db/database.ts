@@ -118,7 +118,7 @@ export function createDb(options: DbOptions): Db {
     // other instances are told after the commit (none while no watch is open: they see it in their polls).
     const dialect = announcingWrites(new PostgresDialect({ pool, cursor: loadPgCursor() }), (scope) => {
       watch?.wrote(scope)
-      if (notifyOthers && mustTellOthers(scope)) watch?.tellOthers?.()
+      if (notifyOthers && mustTellOthers(scope)) watch?.tellOthers?.(scope)
     })
     const db = new Kysely<Database>({ dialect })
     return {

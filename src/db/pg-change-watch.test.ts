@@ -89,7 +89,7 @@ onEachDatabase('change watch after the commit', (database) => {
     ])
     assert.deepEqual(
       { payload: heard[0]!.payload, from: watcher.rows[0]?.name },
-      { payload: schema, from: `pennon change watch ${schema}` },
+      { payload: `${schema} tokens,flags,sessions`, from: `pennon change watch ${schema}` },
     )
     assert.ok(
       heard.every((notification) => notification.pid !== writer),
@@ -139,16 +139,44 @@ onEachDatabase('change watch after the commit', (database) => {
     assert.deepEqual(heard, [], 'no notification at all')
   })
 
-  test("another instance's change moves the version once: the polls after it find nothing new", async (t) => {
+  test("another instance's change moves what it names when heard, every version once more at the next poll, and then nothing", async (t) => {
     const storage = await createTestStorage(database)
     t.after(() => storage.drop())
     const watching = await openInstance(t, storage)
     const writing = await openInstance(t, storage)
-    const before = watching.watch.version()
-    await writing.db.insertInto('api_tokens').values(tokenRow('t4')).execute()
-    await eventually(() => watching.watch.version() !== before, 'the change heard')
-    const after = watching.watch.version()
+    // Past the first polls, which may find the other's migration.
     await sleep(2.5 * CHANGE_POLL_MS)
-    assert.equal(watching.watch.version(), after)
+    const versions = () => ({
+      any: watching.watch.version('any'),
+      flags: watching.watch.version('flags'),
+      tokens: watching.watch.version('tokens'),
+    })
+    const before = versions()
+    await writing.db
+      .insertInto('features')
+      .values({
+        name: 'f4',
+        project: 'default',
+        description: null,
+        type: 'release',
+        stale: false,
+        impression_data: false,
+        created_at: new Date().toISOString(),
+        archived_at: null,
+      })
+      .execute()
+    await eventually(() => versions().flags !== before.flags, 'the change heard')
+    const heard = versions()
+    // Heard: flags and any moved, tokens did not (the notification named what the commit changed)…
+    assert.deepEqual(
+      { any: heard.any !== before.any, flags: heard.flags !== before.flags, tokens: heard.tokens !== before.tokens },
+      { any: true, flags: true, tokens: false },
+    )
+    await sleep(1.5 * CHANGE_POLL_MS)
+    // … unless the poll ran first (it finds the commit and moves everything): by now it has.
+    const polled = versions()
+    assert.equal(polled.tokens, before.tokens === heard.tokens ? before.tokens! + 1 : heard.tokens)
+    await sleep(2.5 * CHANGE_POLL_MS)
+    assert.deepEqual(versions(), polled, 'the polls after it find nothing new')
   })
 })

@@ -1,5 +1,5 @@
 import type * as Pg from 'pg'
-import { versions, type LocalChangeWatch } from './change-watch.ts'
+import { EVERYTHING, SCOPES, versions, widen, type LocalChangeWatch, type WriteScope } from './change-watch.ts'
 import { loadPg } from './pg-module.ts'
 
 const RECONNECT_DELAY_MS = 1_000
@@ -16,9 +16,8 @@ const STALLED_MS = 15_000
 const PRUNE_MS = 60_000
 
 // Under a stream of writes, one notification sent and one look taken per this many ms at most (a
-// change is heard that much later at worst): each is a statement, and notifications after every
-// group commit of every instance, each answered by a look on every instance, took more of the
-// database's time than the writes themselves.
+// change is heard that much later at worst): each is a statement, and a notification after every
+// group commit of every instance took more of the database's time than the writes themselves.
 const SPACING_MS = 10
 
 const SNAPSHOT = 'select pg_current_snapshot()::text as snapshot'
@@ -43,20 +42,43 @@ const PRUNE_MARKS = 'delete from change_marks where tx < pg_snapshot_xmin($1::pg
 
 // Not waiting for the log flush: the lock PostgreSQL takes on the notification queue at this
 // commit is held until it is flushed, and a notification lost with the server is one lost anyway.
-const NOTIFY = `select set_config('synchronous_commit', 'off', true), pg_notify($1, current_schema())`
+// The payload is the schema, a space and what the commits told of may have changed (scopeText).
+const NOTIFY = `select set_config('synchronous_commit', 'off', true), pg_notify($1, current_schema() || ' ' || $2)`
+
+const NOTHING: WriteScope = { ...EVERYTHING }
+for (const name of SCOPES) NOTHING[name] = false
+
+/** A scope as a notification names it: the scopes' names, comma-separated (`flags,events`). */
+export const scopeText = (scope: WriteScope): string => SCOPES.filter((name) => scope[name]).join(',')
+
+/**
+ * What a notification about `schema` says may have changed: `<schema> <scopeText>` from Pennon;
+ * the schema alone from a change trigger (anyone else's write: which tables is not said, so
+ * everything). Undefined: not about this schema.
+ */
+export function scopeOfPayload(payload: string | undefined, schema: string | undefined): WriteScope | undefined {
+  if (schema === undefined || payload === undefined) return undefined
+  if (payload === schema) return EVERYTHING
+  if (!payload.startsWith(`${schema} `)) return undefined
+  const named = new Set(payload.slice(schema.length + 1).split(','))
+  const scope = { ...NOTHING }
+  for (const name of SCOPES) scope[name] = named.has(name)
+  return scope
+}
 
 /**
  * PostgreSQL: a session of its own LISTENs on `channel`. Pennon's writes notify it after their
  * commit (`tellOthers`, called by db/database.ts: one notification for every commit made while
  * the one before was on its way); a write by anyone else notifies from a trigger (migrations
  * 0002, 0003, 0005, 0006, 0010, 0011, 0013, 0014, 0019, 0027), with the table's schema as payload.
- * The same session looks every CHANGE_POLL_MS for a change committed since the snapshot of its
- * last look (CHANGED_SINCE), and looks again at each notification about this instance's schema
- * (its own included) before moving the version: so a change whose notification never came (its
- * instance died between its commit and its notification, or that session was down) moves the
- * version within a poll, and one that was heard does not move it twice. This process's writes
- * move it at once (`wrote`). Until the LISTEN is in place, and whenever that session is lost,
- * the version is `undefined`; it reconnects in the background.
+ * A notification about this instance's schema moves the versions it names (Pennon's say what the
+ * commits may have changed, so another instance's segment creates leave its tokens, settings and
+ * context fields remembered; a trigger's moves them all). The same session looks every
+ * CHANGE_POLL_MS for a change committed since the snapshot of its last look (CHANGED_SINCE): a
+ * change whose notification never came (its instance died between its commit and its
+ * notification, or that session was down) moves every version within a poll. This process's
+ * writes move them at once (`wrote`). Until the LISTEN is in place, and whenever that session is
+ * lost, the version is `undefined`; it reconnects in the background.
  */
 export function watchPgNotifications(connection: Pg.ClientConfig, channel: string): LocalChangeWatch {
   const version = versions()
@@ -72,14 +94,12 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
   let readAgain = false
   let lastRead = Number.NEGATIVE_INFINITY
   let readLater: NodeJS.Timeout | undefined
-  // A look owed to a notification moves the version whatever it finds.
-  let heard = false
   // Marks of transactions ended before this snapshot are deleted at the next prune.
   let prune: { at: number; before: string | undefined } = { at: performance.now(), before: undefined }
 
-  // A commit of this process that others have not been told of; the notification under way.
-  let owed = false
-  let telling: { session: Pg.Client; sent: Promise<void> } | undefined
+  // What commits of this process that others have not been told of may have changed; the notification under way.
+  let owed: WriteScope | undefined
+  let telling: { session: Pg.Client; sent: Promise<void>; scope: WriteScope } | undefined
   let lastTold = Number.NEGATIVE_INFINITY
   let tellLater: NodeJS.Timeout | undefined
 
@@ -98,14 +118,14 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
     // What was under way on it may never settle: the next session starts afresh.
     if (reading?.session === session) reading = undefined
     if (telling?.session === session) {
+      owed = widen(owed ?? NOTHING, telling.scope)
       telling = undefined
-      owed = true
     }
     session.end().catch(() => {})
     if (!closed) retry = setTimeout(connect, RECONNECT_DELAY_MS).unref()
   }
 
-  /** Looks for changes since the last look; moves the version if there is one, or if a notification asked for the look. */
+  /** Looks for changes since the last look; moves every version if there is one (which tables is not known). */
   function read(): void {
     const session = client
     if (!session || !listening || looked === undefined) return
@@ -122,8 +142,6 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
       return
     }
     readAgain = false
-    const notified = heard
-    heard = false
     const now = performance.now()
     lastRead = now
     const pruning = now - prune.at >= PRUNE_MS ? prune.before : undefined
@@ -134,7 +152,7 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
         if (client !== session) return
         const { snapshot, changed } = result.rows[0]!
         // After the look: a cache filled from now on sees every change committed before its snapshot.
-        if (notified || changed) version.changed()
+        if (changed) version.changed()
         looked = snapshot
         if (now - prune.at < PRUNE_MS) return
         prune = { at: now, before: snapshot }
@@ -160,14 +178,15 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
       return
     }
     lastTold = performance.now()
-    owed = false
+    const scope = owed
+    owed = undefined
     const sent = session
-      .query(NOTIFY, [channel])
+      .query(NOTIFY, [channel, scopeText(scope)])
       .then(
         () => {},
         () => {
           // Sent again once the session is back.
-          owed = true
+          owed = widen(owed ?? NOTHING, scope)
           lost(session)
         },
       )
@@ -175,7 +194,7 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
         if (telling?.session === session) telling = undefined
         tell()
       })
-    telling = { session, sent }
+    telling = { session, sent, scope }
   }
 
   function connect(): void {
@@ -185,10 +204,12 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
     session.on('error', () => lost(session))
     session.on('end', () => lost(session))
     // Other deployments (or test files) may use other schemas of the same database: not our change.
+    // A notification comes after its commit: what it names moves at once, without a look (the
+    // next poll's look finds that commit too, and moves every version once more: at most once a
+    // poll interval, however many are heard).
     session.on('notification', (message) => {
-      if (message.payload !== schema) return
-      heard = true
-      read()
+      const scope = listening ? scopeOfPayload(message.payload, schema) : undefined
+      if (scope !== undefined) version.changed(scope)
     })
     session
       .connect()
@@ -203,7 +224,6 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
         looked = result.rows[0]!.snapshot
         // Changes made before the LISTEN were not heard: start from a version no cache has seen.
         version.changed()
-        heard = false
         listening = true
         poll = setInterval(() => {
           if (reading && performance.now() - reading.since > STALLED_MS) lost(reading.session)
@@ -218,8 +238,8 @@ export function watchPgNotifications(connection: Pg.ClientConfig, channel: strin
   return {
     version: (watched) => (listening ? version.get(watched) : undefined),
     wrote: (scope) => version.changed(scope),
-    tellOthers() {
-      owed = true
+    tellOthers(scope) {
+      owed = widen(owed ?? NOTHING, scope)
       tell()
     },
     subscribe: (listener) => version.subscribe(listener),

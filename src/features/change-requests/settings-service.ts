@@ -57,11 +57,11 @@ export function createChangeRequestSettings({ db, changes }: { db: Kysely<Databa
 
   /** The protected environments, read through `trx` unless remembered at the current change version. */
   async function protectedEnvironments(trx: Kysely<Database>): Promise<ProtectedEnvironments> {
-    const version = changes.version()
+    const version = changes.version('settings')
     if (version !== undefined && remembered?.version === version) return remembered.environments
     const environments = await createSettingsStore(trx).all()
     // Kept only if nothing changed while it was read.
-    if (version !== undefined && changes.version() === version) remembered = { version, environments }
+    if (version !== undefined && changes.version('settings') === version) remembered = { version, environments }
     return environments
   }
 

@@ -31,11 +31,11 @@ export function createLegalValues({ changes }: { changes: ChangeWatch }) {
   /** `db`: the transaction the check runs in (a strategy write), or the database (a segment's check, before its transaction). */
   async function read(db: Kysely<Database>): Promise<LegalByField> {
     if (db.isTransaction) return select(db)
-    const version = changes.version()
+    const version = changes.version('contextFields')
     if (remembered !== undefined && version !== undefined && remembered.version === version) return remembered.byField
     const byField = await select(db)
     // Kept for this version only if nothing was written meanwhile.
-    remembered = version !== undefined && changes.version() === version ? { version, byField } : undefined
+    remembered = version !== undefined && changes.version('contextFields') === version ? { version, byField } : undefined
     return byField
   }
 

@@ -44,21 +44,24 @@ const dueAddon = (row: DueRow): DueAddon => ({
 export function createDeliveryStore(db: Kysely<Database>) {
   return {
     /**
-     * The enabled integrations of `providers` that no instance holds and that have no retry
-     * pending after `now`, with where each stands. A read: an instance with nothing to send
-     * writes nothing (its writes would wake every instance's worker and caches).
+     * The enabled integrations of `providers` that no instance holds, with where each stands and
+     * when its retry is due (null: none pending). A read: an instance with nothing to send writes
+     * nothing (its writes would wake every instance's worker and caches).
      */
-    async due(providers: readonly string[], now: string): Promise<{ id: number; cursor: string }[]> {
+    async due(providers: readonly string[], now: string): Promise<{ id: number; cursor: string; retryAt: number | null }[]> {
       const rows = await db
         .selectFrom('addons')
-        .select(['id', 'cursor'])
+        .select(['id', 'cursor', 'retry_at'])
         .where('enabled', '=', true)
         .where('provider', 'in', [...providers])
         .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]))
-        .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now)]))
         .orderBy('id')
         .execute()
-      return rows.map((row) => ({ id: Number(row.id), cursor: row.cursor }))
+      return rows.map((row) => ({
+        id: Number(row.id),
+        cursor: row.cursor,
+        retryAt: row.retry_at === null ? null : new Date(row.retry_at).getTime(),
+      }))
     },
 
     /**

@@ -74,6 +74,11 @@ export function createDeliveryWorker(options: DeliveryOptions) {
   const active = new Map<number, Promise<void>>()
   let running: Promise<void> | undefined
   let again = false
+  // After a look that found nothing to take: the integrations' version then, and when the first
+  // retry pending is due. Until either moves, a change heard is no reason to look again (where
+  // no integration is enabled, no write pays a look); the interval's tick looks anyway (a lease
+  // of a stopped instance running out).
+  let nothingDue: { version: number; until: number } | undefined
   let stopped = false
 
   // Pages read since the last change heard: integrations at the same place share one read, and
@@ -229,7 +234,11 @@ export function createDeliveryWorker(options: DeliveryOptions) {
       const now = new Date()
       // Only those with an event after their cursor are taken: a look with nothing to send
       // writes nothing, so its own writes never wake the next.
-      const candidates = (await store.due(SENDING_PROVIDERS, now.toISOString())).filter(({ id }) => !active.has(id))
+      const version = options.changes.version('integrations')
+      const due = await store.due(SENDING_PROVIDERS, now.toISOString())
+      const candidates = due.filter(({ id, retryAt }) => !active.has(id) && (retryAt === null || retryAt <= now.getTime()))
+      const retries = due.flatMap(({ retryAt }) => (retryAt !== null && retryAt > now.getTime() ? [retryAt] : []))
+      nothingDue = candidates.length === 0 && version !== undefined ? { version, until: Math.min(...retries) } : undefined
       const waiting = await Promise.all(candidates.map(async ({ id, cursor }) => ((await readPage(cursor)).events.length > 0 ? id : -1)))
       const taken = await store.claim(
         waiting.filter((id) => id >= 0),
@@ -268,6 +277,7 @@ export function createDeliveryWorker(options: DeliveryOptions) {
   const unsubscribe = options.changes.subscribe?.(() =>
     setImmediate(() => {
       heard()
+      if (nothingDue && options.changes.version('integrations') === nothingDue.version && Date.now() < nothingDue.until) return
       tick()
     }),
   )

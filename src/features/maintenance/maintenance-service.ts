@@ -20,14 +20,14 @@ export function createMaintenanceService({ db, changes }: { db: Kysely<Database>
   async function readEnabled(version: number | undefined): Promise<boolean> {
     const enabled = ((await createMaintenanceStore(db).read()) ?? { enabled: false }).enabled
     // Kept only if nothing changed while it was read (a toggle committing meanwhile is read again).
-    if (version !== undefined && changes.version() === version) remembered = { version, enabled }
+    if (version !== undefined && changes.version('settings') === version) remembered = { version, enabled }
     return enabled
   }
 
   return {
     /** Whether maintenance mode is on: no query while the database has not changed since it was read. */
     isOn(): boolean | Promise<boolean> {
-      const version = changes.version()
+      const version = changes.version('settings')
       if (version !== undefined && remembered?.version === version) return remembered.enabled
       if (version !== undefined && reading?.version === version) return reading.promise
       const promise = readEnabled(version).finally(() => {

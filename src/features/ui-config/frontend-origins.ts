@@ -54,14 +54,14 @@ export function createFrontendOrigins({
 
   async function read(version: number | undefined): Promise<readonly string[]> {
     const origins = asSetting(await createSettingsStore(db).read(FRONTEND_SETTING))?.frontendApiOrigins ?? defaults
-    if (version !== undefined && changes.version() === version) remembered = { version, origins }
+    if (version !== undefined && changes.version('settings') === version) remembered = { version, origins }
     return origins
   }
 
   return {
     /** The origins in force: no query while the database has not changed since they were read. */
     current(): readonly string[] | Promise<readonly string[]> {
-      const version = changes.version()
+      const version = changes.version('settings')
       if (version !== undefined && remembered?.version === version) return remembered.origins
       if (version !== undefined && reading?.version === version) return reading.promise
       const promise = read(version).finally(() => {
