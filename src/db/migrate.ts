@@ -31,6 +31,7 @@ import * as changeRequestSchedules from './migrations/0029-change-request-schedu
 import * as changeRequestSearch from './migrations/0030-change-request-search.ts'
 import * as oidc from './migrations/0031-oidc.ts'
 import * as segmentChanges from './migrations/0034-segment-changes.ts'
+import * as dropSegmentReservation from './migrations/0035-drop-segment-reservation.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0030-change-request-search': changeRequestSearch,
   '0031-oidc': oidc,
   '0034-segment-changes': segmentChanges,
+  '0035-drop-segment-reservation': dropSegmentReservation,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -39,7 +39,8 @@ async function onServer(text: string): Promise<void> {
   }
 }
 
-export async function startUnleash(): Promise<RealUnleash> {
+/** `env`: more of its settings (bench/segment-create.ts raises its segment limit). */
+export async function startUnleash(env: Record<string, string> = {}): Promise<RealUnleash> {
   if (!existsSync(join(UNLEASH_DIR, 'dist', 'server.js'))) throw new Error(`no unleash-server in ${UNLEASH_DIR}: run npm run test:unleash`)
   const database = `unleash_${process.pid}`
   await onServer(`drop database if exists ${database}`)
@@ -63,6 +64,7 @@ export async function startUnleash(): Promise<RealUnleash> {
       // Its default (15 a minute per client) would refuse the scenario's searches; Pennon has no such limit.
       SEARCH_FEATURES_RATE_LIMIT_PER_MINUTE: '100000',
       SEND_TELEMETRY: 'false',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -21,24 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`select setval(${sequence}, coalesce((select value from counters where name = ${counter}), 0) + 1, false)`.execute(db)
     await sql`delete from counters where name = ${counter}`.execute(db)
   }
-  // A reservation in a counter (db/counters.ts: reserveUpTo) in one round trip: a shared advisory
-  // lock for the session first (always before the row: a holder of it exclusively may wait on the
-  // row), then the row, committed without waiting for the log flush, so the row is held for this
-  // statement alone. The lock stays with the session until released; an error releases it.
-  await sql`create function pennon_reserve(counter text, wanted bigint, ceiling bigint, lock_key bigint, out before bigint, out reserved bigint)
-    language plpgsql as $$
-    begin
-      perform pg_advisory_lock_shared(lock_key);
-      begin
-        perform set_config('synchronous_commit', 'off', true);
-        select value into before from counters where name = counter for update;
-        if not found then raise exception 'counter % is missing', counter; end if;
-        update counters set value = greatest(before, least(before + wanted, ceiling)) where name = counter returning value - before into reserved;
-      exception when others then
-        perform pg_advisory_unlock_shared(lock_key);
-        raise;
-      end;
-    end $$`.execute(db)
+  await createReserveFunction(db)
   // Rows already stored take this migration's transaction: committed, so readable at once.
   await sql`alter table events add column tx xid8 not null default pg_current_xact_id()`.execute(db)
   await sql`create index events_tx_id_idx on events (tx, id)`.execute(db)
@@ -56,4 +39,25 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`insert into counters (name, value) select ${counter}, coalesce(max(id), 0) from ${sql.table(table)}`.execute(db)
     await sql`drop sequence if exists ${sql.id(sequence)}`.execute(db)
   }
+}
+
+// A reservation in a counter (db/counters.ts once had reserveUpTo; migration 0035 drops it) in one round trip: a shared advisory
+// lock for the session first (always before the row: a holder of it exclusively may wait on the
+// row), then the row, committed without waiting for the log flush, so the row is held for this
+// statement alone. The lock stays with the session until released; an error releases it.
+export async function createReserveFunction(db: Kysely<any>): Promise<void> {
+  await sql`create function pennon_reserve(counter text, wanted bigint, ceiling bigint, lock_key bigint, out before bigint, out reserved bigint)
+    language plpgsql as $$
+    begin
+      perform pg_advisory_lock_shared(lock_key);
+      begin
+        perform set_config('synchronous_commit', 'off', true);
+        select value into before from counters where name = counter for update;
+        if not found then raise exception 'counter % is missing', counter; end if;
+        update counters set value = greatest(before, least(before + wanted, ceiling)) where name = counter returning value - before into reserved;
+      exception when others then
+        perform pg_advisory_unlock_shared(lock_key);
+        raise;
+      end;
+    end $$`.execute(db)
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { advanceCounters, drawnIds, lockCounter, readCounter, releaseReservation, reserveUpTo, setCounter } from '../../db/counters.ts'
+import { advanceCounters, drawnIds, readCounter } from '../../db/counters.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
@@ -197,81 +197,14 @@ async function insertOnSqlite(trx: Kysely<Database>, creates: readonly SegmentCr
 }
 
 /**
- * PostgreSQL. The count is reserved first, in a transaction of its own that commits without
- * waiting for its flush: the count's row is locked for that statement only, never across the
- * batch's commit, so creates of all instances do not queue behind each other's flushes. Then the
- * whole batch is one statement (its own transaction, one flush): names, ids from the sequences,
- * segments and events. Room reserved and not used (a name taken, a failed statement) is given
- * back. Only a crash between the reservation and the batch's end leaves room reserved for
- * nothing: when a batch falls short of room, the count is recounted from the stored segments,
- * once no reservation is under way (each holds a shared advisory lock; the recount takes it
- * exclusively), and the batch tries again. A name taken by another transaction that commits
- * meanwhile raises a unique violation, for the whole statement.
+ * PostgreSQL: the whole batch is one statement in a transaction of its own (one round trip, one
+ * log flush): the count's row locked, names checked, ids from the sequences, segments and events
+ * inserted, the count advanced. The row stays locked until the commit is flushed, so batches of
+ * segment creates (and deletes) of all instances take turns there; nothing else waits on it, and
+ * each turn is one statement and one flush for every create that arrived meanwhile. A name taken
+ * by another transaction that commits meanwhile raises a unique violation, for the whole statement.
  */
 async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number): Promise<CountedInsert[]> {
-  const first = await reserveAndInsert(db, creates, limit)
-  if (!first.shortOfRoom || !(await recountSegments(db))) return first.results
-  return (await reserveAndInsert(db, creates, limit)).results
-}
-
-// Any constant: the same in every instance (migrate.ts's is 727_001).
-const SEGMENT_COUNT_LOCK_KEY = 727_002
-
-async function reserveAndInsert(db: Kysely<Database>, creates: readonly SegmentCreate[], limit: number) {
-  return db.connection().execute(async (connection) => {
-    const { before, reserved } = await reserveUpTo(connection, 'segment_count', creates.length, limit, SEGMENT_COUNT_LOCK_KEY)
-    let used = 0
-    try {
-      const results = await insertReserved(connection, creates, before, reserved, limit)
-      used = results.filter((result) => 'id' in result).length
-      return { results, shortOfRoom: results.some((result) => 'refused' in result && result.refused === 'limit') }
-    } catch (error) {
-      // Whether a batch whose connection failed took effect is unknown: its room stays reserved (a recount frees it).
-      if (!isStatementError(error)) used = reserved
-      throw error
-    } finally {
-      await releaseReservation(connection, 'segment_count', reserved - used, SEGMENT_COUNT_LOCK_KEY)
-    }
-  })
-}
-
-/** The database refused a statement (it rolled back), as opposed to a connection lost with the outcome unknown. */
-const isStatementError = (error: unknown): boolean =>
-  typeof (error as { code?: unknown })?.code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code)
-
-/** The count set to the stored segments once no reservation is under way; whether it fell. */
-async function recountSegments(db: Kysely<Database>): Promise<boolean> {
-  return db.connection().execute(async (connection) => {
-    await sql`select pg_advisory_lock(${SEGMENT_COUNT_LOCK_KEY})`.execute(connection)
-    try {
-      return await connection.transaction().execute(async (trx) => {
-        // The row first, then the count in a snapshot taken after it: a delete committing meanwhile is counted.
-        const counted = await lockCounter(trx, 'segment_count')
-        const stored = Number(
-          (
-            await trx
-              .selectFrom('segments')
-              .select((eb) => eb.fn.countAll<number>().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        )
-        await setCounter(trx, 'segment_count', stored)
-        return stored < counted
-      })
-    } finally {
-      await sql`select pg_advisory_unlock(${SEGMENT_COUNT_LOCK_KEY})`.execute(connection)
-    }
-  })
-}
-
-/** The batch as one statement, taking at most `reserved` creates (the count was `before`). */
-async function insertReserved(
-  db: Kysely<Database>,
-  creates: readonly SegmentCreate[],
-  before: number,
-  reserved: number,
-  limit: number,
-): Promise<CountedInsert[]> {
   const items = creates.map(({ segment, event }) => {
     // The id is drawn by the statement.
     const { id: _id, ...row } = toRow({ ...segment, id: 0 })
@@ -279,7 +212,10 @@ async function insertReserved(
   })
   const taken = sql`(select count(*) from accepted)`
   const result = await sql<{ id: number | null; at_limit: boolean }>`
-    with item as (
+    with counted as (
+      -- Locked first: a batch committing meanwhile is waited for, and its count read.
+      select value from counters where name = 'segment_count' for update
+    ), item as (
       select t.*, sent.ord
       from json_array_elements(${JSON.stringify(items)}::json) with ordinality as sent(value, ord)
         cross join json_to_record(sent.value) as t(name text, description text, project text, constraints text, created_by text, created_at timestamptz, event json)
@@ -290,7 +226,9 @@ async function insertReserved(
       where not exists (select from segments where segments.name = item.name)
         and ord = (select min(same.ord) from item same where same.name = item.name)
     ), accepted as (
-      select candidate.* from candidate where place <= ${reserved}
+      select candidate.* from candidate, counted where place <= ${limit} - counted.value
+    ), advanced as (
+      update counters set value = value + ${taken} where name = 'segment_count' and exists (select from accepted) returning 1
     ), segment_ids as (
       ${drawnIds('segment_id', taken)}
     ), inserted as (
@@ -310,7 +248,7 @@ async function insertReserved(
       })}
     )
     select segment_ids.id,
-      ${before} + (select count(*) from accepted earlier where earlier.ord < item.ord) >= ${limit} as at_limit
+      (select value from counted) + (select count(*) from accepted earlier where earlier.ord < item.ord) >= ${limit} as at_limit
     from item
       left join accepted on accepted.ord = item.ord
       left join segment_ids on segment_ids.place = accepted.place
