@@ -3,6 +3,7 @@
  * write still moves the version that event answers and archive validations are kept at.
  */
 import assert from 'node:assert/strict'
+import { sql } from 'kysely'
 import { test } from 'node:test'
 import { createTestStorage, eventually, onEachDatabase, type TestDatabase, type TestStorage } from '../../test/test-app.ts'
 import { mayWriteTokens, SCOPES, writeScope, type LocalChangeWatch, type WriteScope } from './change-watch.ts'
@@ -167,6 +168,13 @@ onEachDatabase('change watch', (database) => {
     await db.deleteFrom('api_tokens').where('token_name', '=', 't1').execute()
     await db.insertInto('counters').values({ name: 'scratch', value: 0 }).execute()
     assert.deepEqual(announced, [scope('flags'), scope('tokens', 'flags', 'sessions'), scope('tokens', 'sessions'), scope()])
+    if (database.name !== 'postgres') return
+    // A setting of the transaction writes no table (the integrations' worker sets one on every commit).
+    await db.transaction().execute(async (trx) => {
+      await sql`set local synchronous_commit = off`.execute(trx)
+      await trx.updateTable('counters').set({ value: 1 }).where('name', '=', 'scratch').execute()
+    })
+    assert.deepEqual(announced.at(-1), scope())
   })
 
   test('a write moves the version of what it may touch (tokens, flags, sessions) and the first; any other, only the first', async (t) => {

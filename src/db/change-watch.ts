@@ -238,9 +238,10 @@ export function watchSqliteCommits(file: string, writer: () => DatabaseSync | un
   return watch
 }
 
-// Statements that never write: these, and a WITH that names no writing statement. Anything else
+// Statements that never write a table: these (`set`: a setting of the session or transaction,
+// as `set local synchronous_commit`), and a WITH that names no writing statement. Anything else
 // counts as a write (a spurious one only costs a cache miss; a missed one would serve stale data).
-const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|show|explain|savepoint|release)\b/i
+const READ_ONLY = /^\s*(select|begin|start|commit|rollback|fetch|declare|close|show|explain|savepoint|release|set|reset)\b/i
 const isReadOnly = (sql: string) =>
   READ_ONLY.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge|truncate)\b/i.test(sql))
 
