@@ -92,6 +92,8 @@ onEachDatabase('console: single sign-on', (database) => {
     await page.getByText('Single sign-on settings (OpenID Connect, and whether passwords may sign in) need ADMIN.').waitFor()
     assert.equal(await page.getByLabel('Discovery URL').count(), 0)
     await signOut()
+    // Signed out once the form shows: a navigation before the answer to POST /logout would cancel it.
+    await page.getByLabel('Email or username').waitFor()
 
     await signInWithPassword('root@example.com')
     await page.getByRole('link', { name: 'Single sign-on' }).click()

@@ -47,6 +47,18 @@ export function drawnIds(name: IdName, amount: RawBuilder<unknown>): RawBuilder<
 }
 
 /**
+ * PostgreSQL CTE bodies for a statement that counts what it inserts itself: the counter's `value`,
+ * its row locked until the transaction ends (a writer committing meanwhile is waited for, and its
+ * value read), and the step adding `amount` to it (nothing when `amount` is 0).
+ */
+export function lockedCounter(name: CounterName): RawBuilder<unknown> {
+  return sql`select value from counters where name = ${sql.lit(name)} for update`
+}
+export function counterAdvanced(name: CounterName, amount: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`update counters set value = value + ${amount} where name = ${sql.lit(name)} and ${amount} > 0 returning 1`
+}
+
+/**
  * Adds `by` to a counter and returns its new value. Call it inside the writing
  * transaction: the row lock (PostgreSQL) or the write lock (SQLite) makes ids
  * gap-free and counts exact, identically on both databases.

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { advanceCounters, drawnIds, readCounter } from '../../db/counters.ts'
+import { advanceCounters, counterAdvanced, drawnIds, lockedCounter, readCounter } from '../../db/counters.ts'
 import { createProjectStore } from '../projects/project-store.ts'
 import { prepared, preparedInsert } from '../../db/prepared.ts'
 import { dialectOf } from '../../db/dialect.ts'
@@ -213,8 +213,7 @@ async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentC
   const taken = sql`(select count(*) from accepted)`
   const result = await sql<{ id: number | null; at_limit: boolean }>`
     with counted as (
-      -- Locked first: a batch committing meanwhile is waited for, and its count read.
-      select value from counters where name = 'segment_count' for update
+      ${lockedCounter('segment_count')}
     ), item as (
       select t.*, sent.ord
       from json_array_elements(${JSON.stringify(items)}::json) with ordinality as sent(value, ord)
@@ -228,7 +227,7 @@ async function insertOnPostgres(db: Kysely<Database>, creates: readonly SegmentC
     ), accepted as (
       select candidate.* from candidate, counted where place <= ${limit} - counted.value
     ), advanced as (
-      update counters set value = value + ${taken} where name = 'segment_count' and exists (select from accepted) returning 1
+      ${counterAdvanced('segment_count', taken)}
     ), segment_ids as (
       ${drawnIds('segment_id', taken)}
     ), inserted as (
