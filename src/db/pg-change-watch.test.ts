@@ -152,19 +152,8 @@ onEachDatabase('change watch after the commit', (database) => {
       tokens: watching.watch.version('tokens'),
     })
     const before = versions()
-    await writing.db
-      .insertInto('features')
-      .values({
-        name: 'f4',
-        project: 'default',
-        description: null,
-        type: 'release',
-        stale: false,
-        impression_data: false,
-        created_at: new Date().toISOString(),
-        archived_at: null,
-      })
-      .execute()
+    await sql`insert into features (name, project, description, type, stale, impression_data, created_at)
+      values ('f4', 'default', null, 'release', false, false, now())`.execute(writing.db)
     await eventually(() => versions().flags !== before.flags, 'the change heard')
     const heard = versions()
     // Heard: flags and any moved, tokens did not (the notification named what the commit changed)…
