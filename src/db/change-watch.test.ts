@@ -114,6 +114,7 @@ async function openWatched(t: { after(fn: () => Promise<void>): void }, storage:
     tokens: watch.version('tokens'),
     flags: watch.version('flags'),
     sessions: watch.version('sessions'),
+    events: watch.version('events'),
     contextFields: watch.version('contextFields'),
     settings: watch.version('settings'),
     integrations: watch.version('integrations'),
@@ -199,7 +200,7 @@ onEachDatabase('change watch', (database) => {
     const afterSessions = versions()
     assert.deepEqual([afterSessions.tokens, afterSessions.flags], [afterFlags.tokens, afterFlags.flags])
     assert.notEqual(afterSessions.sessions, afterFlags.sessions)
-    for (const name of ['contextFields', 'settings', 'integrations'] as const) {
+    for (const name of ['events', 'contextFields', 'settings', 'integrations'] as const) {
       const beforeIt = versions()
       watch.wrote(scope(name))
       const afterIt = versions()

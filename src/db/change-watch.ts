@@ -14,7 +14,7 @@ export interface ChangeWatch {
    * table), or when which tables changed is unknown; `'flags'`: likewise for what SDKs are served
    * (flags, their environments and strategies, segments, projects, the flags' tags); `'sessions'`:
    * when a principal may have changed or a session may have ended (a delete from user_sessions);
-   * `'contextFields'`, `'settings'`, `'integrations'`: when those tables may have changed. Each
+   * `'events'`, `'contextFields'`, `'settings'`, `'integrations'`: when those tables may have changed. Each
    * moves too when which tables changed is unknown; `'any'` moves with every change.
    */
   version(watched?: Watched): number | undefined
@@ -30,7 +30,7 @@ export interface ChangeWatch {
 }
 
 /** What a cache depends on: any watched data (the default), the tables principals are read from, those flags are served from, … */
-export type Watched = 'any' | 'tokens' | 'flags' | 'sessions' | 'contextFields' | 'settings' | 'integrations'
+export type Watched = 'any' | 'tokens' | 'flags' | 'sessions' | 'events' | 'contextFields' | 'settings' | 'integrations'
 
 /** What a write may have changed besides anything at all. */
 export interface WriteScope {
@@ -145,7 +145,16 @@ export interface LocalChangeWatch extends ChangeWatch {
  * principals moves `tokens` as well, one that may concern served flags `flags`, and so on.
  */
 export function versions() {
-  const counts: Record<Watched, number> = { any: 0, tokens: 0, flags: 0, sessions: 0, contextFields: 0, settings: 0, integrations: 0 }
+  const counts: Record<Watched, number> = {
+    any: 0,
+    tokens: 0,
+    flags: 0,
+    sessions: 0,
+    events: 0,
+    contextFields: 0,
+    settings: 0,
+    integrations: 0,
+  }
   const listeners = new Set<() => void>()
   return {
     get: (watched: Watched = 'any') => counts[watched],
@@ -154,6 +163,7 @@ export function versions() {
       if (scope.tokens) counts.tokens++
       if (scope.flags) counts.flags++
       if (scope.sessions || scope.tokens) counts.sessions++
+      if (scope.events) counts.events++
       if (scope.contextFields) counts.contextFields++
       if (scope.settings) counts.settings++
       if (scope.integrations) counts.integrations++

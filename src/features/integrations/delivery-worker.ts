@@ -273,11 +273,19 @@ export function createDeliveryWorker(options: DeliveryOptions) {
     tick()
   }, pollMs)
   timer.unref()
-  // A change here (or, on PostgreSQL, anywhere) may have written an event: look at once.
+  // A change here (or, on PostgreSQL, anywhere) that may have written an event: the pages are read
+  // again and the integrations looked for at once; one of the integrations alone (the tries and
+  // cursors this worker commits, as every instance's) is only worth a look for integrations.
+  let seen: { events: number | undefined; integrations: number | undefined } = { events: undefined, integrations: undefined }
   const unsubscribe = options.changes.subscribe?.(() =>
     setImmediate(() => {
-      heard()
-      if (nothingDue && options.changes.version('integrations') === nothingDue.version && Date.now() < nothingDue.until) return
+      const now = { events: options.changes.version('events'), integrations: options.changes.version('integrations') }
+      const newEvents = now.events === undefined || now.events !== seen.events
+      const integrationsChanged = now.integrations === undefined || now.integrations !== seen.integrations
+      seen = now
+      if (newEvents) heard()
+      else if (!integrationsChanged) return
+      if (nothingDue && now.integrations === nothingDue.version && Date.now() < nothingDue.until) return
       tick()
     }),
   )
