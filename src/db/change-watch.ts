@@ -59,7 +59,7 @@ export const EVERYTHING: WriteScope = Object.freeze({
   integrations: true,
 })
 
-/** The scopes a WriteScope names, in this order (also the letters of a notification's payload: pg-change-watch.ts). */
+/** The scopes a WriteScope names, in this order (a notification's payload lists them by these names: pg-change-watch.ts). */
 export const SCOPES = ['tokens', 'flags', 'sessions', 'events', 'contextFields', 'settings', 'integrations'] as const
 
 /** Both scopes together. */
