@@ -49,14 +49,14 @@ const NOTHING: WriteScope = { ...EVERYTHING }
 for (const name of SCOPES) NOTHING[name] = false
 
 /** A scope as a notification names it: the scopes' names, comma-separated (`flags,events`). */
-export const scopeText = (scope: WriteScope): string => SCOPES.filter((name) => scope[name]).join(',')
+const scopeText = (scope: WriteScope): string => SCOPES.filter((name) => scope[name]).join(',')
 
 /**
  * What a notification about `schema` says may have changed: `<schema> <scopeText>` from Pennon;
  * the schema alone from a change trigger (anyone else's write: which tables is not said, so
  * everything). Undefined: not about this schema.
  */
-export function scopeOfPayload(payload: string | undefined, schema: string | undefined): WriteScope | undefined {
+function scopeOfPayload(payload: string | undefined, schema: string | undefined): WriteScope | undefined {
   if (schema === undefined || payload === undefined) return undefined
   if (payload === schema) return EVERYTHING
   if (!payload.startsWith(`${schema} `)) return undefined
