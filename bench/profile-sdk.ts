@@ -6,7 +6,11 @@
  * that is not profiled, loaded for PROFILE_SECONDS (default 8) after a 2 s warm-up. Only the
  * samples taken during the measured load count (start-up and warm-up left out). Prints the
  * functions with the most samples of their own, and the share of each source file and package.
+ * With PROFILE_RATE, the load is that many requests a second rather than as many as the server
+ * takes, so that two cases compare at the same load; each function's time is also given in CPU µs
+ * per request.
  *   node bench/profile-sdk.ts g          # f | f304 | g | g620 | i | ob  (g620: issue 35's shape, bench/frontend-data.ts)
+ *   PROFILE_RATE=1000 node bench/profile-sdk.ts ob
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -46,7 +50,9 @@ if (!options) throw new Error(`unknown case ${which}: f, f304, g, g620, i or ob`
 await load({ ...options, seconds: 2 }, server.pid)
 // The profile's sample times are CLOCK_MONOTONIC microseconds, as process.hrtime here.
 const loadStarted = Number(process.hrtime.bigint() / 1000n)
-const result = await load({ ...options, seconds: Number(process.env.PROFILE_SECONDS ?? 8) }, server.pid)
+const rate = process.env.PROFILE_RATE ? Number(process.env.PROFILE_RATE) : undefined
+const result = await load({ ...options, seconds: Number(process.env.PROFILE_SECONDS ?? 8), rate }, server.pid)
+const requests = result.requestsPerSecond * Number(process.env.PROFILE_SECONDS ?? 8)
 await server.stop() // the profile is written at exit
 console.log(
   `(${which}) ${result.requestsPerSecond.toFixed(0)} req/s, server CPU ${result.cpuPercent.toFixed(0)}%, unexpected status ${result.unexpected}; profile in ${dir}`,
@@ -69,8 +75,10 @@ const parents = new Map<number, number>()
 for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
 const where = (url: string) => url.replace(/.*node_modules\//, '').replace(/^file:\/\/.*?\/(src|bench)\//, '$1/')
 const self = new Map<string, number>()
+const selfMicros = new Map<string, number>()
 const inclusive = new Map<string, number>()
 let busy = 0
+let busyMicros = 0
 let at = profile.startTime
 profile.samples.forEach((id, index) => {
   at += profile.timeDeltas[index]!
@@ -78,8 +86,10 @@ profile.samples.forEach((id, index) => {
   const frame = nodes.get(id)!.callFrame
   if (frame.functionName === '(idle)') return
   busy++
+  busyMicros += profile.timeDeltas[index]!
   const name = `${frame.functionName || '(anonymous)'} ${where(frame.url)}:${frame.lineNumber + 1}`
   self.set(name, (self.get(name) ?? 0) + 1)
+  selfMicros.set(name, (selfMicros.get(name) ?? 0) + profile.timeDeltas[index]!)
   const seen = new Set<string>()
   for (let node: number | undefined = id; node !== undefined; node = parents.get(node)) {
     const url = nodes.get(node)!.callFrame.url
@@ -100,9 +110,13 @@ const top = (counts: Map<string, number>, n: number) =>
   [...counts]
     .sort((x, y) => y[1] - x[1])
     .slice(0, n)
-    .map(([name, count]) => `${((count / busy) * 100).toFixed(1).padStart(5)}%  ${name}`)
+    .map(
+      ([name, count]) =>
+        `${((count / busy) * 100).toFixed(1).padStart(5)}%  ${rate === undefined || counts !== self ? '' : `${((selfMicros.get(name) ?? 0) / requests).toFixed(1).padStart(6)} µs  `}${name}`,
+    )
     .join('\n')
 console.log(
   `\nself time (share of ${busy} busy samples during the load; native work shows under the JS function that called it):\n${top(self, 25)}`,
 )
+if (rate !== undefined) console.log(`\nbusy: ${(busyMicros / requests).toFixed(0)} µs of the profiled thread per request`)
 console.log(`\ninclusive, by source file, package and Node module:\n${top(inclusive, 25)}`)

@@ -15,6 +15,7 @@ import { finalMix, mixBlock } from '../evaluation/murmurhash.ts'
 const COMMA = 0x2c
 const CLOSE_BRACKET = 0x5d
 const CLOSE_BRACE = 0x7d
+const COMMA_BYTES = Buffer.from(',')
 
 /** A text's UTF-8, and the five digest words the ETag folds (fields, not an array: read a thousand times a request). */
 export interface WrittenJson {
@@ -39,6 +40,19 @@ export function writtenJson(text: string): WrittenJson {
     d4: digest.readUInt32LE(16),
   }
 }
+
+/** Items written once, joined by commas, and their ETag lanes folded: what `write` copies whole before the items it is given. */
+export interface JsonRun {
+  readonly bytes: Buffer
+  readonly count: number
+  readonly l0: number
+  readonly l1: number
+  readonly l2: number
+  readonly l3: number
+  readonly l4: number
+}
+
+const EMPTY_RUN: JsonRun = { bytes: Buffer.alloc(0), count: 0, l0: 0, l1: 0, l2: 0, l3: 0, l4: 0 }
 
 export interface ArrayWriterOptions<T> {
   /** Items numbered densely from 0 (the evaluator's decisions): kept in an array by number, a load rather than a hash lookup per item. */
@@ -71,16 +85,35 @@ export function cachedJsonArrayWriter<T extends object>(
   return {
     /** One item's JSON. */
     item: (item: T): Buffer => entryOf(item).bytes,
-    /** The body, with `tail` (made once by its caller, e.g. `,"eventStreams":[…]`) before the closing brace, and its strong ETag. */
-    write(items: readonly T[], tail?: WrittenJson): { json: Buffer; etag: string } {
+    /** Items that lead many bodies alike (OFREP's flags that are off), made once: `write` copies them as one. */
+    run(items: readonly T[]): JsonRun {
+      const parts: Buffer[] = []
+      let { l0, l1, l2, l3, l4 } = EMPTY_RUN
+      for (const item of items) {
+        const entry = entryOf(item)
+        parts.push(entry.bytes)
+        l0 = mixBlock(l0, entry.d0)
+        l1 = mixBlock(l1, entry.d1)
+        l2 = mixBlock(l2, entry.d2)
+        l3 = mixBlock(l3, entry.d3)
+        l4 = mixBlock(l4, entry.d4)
+      }
+      const bytes = Buffer.concat(parts.flatMap((part, index) => (index === 0 ? [part] : [COMMA_BYTES, part])))
+      return { bytes, count: items.length, l0, l1, l2, l3, l4 }
+    },
+    /**
+     * The body, with `tail` (made once by its caller, e.g. `,"eventStreams":[…]`) before the closing
+     * brace, and its strong ETag. `lead` (from `run`) comes before `items`: the same bytes and ETag as
+     * writing its items and then these.
+     */
+    write(items: readonly T[], tail?: WrittenJson, lead: JsonRun = EMPTY_RUN): { json: Buffer; etag: string } {
       const count = items.length
+      const total = lead.count + count
       const entries = new Array<WrittenJson>(count)
-      let length = headBytes.length + Math.max(count - 1, 0) + 2 + (tail?.bytes.length ?? 0)
-      let l0 = 0
-      let l1 = 0
-      let l2 = 0
-      let l3 = 0
-      let l4 = 0
+      // The run holds the commas between its own items; here, one before each item but a first.
+      const commas = lead.count > 0 ? count : Math.max(count - 1, 0)
+      let length = headBytes.length + lead.bytes.length + commas + 2 + (tail?.bytes.length ?? 0)
+      let { l0, l1, l2, l3, l4 } = lead
       for (let i = 0; i < count; i++) {
         const entry = entryOf(items[i]!)
         entries[i] = entry
@@ -93,8 +126,9 @@ export function cachedJsonArrayWriter<T extends object>(
       }
       const body = bodies === undefined ? Buffer.allocUnsafeSlow(length) : bodies.take(length)
       let at = headBytes.copy(body, 0)
+      at += lead.bytes.copy(body, at)
       for (let i = 0; i < count; i++) {
-        if (i > 0) body[at++] = COMMA
+        if (i > 0 || lead.count > 0) body[at++] = COMMA
         const bytes = entries[i]!.bytes
         body.set(bytes, at)
         at += bytes.length
@@ -110,11 +144,11 @@ export function cachedJsonArrayWriter<T extends object>(
       }
       body[at] = CLOSE_BRACE
       const etag = Buffer.allocUnsafe(20)
-      etag.writeUInt32LE(finalMix(l0, count), 0)
-      etag.writeUInt32LE(finalMix(l1, count), 4)
-      etag.writeUInt32LE(finalMix(l2, count), 8)
-      etag.writeUInt32LE(finalMix(l3, count), 12)
-      etag.writeUInt32LE(finalMix(l4, count), 16)
+      etag.writeUInt32LE(finalMix(l0, total), 0)
+      etag.writeUInt32LE(finalMix(l1, total), 4)
+      etag.writeUInt32LE(finalMix(l2, total), 8)
+      etag.writeUInt32LE(finalMix(l3, total), 12)
+      etag.writeUInt32LE(finalMix(l4, total), 16)
       return { json: body, etag: `"${etag.toString('base64url')}"` }
     },
   }

@@ -50,10 +50,13 @@ export interface Evaluator {
    */
   regexWork(context: EvaluationContext): number
   /**
-   * Every flag of the payload (in its order), disabled ones included, with why it is what it is
-   * (for OpenFeature's reasons). Each (flag, variant, why) is one shared, frozen object, as the toggles.
+   * Every flag of the payload that is on in its environment (in payload order), with why it is
+   * what it is (for OpenFeature's reasons). Each (flag, variant, why) is one shared, frozen object,
+   * as the toggles. With `switchedOff`, every flag of the payload.
    */
-  decideAll(context: EvaluationContext): Decision[]
+  decideSwitchedOn(context: EvaluationContext): Decision[]
+  /** The flags that are off in their environment (or malformed), in payload order: their decisions hold for every context. */
+  readonly switchedOff: readonly Decision[]
   /** One flag's decision; undefined for a flag the payload lacks. */
   decide(name: string, context: EvaluationContext): Decision | undefined
   /** The decision numbered `id` (its `id`), for callers that count decisions in a table rather than a map. */
@@ -101,7 +104,8 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     for (const dependency of feature.dependencies) dependency.parentFeature = features.get(dependency.parent)
   shared.release()
   // evaluateAll lists enabled flags only: a switched-off or malformed one need not be looked at.
-  const switchedOn = [...features.values()].filter((feature) => feature.enabled && feature.strategies !== undefined)
+  const isSwitchedOn = (feature: CompiledFeature) => feature.enabled && feature.strategies !== undefined
+  const switchedOn = [...features.values()].filter(isSwitchedOn)
 
   const outcome = (feature: CompiledFeature, context: EvaluationContext): Outcome => {
     if (!feature.enabled || feature.strategies === undefined) {
@@ -198,8 +202,10 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
     allDecisions.push(decision)
     return decision
   }
-  const everyFeature = [...features.values()]
   const allDecisions: Decision[] = []
+  const switchedOff = Object.freeze(
+    [...features.values()].filter((feature) => !isSwitchedOn(feature)).map((feature) => decisionOf(feature, {})),
+  )
 
   // Explain mode: a segment's explanation is made once per pass, whatever the strategies using it.
   const segmentAnswers = new Map<number, { pass: number; explanation: SegmentExplanation }>()
@@ -280,12 +286,13 @@ export function createEvaluator(payload: ClientFeaturesPayload, options: Evaluat
       }
       return enabled
     },
-    decideAll(context) {
+    decideSwitchedOn(context) {
       pass++
-      const decisions = new Array<Decision>(everyFeature.length)
-      for (let i = 0; i < everyFeature.length; i++) decisions[i] = decisionOf(everyFeature[i]!, context)
+      const decisions = new Array<Decision>(switchedOn.length)
+      for (let i = 0; i < switchedOn.length; i++) decisions[i] = decisionOf(switchedOn[i]!, context)
       return decisions
     },
+    switchedOff,
     decisionById: (id) => allDecisions[id]!,
     decide(name, context) {
       pass++

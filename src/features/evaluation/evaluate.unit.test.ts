@@ -251,6 +251,39 @@ describe('evaluateAll', () => {
   })
 })
 
+describe('decideSwitchedOn and switchedOff', () => {
+  test('the flags off (or malformed) are decided once, the others per context, each list in payload order', () => {
+    const evaluator = createEvaluator(
+      payload([
+        on('off-first', { enabled: false }),
+        on('named', { strategies: [{ name: 'userWithId', parameters: { userIds: 'u1' } }] }),
+        on('malformed', { strategies: undefined as unknown as FeatureDefinition['strategies'] }),
+        on('everyone'),
+        on('off-last', { enabled: false }),
+      ]),
+    )
+    const brief = (decision: { name: string; enabled: boolean; why: string; variant: { name: string } }) =>
+      `${decision.name} ${decision.enabled} ${decision.why} ${decision.variant.name}`
+    assert.deepEqual(evaluator.switchedOff.map(brief), [
+      'off-first false off disabled',
+      'malformed false off disabled',
+      'off-last false off disabled',
+    ])
+    assert.ok(Object.isFrozen(evaluator.switchedOff))
+    assert.deepEqual(evaluator.decideSwitchedOn({ userId: 'u1' }).map(brief), [
+      'named true targeted disabled',
+      'everyone true unconditional disabled',
+    ])
+    assert.deepEqual(evaluator.decideSwitchedOn({ userId: 'u2' }).map(brief), [
+      'named false no-match disabled',
+      'everyone true unconditional disabled',
+    ])
+    // The same decision objects as one flag's decide(), so their answers are made once.
+    assert.equal(evaluator.decide('off-last', { userId: 'u1' }), evaluator.switchedOff[2])
+    assert.equal(evaluator.decide('everyone', { userId: 'u2' }), evaluator.decideSwitchedOn({ userId: 'u1' })[1])
+  })
+})
+
 describe('work shared within one call', () => {
   /** A context whose `plan` property counts how often it is read. */
   const countingContext = (plan: string) => {

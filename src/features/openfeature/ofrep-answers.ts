@@ -63,20 +63,26 @@ export function ofrepAnswer(decision: Decision, feature: ClientFeature | undefin
 
 /**
  * Writes answers for one evaluator (one scope and flags version): each decision's JSON made once,
- * a bulk body copied from them (into `bodies`) with a tail (the event streams) and its ETag (client-api/cached-json.ts).
+ * a bulk body copied from them (into `bodies`) with a tail (the event streams) and its ETag
+ * (client-api/cached-json.ts). The flags that are off come first, their answers copied as one
+ * piece made once: the same for every context, and often half of a scope's flags.
  */
-export function answersWriter(features: readonly ClientFeature[], bodies: BodyPool) {
+export function answersWriter(features: readonly ClientFeature[], switchedOff: readonly Decision[], bodies: BodyPool) {
   const byName = new Map(features.map((feature) => [feature.name, feature]))
   const writer = cachedJsonArrayWriter<Decision>(
     '{"flags":[',
     (decision) => JSON.stringify(ofrepAnswer(decision, byName.get(decision.name))),
     { idOf: (decision) => decision.id, bodies },
   )
+  const off = writer.run(switchedOff)
   return {
     /** One answer's JSON. */
     one: (decision: Decision): Buffer => writer.item(decision),
-    /** `{"flags":[…]<tail>}` and its strong ETag (equal bodies, equal ETags, on every instance). */
-    bulk: (decisions: readonly Decision[], tail: WrittenJson): { json: Buffer; etag: string } => writer.write(decisions, tail),
+    /**
+     * `{"flags":[…]<tail>}`, the flags that are off and then `decided` (those that are on), and its
+     * strong ETag (equal bodies, equal ETags, on every instance).
+     */
+    bulk: (decided: readonly Decision[], tail: WrittenJson): { json: Buffer; etag: string } => writer.write(decided, tail, off),
   }
 }
 

@@ -49,6 +49,33 @@ onEachDatabase('OFREP bulk', (database) => {
     assert.equal((await bulk(first, { country: 'NO' })).body.flags[0].reason, 'DISABLED')
   })
 
+  test('every flag of the scope: those off in the environment first, each list in the order of the client API', async (t) => {
+    const pennon = await useTestApp(t, database)
+    for (const name of ['a-off', 'b-on', 'c-off', 'd-unmatched', 'e-off']) await createFlag(pennon, name)
+    await addStrategy(pennon, 'b-on', 'development', { name: 'default' })
+    await addStrategy(pennon, 'd-unmatched', 'development', {
+      name: 'default',
+      constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }],
+    })
+    for (const name of ['b-on', 'd-unmatched']) assert.equal((await toggle(pennon, name, 'development', 'on')).status, 200)
+    const token = await frontendToken(pennon, 'development')
+    const answer = await call(pennon, 'POST', FLAGS, { context: { country: 'SE' } }, { token })
+    assert.equal(answer.status, 200, answer.text)
+    const metadata = { project: 'default', type: 'release', stale: false, variantEnabled: false }
+    const flag = (key: string, value: boolean, reason: string) => ({ key, value, reason, variant: 'disabled', metadata })
+    assert.deepEqual(JSON.parse(answer.text), {
+      flags: [
+        flag('a-off', false, 'DISABLED'),
+        flag('c-off', false, 'DISABLED'),
+        flag('e-off', false, 'DISABLED'),
+        flag('b-on', true, 'STATIC'),
+        flag('d-unmatched', false, 'DEFAULT'),
+      ],
+      eventStreams: answer.body.eventStreams,
+    })
+    assert.equal(answer.headers['content-length'], String(Buffer.byteLength(answer.text)))
+  })
+
   test('CORS as on the frontend API: any origin, ETag and Retry-After exposed, preflights answered before authentication', async (t) => {
     const pennon = await useTestApp(t, database)
     const token = await frontendToken(pennon, 'development')

@@ -57,7 +57,7 @@ export function createOfrepService({
   const writers = new WeakMap<ScopeEvaluator, AnswersWriter>()
   const writerOf = (scoped: ScopeEvaluator) => {
     let writer = writers.get(scoped)
-    if (writer === undefined) writers.set(scoped, (writer = answersWriter(scoped.features, bodies)))
+    if (writer === undefined) writers.set(scoped, (writer = answersWriter(scoped.features, scoped.evaluator.switchedOff, bodies)))
     return writer
   }
   // A bulk answer's tail per credential and hour: equal on every instance (ofrep-events.ts), made once here.
@@ -98,7 +98,12 @@ export function createOfrepService({
     return { scope, context, scoped }
   }
 
-  function countUsage(caller: OfrepCaller, sent: Record<string, unknown>, scoped: ScopeEvaluator, decisions: readonly Decision[]): void {
+  function countUsage(
+    caller: OfrepCaller,
+    sent: Record<string, unknown>,
+    scoped: ScopeEvaluator,
+    ...answered: (readonly Decision[])[]
+  ): void {
     const { principal } = caller
     const appName =
       typeof sent.appName === 'string' && sent.appName !== '' ? sent.appName : principal.scope ? principal.name : 'openfeature'
@@ -108,7 +113,7 @@ export function createOfrepService({
       clientIp: caller.ip,
       sdkType: principal.kind === 'client-token' ? 'backend' : 'frontend',
     }
-    usage.count(counted, appName, scoped.evaluator, decisions)
+    for (const decisions of answered) usage.count(counted, appName, scoped.evaluator, decisions)
   }
 
   return {
@@ -121,12 +126,12 @@ export function createOfrepService({
       return writerOf(scoped).one(decision)
     },
 
-    /** Every flag of the token's scope, disabled ones included, as JSON (from `bodies`) with its ETag. */
+    /** Every flag of the token's scope, disabled ones included (those off first), as JSON (from `bodies`) with its ETag. */
     async evaluateAll(caller: OfrepCaller, sent: Record<string, unknown>): Promise<{ json: Buffer; etag: string }> {
       const { scope, context, scoped } = await prepare(caller, sent)
-      const decisions = scoped.evaluator.decideAll(context)
-      countUsage(caller, sent, scoped, decisions)
-      return writerOf(scoped).bulk(decisions, tailFor(caller, scope))
+      const decided = scoped.evaluator.decideSwitchedOn(context)
+      countUsage(caller, sent, scoped, scoped.evaluator.switchedOff, decided)
+      return writerOf(scoped).bulk(decided, tailFor(caller, scope))
     },
 
     /** The scope a stream's credential grants, or undefined when it does not verify (unknown token, expired, altered). */
