@@ -3,7 +3,8 @@
  * read once from GET /api/client/features), then, in this process, the frontend service's answer
  * for 1,000 random contexts (the query of (g), parsed as the route parses it), in CPU µs per
  * context: the whole answer (evaluation, JSON, ETag), the evaluation alone (evaluateAll over the
- * 1,000 flags), and JSON.stringify of the same toggles (how the answer was written before).
+ * 1,000 flags), JSON.stringify of the same toggles (how the answer was written before), and
+ * OpenFeature's bulk answer for the same context (every flag decided and written, with its ETag).
  * Median of 12 rounds. Runs with the node flags of `npm start`. With BENCH_PAYLOAD_FILE, the
  * flags are read from that file when it exists, and written there after seeding when not.
  * With `g620`, the (g620) case's data instead (bench/frontend-data.ts, issue 35's shape: built
@@ -24,6 +25,7 @@ import { createBodyPool } from '../src/http/body-pool.ts'
 import type { ClientFeaturesService } from '../src/features/client-api/client-features-service.ts'
 import type { ClientFeature, ClientSegment, EnvironmentFlags } from '../src/features/client-api/client-features-store.ts'
 import { createEvaluator } from '../src/features/evaluation/evaluate.ts'
+import { answersWriter, bulkTail } from '../src/features/openfeature/ofrep-answers.ts'
 import { frontendShapePayload, shapeContextQuery } from './frontend-data.ts'
 
 if (!process.execArgv.includes('--no-maglev')) {
@@ -88,7 +90,9 @@ const cpuMicros = () => {
   const { user, system } = process.cpuUsage()
   return user + system
 }
-const rounds: Record<'answer' | 'evaluation' | 'stringify', number[]> = { answer: [], evaluation: [], stringify: [] }
+const ofrep = answersWriter(payload.features, evaluator.switchedOff, bodies)
+const noStream = bulkTail(undefined)
+const rounds: Record<'answer' | 'evaluation' | 'stringify' | 'ofrep', number[]> = { answer: [], evaluation: [], stringify: [], ofrep: [] }
 for (let round = 0; round < 12; round++) {
   let started = cpuMicros()
   for (const context of contexts) bodies.giveBack((await service.evaluate(scope, context)).body)
@@ -99,10 +103,13 @@ for (let round = 0; round < 12; round++) {
   started = cpuMicros()
   for (const list of toggles) Buffer.from(JSON.stringify({ toggles: list }))
   rounds.stringify.push((cpuMicros() - started) / contexts.length)
+  started = cpuMicros()
+  for (const context of contexts) bodies.giveBack(ofrep.bulk(evaluator.decideSwitchedOn(context), noStream).json)
+  rounds.ofrep.push((cpuMicros() - started) / contexts.length)
 }
 const enabled = toggles.reduce((sum, list) => sum + list.length, 0) / toggles.length
 console.log(
   `${payload.features.length} flags, ${enabled.toFixed(0)} enabled per context on average; CPU µs per context (median of 12 rounds of ${contexts.length}): ` +
     `whole answer ${median(rounds.answer).toFixed(0)}, evaluateAll alone ${median(rounds.evaluation).toFixed(0)}, ` +
-    `JSON.stringify of its toggles ${median(rounds.stringify).toFixed(0)}; node ${process.version}`,
+    `JSON.stringify of its toggles ${median(rounds.stringify).toFixed(0)}; OpenFeature's bulk answer (every flag) ${median(rounds.ofrep).toFixed(0)}; node ${process.version}`,
 )
