@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
-import { counterValue, drawIds } from '../../db/counters.ts'
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { counterValue, drawIds, drawnIds } from '../../db/counters.ts'
 import { dialectOf } from '../../db/dialect.ts'
 import { preparedInsert } from '../../db/prepared.ts'
 import type { Database, EventsTable } from '../../db/tables.ts'
@@ -27,10 +27,15 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   if (kept.length === 0) return
 
   const tags = await flagTags(trx, kept)
+  const tagsOf = (event: NewEvent) => event.tags ?? (event.featureName ? tags.get(event.featureName) : undefined)
+  if (kept.length === 1 && dialectOf(trx) === 'postgres') {
+    // Most writes record one event: its id drawn by the insert itself, one round trip rather than two.
+    const { json, ...row } = toRow(0, audit, kept[0]!, tagsOf(kept[0]!))
+    await trx.executeQuery(insertOneDrawn(trx, [...DRAWN_COLUMNS.map((column) => row[column]), json.slice(JSON_ID_PREFIX.length + 1)]))
+    return
+  }
   const ids = await drawIds(trx, 'event_id', kept.length)
-  const rows = kept.map((event, index) =>
-    toRow(ids[index]!, audit, event, event.tags ?? (event.featureName ? tags.get(event.featureName) : undefined)),
-  )
+  const rows = kept.map((event, index) => toRow(ids[index]!, audit, event, tagsOf(event)))
   if (rows.length === 1) {
     await trx.executeQuery(insertOne(trx, rows[0]!))
     return
@@ -63,6 +68,32 @@ const insertOne = preparedInsert<EventsTable>('events', [
   'group_id',
   'json',
 ])
+
+// An event's JSON begins with its id (toRow): `{"id":` and the number.
+const JSON_ID_PREFIX = '{"id":'
+const DRAWN_COLUMNS = [
+  'type',
+  'created_by',
+  'created_by_user_id',
+  'created_at',
+  'feature_name',
+  'project',
+  'environment',
+  'group_type',
+  'group_id',
+] as const satisfies readonly (keyof EventsTable)[]
+
+/** PostgreSQL: one event inserted with an id drawn by the same statement; its JSON is `{"id":`, the id, then the rest. Compiled once. */
+const insertOneDrawnSql = sql`with drawn as (${drawnIds('event_id', sql`1`)})
+    insert into events (id, type, created_by, created_by_user_id, created_at, feature_name, project, environment, group_type, group_id, json)
+    select drawn.id, ${''}::text, ${''}::text, ${0}::integer, ${''}::timestamptz, ${''}::text, ${''}::text, ${''}::text, ${''}::text, ${''}::text,
+      ${sql.lit(JSON_ID_PREFIX)} || drawn.id || ${''}::text
+    from drawn`
+let insertOneDrawnText: string | undefined
+function insertOneDrawn(trx: Kysely<Database>, parameters: readonly unknown[]): CompiledQuery {
+  insertOneDrawnText ??= insertOneDrawnSql.compile(trx).sql
+  return CompiledQuery.raw(insertOneDrawnText, [...parameters])
+}
 
 /** The tags of the flags the events are about (those that bring none of their own), as events show them. */
 async function flagTags(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<Map<string, EventTag[]>> {

@@ -84,7 +84,8 @@ async function createIn(
   }
   await environments.addNewFlag(trx, flag.name, project)
   await enterStages(trx, [{ feature: flag.name, stage: 'initial' }], flag.createdAt)
-  await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag }])
+  // A flag just created has no tags yet (feature_tags rows need its row): no read for them.
+  await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag, tags: [] }])
   return flag
 }
 
