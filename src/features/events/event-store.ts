@@ -31,7 +31,7 @@ export async function appendEvents(trx: Kysely<Database>, audit: AuditContext, e
   if (kept.length === 1 && dialectOf(trx) === 'postgres') {
     // Most writes record one event: its id drawn by the insert itself, one round trip rather than two.
     const { json, ...row } = toRow(0, audit, kept[0]!, tagsOf(kept[0]!))
-    await trx.executeQuery(insertOneDrawn(trx, [...DRAWN_COLUMNS.map((column) => row[column]), json.slice(JSON_ID_PREFIX.length + 1)]))
+    await trx.executeQuery(insertOneDrawn(trx, [...EVENT_COLUMNS.map((column) => row[column]), json.slice(JSON_ID_PREFIX.length + 1)]))
     return
   }
   const ids = await drawIds(trx, 'event_id', kept.length)
@@ -54,24 +54,8 @@ export async function insertEventAroundIds(trx: Kysely<Database>, event: EventAr
   await trx.executeQuery(insertOne(trx, { ...event.row, id, json: `${head}${id}${middle}${dataId}${tail}` }))
 }
 
-// Most writes record one event: that insert is compiled once.
-const insertOne = preparedInsert<EventsTable>('events', [
-  'id',
-  'type',
-  'created_by',
-  'created_by_user_id',
-  'created_at',
-  'feature_name',
-  'project',
-  'environment',
-  'group_type',
-  'group_id',
-  'json',
-])
-
-// An event's JSON begins with its id (toRow): `{"id":` and the number.
-const JSON_ID_PREFIX = '{"id":'
-const DRAWN_COLUMNS = [
+// An event's columns between its id and its JSON, in the order both inserts below write them.
+const EVENT_COLUMNS = [
   'type',
   'created_by',
   'created_by_user_id',
@@ -82,6 +66,12 @@ const DRAWN_COLUMNS = [
   'group_type',
   'group_id',
 ] as const satisfies readonly (keyof EventsTable)[]
+
+// Most writes record one event: that insert is compiled once.
+const insertOne = preparedInsert<EventsTable>('events', ['id', ...EVENT_COLUMNS, 'json'])
+
+// An event's JSON begins with its id (toRow): `{"id":` and the number.
+const JSON_ID_PREFIX = '{"id":'
 
 /** PostgreSQL: one event inserted with an id drawn by the same statement; its JSON is `{"id":`, the id, then the rest. Compiled once. */
 const insertOneDrawnSql = sql`with drawn as (${drawnIds('event_id', sql`1`)})
