@@ -102,7 +102,8 @@ export function createOfrepService({
     caller: OfrepCaller,
     sent: Record<string, unknown>,
     scoped: ScopeEvaluator,
-    ...answered: (readonly Decision[])[]
+    answered: readonly Decision[],
+    block?: readonly Decision[],
   ): void {
     const { principal } = caller
     const appName =
@@ -113,7 +114,7 @@ export function createOfrepService({
       clientIp: caller.ip,
       sdkType: principal.kind === 'client-token' ? 'backend' : 'frontend',
     }
-    for (const decisions of answered) usage.count(counted, appName, scoped.evaluator, decisions)
+    usage.count(counted, appName, scoped.evaluator, answered, block)
   }
 
   return {
@@ -130,7 +131,7 @@ export function createOfrepService({
     async evaluateAll(caller: OfrepCaller, sent: Record<string, unknown>): Promise<{ json: Buffer; etag: string }> {
       const { scope, context, scoped } = await prepare(caller, sent)
       const decided = scoped.evaluator.decideSwitchedOn(context)
-      countUsage(caller, sent, scoped, scoped.evaluator.switchedOff, decided)
+      countUsage(caller, sent, scoped, decided, scoped.evaluator.switchedOff)
       return writerOf(scoped).bulk(decided, tailFor(caller, scope))
     },
 

@@ -22,7 +22,11 @@ interface Bucket {
   appName: string
   /** Per evaluator, a count per decision id: an increment per answer, no hashing. */
   counts: Map<DecisionSource, Uint32Array>
+  /** Decisions always answered together (an evaluator's flags that are off), with how often: one increment per request. */
+  blocks: Map<readonly Decision[], number>
 }
+
+const NO_BLOCK: readonly Decision[] = []
 
 export function createOfrepUsage({
   metrics,
@@ -44,19 +48,18 @@ export function createOfrepUsage({
     buckets = new Map()
     since = Date.now()
     const stop = new Date().toISOString()
-    for (const { caller, appName, counts } of taken.values()) {
+    for (const { caller, appName, counts, blocks } of taken.values()) {
       const toggles: Record<string, { yes: number; no: number; variants: Record<string, number> }> = {}
-      for (const [source, table] of counts) {
-        for (let id = 0; id < table.length; id++) {
-          const count = table[id]!
-          if (count === 0) continue
-          const decision = source.decisionById(id)
-          const toggle = (toggles[decision.name] ??= { yes: 0, no: 0, variants: {} })
-          if (decision.enabled) toggle.yes += count
-          else toggle.no += count
-          toggle.variants[decision.variant.name] = (toggle.variants[decision.variant.name] ?? 0) + count
-        }
+      const add = (decision: Decision, count: number) => {
+        const toggle = (toggles[decision.name] ??= { yes: 0, no: 0, variants: {} })
+        if (decision.enabled) toggle.yes += count
+        else toggle.no += count
+        toggle.variants[decision.variant.name] = (toggle.variants[decision.variant.name] ?? 0) + count
       }
+      for (const [source, table] of counts) {
+        for (let id = 0; id < table.length; id++) if (table[id]! > 0) add(source.decisionById(id), table[id]!)
+      }
+      for (const [block, times] of blocks) for (const decision of block) add(decision, times)
       try {
         await metrics.reportMetrics(caller, {
           appName,
@@ -72,14 +75,23 @@ export function createOfrepUsage({
   }
 
   return {
-    /** Counts the answers given to a caller for an application. */
-    count(caller: Caller, appName: string, source: DecisionSource, decisions: readonly Decision[]): void {
+    /**
+     * Counts the answers given to a caller for an application: `decisions`, and `block`, decisions
+     * answered together on every request (kept by identity, so the same array each time).
+     */
+    count(
+      caller: Caller,
+      appName: string,
+      source: DecisionSource,
+      decisions: readonly Decision[],
+      block: readonly Decision[] = NO_BLOCK,
+    ): void {
       const name = appName.slice(0, MAX_APP_NAME_LENGTH)
       const key = `${caller.token ?? ''}\u0000${caller.scope?.environment ?? ''}\u0000${name}`
       let bucket = buckets.get(key)
       if (bucket === undefined) {
         if (buckets.size >= MAX_BUCKETS) return
-        bucket = { caller, appName: name, counts: new Map() }
+        bucket = { caller, appName: name, counts: new Map(), blocks: new Map() }
         buckets.set(key, bucket)
       }
       let table = bucket.counts.get(source)
@@ -92,6 +104,7 @@ export function createOfrepUsage({
         bucket.counts.set(source, (table = grown))
       }
       for (let i = 0; i < decisions.length; i++) table[decisions[i]!.id]!++
+      if (block.length > 0) bucket.blocks.set(block, (bucket.blocks.get(block) ?? 0) + 1)
       timer ??= setTimeout(() => void flush(), flushIntervalMs).unref()
     },
     /** Hands over what is counted now (on close, and in tests). */
