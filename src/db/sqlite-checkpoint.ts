@@ -5,8 +5,9 @@
  * them into the database file and syncs it, synchronously. After a long transaction that is one
  * long piece: the commit of a maximal import (some 2,800 pages, 12 MB of WAL) spent 50–190 ms
  * checkpointing on the development machine, during which nothing else ran. So the writer's
- * automatic checkpoints are off from just before such a commit until a worker thread has
- * checkpointed instead. The worker is started for the purpose and ends when no long commit
+ * automatic checkpoints are off from just before such a commit (sqlite-dialect.ts: a transaction
+ * that let the event loop turn and changed LONG_COMMIT_ROWS rows or more) until a worker thread
+ * has checkpointed instead. The worker is started for the purpose and ends when no long commit
  * waits for it: a thread costs about 20 MB while it lives, which an idle server does not pay.
  */
 import { Worker } from 'node:worker_threads'

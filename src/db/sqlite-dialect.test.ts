@@ -74,6 +74,23 @@ test('a short transaction leaves the checkpoints to SQLite; closing right after 
   await database.close()
 })
 
+test('a transaction that let the event loop turn but changed few rows leaves the checkpoints to SQLite: no worker thread', async (t) => {
+  const { db } = await sqliteDb(t)
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  let turned = false
+  await db.transaction().execute(async (trx) => {
+    await sql`insert into rows (text) values ('one')`.execute(trx)
+    setImmediate(() => (turned = true))
+    // Other work keeps this turn of the event loop busy (requests under load): the next statement lets the loop turn first.
+    const busyUntil = performance.now() + YIELD_AFTER_MS * 2
+    while (performance.now() < busyUntil);
+    await sql`insert into rows (text) values ('two')`.execute(trx)
+    assert.equal(turned, true, 'the event loop turned inside the transaction')
+  })
+  // A commit sent to a worker turns the writer's automatic checkpoints off until the worker is done.
+  assert.equal((await pragma(db, 'wal_autocheckpoint')).wal_autocheckpoint, 1000)
+})
+
 test("a write that finds another connection's transaction waits for it without holding the event loop", async (t) => {
   const storage = await createTestStorage({ name: 'sqlite' })
   // Two writers on one file, as two apps of one process (or two processes) have.

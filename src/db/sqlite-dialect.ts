@@ -50,6 +50,13 @@ const STATEMENT_CACHE_SIZE = 256
  */
 export const YIELD_AFTER_MS = 10
 
+/**
+ * Rows a transaction that let the event loop turn must have changed for its commit's checkpoint to
+ * go to a worker thread (sqlite-checkpoint.ts): fewer add at most a few hundred pages to the
+ * 1,000 that SQLite checkpoints on the committing connection anyway.
+ */
+export const LONG_COMMIT_ROWS = 5000
+
 // When the current turn of the event loop began running statements; undefined once it has ended.
 // One for the process: every connection's statements block the same event loop.
 let turnStarted: number | undefined
@@ -132,12 +139,17 @@ function createDriver(options: NodeSqliteOptions): Driver {
       // IMMEDIATE takes the write lock up front: a rule check and the write it guards
       // can then never interleave with another process's transaction.
       await connection.executeQuery(CompiledQuery.raw(options.readOnly ? 'begin' : 'begin immediate'))
-      ;(connection as SqliteConnection).yielded = false
+      const sqlite = connection as SqliteConnection
+      sqlite.yielded = false
+      if (checkpoints !== undefined) sqlite.changesAtBegin = sqlite.totalChanges()
     },
     async commitTransaction(connection) {
-      // A transaction long enough to let the event loop turn has written enough that checkpointing
-      // it at its commit would hold the loop again, in one piece.
-      const long = checkpoints !== undefined && (connection as SqliteConnection).yielded
+      // A transaction that let the event loop turn and changed many rows has written enough that
+      // checkpointing it at its commit would hold the loop again, in one piece. One that let it
+      // turn only because other requests kept the turn busy (a metrics flush under load) has not:
+      // a worker thread for it would cost its ~12 MB for nothing.
+      const sqlite = connection as SqliteConnection
+      const long = checkpoints !== undefined && sqlite.yielded && sqlite.totalChanges() - sqlite.changesAtBegin >= LONG_COMMIT_ROWS
       if (long) checkpoints.beforeLongCommit()
       try {
         await connection.executeQuery(CompiledQuery.raw('commit'))
@@ -160,6 +172,10 @@ function createDriver(options: NodeSqliteOptions): Driver {
 interface SqliteConnection extends DatabaseConnection {
   /** Whether it has let the event loop turn since its transaction began. */
   yielded: boolean
+  /** `totalChanges()` when its transaction began (writers only). */
+  changesAtBegin: number
+  /** Rows inserted, updated or deleted on it since it was opened (SQLite's `total_changes()`). */
+  totalChanges(): number
   /** Its `wal_autocheckpoint`, in pages (0: off). */
   setAutocheckpoint(pages: number): void
   close(): void
@@ -201,8 +217,14 @@ function createConnection(db: DatabaseSync): SqliteConnection {
     return cached
   }
 
+  let totalChangesStatement: StatementSync | undefined
   const connection: SqliteConnection = {
     yielded: false,
+    changesAtBegin: 0,
+    totalChanges() {
+      totalChangesStatement ??= db.prepare('select total_changes() as n')
+      return Number((totalChangesStatement.get() as { n: number }).n)
+    },
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
       if (turnIsLong()) {
         // The turn ends here: a request read before this statement resumes (a /health on a reader)
