@@ -1,5 +1,5 @@
 /**
- * Profiles one SDK case of `npm run bench` ((f), (f′) or (g)), the playground's (i), or OpenFeature's bulk (ob,
+ * Profiles one SDK case of `npm run bench` ((f), (f′) or (g)), the playground's (i), or OpenFeature's bulk (ob) or single flag (o1,
  * bench/openfeature.ts), as bench/profile.ts profiles the
  * others: Pennon under `node --cpu-prof` on a fresh SQLite file (or the empty PostgreSQL database
  * at PROFILE_DATABASE_URL), seeded as the suite seeds it (seed.ts, then sdk-data.ts) by a server
@@ -9,16 +9,16 @@
  * With PROFILE_RATE, the load is that many requests a second rather than as many as the server
  * takes, so that two cases compare at the same load; each function's time is also given in CPU µs
  * per request.
- *   node bench/profile-sdk.ts g          # f | f304 | g | g620 | i | ob  (g620: issue 35's shape, bench/frontend-data.ts)
+ *   node bench/profile-sdk.ts g          # f | f304 | g | g620 | i | ob | o1  (g620: issue 35's shape, bench/frontend-data.ts)
  *   PROFILE_RATE=1000 node bench/profile-sdk.ts ob
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import { load, startProcess } from './lib.ts'
-import { seedBenchData } from './seed.ts'
-import { playgroundLoad, randomOpenFeatureBody, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
+import { flagName, seedBenchData } from './seed.ts'
+import { FLAGS, playgroundLoad, randomOpenFeatureBody, recordSdkAnswers, sdkCases, seedSdkDataWithShape } from './sdk-data.ts'
 
 const TOKEN = `*:*.${randomBytes(32).toString('hex')}`
 const which = process.argv[2] ?? 'g'
@@ -40,13 +40,20 @@ const ofrepBulk = {
   makeBody: randomOpenFeatureBody,
   expectedStatus: 200,
 }
+// (o1): one random flag, as bench/openfeature.ts asks for it.
+const ofrepOne = {
+  ...ofrepBulk,
+  makePath: () => `/ofrep/v1/evaluate/flags/${flagName(randomInt(FLAGS))}`,
+}
 const options =
   which === 'i'
     ? playgroundLoad(server.url, TOKEN)
     : which === 'ob'
       ? ofrepBulk
-      : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
-if (!options) throw new Error(`unknown case ${which}: f, f304, g, g620, i or ob`)
+      : which === 'o1'
+        ? ofrepOne
+        : sdkCases(server.url, tokens, answers).find((c) => c.key === which)?.options
+if (!options) throw new Error(`unknown case ${which}: f, f304, g, g620, i, ob or o1`)
 await load({ ...options, seconds: 2 }, server.pid)
 // The profile's sample times are CLOCK_MONOTONIC microseconds, as process.hrtime here.
 const loadStarted = Number(process.hrtime.bigint() / 1000n)
