@@ -9,6 +9,13 @@ export const CreateApiTokenBody = Type.Object({
   type: Type.Union([Type.Literal('admin'), Type.Literal('client'), Type.Literal('backend'), Type.Literal('frontend')]),
   environment: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   projects: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 1000 })),
+  project: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'One project, as `projects: [project]` (the older field Unleash documents); not together with `projects`.',
+    }),
+  ),
   expiresAt: Type.Optional(NullableDateTime),
 })
 export type CreateApiTokenBody = Static<typeof CreateApiTokenBody>

@@ -140,10 +140,14 @@ export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOpti
 
     createApiToken: (input: CreateApiTokenBody, actor: Actor): Promise<ApiToken & { secret: string }> => {
       checkNotPast(input.expiresAt, '/body/expiresAt')
+      const { project, ...rest } = input
+      // Dropping `project` would issue a token for every project to a caller who asked for one.
+      if (project !== undefined && input.projects !== undefined)
+        throw invalid('Send either `project` or `projects`, not both: `projects` lists every project the token reads.', '/body/project')
       const admin = input.type === 'admin'
-      const projects = admin ? ['*'] : (input.projects ?? ['*'])
+      const projects = admin ? ['*'] : (input.projects ?? (project === undefined ? ['*'] : [project]))
       const environment = admin ? '*' : (input.environment ?? 'development')
-      return db.transaction().execute((trx) => insertApiToken(trx, { ...input, projects, environment }, actor))
+      return db.transaction().execute((trx) => insertApiToken(trx, { ...rest, projects, environment }, actor))
     },
 
     /** A project's non-admin tokens (never their secrets); 404 for an unknown project. */

@@ -71,6 +71,33 @@ onEachDatabase('api tokens and service accounts', (database) => {
     })
   })
 
+  test('`project`, the older field Unleash documents, scopes the token to that one project; with `projects` too it is refused', async (t) => {
+    const pennon = await useTestApp(t, database)
+    assert.equal((await call(pennon, 'POST', '/api/admin/projects', { id: 'shop', name: 'Shop' })).status, 201)
+    const created = await call(pennon, 'POST', '/api/admin/api-tokens', {
+      tokenName: 'shop-client',
+      type: 'client',
+      environment: 'development',
+      project: 'shop',
+    })
+    assert.equal(created.status, 201, created.text)
+    const { secret, createdAt, ...token } = created.body
+    assert.match(secret, /^shop:development\.[0-9a-f]{64}$/)
+    assert.deepEqual(token, { tokenName: 'shop-client', type: 'client', environment: 'development', projects: ['shop'], expiresAt: null })
+
+    const both = await call(pennon, 'POST', '/api/admin/api-tokens', {
+      tokenName: 'both',
+      type: 'client',
+      project: 'shop',
+      projects: ['default'],
+    })
+    assert.equal(both.status, 400)
+    const message = 'Send either `project` or `projects`, not both: `projects` lists every project the token reads.'
+    assert.deepEqual(withoutId(both.body), { name: 'ValidationError', message, details: [{ path: '/body/project', message }] })
+    const names = (await call(pennon, 'GET', '/api/admin/api-tokens')).body.tokens.map((t: { tokenName: string }) => t.tokenName)
+    assert.deepEqual(names.sort(), ['admin', 'shop-client'])
+  })
+
   test('an expired token is refused with 401', async (t) => {
     const pennon = await useTestApp(t, database)
     const created = await call(pennon, 'POST', '/api/admin/api-tokens', {
