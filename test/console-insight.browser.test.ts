@@ -213,8 +213,15 @@ onEachDatabase('console insight pages in a browser', (database) => {
         [['pod-1', 'development']],
       )
       assert.deepEqual(application.seenToggles, [{ name: 'half-rollout', project: 'default' }])
+      // What an editor tells about it: its description is shown; a link that is not http(s) is shown, never followed.
+      const told = { description: 'The shop front', url: 'javascript:alert(document.domain)' }
+      assert.equal((await call(pennon, 'POST', '/api/admin/metrics/applications/insight-shop', told)).status, 202)
       await row.getByRole('link', { name: 'insight-shop' }).click()
       await heading(page, 'insight-shop')
+      await page.getByText('The shop front', { exact: true }).waitFor()
+      const link = page.locator('dl.facts dt', { hasText: /^Link$/ }).locator('xpath=following-sibling::dd[1]')
+      assert.equal(await link.innerText(), 'javascript:alert(document.domain)')
+      assert.equal(await link.locator('a').count(), 0)
       const instance = page.locator('tr[data-instance="pod-1"]')
       await instance.waitFor()
       assert.match(await instance.innerText(), /^pod-1\tdevelopment\tunleash-node-sdk:\S+ backend\t\S+\tjust now$/)

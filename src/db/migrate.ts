@@ -32,6 +32,7 @@ import * as changeRequestSearch from './migrations/0030-change-request-search.ts
 import * as oidc from './migrations/0031-oidc.ts'
 import * as segmentChanges from './migrations/0034-segment-changes.ts'
 import * as dropSegmentReservation from './migrations/0035-drop-segment-reservation.ts'
+import * as applicationDescription from './migrations/0036-application-description.ts'
 import { dialectOf } from './dialect.ts'
 import type { Database } from './tables.ts'
 
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0031-oidc': oidc,
   '0034-segment-changes': segmentChanges,
   '0035-drop-segment-reservation': dropSegmentReservation,
+  '0036-application-description': applicationDescription,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -271,6 +271,8 @@ export interface ClientApplicationsTable {
   url: string | null
   color: string | null
   icon: string | null
+  /** Set by an admin too (migration 0036); null until then */
+  description: string | null
 }
 
 export interface ClientApplicationsUsageTable {

@@ -11,11 +11,11 @@ const inTwentyDays = new Date(Date.now() + 20 * 24 * 3600_000).toISOString()
 const withoutNulls = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null))
 
 /**
- * An application as both show it. Left out: `description` (not in the reference's
- * createApplicationSchema: the reference keeps it anyway, Pennon keeps only what the schema
- * names), the reference's `createdBy`, `project`, `environment` and `links`, Pennon's `usage`.
+ * An application as both show it (its `description` too: not in the reference's
+ * createApplicationSchema, but kept and shown by both). Left out: the reference's `createdBy`,
+ * `project`, `environment` and `links`, Pennon's `usage`.
  */
-const application = (a: any) => pick(a, ['appName', 'strategies', 'url', 'color', 'icon', 'instances', 'seenToggles'])
+const application = (a: any) => pick(a, ['appName', 'strategies', 'description', 'url', 'color', 'icon', 'instances', 'seenToggles'])
 const applications = (b: any) => ({ total: b.total, applications: b.applications.map(application) })
 
 /** An invite link without its `url`: its origin, route and secret are each server's own. */

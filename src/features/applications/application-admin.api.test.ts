@@ -25,7 +25,11 @@ onEachDatabase('applications: admin changes', (database) => {
   test('POST creates an application, then updates only what is given; GET shows it; no event', async (t) => {
     const pennon = await useTestApp(t, database)
     const eventsBefore = (await allEvents(pennon)).length
-    const created = await call(pennon, 'POST', `${APP}/billing`, { url: 'https://example.com/billing', color: 'red' })
+    const created = await call(pennon, 'POST', `${APP}/billing`, {
+      description: 'Invoices and payments',
+      url: 'https://example.com/billing',
+      color: 'red',
+    })
     assert.equal(created.status, 202, created.text)
     assert.equal(created.text, '')
     const read = await call(pennon, 'GET', `${APP}/billing`)
@@ -35,6 +39,7 @@ onEachDatabase('applications: admin changes', (database) => {
     assert.deepEqual(rest, {
       appName: 'billing',
       strategies: [],
+      description: 'Invoices and payments',
       url: 'https://example.com/billing',
       color: 'red',
       usage: [{ project: '*', environments: ['*'] }],
@@ -51,6 +56,7 @@ onEachDatabase('applications: admin changes', (database) => {
         {
           appName: 'billing',
           strategies: ['default', 'custom'],
+          description: 'Invoices and payments',
           url: 'https://example.com/billing',
           color: 'red',
           icon: 'https://example.com/i.png',

@@ -28,14 +28,21 @@ export interface InstanceRow {
 
 /** What an admin tells about an application (migration 0025). */
 export interface ApplicationDetails {
+  description?: string
   url?: string
   color?: string
   icon?: string
 }
 
 /** The details that are set, as the reference shows them (an unset one is absent). */
-export function applicationDetails(row: { url: string | null; color: string | null; icon: string | null }): ApplicationDetails {
+export function applicationDetails(row: {
+  description: string | null
+  url: string | null
+  color: string | null
+  icon: string | null
+}): ApplicationDetails {
   return {
+    ...(row.description === null ? {} : { description: row.description }),
     ...(row.url === null ? {} : { url: row.url }),
     ...(row.color === null ? {} : { color: row.color }),
     ...(row.icon === null ? {} : { icon: row.icon }),
@@ -47,7 +54,7 @@ export function createApplicationStore(db: Kysely<Database>) {
     async find(appName: string) {
       const row = await db
         .selectFrom('client_applications')
-        .select(['app_name', 'strategies', 'sdk_version', 'created_at', 'url', 'color', 'icon'])
+        .select(['app_name', 'strategies', 'sdk_version', 'created_at', 'description', 'url', 'color', 'icon'])
         .where('app_name', '=', appName)
         .executeTakeFirst()
       return (
@@ -68,6 +75,7 @@ export function createApplicationStore(db: Kysely<Database>) {
     async save(appName: string, details: ApplicationDetails & { strategies?: string[] }, at: string): Promise<void> {
       const given = {
         ...(details.strategies === undefined ? {} : { strategies: JSON.stringify(details.strategies) }),
+        ...(details.description === undefined ? {} : { description: details.description }),
         ...(details.url === undefined ? {} : { url: details.url }),
         ...(details.color === undefined ? {} : { color: details.color }),
         ...(details.icon === undefined ? {} : { icon: details.icon }),

@@ -145,6 +145,7 @@ export const ApplicationsResponse = Type.Object({
       appName: Type.String(),
       sdkVersion: Type.Optional(Type.String({ description: 'As last registered or reported' })),
       strategies: Type.Array(Type.String(), { description: 'As last registered; empty until the application registers' }),
+      description: Type.Optional(Type.String({ description: 'As an admin set it (absent until then)' })),
       url: Type.Optional(Type.String({ description: 'As an admin set it (absent until then)' })),
       color: Type.Optional(Type.String()),
       icon: Type.Optional(Type.String()),

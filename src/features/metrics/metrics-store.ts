@@ -248,7 +248,7 @@ export function createMetricsStore(db: Kysely<Database>) {
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .execute()) as [{ total: number }]
       const rows = await contains(base())
-        .select(['app_name', 'strategies', 'sdk_version', 'url', 'color', 'icon'])
+        .select(['app_name', 'strategies', 'sdk_version', 'description', 'url', 'color', 'icon'])
         .orderBy('app_name', order)
         .limit(page.limit)
         .offset(page.offset)

@@ -218,7 +218,17 @@ export async function applicationView({ main, params, current }) {
           h('dt', null, 'Strategies'),
           h('dd', null, (application.strategies ?? []).join(', ') || '–'),
           application.url
-            ? [h('dt', null, 'Link'), h('dd', null, h('a', { href: application.url, rel: 'noreferrer' }, application.url))]
+            ? [
+                h('dt', null, 'Link'),
+                // Any text an editor sent: only an http or https address is followed, anything else is shown.
+                h(
+                  'dd',
+                  null,
+                  /^https?:\/\//i.test(application.url)
+                    ? h('a', { href: application.url, rel: 'noreferrer' }, application.url)
+                    : application.url,
+                ),
+              ]
             : null,
         ),
       ),
