@@ -130,6 +130,31 @@ onEachDatabase('console: scheduled change requests', (database) => {
     if (process.env.CONSOLE_SCREENSHOTS === '1' && database.name === 'sqlite')
       await page.screenshot({ path: 'docs/console/change-request-scheduled.png', fullPage: true })
 
+    // While the tab is hidden the page does not read the request; shown again, it reads it at once.
+    const reads: number[] = []
+    page.on('request', (request) => {
+      if (request.method() === 'GET' && new URL(request.url()).pathname === `${CR}/${id}`) reads.push(Date.now())
+    })
+    const setVisibility = (visibility: 'hidden' | 'visible') =>
+      page.evaluate((visibility) => {
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => visibility })
+        document.dispatchEvent(new Event('visibilitychange'))
+      }, visibility)
+    await eventually(() => reads.length > 0, 'the page polls the scheduled request')
+    await setVisibility('hidden')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const hiddenSince = Date.now()
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    assert.deepEqual(
+      reads.filter((at) => at >= hiddenSince),
+      [],
+      'no read while hidden',
+    )
+    const shownAt = Date.now()
+    await setVisibility('visible')
+    await eventually(() => reads.some((at) => at >= shownAt), 'a read once shown')
+    assert.ok(reads.find((at) => at >= shownAt)! - shownAt < 900, 'read at once, not a poll later')
+
     // Moved to two seconds ahead; the page is not reloaded (a reload would drop the mark).
     await page.evaluate(() => {
       ;(window as unknown as { stillThisPage: boolean }).stillThisPage = true

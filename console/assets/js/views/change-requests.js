@@ -122,25 +122,44 @@ export async function changeRequestView({ main, params, current, onLeave }) {
   const notice = h('div', { 'aria-live': 'polite' })
   /** @type {number | undefined} */
   let poll
-  onLeave(() => clearTimeout(poll))
+  /** What a hidden tab stopped watching, watched again once the tab is shown. @type {ChangeRequest | undefined} */
+  let paused
+  const onVisibility = () => {
+    if (document.visibilityState !== 'visible' || paused === undefined) return
+    const shown = paused
+    paused = undefined
+    watch(shown, 0)
+  }
+  document.addEventListener('visibilitychange', onVisibility)
+  onLeave(() => {
+    clearTimeout(poll)
+    document.removeEventListener('visibilitychange', onVisibility)
+  })
   /** What a poll compares: the state and the schedule shown. @param {ChangeRequest} request */
   const shownKey = (request) => JSON.stringify([request.state, request.schedule ?? null])
 
   /**
    * While Scheduled and pending, reads the request every second; renders it again once its state
-   * or schedule moved (applied, failed, cancelled, rejected, or moved elsewhere).
+   * or schedule moved (applied, failed, cancelled, rejected, or moved elsewhere). A hidden tab
+   * does not read: it reads as soon as it is shown again.
    * @param {ChangeRequest} shown
+   * @param {number} [delay]
    */
-  function watch(shown) {
+  function watch(shown, delay = POLL_MS) {
     clearTimeout(poll)
+    paused = undefined
     if (shown.state !== 'Scheduled' || shown.schedule?.status !== 'pending') return
     poll = window.setTimeout(async () => {
+      if (document.visibilityState !== 'visible') {
+        paused = shown
+        return
+      }
       /** @type {ChangeRequest | undefined} */
       const now = await api('GET', base).catch(() => undefined)
       if (!current()) return
       if (now && shownKey(now) !== shownKey(shown)) await render()
       else watch(shown)
-    }, POLL_MS)
+    }, delay)
   }
 
   async function render() {
