@@ -24,6 +24,7 @@ import { loadConfig } from '../src/config.ts'
 import { createDb, type Db } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
+import { environmentExists } from '../src/features/environments/environment-store.ts'
 import { lockSigningInAdmins } from '../src/features/users/user-store.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
@@ -75,7 +76,7 @@ async function run(label: string, storage: { databaseUrl?: string; databaseFile?
   const database = createDb(storage)
   try {
     await migrateToLatest(database.db, async () => {
-      await createTokenService({ db: database.db, lockSigningInAdmins }).bootstrap(config.initAdminApiTokens, true)
+      await createTokenService({ db: database.db, lockSigningInAdmins, environmentExists }).bootstrap(config.initAdminApiTokens, true)
     })
     await seed(database)
     const app = await buildApp({ config, database })

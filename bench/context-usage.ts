@@ -20,6 +20,7 @@ import { loadConfig } from '../src/config.ts'
 import { createDb, type Db } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
+import { environmentExists } from '../src/features/environments/environment-store.ts'
 import { lockSigningInAdmins } from '../src/features/users/user-store.ts'
 import { median } from './lib.ts'
 
@@ -116,7 +117,7 @@ async function bench(label: string, options: Parameters<typeof createDb>[0]): Pr
   const database = createDb(options)
   const config = loadConfig({ INIT_ADMIN_API_TOKENS: TOKEN, LOG_LEVEL: 'warn' })
   await migrateToLatest(database.db, async () => {
-    await createTokenService({ db: database.db, lockSigningInAdmins }).bootstrap(config.initAdminApiTokens, false)
+    await createTokenService({ db: database.db, lockSigningInAdmins, environmentExists }).bootstrap(config.initAdminApiTokens, false)
   })
   const seeded = performance.now()
   await seed(database)

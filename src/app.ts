@@ -29,7 +29,7 @@ import { loggerOptions } from './http/logging.ts'
 import type { Principal } from './http/permissions.ts'
 import { createAuthThrottle } from './http/auth-throttle.ts'
 import { projectRoutes } from './features/projects/project-routes.ts'
-import { createEnvironmentStore } from './features/environments/environment-store.ts'
+import { createEnvironmentStore, environmentExists } from './features/environments/environment-store.ts'
 import { createProjectService } from './features/projects/project-service.ts'
 import type { ProjectContents } from './features/projects/project-contents.ts'
 import { flagRoutes } from './features/flags/flag-routes.ts'
@@ -362,7 +362,7 @@ export async function buildApp({
           publicUrl: config.publicUrl,
         }),
       })
-      const tokens = createTokenService({ db, lockSigningInAdmins })
+      const tokens = createTokenService({ db, lockSigningInAdmins, environmentExists })
       await admin.register(tokenRoutes, { tokens })
       await admin.register(projectTokenRoutes, { tokens })
       await admin.register(meRoutes)
@@ -506,7 +506,7 @@ export async function buildApp({
     edge: createEdgeService({ db: reader, throttle: authFailures }),
     issue: createEdgeIssue({
       db,
-      tokens: createTokenService({ db, lockSigningInAdmins }),
+      tokens: createTokenService({ db, lockSigningInAdmins, environmentExists }),
       clientSecret: config.edgeClientSecret,
     }),
     bodyLimit: config.bodyLimit,

@@ -5,6 +5,7 @@ import { createDb } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { buildApp } from './app.ts'
 import { createTokenService, type BootstrapOutcome } from './features/api-tokens/token-service.ts'
+import { environmentExists } from './features/environments/environment-store.ts'
 import { lockSigningInAdmins } from './features/users/user-store.ts'
 
 async function main(): Promise<void> {
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   const database = createDb({ databaseUrl: config.databaseUrl, databaseFile: config.databaseFile })
   let bootstrap: BootstrapOutcome = { kind: 'nothing' }
   await migrateToLatest(database.db, async () => {
-    bootstrap = await createTokenService({ db: database.db, lockSigningInAdmins }).bootstrap(
+    bootstrap = await createTokenService({ db: database.db, lockSigningInAdmins, environmentExists }).bootstrap(
       config.initAdminApiTokens,
       config.authType === 'open-source',
     )

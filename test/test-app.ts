@@ -19,6 +19,7 @@ import { loadConfig, type Config } from '../src/config.ts'
 import { createDb, type Db, type DbOptions } from '../src/db/database.ts'
 import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/db/migrate.ts'
 import { createTokenService } from '../src/features/api-tokens/token-service.ts'
+import { environmentExists } from '../src/features/environments/environment-store.ts'
 import { lockSigningInAdmins } from '../src/features/users/user-store.ts'
 import type { MetricsIngestionService } from '../src/features/metrics/metrics-ingestion-service.ts'
 import type { OfrepUsage } from '../src/features/openfeature/ofrep-usage.ts'
@@ -148,7 +149,10 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
   const config = loadConfig({ INIT_ADMIN_API_TOKENS: adminToken, LOG_LEVEL: 'info', ...options.env })
   const db = createDb({ ...storage.options, ...options.db, poolSize: 4 })
   await migrateToLatest(db.db, async () => {
-    await createTokenService({ db: db.db, lockSigningInAdmins }).bootstrap(config.initAdminApiTokens, config.authType === 'open-source')
+    await createTokenService({ db: db.db, lockSigningInAdmins, environmentExists }).bootstrap(
+      config.initAdminApiTokens,
+      config.authType === 'open-source',
+    )
   })
   const logs: string[] = []
   const logStream = new Writable({

@@ -8,6 +8,7 @@
 import { ConfigError } from '../config.ts'
 import { openServerDatabase } from './cli-database.ts'
 import { createTokenService } from '../features/api-tokens/token-service.ts'
+import { environmentExists } from '../features/environments/environment-store.ts'
 import { lockSigningInAdmins } from '../features/users/user-store.ts'
 
 const USAGE = 'usage: npm run admin-token [-- <token name>]   (DATABASE_URL or DATABASE_FILE as for npm start)'
@@ -49,7 +50,7 @@ async function main(): Promise<number> {
   if (!opened) return 1
   const { config, database } = opened
   try {
-    const minted = await createTokenService({ db: database.db, lockSigningInAdmins }).mintAdminToken(name)
+    const minted = await createTokenService({ db: database.db, lockSigningInAdmins, environmentExists }).mintAdminToken(name)
     process.stdout.write(
       `Created admin token "${minted.tokenName}". It is shown only this once:\n\n    ${minted.secret}\n\n` +
         `Use it as: curl -H "Authorization: ${minted.secret}" http://127.0.0.1:${config.port}/api/admin/projects\n`,

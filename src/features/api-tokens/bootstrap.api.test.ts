@@ -19,6 +19,7 @@ import {
   type TestStorage,
 } from '../../../test/test-app.ts'
 import { createTokenService, type BootstrapOutcome } from './token-service.ts'
+import { environmentExists } from '../environments/environment-store.ts'
 import { lockSigningInAdmins } from '../users/user-store.ts'
 
 const initToken = () => `*:*.${randomBytes(32).toString('hex')}`
@@ -36,7 +37,7 @@ async function bootstrap(storage: TestStorage, initTokens: string[], tokenAuth =
   try {
     let outcome: BootstrapOutcome = { kind: 'nothing' }
     await migrateToLatest(db.db, async () => {
-      outcome = await createTokenService({ db: db.db, lockSigningInAdmins }).bootstrap(initTokens, tokenAuth)
+      outcome = await createTokenService({ db: db.db, lockSigningInAdmins, environmentExists }).bootstrap(initTokens, tokenAuth)
     })
     return outcome
   } finally {

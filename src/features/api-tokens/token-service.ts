@@ -93,10 +93,23 @@ export interface TokenServiceOptions {
   db: Kysely<Database>
   /** The users feature's part of the last-admin rule (admin-credentials.ts). */
   lockSigningInAdmins: LockSigningInAdmins
+  /** Whether an environment of that name exists (environments/, above this folder). */
+  environmentExists: (db: Kysely<Database>, name: string) => Promise<boolean>
 }
 
-export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOptions) {
+export function createTokenService({ db, lockSigningInAdmins, environmentExists }: TokenServiceOptions) {
   const lockAdmins = (trx: Kysely<Database>) => lockAdminCredentials(trx, lockSigningInAdmins)
+  /**
+   * A client or frontend token reads one environment and some projects: a name that does not
+   * exist (a typo) would make a token that answers no flags, which an SDK takes for all of them off.
+   */
+  const checkScope = async (trx: Kysely<Database>, environment: string, projects: readonly string[], projectsPath: string) => {
+    if (environment !== '*' && !(await environmentExists(trx, environment)))
+      throw invalid(`Environment ${quote(environment)} does not exist.`, '/body/environment')
+    const store = createProjectStore(trx)
+    for (const project of projects)
+      if (project !== '*' && !(await store.hold(project))) throw invalid(`Project ${quote(project)} does not exist.`, projectsPath)
+  }
   return {
     /**
      * At start-up, when no API token exists or none can administer Pennon: store the
@@ -147,7 +160,10 @@ export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOpti
       const admin = input.type === 'admin'
       const projects = admin ? ['*'] : (input.projects ?? (project === undefined ? ['*'] : [project]))
       const environment = admin ? '*' : (input.environment ?? 'development')
-      return db.transaction().execute((trx) => insertApiToken(trx, { ...rest, projects, environment }, actor))
+      return db.transaction().execute(async (trx) => {
+        if (!admin) await checkScope(trx, environment, projects, project === undefined ? '/body/projects' : '/body/project')
+        return insertApiToken(trx, { ...rest, projects, environment }, actor)
+      })
     },
 
     /** A project's non-admin tokens (never their secrets); 404 for an unknown project. */
@@ -163,6 +179,7 @@ export function createTokenService({ db, lockSigningInAdmins }: TokenServiceOpti
       const environment = input.environment ?? 'development'
       return db.transaction().execute(async (trx) => {
         if (!(await createProjectStore(trx).hold(project))) throw projectNotFound(project)
+        await checkScope(trx, environment, [], '/body/projects')
         return insertApiToken(trx, { ...input, type, projects: [project], environment }, actor)
       })
     },

@@ -98,6 +98,43 @@ onEachDatabase('api tokens and service accounts', (database) => {
     assert.deepEqual(names.sort(), ['admin', 'shop-client'])
   })
 
+  test('a client or frontend token for an environment or a project that does not exist is refused: it would answer no flags', async (t) => {
+    const pennon = await useTestApp(t, database)
+    const refused = async (url: string, body: object, path: string, message: string) => {
+      const response = await call(pennon, 'POST', url, body)
+      assert.equal(response.status, 400, response.text)
+      assert.deepEqual(withoutId(response.body), { name: 'ValidationError', message, details: [{ path, message }] })
+    }
+    const TOKENS = '/api/admin/api-tokens'
+    await refused(
+      TOKENS,
+      { tokenName: 'a', type: 'frontend', environment: 'prodution' },
+      '/body/environment',
+      'Environment "prodution" does not exist.',
+    )
+    await refused(
+      TOKENS,
+      { tokenName: 'b', type: 'client', projects: ['default', 'shop'] },
+      '/body/projects',
+      'Project "shop" does not exist.',
+    )
+    await refused(TOKENS, { tokenName: 'c', type: 'client', project: 'shop' }, '/body/project', 'Project "shop" does not exist.')
+    await refused(
+      '/api/admin/projects/default/api-tokens',
+      { tokenName: 'd', type: 'backend', environment: 'prodution' },
+      '/body/environment',
+      'Environment "prodution" does not exist.',
+    )
+    const names = (await call(pennon, 'GET', TOKENS)).body.tokens.map((t: { tokenName: string }) => t.tokenName)
+    assert.deepEqual(names, ['admin'])
+    // Every project and every environment name nothing in particular; an admin token reads everything.
+    assert.equal(
+      (await call(pennon, 'POST', TOKENS, { tokenName: 'e', type: 'client', projects: ['*'], environment: 'production' })).status,
+      201,
+    )
+    assert.equal((await call(pennon, 'POST', TOKENS, { tokenName: 'f', type: 'admin', environment: 'nowhere' })).status, 201)
+  })
+
   test('an expired token is refused with 401', async (t) => {
     const pennon = await useTestApp(t, database)
     const created = await call(pennon, 'POST', '/api/admin/api-tokens', {

@@ -233,3 +233,7 @@ export function createEnvironmentStore(db: Kysely<Database>) {
 }
 
 export type EnvironmentStore = ReturnType<typeof createEnvironmentStore>
+
+/** Whether an environment of that name exists: what API tokens (api-tokens/, below this folder) are given to ask. */
+export const environmentExists = async (db: Kysely<Database>, name: string): Promise<boolean> =>
+  (await createEnvironmentStore(db).find(name)) !== undefined
