@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from '@sinclair/typebox'
-import { field } from '../../http/body-rules.ts'
+import { allOf, field } from '../../http/body-rules.ts'
+import { newFlagTagsRules } from '../tags/tag-rules.ts'
 import { errorResponses, NoContent, sendEmpty, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
 import { archiveRoutes } from './archive-routes.ts'
 import { dependencyRoutes } from './dependency-routes.ts'
@@ -27,7 +28,7 @@ export const flagRoutes: FastifyPluginAsyncTypebox<{ flags: FlagService; environ
   app.post(
     '/projects/:projectId/features',
     {
-      config: { permission: 'CREATE_FEATURE', bodyRules: field('name', urlFriendlyNameProblems) },
+      config: { permission: 'CREATE_FEATURE', bodyRules: allOf(field('name', urlFriendlyNameProblems), newFlagTagsRules) },
       schema: {
         tags: ['Flags'],
         summary: 'Create a flag',

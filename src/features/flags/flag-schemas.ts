@@ -1,6 +1,6 @@
 import { CurrentStage } from '../lifecycle/lifecycle-schemas.ts'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { FlagListTags } from '../tags/tag-schemas.ts'
+import { FlagListTags, TagBody } from '../tags/tag-schemas.ts'
 import { FlagLinkResponse } from './flag-link-schemas.ts'
 
 // The reference's types (8.2 added `sunset`); their lifetimes are in feature_types (GET /api/admin/feature-types).
@@ -31,6 +31,13 @@ export const CreateFlagBody = Type.Object({
   // One `enum` keyword rather than a union of literals: one clear error message instead of five.
   type: Type.Optional(Type.Unsafe<FlagType>({ type: 'string', enum: [...FLAG_TYPES], default: 'release' })),
   impressionData: Type.Optional(Type.Boolean({ default: false })),
+  tags: Type.Optional(
+    Type.Array(TagBody, {
+      maxItems: 100,
+      description:
+        'Tags to add to the new flag, as POST /features/:featureName/tags adds them (a missing tag is created; its type must exist)',
+    }),
+  ),
 })
 export type CreateFlagBody = Static<typeof CreateFlagBody>
 

@@ -23,6 +23,8 @@ import type { CreateFlagBody, ProjectFlagsQuery } from './flag-schemas.ts'
 import { createFlagLinkStore, type FlagLink } from './flag-link-store.ts'
 import { createFlagStore, type Flag } from './flag-store.ts'
 import { withTags, type TagFilter } from '../tags/tag-filter.ts'
+import { tagNewFlag } from '../tags/tag-service.ts'
+import { check, newFlagTagsRules } from '../tags/tag-rules.ts'
 
 /** A flag as read: whether it outlived its type's expected lifetime is computed then. */
 export type ReadFlag = Flag & { potentiallyStale: boolean }
@@ -60,6 +62,7 @@ async function createIn(
   audit: AuditContext,
 ): Promise<Flag> {
   checkUrlFriendlyName(input.name, '/body/name')
+  if (input.tags?.length) check(newFlagTagsRules, input)
   const flags = createFlagStore(trx)
   const holder = await flags.find(input.name)
   if (holder) throw nameTaken(holder)
@@ -84,8 +87,12 @@ async function createIn(
   }
   await environments.addNewFlag(trx, flag.name, project)
   await enterStages(trx, [{ feature: flag.name, stage: 'initial' }], flag.createdAt)
-  // A flag just created has no tags yet (feature_tags rows need its row): no read for them.
-  await appendEvents(trx, audit, [{ type: 'feature-created', featureName: flag.name, project, data: flag, tags: [] }])
+  // A flag just created has only the tags sent with it: no read for them.
+  const tagged = input.tags?.length ? await tagNewFlag(trx, { feature: flag.name, project }, input.tags, audit) : { tags: [], events: [] }
+  await appendEvents(trx, audit, [
+    { type: 'feature-created', featureName: flag.name, project, data: flag, tags: tagged.tags.map(({ type, value }) => ({ value, type })) },
+    ...tagged.events,
+  ])
   return flag
 }
 

@@ -53,6 +53,50 @@ onEachDatabase('flag tags', (database) => {
     assert.deepEqual(await again.since(), [])
   })
 
+  test("a flag created with tags (the reference's createFeatureSchema `tags`) has them; its events say so; a bad tag creates nothing", async (t) => {
+    const pennon = await useTestApp(t, database)
+    await createTagType(pennon, 'team')
+    await tagFlag(pennon, (await createFlag(pennon, 'other')).name, 'team', 'core')
+    const mark = await eventMark(pennon)
+    const created = await call(pennon, 'POST', `${projectPath()}/features`, {
+      name: 'checkout',
+      tags: [tag('team', 'core'), tag('simple', ' web '), tag('simple', 'web')],
+    })
+    assert.equal(created.status, 201, created.text)
+    assert.deepEqual(await flagTags(pennon, 'checkout'), [colored('simple', 'web'), colored('team', 'core', null)])
+    const flagEvents = [eventTag('simple', 'web'), eventTag('team', 'core')]
+    const events = fromOneRequest(await mark.since())
+    assert.deepEqual(
+      events.map((e) => [e.type, e.featureName, e.data && { type: e.data.type, value: e.data.value }, e.tags]),
+      [
+        ['feature-created', 'checkout', { type: 'release', value: undefined }, flagEvents],
+        ['tag-created', null, tag('simple', 'web'), []],
+        // In the order sent, a tag sent twice once.
+        ['feature-tagged', 'checkout', tag('team', 'core'), flagEvents],
+        ['feature-tagged', 'checkout', tag('simple', 'web'), flagEvents],
+      ],
+    )
+
+    const refused = async (tags: object[], path: string, message: string) => {
+      const response = await call(pennon, 'POST', `${projectPath()}/features`, { name: 'refused', tags })
+      assert.equal(response.status, 400, response.text)
+      assert.deepEqual(withoutId(response.body), { name: 'ValidationError', message, details: [{ path, message }] })
+    }
+    const before = await eventMark(pennon)
+    await refused(
+      [tag('simple', 'web'), tag('nope', 'web')],
+      '/body/tags/1/type',
+      'The `/body/tags/1/type` property must name an existing tag type. You sent "nope".',
+    )
+    await refused(
+      [tag('simple', ' x ')],
+      '/body/tags/0/value',
+      'The `/body/tags/0/value` property must be 2 to 50 characters long, leading and trailing white space aside. You sent " x ".',
+    )
+    assert.equal((await call(pennon, 'GET', `${projectPath()}/features/refused`)).status, 404)
+    assert.deepEqual(await before.since(), [])
+  })
+
   test('add refuses: an unknown flag (404), an unknown type or a bad value (400); nothing written', async (t) => {
     const pennon = await useTestApp(t, database)
     await createFlag(pennon, 'checkout')

@@ -52,6 +52,8 @@ export const tagTypeRules: BodyRules = field('name', tagTypeNameProblems)
 export const tagRules: BodyRules = field('value', tagValueProblems)
 export const updateTagsRules: BodyRules = allOf(tagListRules('/addedTags'), tagListRules('/removedTags'))
 export const bulkTagsRules: BodyRules = allOf(tagListRules('/tags/addedTags'), tagListRules('/tags/removedTags'))
+/** A new flag's `tags` (POST /projects/:projectId/features). */
+export const newFlagTagsRules: BodyRules = tagListRules('/tags')
 
 /** Runs a route's body rules in the service too (a caller other than the route is held to them as well). */
 export function check(rules: BodyRules, body: unknown): void {

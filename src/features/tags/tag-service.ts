@@ -88,6 +88,28 @@ async function changeTags(
   ]
 }
 
+/**
+ * A flag created with tags (the reference's createFeatureSchema `tags`), inside its creating
+ * transaction: the same steps as adding them later (missing tags created, the types must exist).
+ * Returns the flag's tags, in key order, and the events of what changed.
+ */
+export async function tagNewFlag(
+  trx: Kysely<Database>,
+  flag: TaggedFlag,
+  sent: ReadonlyArray<Pick<TagBody, 'type' | 'value'>>,
+  audit: AuditContext,
+): Promise<{ tags: Tag[]; events: NewEvent[] }> {
+  const added = sent.map(stored)
+  const events = await changeTags(
+    trx,
+    [flag],
+    { added, removed: [], typeAt: (index) => `/body/tags/${index}/type` },
+    audit,
+    audit.createdByUserId,
+  )
+  return { tags: distinct(added).sort(compareTags), events }
+}
+
 export function createTagService({ db, flags }: { db: Kysely<Database>; flags: FlagsOfTags }) {
   /** One flag's tags changed in one transaction; 404 when it does not exist (archived flags keep, and may change, theirs). */
   const changeFlagTags = (featureName: string, change: TagChange, actor: Actor): Promise<void> =>
