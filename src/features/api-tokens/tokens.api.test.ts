@@ -85,12 +85,8 @@ onEachDatabase('api tokens and service accounts', (database) => {
     assert.match(secret, /^shop:development\.[0-9a-f]{64}$/)
     assert.deepEqual(token, { tokenName: 'shop-client', type: 'client', environment: 'development', projects: ['shop'], expiresAt: null })
 
-    const both = await call(pennon, 'POST', '/api/admin/api-tokens', {
-      tokenName: 'both',
-      type: 'client',
-      project: 'shop',
-      projects: ['default'],
-    })
+    const bothFields = { tokenName: 'both', type: 'client', project: 'shop', projects: ['default'] }
+    const both = await call(pennon, 'POST', '/api/admin/api-tokens', bothFields)
     assert.equal(both.status, 400)
     const message = 'Send either `project` or `projects`, not both: `projects` lists every project the token reads.'
     assert.deepEqual(withoutId(both.body), { name: 'ValidationError', message, details: [{ path: '/body/project', message }] })
