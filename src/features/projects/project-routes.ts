@@ -1,7 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { field } from '../../http/body-rules.ts'
 import { errorResponses, NoContent, sendEmpty, urlFriendlyNameProblems } from '../../http/common-schemas.ts'
-import { CreateProjectBody, ProjectListResponse, ProjectParams, ProjectResponse, UpdateProjectBody } from './project-schemas.ts'
+import {
+  CreateProjectBody,
+  ProjectListQuery,
+  ProjectListResponse,
+  ProjectParams,
+  ProjectResponse,
+  UpdateProjectBody,
+} from './project-schemas.ts'
 import type { ProjectService } from './project-service.ts'
 
 export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService }> = async (app, { projects }) => {
@@ -9,9 +16,18 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService
     '/projects',
     {
       config: { permission: 'NONE' },
-      schema: { tags: ['Projects'], summary: 'List projects', response: { 200: ProjectListResponse, ...errorResponses(401, 403) } },
+      schema: {
+        tags: ['Projects'],
+        summary: 'List projects',
+        querystring: ProjectListQuery,
+        response: { 200: ProjectListResponse, ...errorResponses(400, 401, 403) },
+      },
     },
-    async (request) => ({ version: 1 as const, projects: await projects.list(request.principal) }),
+    // Not the projects there are: a script asking for archived ones (to delete them, say) must not get those.
+    async (request) => ({
+      version: 1 as const,
+      projects: request.query.archived === 'true' ? [] : await projects.list(request.principal),
+    }),
   )
 
   app.post(

@@ -29,4 +29,14 @@ export const ProjectListItem = Type.Object({
   favorite: Type.Boolean({ description: 'Whether the project is a favorite of the signed-in caller (false for other callers)' }),
 })
 
+/** The reference's `?archived=true` lists its archived projects; Pennon deletes projects rather than archiving them. */
+export const ProjectListQuery = Type.Object({
+  archived: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description: '`true`: the archived projects, none in Pennon (a project is deleted, not archived); `false` or absent: the projects',
+    }),
+  ),
+})
+export type ProjectListQuery = Static<typeof ProjectListQuery>
+
 export const ProjectListResponse = Type.Object({ version: Type.Literal(1), projects: Type.Array(ProjectListItem) })

@@ -18,6 +18,14 @@ onEachDatabase('projects', (database) => {
       ['default', 'team-a'],
     )
     assert.equal(list.body.version, 1)
+    // The reference's `?archived=true`: Pennon deletes projects, so there are none, never the active ones.
+    const archived = await call(pennon, 'GET', '/api/admin/projects?archived=true')
+    assert.equal(archived.status, 200)
+    assert.deepEqual(archived.body, { version: 1, projects: [] })
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/projects?archived=false')).body, list.body)
+    const unclear = await call(pennon, 'GET', '/api/admin/projects?archived=yes')
+    assert.equal(unclear.status, 400)
+    assert.equal(unclear.body.details[0].path, '/query/archived')
 
     const deleted = await call(pennon, 'DELETE', '/api/admin/projects/team-a')
     assert.equal(deleted.status, 200)
