@@ -64,6 +64,9 @@ export function sendJsonText(reply: FastifyReply, body: Buffer | Readable): Fast
 }
 
 /** Integer ids in the path arrive as text; `parseIntegerId` turns them into numbers or a 400. */
+/** A yes-or-no query parameter: `true` or `false`, as sent (query values are text; types are not coerced). */
+export const QueryFlag = (description: string) => Type.Union([Type.Literal('true'), Type.Literal('false')], { description })
+
 export const IntegerIdParam = Type.String({ maxLength: 1000, description: 'a positive integer (1 to 2147483647)' })
 
 export function parseIntegerId(value: string, path: string): number {

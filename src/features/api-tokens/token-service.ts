@@ -106,9 +106,10 @@ export function createTokenService({ db, lockSigningInAdmins, environmentExists 
   const checkScope = async (trx: Kysely<Database>, environment: string, projects: readonly string[], projectsPath: string) => {
     if (environment !== '*' && !(await environmentExists(trx, environment)))
       throw invalid(`Environment ${quote(environment)} does not exist.`, '/body/environment')
-    const store = createProjectStore(trx)
-    for (const project of projects)
-      if (project !== '*' && !(await store.hold(project))) throw invalid(`Project ${quote(project)} does not exist.`, projectsPath)
+    const named = projects.filter((project) => project !== '*')
+    const held = await createProjectStore(trx).existing(named, { hold: true })
+    const missing = named.find((project) => !held.has(project))
+    if (missing !== undefined) throw invalid(`Project ${quote(missing)} does not exist.`, projectsPath)
   }
   return {
     /**

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { QueryFlag } from '../../http/common-schemas.ts'
 
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 1000 }) })
 export type ProjectParams = Static<typeof ProjectParams>
@@ -32,9 +33,7 @@ export const ProjectListItem = Type.Object({
 /** The reference's `?archived=true` lists its archived projects; Pennon deletes projects rather than archiving them. */
 export const ProjectListQuery = Type.Object({
   archived: Type.Optional(
-    Type.Union([Type.Literal('true'), Type.Literal('false')], {
-      description: '`true`: the archived projects, none in Pennon (a project is deleted, not archived); `false` or absent: the projects',
-    }),
+    QueryFlag('`true`: the archived projects, none in Pennon (a project is deleted, not archived); `false` or absent: the projects'),
   ),
 })
 export type ProjectListQuery = Static<typeof ProjectListQuery>

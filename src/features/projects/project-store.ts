@@ -32,13 +32,15 @@ export function createProjectStore(db: Kysely<Database>) {
         .executeTakeFirst()
       return row !== undefined
     },
-    /** Which of these ids are projects. */
-    async existing(ids: readonly string[]): Promise<Set<string>> {
+    /** Which of these ids are projects; `hold`: their rows held as `hold` holds one, in id order. */
+    async existing(ids: readonly string[], { hold = false } = {}): Promise<Set<string>> {
       if (ids.length === 0) return new Set()
       const rows = await db
         .selectFrom('projects')
         .select('id')
         .where('id', 'in', [...ids])
+        .orderBy('id')
+        .$call(lockedRows(db, { mode: 'key-share', when: hold }))
         .execute()
       return new Set(rows.map((row) => row.id))
     },

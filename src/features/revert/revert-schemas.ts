@@ -1,17 +1,15 @@
 /** POST /api/admin/events/:id/revert: the request's params and query, and the diff it answers. */
 import { Type, type Static } from '@sinclair/typebox'
-import { IntegerIdParam } from '../../http/common-schemas.ts'
+import { IntegerIdParam, QueryFlag } from '../../http/common-schemas.ts'
 import { StrategyResponse } from '../flag-environments/strategy-schemas.ts'
 import { VariantResponse } from '../flag-environments/variant-schemas.ts'
 
 export const RevertParams = Type.Object({ id: IntegerIdParam })
 export type RevertParams = Static<typeof RevertParams>
 
-const Flag = Type.Union([Type.Literal('true'), Type.Literal('false')])
-
 export const RevertQuery = Type.Object({
-  dryRun: Type.Optional({ ...Flag, description: '`true`: change nothing, answer what the revert would change' }),
-  force: Type.Optional({ ...Flag, description: '`true`: revert even though later events changed the same things' }),
+  dryRun: Type.Optional(QueryFlag('`true`: change nothing, answer what the revert would change')),
+  force: Type.Optional(QueryFlag('`true`: revert even though later events changed the same things')),
 })
 export type RevertQuery = Static<typeof RevertQuery>
 
