@@ -102,7 +102,9 @@ function isJson(text: string): boolean {
 }
 
 // The reference sorts with `localeCompare` in its default locale, en-US wherever no other is set.
-const byName = new Intl.Collator('en-US').compare
+// Made on first use: a collator loads ICU's collation data (about 3 MB resident) for the process's life.
+let collator: Intl.Collator | undefined
+const byName = (a: string, b: string) => (collator ??= new Intl.Collator('en-US')).compare(a, b)
 
 /**
  * The stored form of a list that passed checkVariants: defaults filled, variable weights spread

@@ -40,8 +40,10 @@ const iso = (value: string | Date) => new Date(value).toISOString()
 
 /** Earlier first; two stages entered at the same moment in their own order (pre-live before live). */
 export function byEntry(a: Pick<StageRow, 'stage' | 'created_at'>, b: Pick<StageRow, 'stage' | 'created_at'>): number {
-  const at = iso(a.created_at).localeCompare(iso(b.created_at))
-  return at !== 0 ? at : rank(a.stage) - rank(b.stage)
+  // ISO 8601 in UTC orders as text; compared by code unit, not localeCompare (which loads ICU's collation data).
+  const left = iso(a.created_at)
+  const right = iso(b.created_at)
+  return left < right ? -1 : left > right ? 1 : rank(a.stage) - rank(b.stage)
 }
 
 const toEntered = (row: StageRow): EnteredStage => ({
