@@ -81,6 +81,18 @@ export const OidcSettingsResponse = Type.Object(
 )
 export type OidcSettingsResponse = Static<typeof OidcSettingsResponse>
 
+/** What GET answers: the settings in force, and whether the environment sets them (so a console shows them read-only before anyone edits). */
+export const OidcSettingsShown = Type.Object(
+  {
+    ...OidcSettingsResponse.properties,
+    setByEnvironment: Type.Boolean({
+      description: 'True while OIDC_DISCOVER_URL and the other OIDC_* variables set these settings: POST answers 409 then',
+    }),
+  },
+  { additionalProperties: false, description: 'The settings in force, without the secret, and where they come from' },
+)
+export type OidcSettingsShown = Static<typeof OidcSettingsShown>
+
 /** The settings as stored and used. */
 export interface OidcSettings extends OidcSettingsResponse {
   secret: string

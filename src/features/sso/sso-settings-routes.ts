@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../http/common-schemas.ts'
 import { checkOidcConnection, OidcConnectionBody, OidcConnectionResult, settingsToTry } from './oidc-connection-check.ts'
-import { OidcSettingsBody, OidcSettingsResponse } from './oidc-settings.ts'
+import { OidcSettingsBody, OidcSettingsResponse, OidcSettingsShown } from './oidc-settings.ts'
 import type { SsoSettingsService } from './sso-settings-service.ts'
 
 const tags = ['Auth']
@@ -22,8 +22,8 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<{ settings: SsoSetting
       config: { permission: 'ADMIN' },
       schema: {
         tags,
-        summary: 'The OpenID Connect settings in force (never the secret)',
-        response: { 200: OidcSettingsResponse, ...errorResponses(401, 403) },
+        summary: 'The OpenID Connect settings in force (never the secret), and whether the environment sets them',
+        response: { 200: OidcSettingsShown, ...errorResponses(401, 403) },
       },
     },
     async () => settings.shownOidc(),

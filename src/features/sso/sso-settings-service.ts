@@ -23,6 +23,7 @@ import {
   type OidcSettings,
   type OidcSettingsBody,
   type OidcSettingsResponse,
+  type OidcSettingsShown,
 } from './oidc-settings.ts'
 
 /** The password sign-in setting's name, as the reference names it. */
@@ -62,7 +63,7 @@ export function createSsoSettingsService({ db, fromEnvironment }: { db: Kysely<D
     /** The OpenID Connect settings in force, the secret with them (for sign-in only). */
     oidc,
 
-    shownOidc: async (): Promise<OidcSettingsResponse> => withoutSecret(await oidc()),
+    shownOidc: async (): Promise<OidcSettingsShown> => ({ ...withoutSecret(await oidc()), setByEnvironment: environment !== undefined }),
 
     /** Stores the settings (the secret kept when not sent), with an event that leaves the secret out; none when nothing changes. */
     setOidc: (body: OidcSettingsBody, actor: Actor): Promise<OidcSettingsResponse> => {

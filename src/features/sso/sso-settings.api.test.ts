@@ -61,6 +61,7 @@ onEachDatabase('single sign-on: settings and people', (database) => {
       addGroupsScope: false,
       groupJsonPath: '',
       rootRoleGroups: { Admin: [], Editor: [], Viewer: [] },
+      setByEnvironment: false,
     })
     const shown = {
       enabled: true,
@@ -85,7 +86,8 @@ onEachDatabase('single sign-on: settings and people', (database) => {
     )
     assert.equal(stored.status, 200, stored.text)
     assert.deepEqual(stored.body, shown)
-    assert.deepEqual((await call(pennon, 'GET', '/api/admin/auth/oidc/settings')).body, shown)
+    // GET adds where the settings come from; POST answers the settings alone.
+    assert.deepEqual((await call(pennon, 'GET', '/api/admin/auth/oidc/settings')).body, { ...shown, setByEnvironment: false })
     // Stored again without the secret: it is kept (sign-in still works), and the change is an event.
     // (enablePkce, which the reference's tools send, is accepted: PKCE is always on.)
     const again = await call(pennon, 'POST', '/api/admin/auth/oidc/settings', { ...shown, acrValues: 'silver', enablePkce: false })
@@ -279,6 +281,7 @@ onEachDatabase('single sign-on: settings and people', (database) => {
       addGroupsScope: false,
       groupJsonPath: '',
       rootRoleGroups: { Admin: ['admins', 'owners'], Editor: [], Viewer: [] },
+      setByEnvironment: true,
     })
     const refused = await call(pennon, 'POST', '/api/admin/auth/oidc/settings', settingsOf())
     assert.deepEqual(

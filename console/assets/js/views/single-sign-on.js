@@ -4,7 +4,8 @@
  * reached, client accepted: POST /auth/oidc/test, which stores nothing), and the switch that turns
  * password sign-in off. The secret is write-only: the API never answers it, and an empty field
  * keeps the stored one. The server's refusals are shown as it words them: beside the field they
- * name, or, when OIDC_* variables set the settings (409), as the reason the form is read-only.
+ * name. When OIDC_* variables set the settings, the form is read-only from the start (the settings
+ * say `setByEnvironment`), and a 409 on saving makes it so too.
  */
 import { api, ApiError } from '../api.js'
 import { announce, clearFieldErrors, field, h, replace, showFieldErrors } from '../dom.js'
@@ -14,7 +15,7 @@ import { errorBox, loading, pageHeader, section, toggleSwitch } from '../ui.js'
 /**
  * @typedef {{ enabled: boolean, discoverUrl: string, clientId: string, autoCreate: boolean, defaultRootRole: string,
  *   emailDomains: string, enableSingleSignOut: boolean, acrValues: string, idTokenSigningAlgorithm: string,
- *   addGroupsScope: boolean, groupJsonPath: string, rootRoleGroups: Record<'Admin' | 'Editor' | 'Viewer', string[]> }} OidcSettings
+ *   addGroupsScope: boolean, groupJsonPath: string, rootRoleGroups: Record<'Admin' | 'Editor' | 'Viewer', string[]>, setByEnvironment?: boolean }} OidcSettings
  */
 /** @typedef {{ ok: boolean, issuer?: string, message?: string }} Check */
 
@@ -168,6 +169,7 @@ function settingsForm(settings, reload) {
       ),
     )
   }
+  if (settings.setByEnvironment) readOnly('OpenID Connect is set by the environment (OIDC_DISCOVER_URL and the rest): change it there.')
 
   test.addEventListener('click', async () => {
     test.disabled = true
