@@ -1,7 +1,7 @@
 /**
  * SQLite (node:sqlite runs statements synchronously): a long transaction lets the event loop turn
  * between its statements, and the WAL checkpoint after it runs on a worker thread, not on the
- * committing connection.
+ * committing connection. Rows are plain objects, made from the arrays node:sqlite is asked for.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -125,4 +125,29 @@ test("a write that finds another connection's transaction waits for it without h
     (await sql<{ text: string }>`select text from rows order by id`.execute(waiter.db)).rows.map((row) => row.text),
     ['first', 'second'],
   )
+})
+
+test('rows are plain objects named by their columns, read whole or streamed: a repeated name keeps its last value, __proto__ is a field', async (t) => {
+  const { db } = await sqliteDb(t)
+  await sql`insert into rows (id, text) values (1, 'one'), (2, 'two')`.execute(db)
+  const query = sql<Record<string, unknown>>`select id, text, id * 10 as id, text as "__proto__" from rows order by id`
+  const read = (await query.execute(db)).rows
+  const streamed: Record<string, unknown>[] = []
+  for await (const row of db.selectFrom('rows').select(['id', 'text']).orderBy('id').stream(1)) streamed.push(row)
+  for (const row of read) {
+    assert.equal(Object.getPrototypeOf(row), Object.prototype)
+    assert.deepEqual(Object.keys(row), ['id', 'text', '__proto__'])
+  }
+  assert.deepEqual(
+    read.map((row) => [row.id, row.text, Object.getOwnPropertyDescriptor(row, '__proto__')?.value]),
+    [
+      [10, 'one', 'one'],
+      [20, 'two', 'two'],
+    ],
+  )
+  assert.deepEqual(streamed, [
+    { id: 1, text: 'one' },
+    { id: 2, text: 'two' },
+  ])
+  assert.equal(Object.getPrototypeOf(streamed[0]), Object.prototype)
 })
