@@ -133,7 +133,7 @@ test('rows are plain objects named by their columns, read whole or streamed: a r
   const query = sql<Record<string, unknown>>`select id, text, id * 10 as id, text as "__proto__" from rows order by id`
   const read = (await query.execute(db)).rows
   const streamed: Record<string, unknown>[] = []
-  for await (const row of db.selectFrom('rows').select(['id', 'text']).orderBy('id').stream(1)) streamed.push(row)
+  for await (const row of (db as Kysely<any>).selectFrom('rows').select(['id', 'text']).orderBy('id').stream(1)) streamed.push(row)
   for (const row of read) {
     assert.equal(Object.getPrototypeOf(row), Object.prototype)
     assert.deepEqual(Object.keys(row), ['id', 'text', '__proto__'])
