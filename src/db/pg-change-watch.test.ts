@@ -28,13 +28,20 @@ async function openInstance(t: After, storage: TestStorage, options: Pick<DbOpti
   return { db: database.db, watch }
 }
 
-/** A session of `storage`'s schema that is not Pennon's (an operator's), and the notifications it hears. */
+/**
+ * A session of `storage`'s schema that is not Pennon's (an operator's), and the notifications it
+ * hears about that schema. The channel is the database's: other test files' schemas notify on it too.
+ */
 async function operator(t: After, storage: TestStorage) {
-  const client = new pg.Client({ connectionString: storage.options.databaseUrl, options: `-c search_path=${storage.options.schema}` })
+  const schema = storage.options.schema!
+  const client = new pg.Client({ connectionString: storage.options.databaseUrl, options: `-c search_path=${schema}` })
   await client.connect()
   t.after(() => client.end())
   const heard: { pid: number; payload: string | undefined }[] = []
-  client.on('notification', (message) => heard.push({ pid: message.processId, payload: message.payload }))
+  client.on('notification', (message) => {
+    const { payload } = message
+    if (payload === schema || payload?.startsWith(`${schema} `)) heard.push({ pid: message.processId, payload })
+  })
   await client.query('listen pennon_changes')
   return { client, heard }
 }
