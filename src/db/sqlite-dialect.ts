@@ -197,10 +197,11 @@ type RowMaker = (values: readonly unknown[]) => Record<string, unknown>
 
 /**
  * node:sqlite's own row objects are dictionaries with a null prototype, each built name by name
- * (6.9 MB for the first client answer's reads, copied again to plain objects); asked for arrays it
- * builds far less, and one object literal per statement then gives every row the same shape. The names are the statement's
- * columns, written as JSON strings (a computed key for `__proto__`, which a literal would take as
- * the prototype); a repeated name keeps its last value, as node:sqlite's objects do.
+ * (6.9 MB for the first client answer's reads, copied again to plain objects); asked for arrays
+ * it builds far less, and one object literal per statement then gives every row the same shape.
+ * The names are the statement's columns, written as JSON strings (a computed key for `__proto__`,
+ * which a literal would take as the prototype); a repeated name keeps its last value, as
+ * node:sqlite's objects do.
  */
 function rowMaker(columns: readonly string[]): RowMaker {
   const fields = columns.map(
