@@ -63,10 +63,13 @@ export function sendJsonText(reply: FastifyReply, body: Buffer | Readable): Fast
   return reply.type('application/json; charset=utf-8').send(body)
 }
 
-/** Integer ids in the path arrive as text; `parseIntegerId` turns them into numbers or a 400. */
-/** A yes-or-no query parameter: `true` or `false`, as sent (query values are text; types are not coerced). */
-export const QueryFlag = (description: string) => Type.Union([Type.Literal('true'), Type.Literal('false')], { description })
+/**
+ * A yes-or-no query parameter: `true` or `false`, as sent (query values are text; types are not
+ * coerced). One enum, so a wrong value is refused naming both ("must be one of "true", "false"").
+ */
+export const QueryFlag = (description: string) => Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description })
 
+/** Integer ids in the path arrive as text; `parseIntegerId` turns them into numbers or a 400. */
 export const IntegerIdParam = Type.String({ maxLength: 1000, description: 'a positive integer (1 to 2147483647)' })
 
 export function parseIntegerId(value: string, path: string): number {

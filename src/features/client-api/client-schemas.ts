@@ -1,3 +1,4 @@
+import { QueryFlag } from '../../http/common-schemas.ts'
 import { Type } from '@sinclair/typebox'
 import { ConstraintResponse } from '../segments/segment-schemas.ts'
 import { StrategyVariantResponse, VariantResponse } from '../flag-environments/variant-schemas.ts'
@@ -12,13 +13,7 @@ export const ClientFeaturesQuery = Type.Object({
   environment: Type.Optional(
     Type.String({ maxLength: 1000, description: 'For admin tokens only; a client token reads its own environment' }),
   ),
-  inlineSegmentConstraints: Type.Optional(
-    Type.Unsafe<'true' | 'false'>({
-      type: 'string',
-      enum: ['true', 'false'],
-      description: 'true: segment constraints inlined whatever the SDK says',
-    }),
-  ),
+  inlineSegmentConstraints: Type.Optional(QueryFlag('true: segment constraints inlined whatever the SDK says')),
 })
 
 const ClientStrategy = Type.Object({

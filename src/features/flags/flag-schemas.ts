@@ -1,4 +1,5 @@
 import { CurrentStage } from '../lifecycle/lifecycle-schemas.ts'
+import { QueryFlag } from '../../http/common-schemas.ts'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { FlagListTags, TagBody } from '../tags/tag-schemas.ts'
 import { FlagLinkResponse } from './flag-link-schemas.ts'
@@ -113,20 +114,8 @@ export const ProjectFlagsQuery = Type.Object({
     Type.Unsafe<FlagSortKey>({ type: 'string', enum: [...FLAG_SORT_KEYS], description: 'Default name; ties are ordered by name' }),
   ),
   sortOrder: Type.Optional(Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], description: 'Default asc' })),
-  archived: Type.Optional(
-    Type.Unsafe<'true' | 'false'>({
-      type: 'string',
-      enum: ['true', 'false'],
-      description: 'true: the archived flags instead of the active ones',
-    }),
-  ),
-  stale: Type.Optional(
-    Type.Unsafe<'true' | 'false'>({
-      type: 'string',
-      enum: ['true', 'false'],
-      description: 'true: only the stale and the potentially stale flags',
-    }),
-  ),
+  archived: Type.Optional(QueryFlag('true: the archived flags instead of the active ones')),
+  stale: Type.Optional(QueryFlag('true: only the stale and the potentially stale flags')),
   tag: Type.Optional(
     Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })], {
       description: 'type:value, repeatable: only the flags with one of these tags (with or without paging)',

@@ -1,15 +1,10 @@
+import { QueryFlag } from '../../http/common-schemas.ts'
 import { Type } from '@sinclair/typebox'
 
 const Count = Type.Integer({ minimum: 0 })
 
 export const OverviewQuery = Type.Object({
-  archived: Type.Optional(
-    Type.Unsafe<'true' | 'false'>({
-      type: 'string',
-      enum: ['true', 'false'],
-      description: 'true: featureTypeCounts counts the archived flags',
-    }),
-  ),
+  archived: Type.Optional(QueryFlag('true: featureTypeCounts counts the archived flags')),
 })
 
 /** The reference's projectStatsSchema: counts over the last 30 days (current) and the 30 before (past). */
