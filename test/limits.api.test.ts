@@ -9,7 +9,18 @@ import { createAuthThrottle } from '../src/http/auth-throttle.ts'
 import { createAuthenticator } from '../src/features/api-tokens/authenticator.ts'
 import { createTokenStore } from '../src/features/api-tokens/token-store.ts'
 import { consoleAssets } from '../src/features/console/console-assets.ts'
-import { apiToken, call, DATABASES, errorOf, onEachDatabase, serviceAccountToken, useTestApp, withoutId, type TestApp } from './test-app.ts'
+import {
+  apiToken,
+  call,
+  DATABASES,
+  errorOf,
+  eventually,
+  onEachDatabase,
+  serviceAccountToken,
+  useTestApp,
+  withoutId,
+  type TestApp,
+} from './test-app.ts'
 
 const UNKNOWN = 'Authentication failed: the token in the Authorization header is unknown, deleted or expired.'
 
@@ -157,12 +168,10 @@ onEachDatabase('limits', (database) => {
       findPrincipal: (...args: Parameters<typeof store.findPrincipal>) => (queries.lookups++, store.findPrincipal(...args)),
       allPrincipals: (...args: Parameters<typeof store.allPrincipals>) => (queries.reads++, store.allPrincipals(...args)),
     }
-    const authenticate = createAuthenticator({
-      db: pennon.database.db,
-      config: pennon.config,
-      changes: pennon.database.watchChanges(),
-      tokens: counted,
-    })
+    const changes = pennon.database.watchChanges()
+    // Until the change watch listens (on PostgreSQL, a session of its own: slower on a busy machine), nothing read may be remembered.
+    await eventually(() => changes.version() !== undefined, 'the change watch listens')
+    const authenticate = createAuthenticator({ db: pennon.database.db, config: pennon.config, changes, tokens: counted })
     const request = (authorization: string | undefined, ip = '192.0.2.1') =>
       authenticate({ ip, headers: authorization === undefined ? {} : { authorization } } as FastifyRequest).then(
         (principal) => principal.name,
