@@ -1,5 +1,6 @@
 /** Entry point: configuration → database → migrations and bootstrap → app → listen; graceful shutdown. */
 import type { Socket } from 'node:net'
+import { flushCompileCache } from 'node:module'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { createDb } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
@@ -62,6 +63,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
+  // Node's compile cache (src/compile-cache.mjs) holds each module's cache bytes in memory until it
+  // is written out, at exit by default: some 6 MB of malloc's heap for the life of the process. Every
+  // module is loaded by now; writing the cache out here frees that memory for the server's own use.
+  flushCompileCache()
   tellAboutOpenAccess(config)
 }
 
