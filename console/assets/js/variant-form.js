@@ -8,6 +8,7 @@ import { api } from './api.js'
 import { needsChangeRequest } from './change-requests.js'
 import { CONTEXT_FIELDS } from './constraint-editor.js'
 import { clearFieldErrors, field, h, replace, showFieldErrors, uid } from './dom.js'
+import { rowList } from './row-list.js'
 import { openFormDialog } from './ui.js'
 
 /** @typedef {{ contextName: string, values: string[] }} Override */
@@ -286,93 +287,48 @@ export function variantsDialog({ place, environment, variants, onRefused }) {
  * @returns {{ element: HTMLElement, value: () => Override[] }}
  */
 function overrideEditor(initial, basePath, contextListId, number) {
-  /** @type {Override[]} */
-  let overrides = initial
-  /** @type {(() => Override)[]} */
-  let readers = []
-  const list = h('div', { class: 'overrides' })
-  const sync = () => {
-    overrides = readers.map((read) => read())
-  }
-
-  function render() {
-    readers = []
-    replace(
-      list,
-      overrides.map((override, index) => {
-        const path = `${basePath}/${index}`
-        const contextName = h('input', {
-          type: 'text',
-          name: 'overrideContext',
-          value: override.contextName,
-          list: contextListId,
-          autocomplete: 'off',
-        })
-        const values = h('textarea', { name: 'overrideValues', rows: 2, spellcheck: 'false' })
-        values.value = override.values.join('\n')
-        readers.push(() => ({
-          contextName: contextName.value.trim(),
-          values: values.value
-            .split('\n')
-            .map((line) => line.trim())
-            .filter(Boolean),
-        }))
-        return h(
+  return rowList({
+    initial,
+    path: basePath,
+    legend: 'Overrides',
+    className: 'overrides-editor',
+    list: h('div', { class: 'overrides' }),
+    row: (override, index, remove) => {
+      const path = `${basePath}/${index}`
+      const contextName = h('input', {
+        type: 'text',
+        name: 'overrideContext',
+        value: override.contextName,
+        list: contextListId,
+        autocomplete: 'off',
+      })
+      const values = h('textarea', { name: 'overrideValues', rows: 2, spellcheck: 'false' })
+      values.value = override.values.join('\n')
+      const element = h(
+        'div',
+        { class: 'override', 'data-path': path },
+        h('p', { class: 'field-error', hidden: true }),
+        h(
           'div',
-          { class: 'override', 'data-path': path },
-          h('p', { class: 'field-error', hidden: true }),
-          h(
-            'div',
-            { class: 'form-grid' },
-            field('Override context field', contextName, { path: `${path}/contextName` }),
-            field('Override values', values, { path: `${path}/values`, hint: 'One value per line' }),
-          ),
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'link danger',
-              'aria-label': `Remove override ${index + 1} of variant ${number}`,
-              onclick: () => {
-                sync()
-                overrides.splice(index, 1)
-                render()
-              },
-            },
-            'Remove override',
-          ),
-        )
-      }),
-    )
-  }
-
-  render()
-  const element = h(
-    'fieldset',
-    { class: 'overrides-editor', 'data-path': basePath },
-    h('legend', null, 'Overrides'),
-    h('p', { class: 'field-error', hidden: true }),
-    list,
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary small',
-        'aria-label': `Add override to variant ${number}`,
-        onclick: () => {
-          sync()
-          overrides.push({ contextName: 'userId', values: [] })
-          render()
-        },
-      },
-      'Add override',
-    ),
-  )
-  return {
-    element,
-    value: () => {
-      sync()
-      return overrides
+          { class: 'form-grid' },
+          field('Override context field', contextName, { path: `${path}/contextName` }),
+          field('Override values', values, { path: `${path}/values`, hint: 'One value per line' }),
+        ),
+        remove,
+      )
+      const read = () => ({
+        contextName: contextName.value.trim(),
+        values: values.value
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean),
+      })
+      return { element, read }
     },
-  }
+    blank: () => ({ contextName: 'userId', values: [] }),
+    removeLabel: (index) => `Remove override ${index + 1} of variant ${number}`,
+    removeText: 'Remove override',
+    addText: 'Add override',
+    addLabel: `Add override to variant ${number}`,
+  })
 }

@@ -8,6 +8,7 @@
 import { api, ApiError, seg } from '../api.js'
 import { loadContextFields } from '../constraint-editor.js'
 import { announce, confirmDialog, field, h, replace, showFieldErrors, uid } from '../dom.js'
+import { rowList } from '../row-list.js'
 import { badge, errorBox, guard, loading, openFormDialog, pageHeader, runAction, section } from '../ui.js'
 
 /** @typedef {import('../constraint-editor.js').ContextField} ContextField */
@@ -251,95 +252,46 @@ function editDialog(contextField) {
  * @param {LegalValue[]} initial
  */
 function legalValueEditor(initial) {
-  /** @type {LegalValue[]} */
-  let values = initial.map((legalValue) => ({ ...legalValue }))
-  /** @type {(() => LegalValue)[]} */
-  let readers = []
-  const list = h('ol', { class: 'plain' })
-  const sync = () => {
-    values = readers.map((read) => read())
-  }
-
-  function render() {
-    readers = []
-    replace(
-      list,
-      values.map((legalValue, index) => {
-        const path = `/body/legalValues/${index}`
-        const value = h('input', { type: 'text', name: 'legalValue', value: legalValue.value, autocomplete: 'off' })
-        const description = h('input', {
-          type: 'text',
-          name: 'legalValueDescription',
-          value: legalValue.description ?? '',
-          autocomplete: 'off',
-        })
-        readers.push(() => {
-          const text = description.value.trim()
-          return text ? { value: value.value.trim(), description: text } : { value: value.value.trim() }
-        })
-        return h(
-          'li',
-          { class: 'constraint', 'data-path': path },
-          h('p', { class: 'field-error', hidden: true }),
-          h(
-            'div',
-            { class: 'form-grid' },
-            field(`Legal value ${index + 1}`, value, { path: `${path}/value` }),
-            field(`Legal value ${index + 1} description`, description, { path: `${path}/description` }),
-          ),
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'link danger',
-              'aria-label': `Remove legal value ${index + 1}`,
-              onclick: () => {
-                sync()
-                values.splice(index, 1)
-                render()
-              },
-            },
-            'Remove',
-          ),
-        )
-      }),
-    )
-    if (values.length === 0) list.append(h('li', { class: 'empty' }, 'No legal values: constraints may use any value.'))
-  }
-
-  render()
-  const element = h(
-    'fieldset',
-    { 'data-path': '/body/legalValues' },
-    h('legend', null, 'Legal values'),
-    h('p', { class: 'field-error', hidden: true }),
-    list,
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary small',
-        onclick: () => {
-          sync()
-          values.push({ value: '' })
-          render()
-          const inputs = list.querySelectorAll('input[name="legalValue"]')
-          const last = inputs[inputs.length - 1]
-          if (last instanceof HTMLInputElement) last.focus()
-        },
-      },
-      'Add legal value',
-    ),
-  )
-  return {
-    element,
-    value: () => {
-      sync()
-      return values
+  return rowList({
+    initial: initial.map((legalValue) => ({ ...legalValue })),
+    path: '/body/legalValues',
+    legend: 'Legal values',
+    list: h('ol', { class: 'plain' }),
+    row: (legalValue, index, remove) => {
+      const path = `/body/legalValues/${index}`
+      const value = h('input', { type: 'text', name: 'legalValue', value: legalValue.value, autocomplete: 'off' })
+      const description = h('input', {
+        type: 'text',
+        name: 'legalValueDescription',
+        value: legalValue.description ?? '',
+        autocomplete: 'off',
+      })
+      const element = h(
+        'li',
+        { class: 'constraint', 'data-path': path },
+        h('p', { class: 'field-error', hidden: true }),
+        h(
+          'div',
+          { class: 'form-grid' },
+          field(`Legal value ${index + 1}`, value, { path: `${path}/value` }),
+          field(`Legal value ${index + 1} description`, description, { path: `${path}/description` }),
+        ),
+        remove,
+      )
+      const read = () => {
+        const text = description.value.trim()
+        return text ? { value: value.value.trim(), description: text } : { value: value.value.trim() }
+      }
+      return { element, read }
     },
-    clear: () => {
-      values = []
-      render()
+    blank: () => /** @type {LegalValue} */ ({ value: '' }),
+    removeLabel: (index) => `Remove legal value ${index + 1}`,
+    addText: 'Add legal value',
+    empty: 'No legal values: constraints may use any value.',
+    afterAdd: (list) => {
+      const inputs = list.querySelectorAll('input[name="legalValue"]')
+      const last = inputs[inputs.length - 1]
+      if (last instanceof HTMLInputElement) last.focus()
     },
-  }
+  })
 }

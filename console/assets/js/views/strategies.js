@@ -6,6 +6,7 @@
  */
 import { api, ApiError, seg } from '../api.js'
 import { announce, field, h, replace, showFieldErrors, uid } from '../dom.js'
+import { rowList } from '../row-list.js'
 import { badge, errorBox, guard, loading, pageHeader, runAction, section } from '../ui.js'
 
 /** @typedef {{ name: string, type: string, description: string, required: boolean }} Parameter */
@@ -161,101 +162,51 @@ export async function strategiesView({ main, current }) {
 
 /** A definition's parameters: name, type, description and whether people must fill it in. */
 function parameterEditor() {
-  /** @type {Parameter[]} */
-  let parameters = []
-  /** @type {(() => Parameter)[]} */
-  let readers = []
-  const list = h('ol', { class: 'plain' })
-  const sync = () => {
-    parameters = readers.map((read) => read())
-  }
-
-  function render() {
-    readers = []
-    replace(
-      list,
-      parameters.map((parameter, index) => {
-        const path = `/body/parameters/${index}`
-        const name = h('input', { type: 'text', name: 'parameterName', value: parameter.name, autocomplete: 'off' })
-        const type = h(
-          'select',
-          { name: 'parameterType' },
-          PARAMETER_TYPES.map((value) => h('option', { value, selected: value === parameter.type }, value)),
-        )
-        const description = h('input', { type: 'text', name: 'parameterDescription', value: parameter.description, autocomplete: 'off' })
-        const required = h('input', { type: 'checkbox', name: 'parameterRequired', checked: parameter.required, id: uid('required') })
-        readers.push(() => ({
-          name: name.value.trim(),
-          type: type.value,
-          description: description.value.trim(),
-          required: required.checked,
-        }))
-        return h(
-          'li',
-          { class: 'constraint', 'data-path': path },
-          h('p', { class: 'field-error', hidden: true }),
-          h(
-            'div',
-            { class: 'form-grid' },
-            field(`Parameter ${index + 1} name`, name, { path: `${path}/name` }),
-            field(`Parameter ${index + 1} type`, type, { path: `${path}/type` }),
-            field(`Parameter ${index + 1} description`, description, { path: `${path}/description` }),
-          ),
-          h(
-            'div',
-            { class: 'constraint-foot' },
-            h('label', { class: 'check', for: required.id }, required, ` Parameter ${index + 1} required`),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'link danger',
-                'aria-label': `Remove parameter ${index + 1}`,
-                onclick: () => {
-                  sync()
-                  parameters.splice(index, 1)
-                  render()
-                },
-              },
-              'Remove',
-            ),
-          ),
-        )
-      }),
-    )
-    if (parameters.length === 0) list.append(h('li', { class: 'empty' }, 'No parameters.'))
-  }
-
-  render()
-  const element = h(
-    'fieldset',
-    { 'data-path': '/body/parameters' },
-    h('legend', null, 'Parameters'),
-    h('p', { class: 'field-error', hidden: true }),
-    list,
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary small',
-        onclick: () => {
-          sync()
-          parameters.push({ name: '', type: 'string', description: '', required: false })
-          render()
-        },
-      },
-      'Add parameter',
-    ),
-  )
-  return {
-    element,
-    value: () => {
-      sync()
-      return parameters
+  return rowList({
+    /** @type {Parameter[]} */
+    initial: [],
+    path: '/body/parameters',
+    legend: 'Parameters',
+    list: h('ol', { class: 'plain' }),
+    row: (parameter, index, remove) => {
+      const path = `/body/parameters/${index}`
+      const name = h('input', { type: 'text', name: 'parameterName', value: parameter.name, autocomplete: 'off' })
+      const type = h(
+        'select',
+        { name: 'parameterType' },
+        PARAMETER_TYPES.map((value) => h('option', { value, selected: value === parameter.type }, value)),
+      )
+      const description = h('input', { type: 'text', name: 'parameterDescription', value: parameter.description, autocomplete: 'off' })
+      const required = h('input', { type: 'checkbox', name: 'parameterRequired', checked: parameter.required, id: uid('required') })
+      const element = h(
+        'li',
+        { class: 'constraint', 'data-path': path },
+        h('p', { class: 'field-error', hidden: true }),
+        h(
+          'div',
+          { class: 'form-grid' },
+          field(`Parameter ${index + 1} name`, name, { path: `${path}/name` }),
+          field(`Parameter ${index + 1} type`, type, { path: `${path}/type` }),
+          field(`Parameter ${index + 1} description`, description, { path: `${path}/description` }),
+        ),
+        h(
+          'div',
+          { class: 'constraint-foot' },
+          h('label', { class: 'check', for: required.id }, required, ` Parameter ${index + 1} required`),
+          remove,
+        ),
+      )
+      const read = () => ({
+        name: name.value.trim(),
+        type: type.value,
+        description: description.value.trim(),
+        required: required.checked,
+      })
+      return { element, read }
     },
-    clear: () => {
-      parameters = []
-      render()
-    },
-  }
+    blank: () => ({ name: '', type: 'string', description: '', required: false }),
+    removeLabel: (index) => `Remove parameter ${index + 1}`,
+    addText: 'Add parameter',
+    empty: 'No parameters.',
+  })
 }
