@@ -101,3 +101,22 @@ export function rowList(options) {
     },
   }
 }
+
+/**
+ * One row: where the server's errors about it show (`data-path`), its fields in a grid, and what
+ * follows them (the remove button, a checkbox).
+ * @param {'li' | 'div'} tag
+ * @param {string} className
+ * @param {string} path
+ * @param {HTMLElement[]} fields
+ * @param {...HTMLElement} after
+ */
+export function rowElement(tag, className, path, fields, ...after) {
+  return h(
+    tag,
+    { class: className, 'data-path': path },
+    h('p', { class: 'field-error', hidden: true }),
+    h('div', { class: 'form-grid' }, fields),
+    after,
+  )
+}

@@ -8,7 +8,7 @@ import { api } from './api.js'
 import { needsChangeRequest } from './change-requests.js'
 import { CONTEXT_FIELDS } from './constraint-editor.js'
 import { clearFieldErrors, field, h, replace, showFieldErrors, uid } from './dom.js'
-import { rowList } from './row-list.js'
+import { rowElement, rowList } from './row-list.js'
 import { openFormDialog } from './ui.js'
 
 /** @typedef {{ contextName: string, values: string[] }} Override */
@@ -304,16 +304,14 @@ function overrideEditor(initial, basePath, contextListId, number) {
       })
       const values = h('textarea', { name: 'overrideValues', rows: 2, spellcheck: 'false' })
       values.value = override.values.join('\n')
-      const element = h(
+      const element = rowElement(
         'div',
-        { class: 'override', 'data-path': path },
-        h('p', { class: 'field-error', hidden: true }),
-        h(
-          'div',
-          { class: 'form-grid' },
+        'override',
+        path,
+        [
           field('Override context field', contextName, { path: `${path}/contextName` }),
           field('Override values', values, { path: `${path}/values`, hint: 'One value per line' }),
-        ),
+        ],
         remove,
       )
       const read = () => ({

@@ -8,7 +8,7 @@
 import { api, ApiError, seg } from '../api.js'
 import { loadContextFields } from '../constraint-editor.js'
 import { announce, confirmDialog, field, h, replace, showFieldErrors, uid } from '../dom.js'
-import { rowList } from '../row-list.js'
+import { rowElement, rowList } from '../row-list.js'
 import { badge, errorBox, guard, loading, openFormDialog, pageHeader, runAction, section } from '../ui.js'
 
 /** @typedef {import('../constraint-editor.js').ContextField} ContextField */
@@ -266,16 +266,14 @@ function legalValueEditor(initial) {
         value: legalValue.description ?? '',
         autocomplete: 'off',
       })
-      const element = h(
+      const element = rowElement(
         'li',
-        { class: 'constraint', 'data-path': path },
-        h('p', { class: 'field-error', hidden: true }),
-        h(
-          'div',
-          { class: 'form-grid' },
+        'constraint',
+        path,
+        [
           field(`Legal value ${index + 1}`, value, { path: `${path}/value` }),
           field(`Legal value ${index + 1} description`, description, { path: `${path}/description` }),
-        ),
+        ],
         remove,
       )
       const read = () => {

@@ -6,7 +6,7 @@
  */
 import { api, ApiError, seg } from '../api.js'
 import { announce, field, h, replace, showFieldErrors, uid } from '../dom.js'
-import { rowList } from '../row-list.js'
+import { rowElement, rowList } from '../row-list.js'
 import { badge, errorBox, guard, loading, pageHeader, runAction, section } from '../ui.js'
 
 /** @typedef {{ name: string, type: string, description: string, required: boolean }} Parameter */
@@ -178,17 +178,15 @@ function parameterEditor() {
       )
       const description = h('input', { type: 'text', name: 'parameterDescription', value: parameter.description, autocomplete: 'off' })
       const required = h('input', { type: 'checkbox', name: 'parameterRequired', checked: parameter.required, id: uid('required') })
-      const element = h(
+      const element = rowElement(
         'li',
-        { class: 'constraint', 'data-path': path },
-        h('p', { class: 'field-error', hidden: true }),
-        h(
-          'div',
-          { class: 'form-grid' },
+        'constraint',
+        path,
+        [
           field(`Parameter ${index + 1} name`, name, { path: `${path}/name` }),
           field(`Parameter ${index + 1} type`, type, { path: `${path}/type` }),
           field(`Parameter ${index + 1} description`, description, { path: `${path}/description` }),
-        ),
+        ],
         h(
           'div',
           { class: 'constraint-foot' },
