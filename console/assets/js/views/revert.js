@@ -8,23 +8,8 @@
 import { api, ApiError } from '../api.js'
 import { announce, confirmDialog, h } from '../dom.js'
 import { diffLines } from '../json-diff.js'
+import { REVERTIBLE } from '../revertible.js'
 import { errorBox, guard } from '../ui.js'
-
-/** The event types the server can revert, with the permission each needs (as src/features/revert/revert-diff.ts). */
-const REVERTIBLE = /** @type {Record<string, string>} */ ({
-  'feature-metadata-updated': 'UPDATE_FEATURE',
-  'feature-stale-on': 'UPDATE_FEATURE',
-  'feature-stale-off': 'UPDATE_FEATURE',
-  'feature-environment-enabled': 'UPDATE_FEATURE_ENVIRONMENT',
-  'feature-environment-disabled': 'UPDATE_FEATURE_ENVIRONMENT',
-  'feature-strategy-add': 'DELETE_FEATURE_STRATEGY',
-  'feature-strategy-update': 'UPDATE_FEATURE_STRATEGY',
-  'feature-strategy-remove': 'CREATE_FEATURE_STRATEGY',
-  'feature-environment-variants-updated': 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
-  'feature-dependency-added': 'UPDATE_FEATURE_DEPENDENCY',
-  'feature-dependency-removed': 'UPDATE_FEATURE_DEPENDENCY',
-  'feature-dependencies-removed': 'UPDATE_FEATURE_DEPENDENCY',
-})
 
 /** @typedef {{ kind: string, field?: string, environment?: string, from?: any, to?: any, strategy?: any, strategyId?: string, fields?: { field: string, from: unknown, to: unknown }[], parent?: string, enabled?: boolean, variants?: string[] }} Change */
 /** @typedef {{ kind: 'add' | 'del' | 'chg' | 'head', text: string }} Line */
