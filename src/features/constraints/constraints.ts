@@ -8,30 +8,10 @@ import { ALL_CLEAN, type BodyRules, type Clean } from '../../http/body-rules.ts'
 import type { ErrorDetail } from '../../http/errors.ts'
 import { quote } from '../../http/errors.ts'
 import { Address4, Address6 } from 'ip-address'
+import { OPERATORS } from '../evaluation/constraint-evaluation.ts'
 import { regexProblem } from '../evaluation/regex.ts'
 
-export const OPERATORS = [
-  'NOT_IN',
-  'IN',
-  'STR_ENDS_WITH',
-  'STR_STARTS_WITH',
-  'STR_CONTAINS',
-  'NUM_EQ',
-  'NUM_GT',
-  'NUM_GTE',
-  'NUM_LT',
-  'NUM_LTE',
-  'DATE_AFTER',
-  'DATE_BEFORE',
-  'SEMVER_EQ',
-  'SEMVER_GT',
-  'SEMVER_LT',
-  'SEMVER_GTE',
-  'SEMVER_LTE',
-  'REGEX',
-  // Not in the reference's admin API (8.2): Pennon takes it because the SDKs (unleash-client 6) evaluate it.
-  'IN_CIDR',
-] as const
+export { OPERATORS }
 export type Operator = (typeof OPERATORS)[number]
 
 /** A constraint as sent and as echoed: optional keys are present only when they were sent. */

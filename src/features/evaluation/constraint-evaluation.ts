@@ -18,12 +18,17 @@ import type { ConstraintDefinition, EvaluationContext } from './types.ts'
 
 export type ContextPredicate = (context: EvaluationContext) => boolean
 
-/** The operators of unleash-client 6.x (IN_CIDR included). */
-export const SUPPORTED_OPERATORS: ReadonlySet<string> = new Set([
-  'IN',
+/**
+ * The constraint operators: those of unleash-client 6.x, which Pennon evaluates, and exactly those
+ * its admin API takes (constraints/constraints.ts), in the order the reference's admin API lists
+ * them (its error messages and OpenAPI enum). IN_CIDR is not in the reference's admin API (8.2):
+ * Pennon takes it because the SDKs evaluate it.
+ */
+export const OPERATORS = [
   'NOT_IN',
-  'STR_STARTS_WITH',
+  'IN',
   'STR_ENDS_WITH',
+  'STR_STARTS_WITH',
   'STR_CONTAINS',
   'NUM_EQ',
   'NUM_GT',
@@ -34,12 +39,14 @@ export const SUPPORTED_OPERATORS: ReadonlySet<string> = new Set([
   'DATE_BEFORE',
   'SEMVER_EQ',
   'SEMVER_GT',
-  'SEMVER_GTE',
   'SEMVER_LT',
+  'SEMVER_GTE',
   'SEMVER_LTE',
   'REGEX',
   'IN_CIDR',
-])
+] as const
+
+export const SUPPORTED_OPERATORS: ReadonlySet<string> = new Set(OPERATORS)
 
 const never: ContextPredicate = () => false
 
