@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import pg from 'pg'
 import { call, eventually, onEachDatabase, sql, useTestApp, type TestApp, type TestDatabase } from '../../../test/test-app.ts'
+import { CHANGE_POLL_MS } from '../../db/pg-change-watch.ts'
 import { auditContext, SYSTEM_ACTOR } from './audit.ts'
 import { appendEvents } from './event-store.ts'
 import type { NewEvent } from './event-types.ts'
@@ -217,17 +218,26 @@ onEachDatabase('events streaming', (database) => {
     async (t) => {
       const pennon = await useTestApp(t, database)
       // The watch the app follows (one per Db). A write of this process moves its version at commit;
-      // on PostgreSQL once more a moment later, when the watch hears the write's notification as it
-      // hears anyone's (SQLite's data_version is read on the writer's connection, which its own
-      // commits leave alone). Waiting for that makes the reads below share one version, as reads
-      // long after a write do.
+      // on PostgreSQL again when the watch hears the write's notification, and once more at the
+      // poll's next look, which finds the commit too (within CHANGE_POLL_MS). A write is settled
+      // once the version has moved and then stayed still for longer than a poll interval: the reads
+      // below then share one version, as reads long after a write do.
       const changes = pennon.database.watchChanges()
       const settledWrite = async (write: () => Promise<unknown>) => {
         await eventually(async () => changes.version() !== undefined, 'the change watch is ready')
         const before = changes.version()!
         await write()
-        const seen = before + (database.name === 'postgres' ? 2 : 1)
-        await eventually(async () => changes.version() === seen, 'the write is seen')
+        let last = changes.version()!
+        let stillSince = performance.now()
+        await eventually(
+          async () => {
+            const now = changes.version()!
+            if (now !== last) [last, stillSince] = [now, performance.now()]
+            return last !== before && performance.now() - stillSince > CHANGE_POLL_MS + 250
+          },
+          'the write is seen, and nothing moves the version after it',
+          5 * CHANGE_POLL_MS,
+        )
       }
       // About 1.2 MB: streamed rather than read before sending, and short enough to be remembered.
       await settledWrite(() => seedProject(pennon, 'long', 2_000))
