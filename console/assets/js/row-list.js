@@ -20,7 +20,7 @@ import { h, replace } from './dom.js'
  * @property {string} [removeText]      its text (default "Remove")
  * @property {string} addText
  * @property {string} [addLabel]        the add button's accessible name, when its text is not enough
- * @property {string} [empty]           what an empty list says
+ * @property {string} [empty]           what an empty list says, as an `li` (so with an `ol` or `ul` list)
  * @property {string} [className]       the fieldset's class
  * @property {(list: HTMLElement) => void} [afterAdd]  after an add has drawn the list (to focus the new row)
  */
